@@ -1,0 +1,33 @@
+// ir/onnx_loader.h: ONNX ModelProto (protobuf) → nxrt IR.
+//
+// Layer: nxrt_ir; the only place besides ir/tensor_io.h that sees protobuf. Loads everything a
+// model holds: nodes, values with types and shapes (fixed, symbolic, unknown dims), inputs and
+// outputs, initializers (inline raw or typed data; external data mapped once with mmap, offsets
+// and lengths checked against the file), sparse initializers (densified), value infos, opset
+// imports, attributes of every kind including GRAPH/GRAPHS subgraphs with outer-scope references,
+// metadata. Constant nodes stay nodes. The result is validated with GraphView::Create on every
+// graph, so a loaded model is well formed.
+#pragma once
+
+#include <cstddef>
+#include <filesystem>
+#include <span>
+
+#include "ir/graph.h"
+#include "nxrt/status.h"
+
+namespace nxrt::ir {
+
+struct LoadOptions {
+  // Folder that external-data `location`s are relative to. Default: the model file's folder;
+  // for LoadModelFromBytes, the current working directory.
+  std::filesystem::path external_data_dir;
+};
+
+// Errors: kIoError (file missing or unreadable, naming the path), kInvalidModel (not a
+// ModelProto, truncated, bad references, cycle, unknown attribute type, external data missing or
+// out of range; the message names the file, the node or value and the problem).
+Result<Model> LoadModelFromFile(const std::filesystem::path& path, const LoadOptions& options = {});
+Result<Model> LoadModelFromBytes(std::span<const std::byte> bytes, const LoadOptions& options = {});
+
+}  // namespace nxrt::ir
