@@ -44,10 +44,14 @@ class Tensor {
 
   // A contiguous tensor over `data`, not owned. `data` must hold ElementCount(shape) elements of
   // `dtype` (std::string objects for kString). `keep_alive` is held by every copy.
+  // An invalid request (kUndefined dtype, a negative dim, an element count that overflows) gives
+  // an undefined tensor (`defined()` false); callers check shapes with ElementCount first.
   static Tensor Borrow(DataType dtype, Shape shape, void* data,
                        std::shared_ptr<const void> keep_alive = nullptr);
 
-  // A strided view over `data` (strides in elements, may be 0 for broadcast). Not owned.
+  // A strided view over `data` (strides in elements, may be 0 for broadcast or negative). Not
+  // owned. `strides` must have one entry per dim, else (or for an invalid shape or dtype, as in
+  // Borrow) the result is an undefined tensor.
   static Tensor BorrowStrided(DataType dtype, Shape shape, std::vector<int64_t> strides, void* data,
                               std::shared_ptr<const void> keep_alive = nullptr);
 
