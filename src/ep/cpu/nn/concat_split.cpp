@@ -16,7 +16,8 @@ Result<ConcatPlan> PrepareConcat(DataType dtype, std::span<const Shape> input_sh
   const Shape& first = input_shapes[0];
   const int64_t rank = static_cast<int64_t>(first.size());
   if (rank == 0) {
-    return MakeStatus(StatusCode::kInvalidArgument, "Concat: input 0 is a scalar; inputs need "
+    return MakeStatus(StatusCode::kInvalidArgument,
+                      "Concat: input 0 is a scalar; inputs need "
                       "rank >= 1");
   }
   NXRT_ASSIGN_OR_RETURN(const int64_t a, NormalizeAxis("Concat", axis, rank));
@@ -79,8 +80,7 @@ Result<SplitPlan> PrepareSplit(DataType dtype, std::span<const int64_t> input_sh
     }
     if (total != dim) {
       return MakeStatus(StatusCode::kInvalidArgument, "Split: split ", Str(split), " sums to ",
-                        total, " but input ", Str(input_shape), " has ", dim, " along axis ",
-                        a);
+                        total, " but input ", Str(input_shape), " has ", dim, " along axis ", a);
     }
     sizes.assign(split.begin(), split.end());
   } else {
@@ -97,8 +97,8 @@ Result<SplitPlan> PrepareSplit(DataType dtype, std::span<const int64_t> input_sh
       }
     } else {
       if (dim % num_outputs != 0) {
-        return MakeStatus(StatusCode::kInvalidArgument, "Split: input ", Str(input_shape),
-                          " has ", dim, " along axis ", a, ", not divisible into ", num_outputs,
+        return MakeStatus(StatusCode::kInvalidArgument, "Split: input ", Str(input_shape), " has ",
+                          dim, " along axis ", a, ", not divisible into ", num_outputs,
                           " equal parts");
       }
       sizes.assign(num_outputs, dim / num_outputs);

@@ -26,8 +26,7 @@ struct ConcatPlan {
 // Concat (ONNX opset 1, 4, 11, 13): all inputs have the same rank >= 1 and equal dims except
 // along `axis` (negative counts from the back, opset >= 11). Inputs with 0 elements along the
 // axis are allowed. Errors name the first input whose shape differs and print both shapes.
-Result<ConcatPlan> PrepareConcat(DataType dtype, std::span<const Shape> input_shapes,
-                                 int64_t axis);
+Result<ConcatPlan> PrepareConcat(DataType dtype, std::span<const Shape> input_shapes, int64_t axis);
 
 // `inputs[i]` is the contiguous buffer of input i; `output` holds the contiguous output.
 Status Concat(const ConcatPlan& plan, std::span<const void* const> inputs, void* output);

@@ -1,13 +1,13 @@
 // ep/cpu/nn/data_movement_test.cpp: tests of Transpose, DepthToSpace/SpaceToDepth, Concat, Split,
 // Slice, Tile, Expand and Pad against independent per-element references, ONNX spec examples
 // and named error cases.
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <numeric>
 #include <random>
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "ep/cpu/nn/concat_split.h"
 #include "ep/cpu/nn/nn_test_util.h"
@@ -90,23 +90,23 @@ TEST(TransposeTest, RejectsBadPerm) {
 TEST(DepthToSpaceTest, SpecExampleDcrAndCrd) {
   const std::vector<float> in = Iota(48);
   NXRT_ASSERT_OK_AND_ASSIGN(
-      PermutePlan dcr, PrepareDepthToSpace(DataType::kFloat, Shape{1, 8, 2, 3}, 2,
-                                           DepthToSpaceMode::kDcr));
+      PermutePlan dcr,
+      PrepareDepthToSpace(DataType::kFloat, Shape{1, 8, 2, 3}, 2, DepthToSpaceMode::kDcr));
   EXPECT_EQ(dcr.output_shape, (Shape{1, 2, 4, 6}));
   std::vector<float> out(48);
   NXRT_ASSERT_OK(Permute(dcr, in.data(), out.data()));
-  EXPECT_EQ(out, (std::vector<float>{0,  12, 1,  13, 2,  14, 24, 36, 25, 37, 26, 38,
-                                     3,  15, 4,  16, 5,  17, 27, 39, 28, 40, 29, 41,
-                                     6,  18, 7,  19, 8,  20, 30, 42, 31, 43, 32, 44,
-                                     9,  21, 10, 22, 11, 23, 33, 45, 34, 46, 35, 47}));
+  EXPECT_EQ(out,
+            (std::vector<float>{0,  12, 1,  13, 2,  14, 24, 36, 25, 37, 26, 38, 3,  15, 4,  16,
+                                5,  17, 27, 39, 28, 40, 29, 41, 6,  18, 7,  19, 8,  20, 30, 42,
+                                31, 43, 32, 44, 9,  21, 10, 22, 11, 23, 33, 45, 34, 46, 35, 47}));
   NXRT_ASSERT_OK_AND_ASSIGN(
-      PermutePlan crd, PrepareDepthToSpace(DataType::kFloat, Shape{1, 8, 2, 3}, 2,
-                                           DepthToSpaceMode::kCrd));
+      PermutePlan crd,
+      PrepareDepthToSpace(DataType::kFloat, Shape{1, 8, 2, 3}, 2, DepthToSpaceMode::kCrd));
   NXRT_ASSERT_OK(Permute(crd, in.data(), out.data()));
-  EXPECT_EQ(out, (std::vector<float>{0,  6,  1,  7,  2,  8,  12, 18, 13, 19, 14, 20,
-                                     3,  9,  4,  10, 5,  11, 15, 21, 16, 22, 17, 23,
-                                     24, 30, 25, 31, 26, 32, 36, 42, 37, 43, 38, 44,
-                                     27, 33, 28, 34, 29, 35, 39, 45, 40, 46, 41, 47}));
+  EXPECT_EQ(out,
+            (std::vector<float>{0,  6,  1,  7,  2,  8,  12, 18, 13, 19, 14, 20, 3,  9,  4,  10,
+                                5,  11, 15, 21, 16, 22, 17, 23, 24, 30, 25, 31, 26, 32, 36, 42,
+                                37, 43, 38, 44, 27, 33, 28, 34, 29, 35, 39, 45, 40, 46, 41, 47}));
 }
 
 TEST(DepthToSpaceTest, RandomAgainstFormulaAndSpaceToDepthInverts) {
@@ -124,8 +124,8 @@ TEST(DepthToSpaceTest, RandomAgainstFormulaAndSpaceToDepthInverts) {
       NXRT_ASSERT_OK(Permute(plan, in.data(), out.data()));
       ForEachIndex(plan.output_shape, [&](const std::vector<int64_t>& o) {
         const int64_t i = o[2] % b, j = o[3] % b;
-        const int64_t ch = mode == DepthToSpaceMode::kDcr ? (i * b + j) * c + o[1]
-                                                          : o[1] * b * b + i * b + j;
+        const int64_t ch =
+            mode == DepthToSpaceMode::kDcr ? (i * b + j) * c + o[1] : o[1] * b * b + i * b + j;
         const int64_t src[] = {o[0], ch, o[2] / b, o[3] / b};
         ASSERT_EQ(out[Offset(plan.output_shape, o)], in[Offset(in_shape, src)]);
       });
@@ -164,7 +164,8 @@ TEST(ConcatTest, RandomAxesWithEmptyInputsAndStrings) {
       s[a] = RandomInt(rng, 0, 3);
       shapes.push_back(s);
       std::vector<std::string> d;
-      for (int64_t j = 0; j < Count(s); ++j) d.push_back(std::to_string(i) + ":" + std::to_string(j));
+      for (int64_t j = 0; j < Count(s); ++j)
+        d.push_back(std::to_string(i) + ":" + std::to_string(j));
       data.push_back(d);
     }
     NXRT_ASSERT_OK_AND_ASSIGN(ConcatPlan plan, PrepareConcat(DataType::kString, shapes, axis));
@@ -289,10 +290,9 @@ TEST(SliceTest, SpecNegativeStepsAndClamping) {
   const Shape shape = {20, 10, 5};
   const std::vector<float> in = Iota(1000);
   NXRT_ASSERT_OK_AND_ASSIGN(
-      SlicePlan plan,
-      PrepareSlice(DataType::kFloat, shape, std::vector<int64_t>{20, 10, 4},
-                   std::vector<int64_t>{0, 0, 1}, std::vector<int64_t>{0, 1, 2},
-                   std::vector<int64_t>{-1, -3, -2}));
+      SlicePlan plan, PrepareSlice(DataType::kFloat, shape, std::vector<int64_t>{20, 10, 4},
+                                   std::vector<int64_t>{0, 0, 1}, std::vector<int64_t>{0, 1, 2},
+                                   std::vector<int64_t>{-1, -3, -2}));
   EXPECT_EQ(plan.output_shape, (Shape{19, 3, 2}));
   std::vector<float> out(19 * 3 * 2);
   NXRT_ASSERT_OK(Slice(plan, in.data(), out.data()));
@@ -300,15 +300,14 @@ TEST(SliceTest, SpecNegativeStepsAndClamping) {
   EXPECT_EQ(out[1], 19 * 50 + 9 * 5 + 2);
   EXPECT_EQ(out.back(), 1 * 50 + 3 * 5 + 2);
   // slice_end_out_of_bounds: x[:, 1:1000] and slice_default_steps with INT64_MIN.
-  NXRT_ASSERT_OK_AND_ASSIGN(
-      SlicePlan wide, PrepareSlice(DataType::kFloat, shape, std::vector<int64_t>{1},
-                                   std::vector<int64_t>{1000}, std::vector<int64_t>{1}, {}));
+  NXRT_ASSERT_OK_AND_ASSIGN(SlicePlan wide,
+                            PrepareSlice(DataType::kFloat, shape, std::vector<int64_t>{1},
+                                         std::vector<int64_t>{1000}, std::vector<int64_t>{1}, {}));
   EXPECT_EQ(wide.output_shape, (Shape{20, 9, 5}));
-  NXRT_ASSERT_OK_AND_ASSIGN(
-      SlicePlan reversed,
-      PrepareSlice(DataType::kFloat, shape, std::vector<int64_t>{-1},
-                   std::vector<int64_t>{INT64_MIN}, std::vector<int64_t>{2},
-                   std::vector<int64_t>{INT64_MIN}));
+  NXRT_ASSERT_OK_AND_ASSIGN(SlicePlan reversed,
+                            PrepareSlice(DataType::kFloat, shape, std::vector<int64_t>{-1},
+                                         std::vector<int64_t>{INT64_MIN}, std::vector<int64_t>{2},
+                                         std::vector<int64_t>{INT64_MIN}));
   EXPECT_EQ(reversed.output_shape, (Shape{20, 10, 1}));
 }
 
@@ -393,42 +392,41 @@ TEST(PadTest, SpecExamples) {
   };
   EXPECT_EQ(run({0, 2, 0, 0}, PadMode::kConstant, 0.0f),
             (std::vector<float>{0, 0, 1.0f, 1.2f, 0, 0, 2.3f, 3.4f, 0, 0, 4.5f, 5.7f}));
-  EXPECT_EQ(run({0, 2, 0, 0}, PadMode::kReflect, 0.0f),
-            (std::vector<float>{1.0f, 1.2f, 1.0f, 1.2f, 2.3f, 3.4f, 2.3f, 3.4f, 4.5f, 5.7f, 4.5f,
-                                5.7f}));
-  EXPECT_EQ(run({0, 2, 0, 0}, PadMode::kEdge, 0.0f),
-            (std::vector<float>{1.0f, 1.0f, 1.0f, 1.2f, 2.3f, 2.3f, 2.3f, 3.4f, 4.5f, 4.5f, 4.5f,
-                                5.7f}));
-  EXPECT_EQ(run({2, 1, 1, 1}, PadMode::kWrap, 0.0f),
-            (std::vector<float>{3.4f, 2.3f, 3.4f, 2.3f, 5.7f, 4.5f, 5.7f, 4.5f, 1.2f, 1.0f,
-                                1.2f, 1.0f, 3.4f, 2.3f, 3.4f, 2.3f, 5.7f, 4.5f, 5.7f, 4.5f,
-                                1.2f, 1.0f, 1.2f, 1.0f}));
+  EXPECT_EQ(
+      run({0, 2, 0, 0}, PadMode::kReflect, 0.0f),
+      (std::vector<float>{1.0f, 1.2f, 1.0f, 1.2f, 2.3f, 3.4f, 2.3f, 3.4f, 4.5f, 5.7f, 4.5f, 5.7f}));
+  EXPECT_EQ(
+      run({0, 2, 0, 0}, PadMode::kEdge, 0.0f),
+      (std::vector<float>{1.0f, 1.0f, 1.0f, 1.2f, 2.3f, 2.3f, 2.3f, 3.4f, 4.5f, 4.5f, 4.5f, 5.7f}));
+  EXPECT_EQ(
+      run({2, 1, 1, 1}, PadMode::kWrap, 0.0f),
+      (std::vector<float>{3.4f, 2.3f, 3.4f, 2.3f, 5.7f, 4.5f, 5.7f, 4.5f, 1.2f, 1.0f, 1.2f, 1.0f,
+                          3.4f, 2.3f, 3.4f, 2.3f, 5.7f, 4.5f, 5.7f, 4.5f, 1.2f, 1.0f, 1.2f, 1.0f}));
 }
 
 // Reflect pads longer than the axis keep mirroring: numpy.pad([1..5], (4, 6), "reflect").
 TEST(PadTest, LongReflectAndNegativePadsAndAxes) {
   const std::vector<float> x = {1, 2, 3, 4, 5};
-  NXRT_ASSERT_OK_AND_ASSIGN(PadPlan plan, PreparePad(DataType::kFloat, Shape{5},
-                                                     std::vector<int64_t>{4, 6}, {},
-                                                     PadMode::kReflect));
+  NXRT_ASSERT_OK_AND_ASSIGN(
+      PadPlan plan,
+      PreparePad(DataType::kFloat, Shape{5}, std::vector<int64_t>{4, 6}, {}, PadMode::kReflect));
   std::vector<float> out(15);
   NXRT_ASSERT_OK(Pad(plan, x.data(), nullptr, out.data()));
   EXPECT_EQ(out, (std::vector<float>{5, 4, 3, 2, 1, 2, 3, 4, 5, 4, 3, 2, 1, 2, 3}));
 
   // Negative begin crops, then edge mode repeats the cropped edge.
-  NXRT_ASSERT_OK_AND_ASSIGN(PadPlan crop, PreparePad(DataType::kFloat, Shape{5},
-                                                     std::vector<int64_t>{-2, 2}, {},
-                                                     PadMode::kEdge));
+  NXRT_ASSERT_OK_AND_ASSIGN(
+      PadPlan crop,
+      PreparePad(DataType::kFloat, Shape{5}, std::vector<int64_t>{-2, 2}, {}, PadMode::kEdge));
   std::vector<float> cropped(5);
   NXRT_ASSERT_OK(Pad(crop, x.data(), nullptr, cropped.data()));
   EXPECT_EQ(cropped, (std::vector<float>{3, 4, 5, 5, 5}));
 
   // Opset 18 axes: pad only axis -1 of a [2,2] string tensor.
   const std::vector<std::string> s = {"a", "b", "c", "d"};
-  NXRT_ASSERT_OK_AND_ASSIGN(PadPlan axes, PreparePad(DataType::kString, Shape{2, 2},
-                                                     std::vector<int64_t>{1, 0},
-                                                     std::vector<int64_t>{-1},
-                                                     PadMode::kConstant));
+  NXRT_ASSERT_OK_AND_ASSIGN(PadPlan axes,
+                            PreparePad(DataType::kString, Shape{2, 2}, std::vector<int64_t>{1, 0},
+                                       std::vector<int64_t>{-1}, PadMode::kConstant));
   std::vector<std::string> padded(6);
   const std::string fill = "_";
   NXRT_ASSERT_OK(Pad(axes, s.data(), &fill, padded.data()));
@@ -477,16 +475,16 @@ TEST(PadTest, RandomModesAgainstFoldingReference) {
 }
 
 TEST(PadTest, Errors) {
-  auto r = PreparePad(DataType::kFloat, Shape{2, 3}, std::vector<int64_t>{1, 1}, {},
-                      PadMode::kConstant);
+  auto r =
+      PreparePad(DataType::kFloat, Shape{2, 3}, std::vector<int64_t>{1, 1}, {}, PadMode::kConstant);
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.status().message().find("expected 4"), std::string::npos) << r.status().message();
-  EXPECT_FALSE(PreparePad(DataType::kFloat, Shape{2}, std::vector<int64_t>{-2, -1}, {},
-                          PadMode::kConstant)
-                   .ok());
-  EXPECT_FALSE(PreparePad(DataType::kFloat, Shape{0}, std::vector<int64_t>{1, 0}, {},
-                          PadMode::kReflect)
-                   .ok());
+  EXPECT_FALSE(
+      PreparePad(DataType::kFloat, Shape{2}, std::vector<int64_t>{-2, -1}, {}, PadMode::kConstant)
+          .ok());
+  EXPECT_FALSE(
+      PreparePad(DataType::kFloat, Shape{0}, std::vector<int64_t>{1, 0}, {}, PadMode::kReflect)
+          .ok());
   EXPECT_FALSE(ParsePadMode("mirror").ok());
 }
 

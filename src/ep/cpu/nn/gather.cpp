@@ -41,8 +41,7 @@ Result<GatherPlan> PrepareGather(DataType dtype, std::span<const int64_t> data_s
   plan.index_type = index_type;
   plan.output_shape.assign(data_shape.begin(), data_shape.begin() + a);
   plan.output_shape.insert(plan.output_shape.end(), indices_shape.begin(), indices_shape.end());
-  plan.output_shape.insert(plan.output_shape.end(), data_shape.begin() + a + 1,
-                           data_shape.end());
+  plan.output_shape.insert(plan.output_shape.end(), data_shape.begin() + a + 1, data_shape.end());
   plan.axis = a;
   plan.outer = Product(data_shape.first(a));
   plan.axis_dim = data_shape[a];
@@ -89,8 +88,10 @@ Result<GatherElementsPlan> PrepareGatherElements(DataType dtype,
   for (int64_t d = 0; ok && d < rank; ++d) ok = d == a || indices_shape[d] <= data_shape[d];
   if (!ok) {
     return MakeStatus(StatusCode::kInvalidArgument, kOp, ": indices ", Str(indices_shape),
-                      " do not fit data ", Str(data_shape), " (same rank, and no larger dims "
-                      "except along axis ", a, ")");
+                      " do not fit data ", Str(data_shape),
+                      " (same rank, and no larger dims "
+                      "except along axis ",
+                      a, ")");
   }
   GatherElementsPlan plan;
   plan.dtype = dtype;
@@ -116,9 +117,9 @@ Status GatherElements(const GatherElementsPlan& plan, const void* data, const vo
     std::vector<int64_t> idx(rank, 0);
     int64_t base = 0;  // data offset of idx with idx[axis] taken as 0
     for (int64_t j = 0; j < count; ++j) {
-      NXRT_ASSIGN_OR_RETURN(
-          const int64_t i, ResolveIndex("GatherElements", ReadIndex(plan.index_type, indices, j),
-                                        axis_dim, j, plan.axis));
+      NXRT_ASSIGN_OR_RETURN(const int64_t i,
+                            ResolveIndex("GatherElements", ReadIndex(plan.index_type, indices, j),
+                                         axis_dim, j, plan.axis));
       out[j] = in[base + i * axis_stride];
       for (size_t k = rank; k-- > 0;) {
         const int64_t step = static_cast<int64_t>(k) == plan.axis ? 0 : strides[k];
@@ -135,8 +136,7 @@ Status GatherElements(const GatherElementsPlan& plan, const void* data, const vo
 }
 
 Result<GatherNDPlan> PrepareGatherND(DataType dtype, std::span<const int64_t> data_shape,
-                                     DataType index_type,
-                                     std::span<const int64_t> indices_shape,
+                                     DataType index_type, std::span<const int64_t> indices_shape,
                                      int64_t batch_dims) {
   constexpr std::string_view kOp = "GatherND";
   NXRT_RETURN_IF_ERROR(CheckDataType(kOp, dtype));
@@ -164,8 +164,8 @@ Result<GatherNDPlan> PrepareGatherND(DataType dtype, std::span<const int64_t> da
   const int64_t k = indices_shape[q - 1];
   if (k < 1 || k > r - batch_dims) {
     return MakeStatus(StatusCode::kInvalidArgument, kOp, ": indices ", Str(indices_shape),
-                      " have tuples of length ", k, ", expected 1..", r - batch_dims,
-                      " for data ", Str(data_shape), " with batch_dims ", batch_dims);
+                      " have tuples of length ", k, ", expected 1..", r - batch_dims, " for data ",
+                      Str(data_shape), " with batch_dims ", batch_dims);
   }
   GatherNDPlan plan;
   plan.dtype = dtype;

@@ -68,8 +68,8 @@ struct GatherNDPlan {
 // batch_dims, the first batch_dims dims equal to the data's; output shape is
 // indices[:-1] + data[batch_dims + k:].
 Result<GatherNDPlan> PrepareGatherND(DataType dtype, std::span<const int64_t> data_shape,
-                                     DataType index_type,
-                                     std::span<const int64_t> indices_shape, int64_t batch_dims);
+                                     DataType index_type, std::span<const int64_t> indices_shape,
+                                     int64_t batch_dims);
 Status GatherND(const GatherNDPlan& plan, const void* data, const void* indices, void* output);
 
 }  // namespace nxrt::cpu::nn

@@ -1,11 +1,11 @@
 // ep/cpu/nn/gather_scatter_test.cpp: tests of Gather, GatherElements, GatherND, ScatterElements
 // and ScatterND against independent references, the ONNX operator doc examples, and the
 // out-of-range index errors (never a crash).
+#include <gtest/gtest.h>
+
 #include <random>
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "ep/cpu/nn/gather.h"
 #include "ep/cpu/nn/nn_test_util.h"
@@ -46,8 +46,8 @@ TEST(GatherTest, RandomAxesNegativeIndicesBothIndexTypes) {
     std::vector<double> data(Count(data_shape));
     for (size_t i = 0; i < data.size(); ++i) data[i] = static_cast<double>(i);
     for (DataType it : {DataType::kInt32, DataType::kInt64}) {
-      NXRT_ASSERT_OK_AND_ASSIGN(
-          GatherPlan plan, PrepareGather(DataType::kDouble, data_shape, it, idx_shape, axis));
+      NXRT_ASSERT_OK_AND_ASSIGN(GatherPlan plan,
+                                PrepareGather(DataType::kDouble, data_shape, it, idx_shape, axis));
       std::vector<double> out(Count(plan.output_shape));
       const void* idx = it == DataType::kInt32 ? static_cast<const void*>(idx32.data())
                                                : static_cast<const void*>(idx64.data());
@@ -69,32 +69,31 @@ TEST(GatherTest, RandomAxesNegativeIndicesBothIndexTypes) {
 TEST(GatherTest, OutOfRangeIndexIsAnError) {
   const std::vector<float> data = {1, 2, 3};
   const std::vector<int64_t> indices = {0, 3};
-  NXRT_ASSERT_OK_AND_ASSIGN(GatherPlan plan, PrepareGather(DataType::kFloat, Shape{3},
-                                                           DataType::kInt64, Shape{2}, 0));
+  NXRT_ASSERT_OK_AND_ASSIGN(
+      GatherPlan plan, PrepareGather(DataType::kFloat, Shape{3}, DataType::kInt64, Shape{2}, 0));
   std::vector<float> out(2);
   Status s = Gather(plan, data.data(), indices.data(), out.data());
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.message().find("index 3 at position 1"), std::string::npos) << s.message();
   EXPECT_NE(s.message().find("size 3"), std::string::npos) << s.message();
-  EXPECT_FALSE(
-      PrepareGather(DataType::kFloat, Shape{3}, DataType::kFloat, Shape{2}, 0).ok());
+  EXPECT_FALSE(PrepareGather(DataType::kFloat, Shape{3}, DataType::kFloat, Shape{2}, 0).ok());
 }
 
 TEST(GatherElementsTest, SpecExamples) {
   const std::vector<float> d2 = {1, 2, 3, 4};
   const std::vector<int64_t> i2 = {0, 0, 1, 0};
-  NXRT_ASSERT_OK_AND_ASSIGN(GatherElementsPlan p2,
-                            PrepareGatherElements(DataType::kFloat, Shape{2, 2},
-                                                  DataType::kInt64, Shape{2, 2}, 1));
+  NXRT_ASSERT_OK_AND_ASSIGN(
+      GatherElementsPlan p2,
+      PrepareGatherElements(DataType::kFloat, Shape{2, 2}, DataType::kInt64, Shape{2, 2}, 1));
   std::vector<float> out(4);
   NXRT_ASSERT_OK(GatherElements(p2, d2.data(), i2.data(), out.data()));
   EXPECT_EQ(out, (std::vector<float>{1, 1, 4, 3}));
 
   const std::vector<float> d3 = {1, 2, 3, 4, 5, 6, 7, 8, 9};
   const std::vector<int32_t> i3 = {1, 2, 0, 2, 0, 0};
-  NXRT_ASSERT_OK_AND_ASSIGN(GatherElementsPlan p3,
-                            PrepareGatherElements(DataType::kFloat, Shape{3, 3},
-                                                  DataType::kInt32, Shape{2, 3}, 0));
+  NXRT_ASSERT_OK_AND_ASSIGN(
+      GatherElementsPlan p3,
+      PrepareGatherElements(DataType::kFloat, Shape{3, 3}, DataType::kInt32, Shape{2, 3}, 0));
   std::vector<float> out3(6);
   NXRT_ASSERT_OK(GatherElements(p3, d3.data(), i3.data(), out3.data()));
   EXPECT_EQ(out3, (std::vector<float>{4, 8, 3, 7, 2, 3}));
@@ -124,9 +123,9 @@ TEST(GatherElementsTest, RandomAgainstDefinition) {
         testing::RandomInts(rng, Count(idx_shape), -data_shape[axis], data_shape[axis] - 1);
     std::vector<std::string> data;
     for (int64_t i = 0; i < Count(data_shape); ++i) data.push_back(std::to_string(i));
-    NXRT_ASSERT_OK_AND_ASSIGN(GatherElementsPlan plan,
-                              PrepareGatherElements(DataType::kString, data_shape,
-                                                    DataType::kInt64, idx_shape, axis));
+    NXRT_ASSERT_OK_AND_ASSIGN(
+        GatherElementsPlan plan,
+        PrepareGatherElements(DataType::kString, data_shape, DataType::kInt64, idx_shape, axis));
     std::vector<std::string> out(Count(idx_shape));
     NXRT_ASSERT_OK(GatherElements(plan, data.data(), idx.data(), out.data()));
     ForEachIndex(idx_shape, [&](const std::vector<int64_t>& o) {
@@ -203,10 +202,10 @@ TEST(ScatterElementsTest, SpecExamples) {
   };
   EXPECT_EQ(run({1, 3}, ScatterReduction::kNone), (std::vector<float>{1, 1.1f, 3, 2.1f, 5}));
   EXPECT_EQ(run({1, -3}, ScatterReduction::kNone), (std::vector<float>{1, 1.1f, 2.1f, 4, 5}));
-  EXPECT_TRUE(AllClose(run({1, 1}, ScatterReduction::kAdd),
-                       std::vector<float>{1, 5.2f, 3, 4, 5}, 1e-6, 0));
-  EXPECT_TRUE(AllClose(run({1, 1}, ScatterReduction::kMul),
-                       std::vector<float>{1, 4.62f, 3, 4, 5}, 1e-6, 0));
+  EXPECT_TRUE(
+      AllClose(run({1, 1}, ScatterReduction::kAdd), std::vector<float>{1, 5.2f, 3, 4, 5}, 1e-6, 0));
+  EXPECT_TRUE(AllClose(run({1, 1}, ScatterReduction::kMul), std::vector<float>{1, 4.62f, 3, 4, 5},
+                       1e-6, 0));
   EXPECT_EQ(run({1, 1}, ScatterReduction::kMax), (std::vector<float>{1, 2.1f, 3, 4, 5}));
   EXPECT_EQ(run({1, 1}, ScatterReduction::kMin), (std::vector<float>{1, 1.1f, 3, 4, 5}));
 }
@@ -240,17 +239,26 @@ TEST(ScatterElementsTest, RandomReductionsAgainstDefinitionInPlace) {
       int64_t& e = expected[Offset(data_shape, dst)];
       const int64_t u = upd[Offset(idx_shape, o)];
       switch (r) {
-        case ScatterReduction::kNone: e = u; break;
-        case ScatterReduction::kAdd: e += u; break;
-        case ScatterReduction::kMul: e *= u; break;
-        case ScatterReduction::kMax: e = std::max(e, u); break;
-        case ScatterReduction::kMin: e = std::min(e, u); break;
+        case ScatterReduction::kNone:
+          e = u;
+          break;
+        case ScatterReduction::kAdd:
+          e += u;
+          break;
+        case ScatterReduction::kMul:
+          e *= u;
+          break;
+        case ScatterReduction::kMax:
+          e = std::max(e, u);
+          break;
+        case ScatterReduction::kMin:
+          e = std::min(e, u);
+          break;
       }
     });
     NXRT_ASSERT_OK_AND_ASSIGN(ScatterElementsPlan plan,
-                              PrepareScatterElements(DataType::kInt64, data_shape,
-                                                     DataType::kInt64, idx_shape, idx_shape,
-                                                     axis, r));
+                              PrepareScatterElements(DataType::kInt64, data_shape, DataType::kInt64,
+                                                     idx_shape, idx_shape, axis, r));
     NXRT_ASSERT_OK(ScatterElements(plan, data.data(), idx.data(), upd.data(), data.data()));
     EXPECT_EQ(data, expected);
   }
@@ -266,10 +274,9 @@ TEST(ScatterElementsTest, Errors) {
                                       Shape{1}, 0, ScatterReduction::kAdd)
                    .ok());
   EXPECT_FALSE(ParseScatterReduction("sum").ok());
-  NXRT_ASSERT_OK_AND_ASSIGN(
-      ScatterElementsPlan plan,
-      PrepareScatterElements(DataType::kFloat, Shape{3}, DataType::kInt64, Shape{1}, Shape{1}, 0,
-                             ScatterReduction::kNone));
+  NXRT_ASSERT_OK_AND_ASSIGN(ScatterElementsPlan plan,
+                            PrepareScatterElements(DataType::kFloat, Shape{3}, DataType::kInt64,
+                                                   Shape{1}, Shape{1}, 0, ScatterReduction::kNone));
   std::vector<float> data(3), out(3);
   const std::vector<int64_t> bad = {-4};
   const std::vector<float> upd = {1};
@@ -295,9 +302,9 @@ TEST(ScatterNDTest, SpecExamplesAndReductions) {
                                                          {ScatterReduction::kMax, 10},
                                                          {ScatterReduction::kMin, 5}};
   for (auto [r, want] : expected) {
-    NXRT_ASSERT_OK_AND_ASSIGN(ScatterNDPlan p, PrepareScatterND(DataType::kFloat, Shape{8},
-                                                                DataType::kInt64, Shape{2, 1},
-                                                                Shape{2}, r));
+    NXRT_ASSERT_OK_AND_ASSIGN(
+        ScatterNDPlan p,
+        PrepareScatterND(DataType::kFloat, Shape{8}, DataType::kInt64, Shape{2, 1}, Shape{2}, r));
     NXRT_ASSERT_OK(ScatterND(p, data.data(), dup.data(), u2.data(), out.data()));
     EXPECT_EQ(out[4], want);
   }
@@ -308,8 +315,7 @@ TEST(ScatterNDTest, SpecExamplesAndReductions) {
   const std::vector<int64_t> sidx = {0, 2};
   NXRT_ASSERT_OK_AND_ASSIGN(ScatterNDPlan p3,
                             PrepareScatterND(DataType::kFloat, Shape{4, 4, 4}, DataType::kInt64,
-                                             Shape{2, 1}, Shape{2, 4, 4},
-                                             ScatterReduction::kNone));
+                                             Shape{2, 1}, Shape{2, 4, 4}, ScatterReduction::kNone));
   NXRT_ASSERT_OK(ScatterND(p3, cube.data(), sidx.data(), slabs.data(), cube.data()));
   EXPECT_EQ(cube[0], 0.0f);
   EXPECT_EQ(cube[16], 1.0f);
@@ -321,8 +327,7 @@ TEST(ScatterNDTest, Errors) {
   auto r = PrepareScatterND(DataType::kFloat, Shape{4, 4}, DataType::kInt64, Shape{2, 1},
                             Shape{2, 3}, ScatterReduction::kNone);
   ASSERT_FALSE(r.ok());
-  EXPECT_NE(r.status().message().find("expected [2,4]"), std::string::npos)
-      << r.status().message();
+  EXPECT_NE(r.status().message().find("expected [2,4]"), std::string::npos) << r.status().message();
   NXRT_ASSERT_OK_AND_ASSIGN(ScatterNDPlan plan,
                             PrepareScatterND(DataType::kFloat, Shape{4}, DataType::kInt64,
                                              Shape{1, 1}, Shape{1}, ScatterReduction::kNone));

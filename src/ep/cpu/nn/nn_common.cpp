@@ -217,8 +217,7 @@ void GatherByAxisMaps(DataType dtype, std::span<const int64_t> in_shape, const v
     using E = typename decltype(tag)::type;
     E f{};
     if (fill != nullptr) f = *static_cast<const E*>(fill);
-    GatherByAxisMapsTyped<E>(in_shape, static_cast<const E*>(in), maps, f,
-                             static_cast<E*>(out));
+    GatherByAxisMapsTyped<E>(in_shape, static_cast<const E*>(in), maps, f, static_cast<E*>(out));
   });
 }
 

@@ -5,14 +5,14 @@
 // definition, never by calling the code under test.
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <cmath>
 #include <cstdint>
 #include <random>
 #include <span>
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "nxrt/status.h"
 #include "nxrt/tensor.h"
@@ -88,9 +88,8 @@ template <typename A, typename B>
     const double b = static_cast<double>(expected[i]);
     if (std::isnan(a) && std::isnan(b)) continue;
     if (!(std::fabs(a - b) <= atol + rtol * std::fabs(b))) {
-      return ::testing::AssertionFailure()
-             << "element " << i << ": " << a << " vs expected " << b << " (rtol " << rtol
-             << ", atol " << atol << ")";
+      return ::testing::AssertionFailure() << "element " << i << ": " << a << " vs expected " << b
+                                           << " (rtol " << rtol << ", atol " << atol << ")";
     }
   }
   return ::testing::AssertionSuccess();
@@ -99,15 +98,15 @@ template <typename A, typename B>
 }  // namespace nxrt::cpu::nn::testing
 
 // Asserts that a Status or Result is ok, printing its message otherwise.
-#define NXRT_ASSERT_OK(expr)                                           \
-  do {                                                                 \
-    const auto& nxrt_test_r_ = (expr);                                 \
+#define NXRT_ASSERT_OK(expr)                                                             \
+  do {                                                                                   \
+    const auto& nxrt_test_r_ = (expr);                                                   \
     ASSERT_TRUE(nxrt_test_r_.ok()) << ::nxrt::detail::AsStatus(nxrt_test_r_).ToString(); \
   } while (0)
 
 // Declares `lhs` from a Result, failing the test on an error.
-#define NXRT_ASSERT_OK_AND_ASSIGN(lhs, expr)                              \
-  auto NXRT_CONCAT_(nxrt_test_v_, __LINE__) = (expr);                      \
-  ASSERT_TRUE(NXRT_CONCAT_(nxrt_test_v_, __LINE__).ok())                   \
-      << NXRT_CONCAT_(nxrt_test_v_, __LINE__).status().ToString();         \
+#define NXRT_ASSERT_OK_AND_ASSIGN(lhs, expr)                       \
+  auto NXRT_CONCAT_(nxrt_test_v_, __LINE__) = (expr);              \
+  ASSERT_TRUE(NXRT_CONCAT_(nxrt_test_v_, __LINE__).ok())           \
+      << NXRT_CONCAT_(nxrt_test_v_, __LINE__).status().ToString(); \
   lhs = std::move(NXRT_CONCAT_(nxrt_test_v_, __LINE__)).value()

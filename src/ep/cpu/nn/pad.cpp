@@ -52,9 +52,9 @@ Result<PadPlan> PreparePad(DataType dtype, std::span<const int64_t> input_shape,
   const int64_t rank = static_cast<int64_t>(input_shape.size());
   const size_t n = axes.empty() ? input_shape.size() : axes.size();
   if (pads.size() != 2 * n) {
-    return MakeStatus(StatusCode::kInvalidArgument, "Pad: pads ", Str(pads), " has ",
-                      pads.size(), " entries, expected ", 2 * n, " (begin and end for ", n,
-                      " axes of input ", Str(input_shape), ")");
+    return MakeStatus(StatusCode::kInvalidArgument, "Pad: pads ", Str(pads), " has ", pads.size(),
+                      " entries, expected ", 2 * n, " (begin and end for ", n, " axes of input ",
+                      Str(input_shape), ")");
   }
   std::vector<int64_t> begin(rank, 0), end(rank, 0);
   for (size_t i = 0; i < n; ++i) {
@@ -79,9 +79,8 @@ Result<PadPlan> PreparePad(DataType dtype, std::span<const int64_t> input_shape,
     }
     const int64_t pb = std::max<int64_t>(0, begin[a]);
     if (mode != PadMode::kConstant && len == 0 && out > 0) {
-      return MakeStatus(StatusCode::kInvalidArgument, "Pad: cannot pad axis ", a,
-                        " of input ", Str(input_shape),
-                        " in a non-constant mode: it has no elements to repeat");
+      return MakeStatus(StatusCode::kInvalidArgument, "Pad: cannot pad axis ", a, " of input ",
+                        Str(input_shape), " in a non-constant mode: it has no elements to repeat");
     }
     std::vector<int64_t> map(out);
     for (int64_t o = 0; o < out; ++o) {

@@ -27,8 +27,7 @@ Result<ResizeCoordinateMode> ParseResizeCoordinateMode(std::string_view mode) {
   if (mode == "asymmetric") return ResizeCoordinateMode::kAsymmetric;
   if (mode == "tf_half_pixel_for_nn") return ResizeCoordinateMode::kTfHalfPixelForNn;
   if (mode == "tf_crop_and_resize") return ResizeCoordinateMode::kTfCropAndResize;
-  return MakeStatus(StatusCode::kInvalidArgument, "Resize: coordinate_transformation_mode '",
-                    mode,
+  return MakeStatus(StatusCode::kInvalidArgument, "Resize: coordinate_transformation_mode '", mode,
                     "' is not supported (expected half_pixel, half_pixel_symmetric, "
                     "pytorch_half_pixel, align_corners, asymmetric, tf_half_pixel_for_nn or "
                     "tf_crop_and_resize)");
@@ -300,8 +299,8 @@ Result<ResizePlan> PrepareResize(DataType dtype, std::span<const int64_t> input_
   NXRT_RETURN_IF_ERROR(CheckDataType("Resize", dtype));
   NXRT_RETURN_IF_ERROR(CheckShape("Resize", "input", input_shape));
   if (attributes.mode != ResizeMode::kNearest) {
-    NXRT_RETURN_IF_ERROR(VisitNumeric("Resize (linear/cubic)", dtype,
-                                      [](auto) { return Status::Ok(); }));
+    NXRT_RETURN_IF_ERROR(
+        VisitNumeric("Resize (linear/cubic)", dtype, [](auto) { return Status::Ok(); }));
   }
   const int64_t rank = static_cast<int64_t>(input_shape.size());
   std::vector<int64_t> axes;
@@ -312,8 +311,8 @@ Result<ResizePlan> PrepareResize(DataType dtype, std::span<const int64_t> input_
     for (int64_t a : attributes.axes) {
       NXRT_ASSIGN_OR_RETURN(const int64_t d, NormalizeAxis("Resize", a, rank));
       if (seen[d]) {
-        return MakeStatus(StatusCode::kInvalidArgument, "Resize: axes ",
-                          Str(attributes.axes), " repeat axis ", d);
+        return MakeStatus(StatusCode::kInvalidArgument, "Resize: axes ", Str(attributes.axes),
+                          " repeat axis ", d);
       }
       seen[d] = true;
       axes.push_back(d);
@@ -327,10 +326,10 @@ Result<ResizePlan> PrepareResize(DataType dtype, std::span<const int64_t> input_
   }
   if ((!scales.empty() && scales.size() != n) || (!sizes.empty() && sizes.size() != n) ||
       (!roi.empty() && roi.size() != 2 * n)) {
-    return MakeStatus(StatusCode::kInvalidArgument, "Resize: input ", Str(input_shape), " has ",
-                      n, " resized axes, but got ", scales.size(), " scales, ", sizes.size(),
-                      " sizes and ", roi.size(), " roi values (expected ", n, ", ", n, ", ",
-                      2 * n, ")");
+    return MakeStatus(StatusCode::kInvalidArgument, "Resize: input ", Str(input_shape), " has ", n,
+                      " resized axes, but got ", scales.size(), " scales, ", sizes.size(),
+                      " sizes and ", roi.size(), " roi values (expected ", n, ", ", n, ", ", 2 * n,
+                      ")");
   }
   std::vector<AxisGeometry> geo(rank);
   for (int64_t d = 0; d < rank; ++d) {
@@ -358,9 +357,8 @@ Result<ResizePlan> PrepareResize(DataType dtype, std::span<const int64_t> input_
     }
     if (!scales.empty()) {
       if (!(scales[i] > 0.0f) || !std::isfinite(scales[i])) {
-        return MakeStatus(StatusCode::kInvalidArgument, "Resize: scale ", scales[i],
-                          " for axis ", axes[i], " of input ", Str(input_shape),
-                          " must be finite and > 0");
+        return MakeStatus(StatusCode::kInvalidArgument, "Resize: scale ", scales[i], " for axis ",
+                          axes[i], " of input ", Str(input_shape), " must be finite and > 0");
       }
       g.exact = false;
       g.scale = scales[i];
@@ -381,8 +379,7 @@ Result<ResizePlan> PrepareResize(DataType dtype, std::span<const int64_t> input_
     }
     if (g.in == 0 && g.out > 0) {
       return MakeStatus(StatusCode::kInvalidArgument, "Resize: axis ", axes[i], " of input ",
-                        Str(input_shape), " is empty but the output needs ", g.out,
-                        " elements");
+                        Str(input_shape), " is empty but the output needs ", g.out, " elements");
     }
   }
   ResizePlan plan;

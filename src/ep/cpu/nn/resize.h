@@ -62,10 +62,10 @@ struct ResizeAttributes {
 
 // Where one axis of the output reads from, for linear and cubic. Internal to the plan.
 struct ResizeAxis {
-  bool identity = false;        // out == in and every output reads its own index, weight 1
-  int64_t taps = 0;             // entries per output coordinate
-  std::vector<int64_t> index;   // [out * taps]: input index, clamped to the axis
-  std::vector<double> weight;   // [out * taps]
+  bool identity = false;         // out == in and every output reads its own index, weight 1
+  int64_t taps = 0;              // entries per output coordinate
+  std::vector<int64_t> index;    // [out * taps]: input index, clamped to the axis
+  std::vector<double> weight;    // [out * taps]
   std::vector<uint8_t> outside;  // [out]: tf_crop_and_resize samples outside the input
 };
 

@@ -2,15 +2,16 @@
 // libonnx-testdata by resize_onnx_cases.py), the exact-tie edge cases of issue 6, antialiasing
 // and N-D linear against independent references written from the spec formulas, opset-18
 // keep_aspect_ratio_policy and axes, tf_crop_and_resize extrapolation, and errors.
+#include "ep/cpu/nn/resize.h"
+
+#include <gtest/gtest.h>
+
 #include <cmath>
 #include <random>
 #include <string>
 #include <vector>
 
-#include <gtest/gtest.h>
-
 #include "ep/cpu/nn/nn_test_util.h"
-#include "ep/cpu/nn/resize.h"
 
 namespace nxrt::cpu::nn {
 namespace {
@@ -52,9 +53,8 @@ TEST(ResizeTest, OnnxBackendNodeTests) {
     attr.cubic_coeff_a = c.cubic_coeff_a;
     attr.exclude_outside = c.exclude_outside != 0;
     attr.extrapolation_value = c.extrapolation_value;
-    NXRT_ASSERT_OK_AND_ASSIGN(
-        ResizePlan plan,
-        PrepareResize(DataType::kFloat, c.input_shape, attr, c.roi, c.scales, c.sizes));
+    NXRT_ASSERT_OK_AND_ASSIGN(ResizePlan plan, PrepareResize(DataType::kFloat, c.input_shape, attr,
+                                                             c.roi, c.scales, c.sizes));
     ASSERT_EQ(plan.output_shape, c.output_shape);
     std::vector<float> out(Count(plan.output_shape));
     NXRT_ASSERT_OK(Resize(plan, c.input.data(), out.data()));
@@ -168,14 +168,16 @@ TEST(ResizeTest, RandomNdLinearAndCubicWithAxesAgainstSeparableReference) {
     std::vector<double> mid(Count(mid_shape));
     ForEachIndex(mid_shape, [&](const std::vector<int64_t>& o) {
       std::vector<double> line;
-      for (int64_t j = 0; j < in_shape[2]; ++j) line.push_back(in[Offset(in_shape, {{o[0], o[1], j}})]);
+      for (int64_t j = 0; j < in_shape[2]; ++j)
+        line.push_back(in[Offset(in_shape, {{o[0], o[1], j}})]);
       mid[Offset(mid_shape, o)] =
           ReferenceFilter1D(line, coord(o[2], in_shape[2], sizes[0]), mode, -0.75, 1.0, false);
     });
     std::vector<double> expected(out.size());
     ForEachIndex(out_shape, [&](const std::vector<int64_t>& o) {
       std::vector<double> line;
-      for (int64_t j = 0; j < in_shape[1]; ++j) line.push_back(mid[Offset(mid_shape, {{o[0], j, o[2]}})]);
+      for (int64_t j = 0; j < in_shape[1]; ++j)
+        line.push_back(mid[Offset(mid_shape, {{o[0], j, o[2]}})]);
       expected[Offset(out_shape, o)] =
           ReferenceFilter1D(line, coord(o[1], in_shape[1], sizes[1]), mode, -0.75, 1.0, false);
     });
@@ -190,8 +192,8 @@ TEST(ResizeTest, KeepAspectRatioPolicy) {
   attr.axes = {2, 3};
   attr.keep_aspect_ratio_policy = KeepAspectRatioPolicy::kNotLarger;
   const std::vector<int64_t> sizes = {7, 8};
-  NXRT_ASSERT_OK_AND_ASSIGN(ResizePlan smaller,
-                            PrepareResize(DataType::kFloat, Shape{1, 1, 2, 2}, attr, {}, {}, sizes));
+  NXRT_ASSERT_OK_AND_ASSIGN(
+      ResizePlan smaller, PrepareResize(DataType::kFloat, Shape{1, 1, 2, 2}, attr, {}, {}, sizes));
   EXPECT_EQ(smaller.output_shape, (Shape{1, 1, 7, 7}));
   std::vector<float> out(49);
   NXRT_ASSERT_OK(Resize(smaller, x.data(), out.data()));
@@ -200,8 +202,8 @@ TEST(ResizeTest, KeepAspectRatioPolicy) {
             (std::vector<float>{1, 1, 1, 1, 2, 2, 2}));
   EXPECT_EQ(out[48], 4);
   attr.keep_aspect_ratio_policy = KeepAspectRatioPolicy::kNotSmaller;
-  NXRT_ASSERT_OK_AND_ASSIGN(ResizePlan larger,
-                            PrepareResize(DataType::kFloat, Shape{1, 1, 2, 2}, attr, {}, {}, sizes));
+  NXRT_ASSERT_OK_AND_ASSIGN(
+      ResizePlan larger, PrepareResize(DataType::kFloat, Shape{1, 1, 2, 2}, attr, {}, {}, sizes));
   EXPECT_EQ(larger.output_shape, (Shape{1, 1, 8, 8}));
 }
 
@@ -213,17 +215,15 @@ TEST(ResizeTest, TfCropAndResizeNearestExtrapolatesIntegersAndStrings) {
   attr.extrapolation_value = 300.0;
   const std::vector<double> roi = {0.5, 2.0};
   const std::vector<uint8_t> in = {10, 20, 30};
-  NXRT_ASSERT_OK_AND_ASSIGN(ResizePlan plan,
-                            PrepareResize(DataType::kUint8, Shape{3}, attr, roi, {},
-                                          std::vector<int64_t>{4}));
+  NXRT_ASSERT_OK_AND_ASSIGN(ResizePlan plan, PrepareResize(DataType::kUint8, Shape{3}, attr, roi,
+                                                           {}, std::vector<int64_t>{4}));
   std::vector<uint8_t> out(4);
   NXRT_ASSERT_OK(Resize(plan, in.data(), out.data()));
   EXPECT_EQ(out, (std::vector<uint8_t>{20, 30, 255, 255}));  // 300 saturates to 255
 
   const std::vector<std::string> words = {"a", "b", "c"};
-  NXRT_ASSERT_OK_AND_ASSIGN(ResizePlan splan,
-                            PrepareResize(DataType::kString, Shape{3}, attr, roi, {},
-                                          std::vector<int64_t>{4}));
+  NXRT_ASSERT_OK_AND_ASSIGN(ResizePlan splan, PrepareResize(DataType::kString, Shape{3}, attr, roi,
+                                                            {}, std::vector<int64_t>{4}));
   std::vector<std::string> sout(4);
   NXRT_ASSERT_OK(Resize(splan, words.data(), sout.data()));
   EXPECT_EQ(sout, (std::vector<std::string>{"b", "c", "", ""}));
@@ -268,8 +268,8 @@ TEST(ResizeTest, Errors) {
   EXPECT_FALSE(
       PrepareResize(DataType::kFloat, Shape{4}, attr, {}, std::vector<float>{-1.0f}, {}).ok());
   attr.mode = ResizeMode::kLinear;
-  EXPECT_FALSE(PrepareResize(DataType::kString, Shape{4}, attr, {}, std::vector<float>{2}, {})
-                   .ok());
+  EXPECT_FALSE(
+      PrepareResize(DataType::kString, Shape{4}, attr, {}, std::vector<float>{2}, {}).ok());
   EXPECT_FALSE(ParseResizeMode("area").ok());
   EXPECT_FALSE(ParseResizeCoordinateMode("center").ok());
   EXPECT_FALSE(ParseResizeNearestMode("nearest").ok());

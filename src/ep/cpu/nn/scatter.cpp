@@ -105,8 +105,10 @@ Result<ScatterElementsPlan> PrepareScatterElements(DataType dtype,
   for (int64_t d = 0; ok && d < rank; ++d) ok = d == a || indices_shape[d] <= data_shape[d];
   if (!ok) {
     return MakeStatus(StatusCode::kInvalidArgument, kOp, ": indices ", Str(indices_shape),
-                      " do not fit data ", Str(data_shape), " (same rank, and no larger dims "
-                      "except along axis ", a, ")");
+                      " do not fit data ", Str(data_shape),
+                      " (same rank, and no larger dims "
+                      "except along axis ",
+                      a, ")");
   }
   ScatterElementsPlan plan;
   plan.dtype = dtype;
@@ -134,9 +136,9 @@ Status ScatterElements(const ScatterElementsPlan& plan, const void* data, const 
     std::vector<int64_t> idx(rank, 0);
     int64_t base = 0;
     for (int64_t j = 0; j < count; ++j) {
-      NXRT_ASSIGN_OR_RETURN(
-          const int64_t i, ResolveIndex("ScatterElements", ReadIndex(plan.index_type, indices, j),
-                                        axis_dim, j, plan.axis));
+      NXRT_ASSIGN_OR_RETURN(const int64_t i,
+                            ResolveIndex("ScatterElements", ReadIndex(plan.index_type, indices, j),
+                                         axis_dim, j, plan.axis));
       T& dst = out[base + i * axis_stride];
       if constexpr (std::is_arithmetic_v<T> || std::is_same_v<T, Float16> ||
                     std::is_same_v<T, BFloat16>) {
@@ -159,8 +161,7 @@ Status ScatterElements(const ScatterElementsPlan& plan, const void* data, const 
 }
 
 Result<ScatterNDPlan> PrepareScatterND(DataType dtype, std::span<const int64_t> data_shape,
-                                       DataType index_type,
-                                       std::span<const int64_t> indices_shape,
+                                       DataType index_type, std::span<const int64_t> indices_shape,
                                        std::span<const int64_t> updates_shape,
                                        ScatterReduction reduction) {
   constexpr std::string_view kOp = "ScatterND";
@@ -183,8 +184,7 @@ Result<ScatterNDPlan> PrepareScatterND(DataType dtype, std::span<const int64_t> 
   }
   Shape expected(indices_shape.begin(), indices_shape.end() - 1);
   expected.insert(expected.end(), data_shape.begin() + k, data_shape.end());
-  if (!std::equal(expected.begin(), expected.end(), updates_shape.begin(),
-                  updates_shape.end())) {
+  if (!std::equal(expected.begin(), expected.end(), updates_shape.begin(), updates_shape.end())) {
     return MakeStatus(StatusCode::kInvalidArgument, kOp, ": updates have shape ",
                       Str(updates_shape), ", expected ", Str(expected), " for data ",
                       Str(data_shape), " and indices ", Str(indices_shape));

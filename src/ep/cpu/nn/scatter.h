@@ -27,8 +27,8 @@ struct ScatterElementsPlan {
   DataType dtype = DataType::kUndefined;
   DataType index_type = DataType::kInt64;
   ScatterReduction reduction = ScatterReduction::kNone;
-  Shape data_shape;      // = the output shape
-  Shape updates_shape;   // = the indices shape
+  Shape data_shape;     // = the output shape
+  Shape updates_shape;  // = the indices shape
   int64_t axis = 0;
 };
 
@@ -61,8 +61,7 @@ struct ScatterNDPlan {
 // ScatterND (ONNX opset 11, 13, 16 add/mul, 18 max/min): indices [..., k] with 1 <= k <=
 // rank(data); updates must have shape indices[:-1] + data[k:].
 Result<ScatterNDPlan> PrepareScatterND(DataType dtype, std::span<const int64_t> data_shape,
-                                       DataType index_type,
-                                       std::span<const int64_t> indices_shape,
+                                       DataType index_type, std::span<const int64_t> indices_shape,
                                        std::span<const int64_t> updates_shape,
                                        ScatterReduction reduction);
 

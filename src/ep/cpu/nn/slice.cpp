@@ -27,12 +27,12 @@ Result<SlicePlan> PrepareSlice(DataType dtype, std::span<const int64_t> input_sh
   plan.input_strides = strides;
   std::vector<bool> seen(rank, false);
   for (size_t i = 0; i < n; ++i) {
-    NXRT_ASSIGN_OR_RETURN(const int64_t a,
-                          NormalizeAxis("Slice", axes.empty() ? static_cast<int64_t>(i) : axes[i],
-                                        rank));
+    NXRT_ASSIGN_OR_RETURN(
+        const int64_t a,
+        NormalizeAxis("Slice", axes.empty() ? static_cast<int64_t>(i) : axes[i], rank));
     if (seen[a]) {
-      return MakeStatus(StatusCode::kInvalidArgument, "Slice: axes ", Str(axes),
-                        " repeat axis ", a);
+      return MakeStatus(StatusCode::kInvalidArgument, "Slice: axes ", Str(axes), " repeat axis ",
+                        a);
     }
     seen[a] = true;
     if (!steps.empty() && steps[i] == 0) {
@@ -69,8 +69,7 @@ Result<SlicePlan> PrepareSlice(DataType dtype, std::span<const int64_t> input_sh
 Status Slice(const SlicePlan& plan, const void* input, void* output) {
   const auto* src = static_cast<const char*>(input) +
                     plan.input_offset * static_cast<int64_t>(DataTypeSize(plan.dtype));
-  StridedCopy(plan.dtype, plan.output_shape, src, plan.input_strides, output,
-              plan.output_strides);
+  StridedCopy(plan.dtype, plan.output_shape, src, plan.input_strides, output, plan.output_strides);
   return Status::Ok();
 }
 

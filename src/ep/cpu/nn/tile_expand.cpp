@@ -48,8 +48,7 @@ Result<RepeatPlan> PrepareExpand(DataType dtype, std::span<const int64_t> input_
 }
 
 Status Repeat(const RepeatPlan& plan, const void* input, void* output) {
-  StridedCopy(plan.dtype, plan.view_shape, input, plan.view_strides, output,
-              plan.output_strides);
+  StridedCopy(plan.dtype, plan.view_shape, input, plan.view_strides, output, plan.output_strides);
   return Status::Ok();
 }
 

@@ -57,8 +57,8 @@ Result<PermutePlan> PrepareTranspose(DataType dtype, std::span<const int64_t> in
     for (int64_t a : perm) {
       if (a < 0 || a >= rank || seen[a]) {
         return MakeStatus(StatusCode::kInvalidArgument, "Transpose: perm ", Str(perm),
-                          " is not a permutation of 0..", rank - 1, " (input ",
-                          Str(input_shape), ")");
+                          " is not a permutation of 0..", rank - 1, " (input ", Str(input_shape),
+                          ")");
       }
       seen[a] = true;
     }
@@ -115,8 +115,7 @@ Result<PermutePlan> PrepareSpaceToDepth(DataType dtype, std::span<const int64_t>
 }
 
 Status Permute(const PermutePlan& plan, const void* input, void* output) {
-  StridedCopy(plan.dtype, plan.view_shape, input, plan.view_strides, output,
-              plan.output_strides);
+  StridedCopy(plan.dtype, plan.view_shape, input, plan.view_strides, output, plan.output_strides);
   return Status::Ok();
 }
 
