@@ -1,0 +1,287 @@
+// ep/cpu/nn/matmul_test.cpp: tests of MatMul and Gemm (oneDNN float path and reference dtypes)
+// against a naive double-precision matmul written in the test, with broadcasting, 1-D
+// promotion, zero-sized dims, concurrent runs of one plan, and shape errors.
+#include "ep/cpu/nn/matmul.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "ep/cpu/nn/dnnl_threads.h"
+#include "ep/cpu/nn/nn_test_util.h"
+
+namespace nxrt::cpu::nn {
+namespace {
+
+using testing::AllClose;
+using testing::Count;
+using testing::ForEachIndex;
+using testing::Offset;
+using testing::RandomInt;
+
+// NumPy matmul in double, from the definition.
+std::vector<double> NaiveMatMul(const Shape& a_shape, const std::vector<double>& a,
+                                const Shape& b_shape, const std::vector<double>& b,
+                                Shape* out_shape) {
+  Shape as = a_shape, bs = b_shape;
+  if (as.size() == 1) as.insert(as.begin(), 1);
+  if (bs.size() == 1) bs.push_back(1);
+  const int64_t m = as[as.size() - 2], k = as.back(), n = bs.back();
+  const size_t rank = std::max(as.size(), bs.size());
+  while (as.size() < rank) as.insert(as.begin(), 1);
+  while (bs.size() < rank) bs.insert(bs.begin(), 1);
+  Shape full(rank);
+  for (size_t d = 0; d + 2 < rank; ++d) full[d] = std::max(as[d], bs[d]);
+  full[rank - 2] = m;
+  full[rank - 1] = n;
+  std::vector<double> y(Count(full), 0.0);
+  ForEachIndex(full, [&](const std::vector<int64_t>& o) {
+    std::vector<int64_t> ai(rank), bi(rank);
+    for (size_t d = 0; d + 2 < rank; ++d) {
+      ai[d] = as[d] == 1 ? 0 : o[d];
+      bi[d] = bs[d] == 1 ? 0 : o[d];
+    }
+    double s = 0;
+    for (int64_t p = 0; p < k; ++p) {
+      ai[rank - 2] = o[rank - 2];
+      ai[rank - 1] = p;
+      bi[rank - 2] = p;
+      bi[rank - 1] = o[rank - 1];
+      s += a[Offset(as, ai)] * b[Offset(bs, bi)];
+    }
+    y[Offset(full, o)] = s;
+  });
+  out_shape->assign(full.begin(), full.end() - 2);
+  if (a_shape.size() > 1) out_shape->push_back(m);
+  if (b_shape.size() > 1) out_shape->push_back(n);
+  return y;
+}
+
+template <typename T>
+std::vector<T> Cast(const std::vector<double>& v) {
+  std::vector<T> out;
+  for (double x : v) out.push_back(static_cast<T>(x));
+  return out;
+}
+
+TEST(MatMulTest, RandomBroadcastShapesFloatThroughOneDnn) {
+  std::mt19937 rng(41);
+  for (int iter = 0; iter < 60; ++iter) {
+    const int64_t m = RandomInt(rng, 1, 9), n = RandomInt(rng, 1, 9), k = RandomInt(rng, 1, 9);
+    const int64_t batch_rank = RandomInt(rng, 0, 3);
+    Shape batch = testing::RandomShape(rng, batch_rank, 1, 3);
+    Shape a_shape, b_shape;
+    for (int64_t d : batch) a_shape.push_back(RandomInt(rng, 0, 1) ? d : 1);
+    for (int64_t d : batch) b_shape.push_back(RandomInt(rng, 0, 1) ? d : 1);
+    if (RandomInt(rng, 0, 2) == 0) b_shape.clear();  // B shared by all batches
+    a_shape.insert(a_shape.end(), {m, k});
+    b_shape.insert(b_shape.end(), {k, n});
+    if (iter % 10 == 3) a_shape = {k};  // 1-D promotion of A
+    if (iter % 10 == 7) b_shape = {k};  // 1-D promotion of B
+    const std::vector<double> a = testing::RandomVector<double>(rng, Count(a_shape));
+    const std::vector<double> b = testing::RandomVector<double>(rng, Count(b_shape));
+    Shape want_shape;
+    const std::vector<double> want = NaiveMatMul(a_shape, a, b_shape, b, &want_shape);
+    NXRT_ASSERT_OK_AND_ASSIGN(MatMulPlan plan, PrepareMatMul(DataType::kFloat, a_shape, b_shape));
+    ASSERT_EQ(plan.output_shape, want_shape)
+        << ShapeToString(a_shape) << " x " << ShapeToString(b_shape);
+    EXPECT_NE(plan.dnnl, nullptr);
+    std::vector<float> y(Count(want_shape));
+    NXRT_ASSERT_OK(MatMul(plan, Cast<float>(a).data(), Cast<float>(b).data(), y.data()));
+    EXPECT_TRUE(AllClose(y, want, 1e-5, 1e-5))
+        << ShapeToString(a_shape) << " x " << ShapeToString(b_shape);
+  }
+}
+
+TEST(MatMulTest, ReferenceDtypes) {
+  std::mt19937 rng(42);
+  const Shape a_shape = {2, 1, 3, 4}, b_shape = {3, 4, 5};
+  std::vector<double> a, b;
+  for (int64_t i = 0; i < Count(a_shape); ++i)
+    a.push_back(static_cast<double>(RandomInt(rng, -9, 9)));
+  for (int64_t i = 0; i < Count(b_shape); ++i)
+    b.push_back(static_cast<double>(RandomInt(rng, -9, 9)));
+  Shape shape;
+  const std::vector<double> want = NaiveMatMul(a_shape, a, b_shape, b, &shape);
+  {
+    NXRT_ASSERT_OK_AND_ASSIGN(MatMulPlan plan, PrepareMatMul(DataType::kDouble, a_shape, b_shape));
+    std::vector<double> y(want.size());
+    NXRT_ASSERT_OK(MatMul(plan, a.data(), b.data(), y.data()));
+    EXPECT_EQ(y, want);
+  }
+  {
+    NXRT_ASSERT_OK_AND_ASSIGN(MatMulPlan plan, PrepareMatMul(DataType::kInt32, a_shape, b_shape));
+    std::vector<int32_t> y(want.size());
+    NXRT_ASSERT_OK(MatMul(plan, Cast<int32_t>(a).data(), Cast<int32_t>(b).data(), y.data()));
+    EXPECT_EQ(y, Cast<int32_t>(want));
+  }
+  {
+    NXRT_ASSERT_OK_AND_ASSIGN(MatMulPlan plan, PrepareMatMul(DataType::kInt64, a_shape, b_shape));
+    std::vector<int64_t> y(want.size());
+    NXRT_ASSERT_OK(MatMul(plan, Cast<int64_t>(a).data(), Cast<int64_t>(b).data(), y.data()));
+    EXPECT_EQ(y, Cast<int64_t>(want));
+  }
+  {
+    std::vector<Float16> ah, bh;
+    for (double v : a) ah.push_back(Float16(static_cast<float>(v)));
+    for (double v : b) bh.push_back(Float16(static_cast<float>(v)));
+    NXRT_ASSERT_OK_AND_ASSIGN(MatMulPlan plan, PrepareMatMul(DataType::kFloat16, a_shape, b_shape));
+    std::vector<Float16> y(want.size());
+    NXRT_ASSERT_OK(MatMul(plan, ah.data(), bh.data(), y.data()));
+    for (size_t i = 0; i < y.size(); ++i) EXPECT_EQ(static_cast<float>(y[i]), want[i]);
+  }
+}
+
+TEST(MatMulTest, ZeroSizedDims) {
+  // [1,0,K] x [K,N] -> [1,0,N]; K = 0 gives zeros.
+  NXRT_ASSERT_OK_AND_ASSIGN(MatMulPlan empty,
+                            PrepareMatMul(DataType::kFloat, Shape{1, 0, 3}, Shape{3, 4}));
+  EXPECT_EQ(empty.output_shape, (Shape{1, 0, 4}));
+  NXRT_ASSERT_OK(MatMul(empty, nullptr, nullptr, nullptr));
+  NXRT_ASSERT_OK_AND_ASSIGN(MatMulPlan k0,
+                            PrepareMatMul(DataType::kFloat, Shape{2, 0}, Shape{0, 3}));
+  EXPECT_EQ(k0.output_shape, (Shape{2, 3}));
+  std::vector<float> y(6, 7.0f);
+  NXRT_ASSERT_OK(MatMul(k0, nullptr, nullptr, y.data()));
+  EXPECT_EQ(y, std::vector<float>(6, 0.0f));
+}
+
+TEST(MatMulTest, ShapeErrorsNameBothShapes) {
+  auto r = PrepareMatMul(DataType::kFloat, Shape{2, 3}, Shape{4, 5});
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("[2,3]"), std::string::npos) << r.status().message();
+  EXPECT_NE(r.status().message().find("[4,5]"), std::string::npos) << r.status().message();
+  auto batch = PrepareMatMul(DataType::kFloat, Shape{2, 2, 3}, Shape{3, 3, 5});
+  ASSERT_FALSE(batch.ok());
+  EXPECT_NE(batch.status().message().find("[3,3,5]"), std::string::npos);
+  EXPECT_EQ(PrepareMatMul(DataType::kInt8, Shape{2, 3}, Shape{3, 5}).status().code(),
+            StatusCode::kUnsupported);
+}
+
+TEST(MatMulTest, OnePlanRunsFromSeveralThreads) {
+  std::mt19937 rng(43);
+  const Shape a_shape = {4, 33, 47}, b_shape = {47, 29};
+  const std::vector<double> a = testing::RandomVector<double>(rng, Count(a_shape));
+  const std::vector<double> b = testing::RandomVector<double>(rng, Count(b_shape));
+  Shape shape;
+  const std::vector<double> want = NaiveMatMul(a_shape, a, b_shape, b, &shape);
+  NXRT_ASSERT_OK_AND_ASSIGN(MatMulPlan plan, PrepareMatMul(DataType::kFloat, a_shape, b_shape));
+  const std::vector<float> af = Cast<float>(a), bf = Cast<float>(b);
+  std::vector<int> failures(4, 0);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      SetDnnlThreads(t % 2 + 1);
+      for (int run = 0; run < 20; ++run) {
+        std::vector<float> y(want.size());
+        if (!MatMul(plan, af.data(), bf.data(), y.data()).ok() || !AllClose(y, want, 1e-5, 1e-5)) {
+          ++failures[t];
+        }
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(failures, std::vector<int>(4, 0));
+  SetDnnlThreads(1);
+  EXPECT_EQ(DnnlThreads(), 1);
+}
+
+TEST(GemmTest, RandomTransposesScalesAndBroadcastC) {
+  std::mt19937 rng(44);
+  const Shape c_shapes[] = {{}, {1}, {5}, {1, 5}, {4, 1}, {4, 5}};
+  for (int iter = 0; iter < 48; ++iter) {
+    const int64_t m = 4, n = 5, k = RandomInt(rng, 1, 7);
+    GemmAttributes attr;
+    attr.trans_a = iter & 1;
+    attr.trans_b = iter & 2;
+    attr.alpha = iter % 3 == 0 ? 1.0f : 0.5f;
+    attr.beta = iter % 4 == 0 ? 0.0f : 2.0f;
+    const bool use_c = iter % 7 != 0;
+    const Shape c_shape = c_shapes[iter % 6];
+    const Shape a_shape = attr.trans_a ? Shape{k, m} : Shape{m, k};
+    const Shape b_shape = attr.trans_b ? Shape{n, k} : Shape{k, n};
+    const std::vector<double> a = testing::RandomVector<double>(rng, Count(a_shape));
+    const std::vector<double> b = testing::RandomVector<double>(rng, Count(b_shape));
+    const std::vector<double> c = testing::RandomVector<double>(rng, Count(c_shape));
+    std::vector<double> want(m * n);
+    for (int64_t i = 0; i < m; ++i) {
+      for (int64_t j = 0; j < n; ++j) {
+        double s = 0;
+        for (int64_t p = 0; p < k; ++p) {
+          s += (attr.trans_a ? a[p * m + i] : a[i * k + p]) *
+               (attr.trans_b ? b[j * k + p] : b[p * n + j]);
+        }
+        const int64_t ci = c_shape.size() == 2
+                               ? (c_shape[0] == 1 ? 0 : i) * c_shape[1] + (c_shape[1] == 1 ? 0 : j)
+                               : (c_shape.empty() || c_shape[0] == 1 ? 0 : j);
+        want[i * n + j] = attr.alpha * s + (use_c ? attr.beta * c[ci] : 0.0);
+      }
+    }
+    const std::optional<std::span<const int64_t>> cs =
+        use_c ? std::optional<std::span<const int64_t>>(c_shape) : std::nullopt;
+    for (DataType dtype : {DataType::kFloat, DataType::kDouble}) {
+      NXRT_ASSERT_OK_AND_ASSIGN(GemmPlan plan, PrepareGemm(dtype, a_shape, b_shape, cs, attr));
+      ASSERT_EQ(plan.output_shape, (Shape{m, n}));
+      if (dtype == DataType::kFloat) {
+        EXPECT_NE(plan.dnnl, nullptr);
+        std::vector<float> y(m * n);
+        NXRT_ASSERT_OK(Gemm(plan, Cast<float>(a).data(), Cast<float>(b).data(),
+                            Cast<float>(c).data(), y.data()));
+        EXPECT_TRUE(AllClose(y, want, 1e-5, 1e-5)) << "iteration " << iter;
+      } else {
+        std::vector<double> y(m * n);
+        NXRT_ASSERT_OK(Gemm(plan, a.data(), b.data(), c.data(), y.data()));
+        EXPECT_TRUE(AllClose(y, want, 1e-12, 1e-12)) << "iteration " << iter;
+      }
+    }
+  }
+}
+
+// ONNX gemm_all_attributes-style integer case: alpha 2, beta 3, transB, C [1, N].
+TEST(GemmTest, IntegerReference) {
+  const std::vector<int64_t> a = {1, 2, 3, 4, 5, 6};  // [2,3]
+  const std::vector<int64_t> b = {1, 0, 1, 0, 1, 1};  // [2,3] transposed -> [3,2]
+  const std::vector<int64_t> c = {10, 20};
+  GemmAttributes attr;
+  attr.trans_b = true;
+  attr.alpha = 2.0f;
+  attr.beta = 3.0f;
+  const Shape c_shape = {1, 2};
+  NXRT_ASSERT_OK_AND_ASSIGN(GemmPlan plan,
+                            PrepareGemm(DataType::kInt64, Shape{2, 3}, Shape{2, 3}, c_shape, attr));
+  std::vector<int64_t> y(4);
+  NXRT_ASSERT_OK(Gemm(plan, a.data(), b.data(), c.data(), y.data()));
+  // A @ B^T = [[4, 5], [10, 11]] -> 2 * that + 3 * [10, 20].
+  EXPECT_EQ(y, (std::vector<int64_t>{38, 70, 50, 82}));
+}
+
+TEST(GemmTest, ZeroKGivesBetaC) {
+  const std::vector<float> c = {1, 2, 3};
+  GemmAttributes attr;
+  attr.beta = 2.0f;
+  const Shape c_shape = {3};
+  NXRT_ASSERT_OK_AND_ASSIGN(GemmPlan plan,
+                            PrepareGemm(DataType::kFloat, Shape{2, 0}, Shape{0, 3}, c_shape, attr));
+  std::vector<float> y(6, -1.0f);
+  NXRT_ASSERT_OK(Gemm(plan, nullptr, nullptr, c.data(), y.data()));
+  EXPECT_EQ(y, (std::vector<float>{2, 4, 6, 2, 4, 6}));
+}
+
+TEST(GemmTest, ShapeErrors) {
+  auto k = PrepareGemm(DataType::kFloat, Shape{2, 3}, Shape{4, 5}, std::nullopt, {});
+  ASSERT_FALSE(k.ok());
+  EXPECT_NE(k.status().message().find("[2,3]"), std::string::npos) << k.status().message();
+  EXPECT_NE(k.status().message().find("[4,5]"), std::string::npos) << k.status().message();
+  const Shape bad_c = {3, 5};
+  auto c = PrepareGemm(DataType::kFloat, Shape{2, 3}, Shape{3, 5}, bad_c, {});
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.status().message().find("[3,5]"), std::string::npos) << c.status().message();
+  EXPECT_NE(c.status().message().find("[2,5]"), std::string::npos) << c.status().message();
+  EXPECT_FALSE(PrepareGemm(DataType::kFloat, Shape{2, 3, 1}, Shape{3, 5}, std::nullopt, {}).ok());
+}
+
+}  // namespace
+}  // namespace nxrt::cpu::nn
