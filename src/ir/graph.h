@@ -14,11 +14,13 @@
 #pragma once
 
 #include <cstdint>
-#include <map>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "nxrt/data_type.h"
@@ -154,7 +156,12 @@ struct Graph {
   void Reindex();
 
  private:
-  std::unordered_map<std::string, ValueId> value_index_;
+  // Lets FindValue look a string_view up without building a std::string.
+  struct NameHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  std::unordered_map<std::string, ValueId, NameHash, std::equal_to<>> value_index_;
   std::unordered_map<ValueId, size_t> initializer_index_;
 };
 
