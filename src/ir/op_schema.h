@@ -1,0 +1,59 @@
+// ir/op_schema.h: which version of an ONNX operator's schema is in force at a given opset.
+//
+// Layer: nxrt_ir. Answers "node X (op, domain) at opset N uses the schema of version S" (S is the
+// schema's since_version, the number kernels are registered under), and which ops exist at all.
+//
+// Sources: libonnx's schema registry (Debian's ONNX 1.12: ai.onnx opsets 1-17, ai.onnx.ml 1-3,
+// ai.onnx.preview.training 1), plus nxrt's own table of the schema versions ONNX added after 1.12:
+// ai.onnx opsets 18-21 and ai.onnx.ml 4-5, taken from the operator set lists of ONNX's
+// onnx/defs/operator_sets.h and operator_sets_ml.h (the "Version N of the ... operator set"
+// sections of ONNX's docs/Changelog.md). To support a newer opset, add its rows to that table in
+// op_schema.cpp and raise MaxKnownOpset.
+//
+// Domains are accepted in either spelling ("" or "ai.onnx" for the default domain). Custom domains
+// (com.microsoft, ...) have no schemas here: every query answers "unknown".
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+namespace nxrt::ir {
+
+// The highest opset of `domain` whose operator versions nxrt knows: 21 for ai.onnx, 5 for
+// ai.onnx.ml, libonnx's range for its other domains (1 for ai.onnx.preview.training and
+// ai.onnx.training); -1 for any other domain.
+int MaxKnownOpset(std::string_view domain);
+
+// The since_version of the schema of `op_type` in `domain` that is in force at `opset`: the
+// largest schema version <= opset. -1 when the op is unknown in that domain or all its versions
+// are newer than `opset`. An opset above MaxKnownOpset(domain) is answered as MaxKnownOpset: the
+// newest version nxrt knows (newer ONNX releases may have added a version nxrt does not know).
+// Examples: ("", "Add", 17) -> 14, ("", "Add", 6) -> 6, ("", "ReduceMean", 18) -> 18.
+int SinceVersion(std::string_view domain, std::string_view op_type, int64_t opset);
+
+// One version of an operator's schema.
+struct OpSchemaVersion {
+  int since_version = 0;
+  // The last opset this version is in force at: the next version's since_version - 1, or
+  // MaxKnownOpset(domain) for the newest known version.
+  int last_opset = 0;
+  // ONNX deprecated the op at this version (e.g. Upsample-10, Scatter-11): a model at such an
+  // opset should not use it.
+  bool deprecated = false;
+};
+
+// True when `op_type` has a schema in `domain` at any opset nxrt knows.
+bool IsKnownOp(std::string_view domain, std::string_view op_type);
+
+// All known schema versions of `op_type` in `domain`, ascending by since_version; empty when the
+// op is unknown. For kernel tables: a kernel written for version v covers opsets
+// [v.since_version, v.last_opset].
+std::vector<OpSchemaVersion> OpSchemaVersions(std::string_view domain, std::string_view op_type);
+
+// The schema version in force at `opset` (as SinceVersion), or nullopt when there is none.
+std::optional<OpSchemaVersion> SchemaAt(std::string_view domain, std::string_view op_type,
+                                        int64_t opset);
+
+}  // namespace nxrt::ir

@@ -1,0 +1,124 @@
+// ir/op_schema_test.cpp: operator schema versions: known values from the ONNX operator docs,
+// agreement with libonnx for opsets 1-17, and nxrt's table for opsets 18-21 and ai.onnx.ml 4-5.
+#include "ir/op_schema.h"
+
+#include <gtest/gtest.h>
+
+#include "onnx/defs/schema.h"
+
+namespace nxrt::ir {
+namespace {
+
+TEST(OpSchemaTest, KnownSinceVersions) {
+  EXPECT_EQ(SinceVersion("", "Add", 17), 14);
+  EXPECT_EQ(SinceVersion("", "Add", 6), 6);
+  EXPECT_EQ(SinceVersion("", "Add", 1), 1);
+  EXPECT_EQ(SinceVersion("", "Softmax", 11), 11);
+  EXPECT_EQ(SinceVersion("", "Softmax", 12), 11);
+  EXPECT_EQ(SinceVersion("", "Softmax", 13), 13);
+  EXPECT_EQ(SinceVersion("", "Conv", 17), 11);
+  EXPECT_EQ(SinceVersion("", "Clip", 9), 6);
+  EXPECT_EQ(SinceVersion("", "Clip", 11), 11);
+  EXPECT_EQ(SinceVersion("", "LayerNormalization", 17), 17);
+}
+
+TEST(OpSchemaTest, DomainSpellings) {
+  EXPECT_EQ(SinceVersion("ai.onnx", "Add", 17), 14);
+  EXPECT_EQ(SinceVersion("ai.onnx.ml", "LabelEncoder", 2), 2);
+  EXPECT_EQ(SinceVersion("ai.onnx.ml", "LabelEncoder", 3), 2);
+  EXPECT_EQ(SinceVersion("ai.onnx.preview.training", "Adam", 1), 1);
+}
+
+TEST(OpSchemaTest, UnknownOps) {
+  EXPECT_EQ(SinceVersion("", "NoSuchOp", 17), -1);
+  EXPECT_EQ(SinceVersion("com.microsoft", "FusedConv", 1), -1);
+  EXPECT_EQ(SinceVersion("", "Add", 0), -1);  // older than every version
+  EXPECT_EQ(SinceVersion("", "LayerNormalization", 16), -1);
+  EXPECT_FALSE(IsKnownOp("", "NoSuchOp"));
+  EXPECT_FALSE(IsKnownOp("com.microsoft", "FusedConv"));
+  EXPECT_TRUE(OpSchemaVersions("", "NoSuchOp").empty());
+  EXPECT_FALSE(SchemaAt("", "NoSuchOp", 17).has_value());
+}
+
+TEST(OpSchemaTest, Opset18To21FromNxrtTable) {
+  EXPECT_EQ(SinceVersion("", "ReduceMean", 18), 18);
+  EXPECT_EQ(SinceVersion("", "ReduceMean", 17), 13);
+  EXPECT_EQ(SinceVersion("", "ReduceSum", 18), 13);  // took `axes` as an input already at 13
+  EXPECT_EQ(SinceVersion("", "ReduceMax", 19), 18);
+  EXPECT_EQ(SinceVersion("", "ReduceMax", 20), 20);
+  EXPECT_EQ(SinceVersion("", "Split", 18), 18);
+  EXPECT_EQ(SinceVersion("", "Pad", 18), 18);
+  EXPECT_EQ(SinceVersion("", "Pad", 20), 19);
+  EXPECT_EQ(SinceVersion("", "Pad", 21), 21);
+  EXPECT_EQ(SinceVersion("", "Resize", 19), 19);
+  EXPECT_EQ(SinceVersion("", "ScatterND", 18), 18);
+  EXPECT_EQ(SinceVersion("", "GroupNormalization", 18), 18);
+  EXPECT_EQ(SinceVersion("", "GroupNormalization", 21), 21);
+  EXPECT_EQ(SinceVersion("", "GroupNormalization", 17), -1);
+  EXPECT_EQ(SinceVersion("", "BitwiseAnd", 18), 18);
+  EXPECT_EQ(SinceVersion("", "Equal", 19), 19);
+  EXPECT_EQ(SinceVersion("", "Cast", 19), 19);
+  EXPECT_EQ(SinceVersion("", "Cast", 21), 21);
+  EXPECT_EQ(SinceVersion("", "If", 20), 19);
+  EXPECT_EQ(SinceVersion("", "Gelu", 20), 20);
+  EXPECT_EQ(SinceVersion("", "Transpose", 21), 21);
+  EXPECT_EQ(SinceVersion("", "Add", 21), 14);
+  EXPECT_EQ(SinceVersion("ai.onnx.ml", "LabelEncoder", 4), 4);
+  EXPECT_EQ(SinceVersion("ai.onnx.ml", "TreeEnsemble", 5), 5);
+}
+
+TEST(OpSchemaTest, OpsetsAboveTheKnownRangeUseTheNewestKnownVersion) {
+  EXPECT_EQ(MaxKnownOpset(""), 21);
+  EXPECT_EQ(MaxKnownOpset("ai.onnx.ml"), 5);
+  EXPECT_EQ(MaxKnownOpset("ai.onnx.preview.training"), 1);
+  EXPECT_EQ(MaxKnownOpset("com.example"), -1);
+  EXPECT_EQ(SinceVersion("", "Cast", 22), 21);
+  EXPECT_EQ(SinceVersion("", "Add", 30), 14);
+}
+
+TEST(OpSchemaTest, VersionRanges) {
+  std::vector<OpSchemaVersion> pad = OpSchemaVersions("", "Pad");
+  std::vector<int> since;
+  for (const OpSchemaVersion& v : pad) since.push_back(v.since_version);
+  EXPECT_EQ(since, (std::vector<int>{1, 2, 11, 13, 18, 19, 21}));
+  std::optional<OpSchemaVersion> add = SchemaAt("", "Add", 15);
+  ASSERT_TRUE(add.has_value());
+  EXPECT_EQ(add->since_version, 14);
+  EXPECT_EQ(add->last_opset, 21);
+  std::optional<OpSchemaVersion> softmax = SchemaAt("", "Softmax", 11);
+  ASSERT_TRUE(softmax.has_value());
+  EXPECT_EQ(softmax->since_version, 11);
+  EXPECT_EQ(softmax->last_opset, 12);
+  EXPECT_TRUE(IsKnownOp("", "Add"));
+  EXPECT_TRUE(IsKnownOp("ai.onnx", "Mish"));
+}
+
+TEST(OpSchemaTest, Deprecation) {
+  std::optional<OpSchemaVersion> upsample = SchemaAt("", "Upsample", 10);
+  ASSERT_TRUE(upsample.has_value());
+  EXPECT_TRUE(upsample->deprecated);
+  EXPECT_FALSE(SchemaAt("", "Upsample", 9)->deprecated);
+  EXPECT_TRUE(SchemaAt("ai.onnx.ml", "TreeEnsembleRegressor", 5)->deprecated);
+  EXPECT_FALSE(SchemaAt("ai.onnx.ml", "TreeEnsembleRegressor", 4)->deprecated);
+}
+
+// Every op libonnx knows, at every opset it knows, gets libonnx's answer.
+TEST(OpSchemaTest, AgreesWithLibonnxUpToOpset17) {
+  const auto& ranges = onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map();
+  int checked = 0;
+  for (const onnx::OpSchema& schema : onnx::OpSchemaRegistry::get_all_schemas()) {
+    const auto range = ranges.at(schema.domain());
+    for (int opset = 1; opset <= range.second; ++opset) {
+      const onnx::OpSchema* want =
+          onnx::OpSchemaRegistry::Schema(schema.Name(), opset, schema.domain());
+      EXPECT_EQ(SinceVersion(schema.domain(), schema.Name(), opset),
+                want ? want->SinceVersion() : -1)
+          << schema.domain() << ":" << schema.Name() << " at opset " << opset;
+      ++checked;
+    }
+  }
+  EXPECT_GT(checked, 2000);
+}
+
+}  // namespace
+}  // namespace nxrt::ir
