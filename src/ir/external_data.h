@@ -1,0 +1,73 @@
+// ir/external_data.h: ONNX external tensor data: files mapped once with mmap, tensors borrowed
+// from the mapping.
+//
+// Layer: nxrt_ir, used by the ONNX loader only. An initializer (or a tensor attribute) with
+// `data_location: EXTERNAL` names its bytes with `external_data` key/value pairs (ONNX IR spec,
+// "External Tensor Data"):
+//   location  file path relative to the model's folder (required)
+//   offset    byte offset in the file (default 0)
+//   length    number of bytes (default: the rest of the file); must equal the tensor's size
+//   checksum  SHA-1 of the bytes; accepted and not verified
+// Other keys are ignored. Each file is mapped once per load and shared by all its tensors; a
+// tensor borrows from the mapping (keeping it alive) when the offset is aligned for its element
+// type, and is copied otherwise.
+#pragma once
+
+#include <cstddef>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "ir/graph.h"
+#include "nxrt/status.h"
+#include "nxrt/tensor.h"
+#include "onnx/onnx_pb.h"
+
+namespace nxrt::ir {
+
+// A whole file mapped privately (copy-on-write: writes through a borrowed tensor never reach the
+// file). Unmapped when the last holder lets go. An empty file has data == nullptr and size 0.
+struct MappedFile {
+  std::filesystem::path path;
+  std::byte* data = nullptr;
+  size_t size = 0;
+
+  // Errors: kIoError naming the path (missing, unreadable, not a regular file, mmap failure).
+  static Result<std::shared_ptr<MappedFile>> Open(const std::filesystem::path& file_path);
+
+  MappedFile() = default;
+  MappedFile(const MappedFile&) = delete;
+  MappedFile& operator=(const MappedFile&) = delete;
+  ~MappedFile();
+};
+
+// Resolves the external data of the tensors of one model load.
+class ExternalDataResolver {
+ public:
+  // `base_dir`: the folder `location`s are relative to.
+  explicit ExternalDataResolver(std::filesystem::path base_dir) : base_dir_(std::move(base_dir)) {}
+
+  // The tensor `proto` (data_location EXTERNAL) as `dtype` with `shape`: borrowed from the
+  // mapped file when its offset suits the dtype's alignment, else an owned copy.
+  // Errors (kInvalidModel naming the location and the numbers; the caller names the tensor): no
+  // or empty `location`, an absolute location or one that leaves the base folder through "..", a
+  // file that cannot be mapped, offset/length that are not non-negative integers, offset + length
+  // beyond the file size, length different from the tensor's byte size, string tensors (not
+  // storable externally).
+  Result<Tensor> Load(const onnx::TensorProto& proto, DataType dtype, const Shape& shape);
+
+  // Every file mapped so far, in the order first used.
+  const std::vector<std::shared_ptr<const MappedFile>>& files() const { return order_; }
+
+ private:
+  Result<std::shared_ptr<const MappedFile>> Map(const std::string& location);
+
+  std::filesystem::path base_dir_;
+  std::map<std::filesystem::path, std::shared_ptr<const MappedFile>> files_;
+  std::vector<std::shared_ptr<const MappedFile>> order_;
+};
+
+}  // namespace nxrt::ir

@@ -1,0 +1,65 @@
+// ir/graph_builder.h: ONNX GraphProto (with its nodes, attributes and subgraphs) → ir::Graph.
+//
+// Layer: nxrt_ir, internal to the ONNX loader (ir/onnx_loader.cpp), which handles the ModelProto
+// around the graph and validates the result with GraphView.
+//
+// What the builder guarantees for each graph it returns:
+//   - every value has a unique, non-empty name; graph inputs, initializers (dense and densified
+//     sparse), node outputs, and outer-scope values each map to one Value;
+//   - every node input and graph output resolves to a value of this graph; a name defined only in
+//     an enclosing graph becomes a Value with `outer_scope = true` here, and also in every graph
+//     between (so each subgraph lists all it reads from outside, directly or through its own
+//     subgraphs);
+//   - types come from the graph inputs, initializers, graph outputs and value_info, in that
+//     priority;
+//   - unnamed nodes are named "<op_type>_<id>" (with "_<k>" appended when that name is taken);
+//   - attributes of every kind are converted, GRAPH/GRAPHS recursively with `parent` set.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "ir/external_data.h"
+#include "ir/graph.h"
+#include "ir/tensor_proto.h"
+#include "nxrt/status.h"
+#include "onnx/onnx_pb.h"
+
+namespace nxrt::ir {
+
+// The IR type of an ONNX TypeProto. Errors: kUnsupported for an element type nxrt does not know
+// (ONNX numbers above 16, e.g. float8).
+Result<TypeInfo> TypeFromProto(const onnx::TypeProto& proto);
+
+class GraphBuilder {
+ public:
+  // `external` resolves external tensor data of initializers and tensor attributes; it must
+  // outlive the builder.
+  explicit GraphBuilder(ExternalDataResolver* external);
+
+  // Converts the model's main graph.
+  // Errors (kInvalidModel unless noted; messages name the node, attribute, value or tensor; a
+  // problem inside a subgraph is prefixed with its node and attribute): empty or duplicate graph
+  // input names, unnamed or duplicate initializers, a node without op_type, a node input or graph
+  // output defined nowhere, an attribute without a name, listed twice, of an unknown type, or
+  // with no value; tensor data that cannot be read (from ir/tensor_proto.h and
+  // ir/external_data.h); kUnsupported element types.
+  Result<std::shared_ptr<Graph>> Build(const onnx::GraphProto& proto);
+
+ private:
+  Result<std::shared_ptr<Graph>> BuildGraph(const onnx::GraphProto& proto, const Graph* parent);
+  Status AddInputsAndInitializers(const onnx::GraphProto& proto, Graph& graph);
+  Status AddNodes(const onnx::GraphProto& proto, Graph& graph);
+  Status AddOutputsAndTypes(const onnx::GraphProto& proto, Graph& graph);
+  Status ConnectNodes(const onnx::GraphProto& proto, Graph& graph);
+  Result<Attribute> ConvertAttribute(const onnx::AttributeProto& proto, const Graph& owner);
+
+  // The value named `name` as seen from scope `level` of scopes_ (0 = main graph), adding
+  // outer-scope values on the way down; kNoValue when no scope defines it.
+  ValueId Resolve(size_t level, const std::string& name);
+
+  ExternalDataFn load_external_;  // calls the resolver given to the constructor
+  std::vector<Graph*> scopes_;  // graphs being built, outermost first
+};
+
+}  // namespace nxrt::ir
