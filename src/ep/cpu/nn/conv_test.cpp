@@ -1,0 +1,325 @@
+// ep/cpu/nn/conv_test.cpp: tests of Conv and ConvTranspose: the ONNX backend and pytorch cases
+// (onnx_node_cases.inc) on the oneDNN float path and the double reference path, random
+// configurations against direct loops written in the test (a scatter form for ConvTranspose),
+// and shape errors.
+#include "ep/cpu/nn/conv.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+#include <string>
+#include <vector>
+
+#include "ep/cpu/nn/nn_test_util.h"
+#include "ep/cpu/nn/onnx_node_cases.h"
+
+namespace nxrt::cpu::nn {
+namespace {
+
+using testing::AllClose;
+using testing::Count;
+using testing::ForEachIndex;
+using testing::NodeCase;
+using testing::Offset;
+using testing::RandomInt;
+
+ConvAttributes AttributesOf(const NodeCase& c) {
+  ConvAttributes a;
+  a.auto_pad = ParseAutoPad(c.String("auto_pad", "NOTSET")).value();
+  a.kernel_shape = c.Ints("kernel_shape");
+  a.strides = c.Ints("strides");
+  a.dilations = c.Ints("dilations");
+  a.pads = c.Ints("pads");
+  a.group = c.Int("group", 1);
+  a.output_padding = c.Ints("output_padding");
+  a.output_shape = c.Ints("output_shape");
+  return a;
+}
+
+void RunOnnxCases(const std::string& op) {
+  const auto cases = testing::OnnxNodeCases(op);
+  ASSERT_FALSE(cases.empty());
+  for (const NodeCase* c : cases) {
+    SCOPED_TRACE(c->name);
+    const auto& x = c->Input(0);
+    const auto& w = c->Input(1);
+    const auto& b = c->Input(2);
+    const auto& y = c->Output(0);
+    const std::optional<std::span<const int64_t>> b_shape =
+        b.present() ? std::optional<std::span<const int64_t>>(b.shape) : std::nullopt;
+    for (DataType dtype : {DataType::kFloat, DataType::kDouble}) {
+      auto plan = op == "Conv"
+                      ? PrepareConv(dtype, x.shape, w.shape, b_shape, AttributesOf(*c))
+                      : PrepareConvTranspose(dtype, x.shape, w.shape, b_shape, AttributesOf(*c));
+      ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+      ASSERT_EQ(plan->output_shape, y.shape);
+      if (dtype == DataType::kFloat) {
+        std::vector<float> out(Count(y.shape));
+        NXRT_ASSERT_OK(Conv(*plan, x.As<float>().data(), w.As<float>().data(), b.As<float>().data(),
+                            out.data()));
+        EXPECT_TRUE(AllClose(out, y.Values(), 1e-4, 1e-5))
+            << "float, oneDNN " << (plan->dnnl != nullptr);
+      } else {
+        std::vector<double> out(Count(y.shape));
+        NXRT_ASSERT_OK(Conv(*plan, x.data.data(), w.data.data(), b.data.data(), out.data()));
+        EXPECT_TRUE(AllClose(out, y.Values(), 1e-4, 1e-5)) << "double reference";
+      }
+    }
+  }
+}
+
+TEST(ConvTest, OnnxBackendAndPytorchCases) { RunOnnxCases("Conv"); }
+
+TEST(ConvTransposeTest, OnnxBackendAndPytorchCases) { RunOnnxCases("ConvTranspose"); }
+
+// Direct Conv from the definition: every output reads the dilated window of the zero-padded
+// input of its group.
+std::vector<double> DirectConv(const Shape& xs, const std::vector<double>& x, const Shape& ws,
+                               const std::vector<double>& w, const std::vector<double>* b,
+                               const Shape& ys, int64_t group, const std::vector<int64_t>& s,
+                               const std::vector<int64_t>& d, const std::vector<int64_t>& pb) {
+  std::vector<double> y(Count(ys), 0.0);
+  const int64_t cg = xs[1] / group, mg = ws[0] / group;
+  const Shape kernel(ws.begin() + 2, ws.end());
+  ForEachIndex(ys, [&](const std::vector<int64_t>& o) {
+    const int64_t g = o[1] / mg;
+    double acc = b ? (*b)[o[1]] : 0.0;
+    for (int64_t c = 0; c < cg; ++c) {
+      ForEachIndex(kernel, [&](const std::vector<int64_t>& k) {
+        std::vector<int64_t> xi = {o[0], g * cg + c};
+        for (size_t i = 0; i < k.size(); ++i) {
+          const int64_t p = o[2 + i] * s[i] - pb[i] + k[i] * d[i];
+          if (p < 0 || p >= xs[2 + i]) return;
+          xi.push_back(p);
+        }
+        std::vector<int64_t> wi = {o[1], c};
+        wi.insert(wi.end(), k.begin(), k.end());
+        acc += x[Offset(xs, xi)] * w[Offset(ws, wi)];
+      });
+    }
+    y[Offset(ys, o)] = acc;
+  });
+  return y;
+}
+
+// Direct ConvTranspose in scatter form: every input element adds its weighted kernel into the
+// output at stride * i - pad_begin + dilation * k.
+std::vector<double> DirectConvTranspose(const Shape& xs, const std::vector<double>& x,
+                                        const Shape& ws, const std::vector<double>& w,
+                                        const std::vector<double>* b, const Shape& ys,
+                                        int64_t group, const std::vector<int64_t>& s,
+                                        const std::vector<int64_t>& d,
+                                        const std::vector<int64_t>& pb) {
+  std::vector<double> y(Count(ys), 0.0);
+  const int64_t cg = xs[1] / group, mg = ws[1];
+  const Shape kernel(ws.begin() + 2, ws.end());
+  ForEachIndex(xs, [&](const std::vector<int64_t>& i) {
+    const int64_t g = i[1] / cg;
+    for (int64_t m = 0; m < mg; ++m) {
+      ForEachIndex(kernel, [&](const std::vector<int64_t>& k) {
+        std::vector<int64_t> yi = {i[0], g * mg + m};
+        for (size_t a = 0; a < k.size(); ++a) {
+          const int64_t p = i[2 + a] * s[a] - pb[a] + k[a] * d[a];
+          if (p < 0 || p >= ys[2 + a]) return;
+          yi.push_back(p);
+        }
+        std::vector<int64_t> wi = {i[1], m};
+        wi.insert(wi.end(), k.begin(), k.end());
+        y[Offset(ys, yi)] += x[Offset(xs, i)] * w[Offset(ws, wi)];
+      });
+    }
+  });
+  if (b) {
+    ForEachIndex(ys, [&](const std::vector<int64_t>& o) { y[Offset(ys, o)] += (*b)[o[1]]; });
+  }
+  return y;
+}
+
+TEST(ConvTest, RandomConfigurationsAgainstDirectLoops) {
+  std::mt19937 rng(51);
+  int dnnl_plans = 0;
+  for (int iter = 0; iter < 80; ++iter) {
+    const int64_t nsp = RandomInt(rng, 1, 3);
+    const int64_t group = iter % 5 == 0 ? 3 : RandomInt(rng, 1, 2);
+    const int64_t cg = iter % 5 == 0 ? 1 : RandomInt(rng, 1, 3);  // iter % 5 == 0: depthwise
+    const int64_t mg = RandomInt(rng, 1, 3);
+    Shape xs = {RandomInt(rng, 1, 2), cg * group};
+    Shape ws = {mg * group, cg};
+    ConvAttributes attr;
+    attr.group = group;
+    attr.auto_pad = static_cast<AutoPad>(iter % 4);
+    std::vector<int64_t> pads_end;
+    for (int64_t i = 0; i < nsp; ++i) {
+      ws.push_back(RandomInt(rng, 1, 3));
+      attr.strides.push_back(RandomInt(rng, 1, 2));
+      attr.dilations.push_back(RandomInt(rng, 1, 2));
+      attr.pads.push_back(RandomInt(rng, 0, 2));
+      pads_end.push_back(RandomInt(rng, 0, 2));
+      xs.push_back((ws.back() - 1) * attr.dilations.back() + RandomInt(rng, 1, 5));
+    }
+    attr.pads.insert(attr.pads.end(), pads_end.begin(), pads_end.end());
+    if (iter % 3 == 0) attr.kernel_shape.assign(ws.begin() + 2, ws.end());
+    const bool bias = iter % 2 == 0;
+    const std::vector<double> x = testing::RandomVector<double>(rng, Count(xs));
+    const std::vector<double> w = testing::RandomVector<double>(rng, Count(ws));
+    const std::vector<double> b = testing::RandomVector<double>(rng, ws[0]);
+    const Shape bs = {ws[0]};
+    const auto b_shape = bias ? std::optional<std::span<const int64_t>>(bs) : std::nullopt;
+    NXRT_ASSERT_OK_AND_ASSIGN(ConvPlan plan, PrepareConv(DataType::kFloat, xs, ws, b_shape, attr));
+    // Expected geometry from the spec formulas, independently of window.cpp.
+    Shape ys = {xs[0], ws[0]};
+    std::vector<int64_t> pb(nsp);
+    for (int64_t i = 0; i < nsp; ++i) {
+      const int64_t in = xs[2 + i], s = attr.strides[i];
+      const int64_t dk = (ws[2 + i] - 1) * attr.dilations[i] + 1;
+      if (attr.auto_pad == AutoPad::kNotSet || attr.auto_pad == AutoPad::kValid) {
+        pb[i] = attr.auto_pad == AutoPad::kNotSet ? attr.pads[i] : 0;
+        const int64_t pe = attr.auto_pad == AutoPad::kNotSet ? attr.pads[nsp + i] : 0;
+        ys.push_back((in + pb[i] + pe - dk) / s + 1);
+      } else {
+        const int64_t out = (in + s - 1) / s;
+        const int64_t total = std::max<int64_t>(0, (out - 1) * s + dk - in);
+        pb[i] = attr.auto_pad == AutoPad::kSameUpper ? total / 2 : (total + 1) / 2;
+        ys.push_back(out);
+      }
+    }
+    ASSERT_EQ(plan.output_shape, ys) << "iteration " << iter;
+    dnnl_plans += plan.dnnl != nullptr;
+    const std::vector<double> want =
+        DirectConv(xs, x, ws, w, bias ? &b : nullptr, ys, group, attr.strides, attr.dilations, pb);
+    std::vector<float> y(Count(ys));
+    const std::vector<float> xf(x.begin(), x.end()), wf(w.begin(), w.end()), bf(b.begin(), b.end());
+    NXRT_ASSERT_OK(Conv(plan, xf.data(), wf.data(), bf.data(), y.data()));
+    EXPECT_TRUE(AllClose(y, want, 1e-4, 1e-5)) << "iteration " << iter;
+    // The reference path (double) on the same problem.
+    NXRT_ASSERT_OK_AND_ASSIGN(ConvPlan ref, PrepareConv(DataType::kDouble, xs, ws, b_shape, attr));
+    std::vector<double> yd(Count(ys));
+    NXRT_ASSERT_OK(Conv(ref, x.data(), w.data(), b.data(), yd.data()));
+    EXPECT_TRUE(AllClose(yd, want, 1e-12, 1e-12)) << "iteration " << iter;
+  }
+  EXPECT_EQ(dnnl_plans, 80);
+}
+
+TEST(ConvTransposeTest, RandomConfigurationsAgainstScatterLoops) {
+  std::mt19937 rng(52);
+  int dnnl_plans = 0;
+  for (int iter = 0; iter < 60; ++iter) {
+    const int64_t nsp = RandomInt(rng, 1, 3);
+    const int64_t group = RandomInt(rng, 1, 2);
+    const int64_t cg = RandomInt(rng, 1, 3), mg = RandomInt(rng, 1, 3);
+    Shape xs = {RandomInt(rng, 1, 2), cg * group};
+    Shape ws = {cg * group, mg};
+    ConvAttributes attr;
+    attr.group = group;
+    std::vector<int64_t> pads_end;
+    for (int64_t i = 0; i < nsp; ++i) {
+      xs.push_back(RandomInt(rng, 1, 4));
+      ws.push_back(RandomInt(rng, 1, 3));
+      attr.strides.push_back(RandomInt(rng, 1, 3));
+      attr.dilations.push_back(RandomInt(rng, 1, 2));
+      attr.pads.push_back(RandomInt(rng, 0, 1));
+      pads_end.push_back(RandomInt(rng, 0, 1));
+      attr.output_padding.push_back(RandomInt(rng, 0, attr.strides.back() - 1));
+    }
+    attr.pads.insert(attr.pads.end(), pads_end.begin(), pads_end.end());
+    Shape ys = {xs[0], mg * group};
+    std::vector<int64_t> pb(nsp);
+    const int variant = iter % 3;  // 0: explicit pads, 1: output_shape, 2: SAME_UPPER/LOWER
+    if (variant == 2) attr.auto_pad = iter % 2 ? AutoPad::kSameUpper : AutoPad::kSameLower;
+    for (int64_t i = 0; i < nsp; ++i) {
+      const int64_t natural = attr.strides[i] * (xs[2 + i] - 1) + attr.output_padding[i] +
+                              (ws[2 + i] - 1) * attr.dilations[i] + 1;
+      if (variant == 0) {
+        pb[i] = attr.pads[i];
+        ys.push_back(natural - attr.pads[i] - attr.pads[nsp + i]);
+      } else {
+        const int64_t out =
+            variant == 1 ? natural + RandomInt(rng, -2, 1) : xs[2 + i] * attr.strides[i];
+        const int64_t total = std::max<int64_t>(0, natural - out);
+        pb[i] = attr.auto_pad == AutoPad::kSameUpper ? total / 2 : total - total / 2;
+        ys.push_back(out);
+        if (variant == 1) attr.output_shape.push_back(out);
+      }
+    }
+    if (Count(ys) == 0 || *std::min_element(ys.begin() + 2, ys.end()) < 1) continue;
+    const bool bias = iter % 2 == 1;
+    const std::vector<double> x = testing::RandomVector<double>(rng, Count(xs));
+    const std::vector<double> w = testing::RandomVector<double>(rng, Count(ws));
+    const std::vector<double> b = testing::RandomVector<double>(rng, ys[1]);
+    const Shape bs = {ys[1]};
+    const auto b_shape = bias ? std::optional<std::span<const int64_t>>(bs) : std::nullopt;
+    const std::vector<double> want = DirectConvTranspose(xs, x, ws, w, bias ? &b : nullptr, ys,
+                                                         group, attr.strides, attr.dilations, pb);
+    for (DataType dtype : {DataType::kFloat, DataType::kDouble}) {
+      NXRT_ASSERT_OK_AND_ASSIGN(ConvPlan plan, PrepareConvTranspose(dtype, xs, ws, b_shape, attr));
+      ASSERT_EQ(plan.output_shape, ys) << "iteration " << iter;
+      if (dtype == DataType::kFloat) {
+        dnnl_plans += plan.dnnl != nullptr;
+        const std::vector<float> xf(x.begin(), x.end()), wf(w.begin(), w.end()),
+            bf(b.begin(), b.end());
+        std::vector<float> y(Count(ys));
+        NXRT_ASSERT_OK(Conv(plan, xf.data(), wf.data(), bf.data(), y.data()));
+        EXPECT_TRUE(AllClose(y, want, 1e-4, 1e-5)) << "iteration " << iter;
+      } else {
+        std::vector<double> y(Count(ys));
+        NXRT_ASSERT_OK(Conv(plan, x.data(), w.data(), b.data(), y.data()));
+        EXPECT_TRUE(AllClose(y, want, 1e-12, 1e-12)) << "iteration " << iter;
+      }
+    }
+  }
+  EXPECT_GT(dnnl_plans, 30);
+}
+
+TEST(ConvTest, Float16ReferenceMatchesFloat) {
+  std::mt19937 rng(53);
+  const Shape xs = {1, 2, 5, 5}, ws = {3, 2, 3, 3};
+  const std::vector<double> x = testing::RandomVector<double>(rng, Count(xs));
+  const std::vector<double> w = testing::RandomVector<double>(rng, Count(ws));
+  std::vector<Float16> xh, wh;
+  for (double v : x) xh.push_back(Float16(static_cast<float>(v)));
+  for (double v : w) wh.push_back(Float16(static_cast<float>(v)));
+  ConvAttributes attr;
+  attr.pads = {1, 1, 1, 1};
+  NXRT_ASSERT_OK_AND_ASSIGN(ConvPlan plan,
+                            PrepareConv(DataType::kFloat16, xs, ws, std::nullopt, attr));
+  EXPECT_EQ(plan.dnnl, nullptr);
+  std::vector<Float16> y(Count(plan.output_shape));
+  NXRT_ASSERT_OK(Conv(plan, xh.data(), wh.data(), nullptr, y.data()));
+  std::vector<double> xr, wr;
+  for (Float16 v : xh) xr.push_back(static_cast<float>(v));
+  for (Float16 v : wh) wr.push_back(static_cast<float>(v));
+  const std::vector<double> want =
+      DirectConv(xs, xr, ws, wr, nullptr, plan.output_shape, 1, {1, 1}, {1, 1}, {1, 1});
+  std::vector<float> got;
+  for (Float16 v : y) got.push_back(static_cast<float>(v));
+  EXPECT_TRUE(AllClose(got, want, 2e-3, 2e-3));
+}
+
+TEST(ConvTest, ShapeErrorsNameShapes) {
+  auto channels =
+      PrepareConv(DataType::kFloat, Shape{1, 3, 5, 5}, Shape{4, 2, 3, 3}, std::nullopt, {});
+  ASSERT_FALSE(channels.ok());
+  EXPECT_NE(channels.status().message().find("[1,3,5,5]"), std::string::npos);
+  EXPECT_NE(channels.status().message().find("[4,2,3,3]"), std::string::npos);
+  ConvAttributes attr;
+  attr.kernel_shape = {2, 2};
+  EXPECT_FALSE(
+      PrepareConv(DataType::kFloat, Shape{1, 2, 5, 5}, Shape{4, 2, 3, 3}, std::nullopt, attr).ok());
+  const Shape bad_bias = {3};
+  EXPECT_FALSE(
+      PrepareConv(DataType::kFloat, Shape{1, 2, 5, 5}, Shape{4, 2, 3, 3}, bad_bias, {}).ok());
+  auto big = PrepareConv(DataType::kFloat, Shape{1, 1, 2, 2}, Shape{1, 1, 3, 3}, std::nullopt, {});
+  ASSERT_FALSE(big.ok());
+  EXPECT_NE(big.status().message().find("larger than the padded input"), std::string::npos);
+  EXPECT_EQ(PrepareConv(DataType::kInt32, Shape{1, 1, 3, 3}, Shape{1, 1, 1, 1}, std::nullopt, {})
+                .status()
+                .code(),
+            StatusCode::kUnsupported);
+  EXPECT_FALSE(
+      PrepareConvTranspose(DataType::kFloat, Shape{1, 3, 5, 5}, Shape{2, 2, 3, 3}, std::nullopt, {})
+          .ok());
+  EXPECT_FALSE(ParseAutoPad("SAME").ok());
+}
+
+}  // namespace
+}  // namespace nxrt::cpu::nn
