@@ -1,0 +1,331 @@
+// ort_oracle/input_generator.cpp: fixed-seed input generation (see input_generator.h).
+//
+// Layer: test support (nxrt_ort_oracle), over nxrt_core.
+#include "ort_oracle/input_generator.h"
+
+#include <algorithm>
+#include <cmath>
+#include <complex>
+#include <limits>
+#include <numbers>
+#include <sstream>
+
+namespace nxrt::oracle {
+namespace {
+
+// Draws doubles from a ValueDistribution; Box-Muller pairs are cached.
+class DoubleSource {
+ public:
+  DoubleSource(const ValueDistribution& values, uint64_t seed) : values_(values), random_(seed) {}
+
+  double Next() {
+    switch (values_.kind) {
+      case ValueDistribution::Kind::kConstant: return values_.a;
+      case ValueDistribution::Kind::kUniform:
+        return values_.a + (values_.b - values_.a) * random_.NextUnit();
+      case ValueDistribution::Kind::kNormal: return values_.a + values_.b * NextStandardNormal();
+    }
+    return 0.0;
+  }
+
+  // An integer uniform in [low, high] (low <= high), by 128-bit multiply of 64 random bits.
+  int64_t NextInteger(int64_t low, int64_t high) {
+    const auto span = static_cast<unsigned __int128>(static_cast<__int128>(high) - low + 1);
+    const auto offset = static_cast<unsigned __int128>(random_.Next()) * span >> 64;
+    return static_cast<int64_t>(static_cast<__int128>(low) + static_cast<__int128>(offset));
+  }
+
+  SplitMix64& random() { return random_; }
+
+ private:
+  double NextStandardNormal() {
+    if (has_spare_) {
+      has_spare_ = false;
+      return spare_;
+    }
+    // 1 - u lies in (0, 1], so the log is finite.
+    const double radius = std::sqrt(-2.0 * std::log(1.0 - random_.NextUnit()));
+    const double angle = 2.0 * std::numbers::pi * random_.NextUnit();
+    spare_ = radius * std::sin(angle);
+    has_spare_ = true;
+    return radius * std::cos(angle);
+  }
+
+  ValueDistribution values_;
+  SplitMix64 random_;
+  bool has_spare_ = false;
+  double spare_ = 0.0;
+};
+
+template <typename T>
+void FillFloating(Tensor& tensor, DoubleSource& source) {
+  T* out = tensor.mutable_data<T>();
+  for (int64_t i = 0; i < tensor.element_count(); ++i) {
+    out[i] = T(static_cast<float>(source.Next()));
+  }
+}
+
+template <>
+void FillFloating<double>(Tensor& tensor, DoubleSource& source) {
+  double* out = tensor.mutable_data<double>();
+  for (int64_t i = 0; i < tensor.element_count(); ++i) out[i] = source.Next();
+}
+
+template <typename T>
+void FillComplex(Tensor& tensor, DoubleSource& source) {
+  T* out = tensor.mutable_data<T>();
+  for (int64_t i = 0; i < tensor.element_count(); ++i) {
+    const double real = source.Next();
+    const double imaginary = source.Next();
+    out[i] = T(static_cast<typename T::value_type>(real),
+               static_cast<typename T::value_type>(imaginary));
+  }
+}
+
+// Fills an integer tensor of type T, values clamped to [type_low, type_high].
+template <typename T>
+Status FillInteger(Tensor& tensor, const ValueDistribution& values, DoubleSource& source,
+                   double type_low, double type_high) {
+  T* out = tensor.mutable_data<T>();
+  const int64_t count = tensor.element_count();
+  auto clamp = [&](double v) { return std::clamp(std::nearbyint(v), type_low, type_high); };
+  if (values.kind == ValueDistribution::Kind::kUniform) {
+    // Integers are drawn as int64: bound the range to it as well (this only narrows uint64).
+    constexpr double kInt64High = 0x1.fffffffffffffp+62;
+    const double low = std::max(std::ceil(values.a), type_low);
+    const double high = std::min({std::floor(values.b), type_high, kInt64High});
+    if (!(low <= high)) {
+      return MakeStatus(StatusCode::kInvalidArgument, "the range ", values.Description(),
+                        " holds no value of type ", DataTypeName(tensor.dtype()));
+    }
+    for (int64_t i = 0; i < count; ++i) {
+      out[i] = static_cast<T>(
+          source.NextInteger(static_cast<int64_t>(low), static_cast<int64_t>(high)));
+    }
+    return Status::Ok();
+  }
+  for (int64_t i = 0; i < count; ++i) out[i] = static_cast<T>(clamp(source.Next()));
+  return Status::Ok();
+}
+
+template <typename T>
+Status FillIntegerOfType(Tensor& tensor, const ValueDistribution& values, DoubleSource& source) {
+  // Bounds as doubles that convert back to T exactly (2^63 - 1 is not a double; use the largest
+  // double below it).
+  const double low = static_cast<double>(std::numeric_limits<T>::min());
+  const double high = std::numeric_limits<T>::digits > 53
+                          ? std::nextafter(static_cast<double>(std::numeric_limits<T>::max()), 0.0)
+                          : static_cast<double>(std::numeric_limits<T>::max());
+  return FillInteger<T>(tensor, values, source, low, high);
+}
+
+void FillStrings(Tensor& tensor, DoubleSource& source) {
+  std::string* out = tensor.mutable_data<std::string>();
+  for (int64_t i = 0; i < tensor.element_count(); ++i) {
+    const int64_t length = source.NextInteger(1, 8);
+    std::string word;
+    for (int64_t c = 0; c < length; ++c) word += static_cast<char>('a' + source.NextInteger(0, 25));
+    out[i] = std::move(word);
+  }
+}
+
+const InputSpec* FindSpec(const std::vector<InputSpec>& specs, const std::string& name) {
+  for (const InputSpec& spec : specs) {
+    if (spec.name == name) return &spec;
+  }
+  return nullptr;
+}
+
+bool IsFloating(DataType dtype) {
+  switch (dtype) {
+    case DataType::kFloat:
+    case DataType::kDouble:
+    case DataType::kFloat16:
+    case DataType::kBFloat16:
+    case DataType::kComplex64:
+    case DataType::kComplex128: return true;
+    default: return false;
+  }
+}
+
+// Checks an explicit shape against the declared one (rank and fixed dims).
+Status CheckShapeFits(const ValueInfo& input, const Shape& shape) {
+  if (!input.has_shape) return Status::Ok();
+  bool fits = shape.size() == input.dims.size();
+  for (size_t i = 0; fits && i < shape.size(); ++i) {
+    fits = input.dims[i] < 0 || input.dims[i] == shape[i];
+  }
+  if (!fits) {
+    return MakeStatus(StatusCode::kInvalidArgument, "input '", input.name, "': shape ",
+                      ShapeToString(shape), " does not fit the declared ", input.Description());
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+uint64_t SplitMix64::Next() {
+  state_ += 0x9e3779b97f4a7c15ULL;
+  uint64_t z = state_;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+double SplitMix64::NextUnit() { return static_cast<double>(Next() >> 11) * 0x1.0p-53; }
+
+uint64_t StreamSeed(uint64_t seed, std::string_view name) {
+  // FNV-1a over the name, then one SplitMix64 step over (seed, hash) to spread the bits.
+  uint64_t hash = 0xcbf29ce484222325ULL;
+  for (char c : name) {
+    hash ^= static_cast<uint8_t>(c);
+    hash *= 0x100000001b3ULL;
+  }
+  return SplitMix64(seed ^ hash).Next();
+}
+
+std::string ValueDistribution::Description() const {
+  std::ostringstream out;
+  switch (kind) {
+    case Kind::kUniform: out << "uniform[" << a << "," << b << ")"; break;
+    case Kind::kNormal: out << "normal(" << a << "," << b << ")"; break;
+    case Kind::kConstant: out << "constant " << a; break;
+  }
+  return out.str();
+}
+
+Result<Shape> ResolveShape(const ValueInfo& input, const std::map<std::string, int64_t>& dims) {
+  if (!input.has_shape) {
+    return MakeStatus(StatusCode::kInvalidArgument, "input '", input.name,
+                      "' declares no shape; give its whole shape explicitly");
+  }
+  Shape shape;
+  for (size_t i = 0; i < input.dims.size(); ++i) {
+    if (input.dims[i] >= 0) {
+      shape.push_back(input.dims[i]);
+      continue;
+    }
+    const std::string& symbol = input.dim_names[i];
+    if (symbol.empty()) {
+      return MakeStatus(StatusCode::kInvalidArgument, "input '", input.name, "' ",
+                        input.Description(), ": dim ", i,
+                        " is dynamic and unnamed; give the input's whole shape explicitly");
+    }
+    auto found = dims.find(symbol);
+    if (found == dims.end()) {
+      return MakeStatus(StatusCode::kInvalidArgument, "input '", input.name, "' ",
+                        input.Description(), ": dim ", i, " is the symbol '", symbol,
+                        "', which has no size; define it (e.g. --dim ", symbol, "=1)");
+    }
+    if (found->second < 0) {
+      return MakeStatus(StatusCode::kInvalidArgument, "symbolic dim '", symbol, "' is given as ",
+                        found->second, "; sizes must be >= 0");
+    }
+    shape.push_back(found->second);
+  }
+  return shape;
+}
+
+Result<Tensor> GenerateTensor(DataType dtype, const Shape& shape, const ValueDistribution& values,
+                              uint64_t stream_seed) {
+  if (values.kind == ValueDistribution::Kind::kUniform && !(values.a <= values.b)) {
+    return MakeStatus(StatusCode::kInvalidArgument, "the range ", values.Description(),
+                      " is empty (low > high)");
+  }
+  if (values.kind == ValueDistribution::Kind::kNormal && !(values.b >= 0.0)) {
+    return MakeStatus(StatusCode::kInvalidArgument, "the distribution ", values.Description(),
+                      " has a negative standard deviation");
+  }
+  NXRT_ASSIGN_OR_RETURN(Tensor tensor, Tensor::Allocate(dtype, shape));
+  DoubleSource source(values, stream_seed);
+  Status fill_status;
+  switch (dtype) {
+    case DataType::kFloat: FillFloating<float>(tensor, source); break;
+    case DataType::kDouble: FillFloating<double>(tensor, source); break;
+    case DataType::kFloat16: FillFloating<Float16>(tensor, source); break;
+    case DataType::kBFloat16: FillFloating<BFloat16>(tensor, source); break;
+    case DataType::kComplex64: FillComplex<std::complex<float>>(tensor, source); break;
+    case DataType::kComplex128: FillComplex<std::complex<double>>(tensor, source); break;
+    case DataType::kInt8: fill_status = FillIntegerOfType<int8_t>(tensor, values, source); break;
+    case DataType::kInt16: fill_status = FillIntegerOfType<int16_t>(tensor, values, source); break;
+    case DataType::kInt32: fill_status = FillIntegerOfType<int32_t>(tensor, values, source); break;
+    case DataType::kInt64: fill_status = FillIntegerOfType<int64_t>(tensor, values, source); break;
+    case DataType::kUint8: fill_status = FillIntegerOfType<uint8_t>(tensor, values, source); break;
+    case DataType::kUint16:
+      fill_status = FillIntegerOfType<uint16_t>(tensor, values, source);
+      break;
+    case DataType::kUint32:
+      fill_status = FillIntegerOfType<uint32_t>(tensor, values, source);
+      break;
+    case DataType::kUint64:
+      fill_status = FillIntegerOfType<uint64_t>(tensor, values, source);
+      break;
+    case DataType::kBool: fill_status = FillInteger<bool>(tensor, values, source, 0.0, 1.0); break;
+    case DataType::kString: FillStrings(tensor, source); break;
+    case DataType::kUndefined:
+      return MakeStatus(StatusCode::kInvalidArgument, "cannot generate values of type undefined");
+  }
+  NXRT_RETURN_IF_ERROR(fill_status);
+  return tensor;
+}
+
+Result<std::vector<NamedTensor>> GenerateInputs(const std::vector<ValueInfo>& inputs,
+                                                const GeneratorOptions& options) {
+  for (const InputSpec& spec : options.inputs) {
+    bool known = false;
+    for (const ValueInfo& input : inputs) known = known || input.name == spec.name;
+    if (!known) {
+      std::string names;
+      for (const ValueInfo& input : inputs)
+        names += (names.empty() ? "'" : ", '") + input.name + "'";
+      return MakeStatus(StatusCode::kInvalidArgument, "no model input is named '", spec.name,
+                        "'; the inputs are ", names.empty() ? "(none)" : names);
+    }
+  }
+  std::vector<NamedTensor> tensors;
+  for (const ValueInfo& input : inputs) {
+    const InputSpec* spec = FindSpec(options.inputs, input.name);
+    if (input.kind != ValueKind::kTensor || input.dtype == DataType::kUndefined) {
+      return MakeStatus(StatusCode::kNotImplemented, "input '", input.name, "' is ",
+                        input.Description(),
+                        "; only tensors of nxrt's element types are generated");
+    }
+    if (spec != nullptr && spec->dtype.has_value() && *spec->dtype != input.dtype) {
+      return MakeStatus(StatusCode::kInvalidArgument, "input '", input.name, "' is given type ",
+                        DataTypeName(*spec->dtype), " but the model declares ",
+                        input.Description());
+    }
+    Shape shape;
+    if (spec != nullptr && spec->shape.has_value()) {
+      shape = *spec->shape;
+      NXRT_RETURN_IF_ERROR(CheckShapeFits(input, shape));
+    } else {
+      NXRT_ASSIGN_OR_RETURN(shape, ResolveShape(input, options.dims));
+    }
+    ValueDistribution values = IsFloating(input.dtype) ? options.float_values : options.int_values;
+    if (spec != nullptr && spec->values.has_value()) values = *spec->values;
+    Result<Tensor> tensor =
+        GenerateTensor(input.dtype, shape, values, StreamSeed(options.seed, input.name));
+    if (!tensor.ok()) return tensor.status().WithContext("input '" + input.name + "'");
+    tensors.push_back({input.name, std::move(tensor).value()});
+  }
+  return tensors;
+}
+
+Result<std::vector<NamedTensor>> GenerateInputs(const std::vector<InputSpec>& specs,
+                                                uint64_t seed) {
+  std::vector<NamedTensor> tensors;
+  for (const InputSpec& spec : specs) {
+    if (!spec.dtype.has_value() || !spec.shape.has_value() || !spec.values.has_value()) {
+      return MakeStatus(StatusCode::kInvalidArgument, "input '", spec.name,
+                        "': a spec without model metadata needs dtype, shape and values");
+    }
+    Result<Tensor> tensor =
+        GenerateTensor(*spec.dtype, *spec.shape, *spec.values, StreamSeed(seed, spec.name));
+    if (!tensor.ok()) return tensor.status().WithContext("input '" + spec.name + "'");
+    tensors.push_back({spec.name, std::move(tensor).value()});
+  }
+  return tensors;
+}
+
+}  // namespace nxrt::oracle

@@ -1,0 +1,197 @@
+// ort_oracle/input_generator_test.cpp: the fixed-seed generator is deterministic (golden values
+// from an independent Python model of SplitMix64), respects ranges and types, and explains
+// shapes it cannot resolve.
+//
+// Layer: tests of nxrt_ort_oracle (no ONNX Runtime needed).
+#include "ort_oracle/input_generator.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <set>
+
+namespace nxrt::oracle {
+namespace {
+
+using ::testing::HasSubstr;
+
+TEST(SplitMix64Test, MatchesTheReferenceSequence) {
+  SplitMix64 random(0);
+  EXPECT_EQ(random.Next(), 0xe220a8397b1dcdafULL);
+  EXPECT_EQ(random.Next(), 0x6e789e6aa1b965f4ULL);
+  EXPECT_EQ(random.Next(), 0x06c45d188009454fULL);
+}
+
+TEST(InputGeneratorTest, UniformFloatsAreGoldenValues) {
+  Result<Tensor> t = GenerateTensor(DataType::kFloat, {4}, ValueDistribution::Uniform(-1, 1), 7);
+  ASSERT_TRUE(t.ok()) << t.status().ToString();
+  EXPECT_EQ(std::vector<float>(t->span<float>().begin(), t->span<float>().end()),
+            (std::vector<float>{-0.22034050524234772f, -0.9664233922958374f, 0.801521360874176f,
+                                0.1658605933189392f}));
+}
+
+TEST(InputGeneratorTest, StreamsDependOnSeedAndNameOnly) {
+  EXPECT_EQ(StreamSeed(1, "x"), 0x67e6ccb15c6ecef8ULL);
+  EXPECT_NE(StreamSeed(1, "x"), StreamSeed(2, "x"));
+  EXPECT_NE(StreamSeed(1, "x"), StreamSeed(1, "y"));
+
+  const ValueInfo x{"x", ValueKind::kTensor, DataType::kFloat, 1, true, {3}, {""}};
+  const ValueInfo y{"y", ValueKind::kTensor, DataType::kFloat, 1, true, {3}, {""}};
+  GeneratorOptions options;
+  options.seed = 1;
+  Result<std::vector<NamedTensor>> both = GenerateInputs({x, y}, options);
+  Result<std::vector<NamedTensor>> only_y = GenerateInputs({y}, options);
+  ASSERT_TRUE(both.ok() && only_y.ok());
+  const auto a = (*both)[1].tensor.span<float>();
+  const auto b = (*only_y)[0].tensor.span<float>();
+  EXPECT_TRUE(std::equal(a.begin(), a.end(), b.begin(), b.end()));
+  const auto first = (*both)[0].tensor.span<float>();
+  EXPECT_FALSE(std::equal(a.begin(), a.end(), first.begin(), first.end()));
+}
+
+TEST(InputGeneratorTest, UniformStaysInItsRange) {
+  Result<Tensor> t =
+      GenerateTensor(DataType::kFloat, {10000}, ValueDistribution::Uniform(-2.1, 2.6), 3);
+  ASSERT_TRUE(t.ok());
+  double sum = 0;
+  for (float v : t->span<float>()) {
+    ASSERT_GE(v, -2.1f);
+    ASSERT_LE(v, 2.6f);
+    sum += v;
+  }
+  EXPECT_NEAR(sum / 10000, 0.25, 0.05);
+}
+
+TEST(InputGeneratorTest, NormalHasItsMeanAndSpread) {
+  Result<Tensor> t =
+      GenerateTensor(DataType::kDouble, {20000}, ValueDistribution::Normal(3, 0.5), 11);
+  ASSERT_TRUE(t.ok());
+  double sum = 0, squares = 0;
+  for (double v : t->span<double>()) {
+    sum += v;
+    squares += v * v;
+  }
+  const double mean = sum / 20000;
+  EXPECT_NEAR(mean, 3.0, 0.02);
+  EXPECT_NEAR(std::sqrt(squares / 20000 - mean * mean), 0.5, 0.02);
+}
+
+TEST(InputGeneratorTest, IntegerRangesAreInclusiveAndClampedToTheType) {
+  Result<Tensor> t = GenerateTensor(DataType::kInt64, {8}, ValueDistribution::Uniform(-3, 3), 5);
+  ASSERT_TRUE(t.ok());
+  EXPECT_EQ(std::vector<int64_t>(t->span<int64_t>().begin(), t->span<int64_t>().end()),
+            (std::vector<int64_t>{-1, 2, -2, -3, -2, -1, 3, 0}));
+
+  Result<Tensor> bytes =
+      GenerateTensor(DataType::kUint8, {5000}, ValueDistribution::Uniform(-5, 300), 5);
+  ASSERT_TRUE(bytes.ok());
+  std::set<int> seen(bytes->span<uint8_t>().begin(), bytes->span<uint8_t>().end());
+  EXPECT_EQ(seen.size(), 256u);
+
+  Result<Tensor> empty =
+      GenerateTensor(DataType::kUint8, {2}, ValueDistribution::Uniform(300, 400), 5);
+  ASSERT_FALSE(empty.ok());
+  EXPECT_THAT(empty.status().message(), HasSubstr("holds no value of type uint8"));
+
+  Result<Tensor> wide =
+      GenerateTensor(DataType::kUint64, {100}, ValueDistribution::Uniform(0, 1e30), 5);
+  ASSERT_TRUE(wide.ok());
+}
+
+TEST(InputGeneratorTest, ConstantsBoolsAndHalfFloats) {
+  Result<Tensor> sr = GenerateTensor(DataType::kInt64, {}, ValueDistribution::Constant(16000), 1);
+  ASSERT_TRUE(sr.ok());
+  EXPECT_EQ(sr->rank(), 0u);
+  EXPECT_EQ(*sr->data<int64_t>(), 16000);
+
+  Result<Tensor> flags = GenerateTensor(DataType::kBool, {64}, ValueDistribution::Uniform(0, 9), 1);
+  ASSERT_TRUE(flags.ok());
+  std::set<uint8_t> seen;
+  for (int64_t i = 0; i < 64; ++i) seen.insert(flags->data<uint8_t>()[i]);
+  EXPECT_EQ(seen, (std::set<uint8_t>{0, 1}));
+
+  Result<Tensor> half =
+      GenerateTensor(DataType::kFloat16, {100}, ValueDistribution::Uniform(-4, 4), 1);
+  ASSERT_TRUE(half.ok());
+  for (int64_t i = 0; i < 100; ++i) {
+    const float v = static_cast<float>(half->data<Float16>()[i]);
+    EXPECT_TRUE(v >= -4.0f && v <= 4.0f) << v;
+  }
+
+  Result<Tensor> words = GenerateTensor(DataType::kString, {10}, ValueDistribution{}, 1);
+  ASSERT_TRUE(words.ok());
+  for (const std::string& word : words->span<std::string>()) {
+    EXPECT_TRUE(word.size() >= 1 && word.size() <= 8) << word;
+  }
+}
+
+TEST(InputGeneratorTest, InvalidDistributionsAreRejected) {
+  EXPECT_FALSE(GenerateTensor(DataType::kFloat, {1}, ValueDistribution::Uniform(2, 1), 1).ok());
+  EXPECT_FALSE(GenerateTensor(DataType::kFloat, {1}, ValueDistribution::Normal(0, -1), 1).ok());
+  EXPECT_FALSE(GenerateTensor(DataType::kUndefined, {1}, ValueDistribution{}, 1).ok());
+}
+
+TEST(InputGeneratorTest, SymbolicDimsComeFromTheMap) {
+  const ValueInfo x{"x", ValueKind::kTensor, DataType::kFloat, 1, true,
+                    {-1, 3, -1, -1}, {"N", "", "H", "W"}};
+  Result<Shape> shape = ResolveShape(x, {{"N", 1}, {"H", 480}, {"W", 640}});
+  ASSERT_TRUE(shape.ok()) << shape.status().ToString();
+  EXPECT_EQ(*shape, (Shape{1, 3, 480, 640}));
+
+  Result<Shape> missing = ResolveShape(x, {{"N", 1}, {"H", 480}});
+  ASSERT_FALSE(missing.ok());
+  EXPECT_THAT(missing.status().message(), HasSubstr("dim 3 is the symbol 'W'"));
+  EXPECT_THAT(missing.status().message(), HasSubstr("--dim W=1"));
+
+  const ValueInfo unnamed{"input", ValueKind::kTensor, DataType::kFloat, 1, true,
+                          {-1, -1}, {"", ""}};
+  Result<Shape> no_name = ResolveShape(unnamed, {});
+  ASSERT_FALSE(no_name.ok());
+  EXPECT_THAT(no_name.status().message(), HasSubstr("dim 0 is dynamic and unnamed"));
+}
+
+TEST(InputGeneratorTest, SpecsOverrideShapesTypesAndValues) {
+  const ValueInfo audio{"input", ValueKind::kTensor, DataType::kFloat, 1, true,
+                        {-1, -1}, {"", ""}};
+  const ValueInfo sr{"sr", ValueKind::kTensor, DataType::kInt64, 7, true, {}, {}};
+  GeneratorOptions options;
+  options.inputs = {{"input", std::nullopt, Shape{1, 512}, std::nullopt},
+                    {"sr", DataType::kInt64, std::nullopt, ValueDistribution::Constant(16000)}};
+  Result<std::vector<NamedTensor>> inputs = GenerateInputs({audio, sr}, options);
+  ASSERT_TRUE(inputs.ok()) << inputs.status().ToString();
+  EXPECT_EQ((*inputs)[0].tensor.shape(), (Shape{1, 512}));
+  EXPECT_EQ(*(*inputs)[1].tensor.data<int64_t>(), 16000);
+
+  options.inputs = {{"sr", DataType::kInt32, std::nullopt, std::nullopt}};
+  Result<std::vector<NamedTensor>> wrong_type = GenerateInputs({sr}, options);
+  ASSERT_FALSE(wrong_type.ok());
+  EXPECT_THAT(wrong_type.status().message(), HasSubstr("given type int32"));
+
+  options.inputs = {{"input", std::nullopt, Shape{512}, std::nullopt}};
+  Result<std::vector<NamedTensor>> wrong_rank = GenerateInputs({audio}, options);
+  ASSERT_FALSE(wrong_rank.ok());
+  EXPECT_THAT(wrong_rank.status().message(), HasSubstr("does not fit the declared float[?,?]"));
+
+  options.inputs = {{"typo", std::nullopt, std::nullopt, std::nullopt}};
+  Result<std::vector<NamedTensor>> typo = GenerateInputs({audio}, options);
+  ASSERT_FALSE(typo.ok());
+  EXPECT_THAT(typo.status().message(), HasSubstr("no model input is named 'typo'"));
+}
+
+TEST(InputGeneratorTest, CompleteSpecsNeedNoMetadata) {
+  const std::vector<InputSpec> specs = {
+      {"x", DataType::kFloat, Shape{2, 2}, ValueDistribution::Uniform(0, 1)}};
+  Result<std::vector<NamedTensor>> first = GenerateInputs(specs, 9);
+  Result<std::vector<NamedTensor>> second = GenerateInputs(specs, 9);
+  ASSERT_TRUE(first.ok() && second.ok());
+  EXPECT_EQ(std::memcmp((*first)[0].tensor.raw_data(), (*second)[0].tensor.raw_data(), 16), 0);
+  Result<std::vector<NamedTensor>> incomplete = GenerateInputs(
+      std::vector<InputSpec>{{"x", DataType::kFloat, std::nullopt, std::nullopt}}, 9);
+  EXPECT_FALSE(incomplete.ok());
+}
+
+}  // namespace
+}  // namespace nxrt::oracle
