@@ -1,0 +1,133 @@
+// ort_oracle/sha256.cpp: SHA-256 as specified in FIPS 180-4 §6.2 (see sha256.h).
+//
+// Layer: test support (nxrt_ort_oracle), standard library only.
+#include "ort_oracle/sha256.h"
+
+#include <algorithm>
+#include <bit>
+#include <cstring>
+
+namespace nxrt::oracle {
+namespace {
+
+// FIPS 180-4 §4.2.2: the first 32 bits of the fractional parts of the cube roots of the first 64
+// primes.
+constexpr std::array<uint32_t, 64> kRoundConstants = {
+    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
+    0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
+    0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
+    0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
+    0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
+    0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
+    0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
+    0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
+};
+
+// FIPS 180-4 §5.3.3: the first 32 bits of the fractional parts of the square roots of the first
+// 8 primes.
+constexpr std::array<uint32_t, 8> kInitialState = {
+    0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19,
+};
+
+uint32_t LoadBigEndian(const uint8_t* p) {
+  return (static_cast<uint32_t>(p[0]) << 24) | (static_cast<uint32_t>(p[1]) << 16) |
+         (static_cast<uint32_t>(p[2]) << 8) | static_cast<uint32_t>(p[3]);
+}
+
+}  // namespace
+
+Sha256::Sha256() : state_(kInitialState) {}
+
+void Sha256::Compress(const uint8_t* block) {
+  std::array<uint32_t, 64> w;
+  for (size_t t = 0; t < 16; ++t) w[t] = LoadBigEndian(block + 4 * t);
+  for (size_t t = 16; t < 64; ++t) {
+    const uint32_t s0 = std::rotr(w[t - 15], 7) ^ std::rotr(w[t - 15], 18) ^ (w[t - 15] >> 3);
+    const uint32_t s1 = std::rotr(w[t - 2], 17) ^ std::rotr(w[t - 2], 19) ^ (w[t - 2] >> 10);
+    w[t] = w[t - 16] + s0 + w[t - 7] + s1;
+  }
+  uint32_t a = state_[0], b = state_[1], c = state_[2], d = state_[3];
+  uint32_t e = state_[4], f = state_[5], g = state_[6], h = state_[7];
+  for (size_t t = 0; t < 64; ++t) {
+    const uint32_t sum1 = std::rotr(e, 6) ^ std::rotr(e, 11) ^ std::rotr(e, 25);
+    const uint32_t choose = (e & f) ^ (~e & g);
+    const uint32_t t1 = h + sum1 + choose + kRoundConstants[t] + w[t];
+    const uint32_t sum0 = std::rotr(a, 2) ^ std::rotr(a, 13) ^ std::rotr(a, 22);
+    const uint32_t majority = (a & b) ^ (a & c) ^ (b & c);
+    const uint32_t t2 = sum0 + majority;
+    h = g;
+    g = f;
+    f = e;
+    e = d + t1;
+    d = c;
+    c = b;
+    b = a;
+    a = t1 + t2;
+  }
+  state_[0] += a;
+  state_[1] += b;
+  state_[2] += c;
+  state_[3] += d;
+  state_[4] += e;
+  state_[5] += f;
+  state_[6] += g;
+  state_[7] += h;
+}
+
+void Sha256::Update(std::span<const uint8_t> bytes) {
+  total_bytes_ += bytes.size();
+  size_t pos = 0;
+  if (buffered_ > 0) {
+    const size_t take = std::min(bytes.size(), buffer_.size() - buffered_);
+    std::memcpy(buffer_.data() + buffered_, bytes.data(), take);
+    buffered_ += take;
+    pos = take;
+    if (buffered_ < buffer_.size()) return;
+    Compress(buffer_.data());
+    buffered_ = 0;
+  }
+  for (; pos + 64 <= bytes.size(); pos += 64) Compress(bytes.data() + pos);
+  const size_t rest = bytes.size() - pos;
+  if (rest > 0) std::memcpy(buffer_.data(), bytes.data() + pos, rest);
+  buffered_ = rest;
+}
+
+void Sha256::Update(std::string_view text) {
+  Update(std::span(reinterpret_cast<const uint8_t*>(text.data()), text.size()));
+}
+
+void Sha256::UpdateU64(uint64_t value) {
+  std::array<uint8_t, 8> bytes;
+  for (size_t i = 0; i < 8; ++i) bytes[i] = static_cast<uint8_t>(value >> (8 * i));
+  Update(bytes);
+}
+
+std::array<uint8_t, 32> Sha256::Digest() {
+  // §5.1.1: append a 1 bit, zeros up to 56 mod 64 bytes, then the bit length big-endian.
+  const uint64_t bit_length = total_bytes_ * 8;
+  std::array<uint8_t, 72> padding{};
+  padding[0] = 0x80;
+  const size_t zeros = (buffered_ < 56) ? 56 - buffered_ : 120 - buffered_;
+  for (size_t i = 0; i < 8; ++i) {
+    padding[zeros + i] = static_cast<uint8_t>(bit_length >> (56 - 8 * i));
+  }
+  Update(std::span(padding.data(), zeros + 8));
+  std::array<uint8_t, 32> digest;
+  for (size_t i = 0; i < 8; ++i) {
+    for (size_t j = 0; j < 4; ++j)
+      digest[4 * i + j] = static_cast<uint8_t>(state_[i] >> (24 - 8 * j));
+  }
+  return digest;
+}
+
+std::string Sha256::HexDigest() {
+  constexpr std::string_view kHex = "0123456789abcdef";
+  std::string out;
+  for (uint8_t byte : Digest()) {
+    out += kHex[byte >> 4];
+    out += kHex[byte & 0xF];
+  }
+  return out;
+}
+
+}  // namespace nxrt::oracle
