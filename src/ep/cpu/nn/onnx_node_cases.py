@@ -73,9 +73,11 @@ def case(arrays, suite, folder):
     for path in sorted(glob.glob(os.path.join(data_set, "input_*.pb"))):
         index = int(os.path.basename(path)[6:-3])
         values[feeds[index]] = numpy_helper.to_array(onnx.load_tensor(path))
+    graph_outputs = [o.name for o in model.graph.output]
     outputs = []
-    for index, name in enumerate(node.output):
-        path = os.path.join(data_set, "output_%d.pb" % index)
+    for name in node.output:
+        path = (os.path.join(data_set, "output_%d.pb" % graph_outputs.index(name))
+                if name in graph_outputs else "")
         outputs.append((name, numpy_helper.to_array(onnx.load_tensor(path))
                         if os.path.exists(path) else None))
     inputs = [(name, values.get(name) if name else None) for name in node.input]
