@@ -1,6 +1,7 @@
-// ep/cpu/nn/matmul_test.cpp: tests of MatMul and Gemm (oneDNN float path and reference dtypes)
-// against a naive double-precision matmul written in the test, with broadcasting, 1-D
-// promotion, zero-sized dims, concurrent runs of one plan, and shape errors.
+// ep/cpu/nn/matmul_test.cpp: tests of MatMul and Gemm (oneDNN float path and reference dtypes):
+// the ONNX backend and pytorch cases (onnx_node_cases.inc), a naive double-precision matmul
+// written in the test with broadcasting, 1-D promotion, zero-sized dims, concurrent runs of one
+// plan, and shape errors.
 #include "ep/cpu/nn/matmul.h"
 
 #include <gtest/gtest.h>
@@ -12,6 +13,7 @@
 
 #include "ep/cpu/nn/dnnl_threads.h"
 #include "ep/cpu/nn/nn_test_util.h"
+#include "ep/cpu/nn/onnx_node_cases.h"
 
 namespace nxrt::cpu::nn {
 namespace {
@@ -65,6 +67,57 @@ std::vector<T> Cast(const std::vector<double>& v) {
   std::vector<T> out;
   for (double x : v) out.push_back(static_cast<T>(x));
   return out;
+}
+
+TEST(MatMulTest, OnnxBackendAndPytorchCases) {
+  int count = 0;
+  for (const char* op : {"MatMul", "Gemm"}) {
+    for (const testing::NodeCase* c : testing::OnnxNodeCases(op)) {
+      SCOPED_TRACE(c->name);
+      ++count;
+      const auto& a = c->Input(0);
+      const auto& b = c->Input(1);
+      const auto& cc = c->Input(2);
+      const auto& y = c->Output(0);
+      for (DataType dtype : {DataType::kFloat, DataType::kDouble}) {
+        Shape shape;
+        std::vector<double> out(Count(y.shape));
+        if (std::string(op) == "MatMul") {
+          NXRT_ASSERT_OK_AND_ASSIGN(MatMulPlan plan, PrepareMatMul(dtype, a.shape, b.shape));
+          shape = plan.output_shape;
+          if (dtype == DataType::kFloat) {
+            std::vector<float> yf(out.size());
+            NXRT_ASSERT_OK(MatMul(plan, a.As<float>().data(), b.As<float>().data(), yf.data()));
+            out.assign(yf.begin(), yf.end());
+          } else {
+            NXRT_ASSERT_OK(MatMul(plan, a.data.data(), b.data.data(), out.data()));
+          }
+        } else {
+          GemmAttributes attr;
+          attr.trans_a = c->Int("transA", 0) != 0;
+          attr.trans_b = c->Int("transB", 0) != 0;
+          attr.alpha = static_cast<float>(c->Float("alpha", 1.0));
+          attr.beta = static_cast<float>(c->Float("beta", 1.0));
+          const auto c_shape =
+              cc.present() ? std::optional<std::span<const int64_t>>(cc.shape) : std::nullopt;
+          NXRT_ASSERT_OK_AND_ASSIGN(GemmPlan plan,
+                                    PrepareGemm(dtype, a.shape, b.shape, c_shape, attr));
+          shape = plan.output_shape;
+          if (dtype == DataType::kFloat) {
+            std::vector<float> yf(out.size());
+            NXRT_ASSERT_OK(Gemm(plan, a.As<float>().data(), b.As<float>().data(),
+                                cc.As<float>().data(), yf.data()));
+            out.assign(yf.begin(), yf.end());
+          } else {
+            NXRT_ASSERT_OK(Gemm(plan, a.data.data(), b.data.data(), cc.data.data(), out.data()));
+          }
+        }
+        ASSERT_EQ(shape, y.shape);
+        EXPECT_TRUE(AllClose(out, y.Values(), 1e-5, 1e-5)) << DataTypeName(dtype);
+      }
+    }
+  }
+  EXPECT_GE(count, 15);
 }
 
 TEST(MatMulTest, RandomBroadcastShapesFloatThroughOneDnn) {
