@@ -1,14 +1,12 @@
 // ir/op_schema.cpp: operator schema versions from libonnx's registry plus nxrt's table for the
 // opsets libonnx 1.12 does not know (see ir/op_schema.h).
 //
-// Layer: nxrt_ir. The index of all versions is built once, on first use, from
-// onnx::OpSchemaRegistry::get_all_schemas_with_history() and kNewerVersions below.
+// Layer: nxrt_ir. Each query walks libonnx's versions of one op (a few registry lookups) and the
+// rows of kNewerVersions below; nothing is copied out of the registry.
 #include "ir/op_schema.h"
 
 #include <algorithm>
-#include <functional>
 #include <string>
-#include <unordered_map>
 
 #include "onnx/defs/schema.h"
 
@@ -121,53 +119,42 @@ constexpr NewerVersion kNewerVersions[] = {
     {kMlDomain, "TreeEnsembleRegressor", 5, true},
 };
 
-struct StringHash {
-  using is_transparent = void;
-  size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
-};
-template <typename V>
-using StringMap = std::unordered_map<std::string, V, StringHash, std::equal_to<>>;
-
-// domain (canonical) -> op_type -> versions ascending.
-using VersionIndex = StringMap<StringMap<std::vector<OpSchemaVersion>>>;
-
 std::string_view Canonical(std::string_view domain) {
   return domain == "ai.onnx" ? std::string_view() : domain;
 }
 
-VersionIndex BuildIndex() {
-  VersionIndex index;
-  for (const onnx::OpSchema& schema : onnx::OpSchemaRegistry::get_all_schemas_with_history()) {
-    index[std::string(Canonical(schema.domain()))][schema.Name()].push_back(
-        {schema.SinceVersion(), 0, schema.Deprecated()});
-  }
-  for (const NewerVersion& row : kNewerVersions) {
-    index[std::string(row.domain)][std::string(row.op_type)].push_back(
-        {row.since_version, 0, row.deprecated});
-  }
-  for (auto& [domain, ops] : index) {
-    const int max_opset = MaxKnownOpset(domain);
-    for (auto& [op, versions] : ops) {
-      std::sort(versions.begin(), versions.end(),
-                [](const OpSchemaVersion& a, const OpSchemaVersion& b) {
-                  return a.since_version < b.since_version;
-                });
-      for (size_t i = 0; i < versions.size(); ++i) {
-        versions[i].last_opset =
-            i + 1 < versions.size() ? versions[i + 1].since_version - 1 : max_opset;
-      }
-    }
-  }
-  return index;
+// The highest opset of `domain` libonnx has schemas for, or -1.
+int LibonnxMaxOpset(const std::string& domain) {
+  const auto& ranges = onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map();
+  auto it = ranges.find(domain);
+  return it == ranges.end() ? -1 : it->second.second;
 }
 
-const std::vector<OpSchemaVersion>* FindVersions(std::string_view domain,
-                                                 std::string_view op_type) {
-  static const VersionIndex index = BuildIndex();
-  auto domain_it = index.find(Canonical(domain));
-  if (domain_it == index.end()) return nullptr;
-  auto op_it = domain_it->second.find(op_type);
-  return op_it == domain_it->second.end() ? nullptr : &op_it->second;
+// All known versions of `op_type` in `domain`, ascending: libonnx's, then kNewerVersions'.
+std::vector<OpSchemaVersion> CollectVersions(std::string_view domain, std::string_view op_type) {
+  domain = Canonical(domain);
+  const std::string domain_name(domain);
+  const std::string op_name(op_type);
+  std::vector<OpSchemaVersion> versions;
+  // Schema(op, v, domain) is the newest version <= v: step down from the top.
+  for (int opset = LibonnxMaxOpset(domain_name); opset >= 1;) {
+    const onnx::OpSchema* schema = onnx::OpSchemaRegistry::Schema(op_name, opset, domain_name);
+    if (schema == nullptr) break;
+    versions.push_back({schema->SinceVersion(), 0, schema->Deprecated()});
+    opset = schema->SinceVersion() - 1;
+  }
+  std::reverse(versions.begin(), versions.end());
+  for (const NewerVersion& row : kNewerVersions) {
+    if (row.domain == domain && row.op_type == op_type) {
+      versions.push_back({row.since_version, 0, row.deprecated});
+    }
+  }
+  const int max_opset = MaxKnownOpset(domain);
+  for (size_t i = 0; i < versions.size(); ++i) {
+    versions[i].last_opset =
+        i + 1 < versions.size() ? versions[i + 1].since_version - 1 : max_opset;
+  }
+  return versions;
 }
 
 }  // namespace
@@ -176,21 +163,18 @@ int MaxKnownOpset(std::string_view domain) {
   domain = Canonical(domain);
   if (domain.empty()) return kMaxOnnxOpset;
   if (domain == kMlDomain) return kMaxMlOpset;
-  const auto& ranges = onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map();
-  auto it = ranges.find(std::string(domain));
-  return it == ranges.end() ? -1 : it->second.second;
+  return LibonnxMaxOpset(std::string(domain));
 }
 
 std::optional<OpSchemaVersion> SchemaAt(std::string_view domain, std::string_view op_type,
                                         int64_t opset) {
-  const std::vector<OpSchemaVersion>* versions = FindVersions(domain, op_type);
-  if (versions == nullptr) return std::nullopt;
+  const std::vector<OpSchemaVersion> versions = CollectVersions(domain, op_type);
   const int64_t effective = std::min<int64_t>(opset, MaxKnownOpset(domain));
   // The last version whose since_version <= effective.
   auto it = std::upper_bound(
-      versions->begin(), versions->end(), effective,
+      versions.begin(), versions.end(), effective,
       [](int64_t v, const OpSchemaVersion& s) { return v < s.since_version; });
-  if (it == versions->begin()) return std::nullopt;
+  if (it == versions.begin()) return std::nullopt;
   return *(it - 1);
 }
 
@@ -200,12 +184,11 @@ int SinceVersion(std::string_view domain, std::string_view op_type, int64_t opse
 }
 
 bool IsKnownOp(std::string_view domain, std::string_view op_type) {
-  return FindVersions(domain, op_type) != nullptr;
+  return !CollectVersions(domain, op_type).empty();
 }
 
 std::vector<OpSchemaVersion> OpSchemaVersions(std::string_view domain, std::string_view op_type) {
-  const std::vector<OpSchemaVersion>* versions = FindVersions(domain, op_type);
-  return versions ? *versions : std::vector<OpSchemaVersion>{};
+  return CollectVersions(domain, op_type);
 }
 
 }  // namespace nxrt::ir
