@@ -184,8 +184,9 @@ TEST(Float16Test, MatchesCompilerConversionOnAFloatSweep) {
     ASSERT_EQ(Float16::FromFloat(f), std::bit_cast<uint16_t>(oracle)) << std::hex << bits;
   }
   for (uint32_t h = 0; h < 0x7BFF; ++h) {
-    const uint32_t mid = std::bit_cast<uint32_t>(
-        (Float16::ToFloat(static_cast<uint16_t>(h)) + Float16::ToFloat(static_cast<uint16_t>(h + 1))) / 2);
+    const uint32_t mid = std::bit_cast<uint32_t>((Float16::ToFloat(static_cast<uint16_t>(h)) +
+                                                  Float16::ToFloat(static_cast<uint16_t>(h + 1))) /
+                                                 2);
     for (uint32_t b = mid - 1; b <= mid + 1; ++b) {
       const float f = FromBits(b);
       ASSERT_EQ(Float16::FromFloat(f), std::bit_cast<uint16_t>(static_cast<_Float16>(f)))

@@ -66,8 +66,8 @@ TEST(StatusTest, CopiesKeepCodeAndMessage) {
 }
 
 TEST(StatusTest, MakeStatusConcatenatesPieces) {
-  Status s = MakeStatus(StatusCode::kInvalidArgument, "input ", 1, " has rank ", 3, ", expected ",
-                        4.5);
+  Status s =
+      MakeStatus(StatusCode::kInvalidArgument, "input ", 1, " has rank ", 3, ", expected ", 4.5);
   EXPECT_EQ(s.message(), "input 1 has rank 3, expected 4.5");
 }
 
