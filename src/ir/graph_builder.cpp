@@ -146,12 +146,12 @@ GraphBuilder::GraphBuilder(ExternalDataResolver* external)
         return external->Load(t, dtype, shape);
       }) {}
 
-Result<std::shared_ptr<Graph>> GraphBuilder::Build(const onnx::GraphProto& proto) {
+Result<std::shared_ptr<Graph>> GraphBuilder::Build(onnx::GraphProto& proto) {
   scopes_.clear();
   return BuildGraph(proto, nullptr);
 }
 
-Result<std::shared_ptr<Graph>> GraphBuilder::BuildGraph(const onnx::GraphProto& proto,
+Result<std::shared_ptr<Graph>> GraphBuilder::BuildGraph(onnx::GraphProto& proto,
                                                         const Graph* parent) {
   auto graph = std::make_shared<Graph>();
   graph->name = proto.name();
@@ -167,7 +167,7 @@ Result<std::shared_ptr<Graph>> GraphBuilder::BuildGraph(const onnx::GraphProto& 
   return graph;
 }
 
-Status GraphBuilder::AddInputsAndInitializers(const onnx::GraphProto& proto, Graph& graph) {
+Status GraphBuilder::AddInputsAndInitializers(onnx::GraphProto& proto, Graph& graph) {
   for (int i = 0; i < proto.input_size(); ++i) {
     const onnx::ValueInfoProto& info = proto.input(i);
     if (info.name().empty()) return Invalid("graph input " + std::to_string(i) + " has no name");
@@ -201,11 +201,10 @@ Status GraphBuilder::AddInputsAndInitializers(const onnx::GraphProto& proto, Gra
     return Status::Ok();
   };
   for (int i = 0; i < proto.initializer_size(); ++i) {
-    const onnx::TensorProto& t = proto.initializer(i);
+    onnx::TensorProto& t = *proto.mutable_initializer(i);
     if (t.name().empty()) return Invalid("initializer " + std::to_string(i) + " has no name");
-    NXRT_RETURN_IF_ERROR(add_initializer(t.name(), TensorFromProto(t, &load_external_),
-                                         t.data_location() == onnx::TensorProto::EXTERNAL,
-                                         false));
+    const bool external = t.data_location() == onnx::TensorProto::EXTERNAL;
+    NXRT_RETURN_IF_ERROR(add_initializer(t.name(), ConsumeTensor(t), external, false));
   }
   for (int i = 0; i < proto.sparse_initializer_size(); ++i) {
     const onnx::SparseTensorProto& t = proto.sparse_initializer(i);
@@ -283,12 +282,12 @@ Status GraphBuilder::AddOutputsAndTypes(const onnx::GraphProto& proto, Graph& gr
   return Status::Ok();
 }
 
-Status GraphBuilder::ConnectNodes(const onnx::GraphProto& proto, Graph& graph) {
+Status GraphBuilder::ConnectNodes(onnx::GraphProto& proto, Graph& graph) {
   // Building a subgraph adds outer-scope values to `graph` (never nodes), so references into
   // graph.nodes stay valid here and references into graph.values do not.
   const size_t level = scopes_.size() - 1;
   for (int i = 0; i < proto.node_size(); ++i) {
-    const onnx::NodeProto& n = proto.node(i);
+    onnx::NodeProto& n = *proto.mutable_node(i);
     Node& node = graph.nodes[i];
     for (int slot = 0; slot < n.input_size(); ++slot) {
       const std::string& input = n.input(slot);
@@ -306,7 +305,7 @@ Status GraphBuilder::ConnectNodes(const onnx::GraphProto& proto, Graph& graph) {
     std::unordered_set<std::string> attribute_names;
     std::vector<Attribute> attributes;
     for (int a = 0; a < n.attribute_size(); ++a) {
-      const onnx::AttributeProto& attr = n.attribute(a);
+      onnx::AttributeProto& attr = *n.mutable_attribute(a);
       if (attr.name().empty()) {
         return Invalid(NodeLabel(node) + ": attribute " + std::to_string(a) + " has no name");
       }
@@ -325,7 +324,7 @@ Status GraphBuilder::ConnectNodes(const onnx::GraphProto& proto, Graph& graph) {
   return Status::Ok();
 }
 
-Result<Attribute> GraphBuilder::ConvertAttribute(const onnx::AttributeProto& proto,
+Result<Attribute> GraphBuilder::ConvertAttribute(onnx::AttributeProto& proto,
                                                  const Graph& owner) {
   using T = Attribute::Type;
   Attribute attr;
@@ -359,12 +358,12 @@ Result<Attribute> GraphBuilder::ConvertAttribute(const onnx::AttributeProto& pro
       attr.s = proto.s();
       break;
     case T::kTensor: {
-      NXRT_ASSIGN_OR_RETURN(attr.t, TensorFromProto(proto.t(), &load_external_));
+      NXRT_ASSIGN_OR_RETURN(attr.t, ConsumeTensor(*proto.mutable_t()));
       break;
     }
     case T::kGraph: {
       if (!proto.has_g()) return Invalid("the attribute has type graph but holds no graph");
-      NXRT_ASSIGN_OR_RETURN(attr.g, BuildGraph(proto.g(), &owner));
+      NXRT_ASSIGN_OR_RETURN(attr.g, BuildGraph(*proto.mutable_g(), &owner));
       break;
     }
     case T::kFloats:
@@ -378,14 +377,14 @@ Result<Attribute> GraphBuilder::ConvertAttribute(const onnx::AttributeProto& pro
       break;
     case T::kTensors:
       for (int i = 0; i < proto.tensors_size(); ++i) {
-        Result<Tensor> tensor = TensorFromProto(proto.tensors(i), &load_external_);
+        Result<Tensor> tensor = ConsumeTensor(*proto.mutable_tensors(i));
         if (!tensor.ok()) return tensor.status().WithContext("tensor " + std::to_string(i));
         attr.tensors.push_back(std::move(tensor).value());
       }
       break;
     case T::kGraphs:
       for (int i = 0; i < proto.graphs_size(); ++i) {
-        Result<std::shared_ptr<Graph>> graph = BuildGraph(proto.graphs(i), &owner);
+        Result<std::shared_ptr<Graph>> graph = BuildGraph(*proto.mutable_graphs(i), &owner);
         if (!graph.ok()) return graph.status().WithContext("graph " + std::to_string(i));
         attr.graphs.push_back(std::move(graph).value());
       }
@@ -418,6 +417,13 @@ Result<Attribute> GraphBuilder::ConvertAttribute(const onnx::AttributeProto& pro
                      " (ONNX defines 1-14)");
   }
   return attr;
+}
+
+Result<Tensor> GraphBuilder::ConsumeTensor(onnx::TensorProto& proto) {
+  Result<Tensor> tensor = TensorFromProto(proto, &load_external_);
+  // Swapping with an empty string frees the buffer; clear() would keep its capacity.
+  if (proto.has_raw_data()) std::string().swap(*proto.mutable_raw_data());
+  return tensor;
 }
 
 ValueId GraphBuilder::Resolve(size_t level, const std::string& name) {

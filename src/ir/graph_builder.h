@@ -37,22 +37,25 @@ class GraphBuilder {
   // outlive the builder.
   explicit GraphBuilder(ExternalDataResolver* external);
 
-  // Converts the model's main graph.
+  // Converts the model's main graph. Consumes `proto`'s tensor data: each tensor's raw_data is
+  // released once converted, so a large model is held about once, not twice, at the peak.
   // Errors (kInvalidModel unless noted; messages name the node, attribute, value or tensor; a
   // problem inside a subgraph is prefixed with its node and attribute): empty or duplicate graph
   // input names, unnamed or duplicate initializers, a node without op_type, a node input or graph
   // output defined nowhere, an attribute without a name, listed twice, of an unknown type, or
   // with no value; tensor data that cannot be read (from ir/tensor_proto.h and
   // ir/external_data.h); kUnsupported element types.
-  Result<std::shared_ptr<Graph>> Build(const onnx::GraphProto& proto);
+  Result<std::shared_ptr<Graph>> Build(onnx::GraphProto& proto);
 
  private:
-  Result<std::shared_ptr<Graph>> BuildGraph(const onnx::GraphProto& proto, const Graph* parent);
-  Status AddInputsAndInitializers(const onnx::GraphProto& proto, Graph& graph);
+  Result<std::shared_ptr<Graph>> BuildGraph(onnx::GraphProto& proto, const Graph* parent);
+  Status AddInputsAndInitializers(onnx::GraphProto& proto, Graph& graph);
   Status AddNodes(const onnx::GraphProto& proto, Graph& graph);
   Status AddOutputsAndTypes(const onnx::GraphProto& proto, Graph& graph);
-  Status ConnectNodes(const onnx::GraphProto& proto, Graph& graph);
-  Result<Attribute> ConvertAttribute(const onnx::AttributeProto& proto, const Graph& owner);
+  Status ConnectNodes(onnx::GraphProto& proto, Graph& graph);
+  Result<Attribute> ConvertAttribute(onnx::AttributeProto& proto, const Graph& owner);
+  // TensorFromProto, then releases `proto`'s raw_data.
+  Result<Tensor> ConsumeTensor(onnx::TensorProto& proto);
 
   // The value named `name` as seen from scope `level` of scopes_ (0 = main graph), adding
   // outer-scope values on the way down; kNoValue when no scope defines it.

@@ -198,12 +198,9 @@ Status ReadOpsetImports(const onnx::ModelProto& proto, Model& model) {
   return Status::Ok();
 }
 
-Result<Model> LoadModel(std::span<const std::byte> bytes, const std::string& source,
-                        const std::filesystem::path& external_data_dir, std::string path) {
-  Result<onnx::ModelProto> parsed = ParseModel(bytes, source);
-  if (!parsed.ok()) return parsed.status();
-  const onnx::ModelProto& proto = *parsed;
-
+// The model `proto` (consumed: tensor data is released as it is converted) as IR.
+Result<Model> BuildModel(onnx::ModelProto& proto, const std::string& source,
+                         const std::filesystem::path& external_data_dir, std::string path) {
   Model model;
   model.ir_version = proto.ir_version();
   model.producer_name = proto.producer_name();
@@ -223,7 +220,7 @@ Result<Model> LoadModel(std::span<const std::byte> bytes, const std::string& sou
 
   ExternalDataResolver external(external_data_dir);
   GraphBuilder builder(&external);
-  Result<std::shared_ptr<Graph>> graph = builder.Build(proto.graph());
+  Result<std::shared_ptr<Graph>> graph = builder.Build(*proto.mutable_graph());
   if (!graph.ok()) return graph.status().WithContext(source);
   model.graph = std::move(graph).value();
   model.external_files = external.files();
@@ -237,18 +234,26 @@ Result<Model> LoadModel(std::span<const std::byte> bytes, const std::string& sou
 
 Result<Model> LoadModelFromFile(const std::filesystem::path& path, const LoadOptions& options) {
   const std::string source = "file '" + path.string() + "'";
-  Result<std::shared_ptr<MappedFile>> file = MappedFile::Open(path);
-  if (!file.ok()) return file.status().WithContext("cannot load model");
+  Result<onnx::ModelProto> proto = Status(StatusCode::kInternal, "not parsed");
+  {
+    // Unmapped right after parsing: the proto holds its own copy of everything.
+    Result<std::shared_ptr<MappedFile>> file = MappedFile::Open(path);
+    if (!file.ok()) return file.status().WithContext("cannot load model");
+    proto = ParseModel({(*file)->data, (*file)->size}, source);
+  }
+  if (!proto.ok()) return proto.status();
   std::filesystem::path dir = options.external_data_dir;
   if (dir.empty()) dir = path.has_parent_path() ? path.parent_path() : ".";
-  const MappedFile& mapped = **file;
-  return LoadModel({mapped.data, mapped.size}, source, dir, path.string());
+  return BuildModel(*proto, source, dir, path.string());
 }
 
 Result<Model> LoadModelFromBytes(std::span<const std::byte> bytes, const LoadOptions& options) {
+  const std::string source = "model bytes";
+  Result<onnx::ModelProto> proto = ParseModel(bytes, source);
+  if (!proto.ok()) return proto.status();
   std::filesystem::path dir = options.external_data_dir;
   if (dir.empty()) dir = ".";
-  return LoadModel(bytes, "model bytes", dir, "");
+  return BuildModel(*proto, source, dir, "");
 }
 
 }  // namespace nxrt::ir

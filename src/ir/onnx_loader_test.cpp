@@ -370,10 +370,10 @@ TEST(OnnxLoaderTest, ModelOver64MegabytesParses) {
   const int64_t count = 18 * 1024 * 1024;  // 72 MiB of floats
   big->add_dims(count);
   big->mutable_raw_data()->assign(static_cast<size_t>(count) * 4, '\0');
-  TempDir dir("big");
-  WriteModel(dir.path() / "big.onnx", proto);
+  const std::string bytes = proto.SerializeAsString();
   proto.Clear();
-  Result<Model> model = LoadModelFromFile(dir.path() / "big.onnx");
+  Result<Model> model = LoadModelFromBytes(
+      {reinterpret_cast<const std::byte*>(bytes.data()), bytes.size()});
   ASSERT_TRUE(model.ok()) << model.status().ToString();
   EXPECT_EQ(model->graph->initializers[0].tensor.element_count(), count);
 }
