@@ -302,6 +302,19 @@ Status ToOptionalProto(const OnnxValue& value, std::string_view name, onnx::Opti
   return Status(StatusCode::kInternal, "unknown OnnxValue kind");
 }
 
+// A TensorProto file as a kTensor value carrying the proto's name.
+Result<OnnxValue> ReadTensorValue(const std::filesystem::path& path) {
+  const std::string what = FileLabel(path);
+  return GuardAllocation(what, [&]() -> Result<OnnxValue> {
+    NXRT_ASSIGN_OR_RETURN(std::string bytes, ReadFileBytes(path));
+    onnx::TensorProto proto;
+    NXRT_RETURN_IF_ERROR(ParseMessage(bytes, what, "TensorProto", &proto));
+    const ExternalDataFn external = ExternalDataReader(path.parent_path());
+    NXRT_ASSIGN_OR_RETURN(Tensor t, InContext(TensorFromProto(proto, &external), what));
+    return OnnxValue::FromTensor(std::move(t), proto.name());
+  });
+}
+
 }  // namespace
 
 // ---- OnnxValue -----------------------------------------------------------------------------
@@ -367,14 +380,8 @@ Result<Tensor> ParseTensorProto(std::string_view bytes, std::string_view what) {
 }
 
 Result<Tensor> ReadTensorProtoFile(const std::filesystem::path& path) {
-  const std::string what = FileLabel(path);
-  return GuardAllocation(what, [&]() -> Result<Tensor> {
-    NXRT_ASSIGN_OR_RETURN(std::string bytes, ReadFileBytes(path));
-    onnx::TensorProto proto;
-    NXRT_RETURN_IF_ERROR(ParseMessage(bytes, what, "TensorProto", &proto));
-    const ExternalDataFn external = ExternalDataReader(path.parent_path());
-    return InContext(TensorFromProto(proto, &external), what);
-  });
+  NXRT_ASSIGN_OR_RETURN(OnnxValue value, ReadTensorValue(path));
+  return std::move(value.tensor);
 }
 
 Status WriteTensorProtoFile(const std::filesystem::path& path, const Tensor& tensor,
@@ -447,10 +454,8 @@ Status WriteOptionalProtoFile(const std::filesystem::path& path, const OnnxValue
 
 Result<OnnxValue> ReadTestDataFile(const std::filesystem::path& path, TypeInfo::Kind expected) {
   switch (expected) {
-    case TypeInfo::Kind::kTensor: {
-      NXRT_ASSIGN_OR_RETURN(Tensor t, ReadTensorProtoFile(path));
-      return OnnxValue::FromTensor(std::move(t));
-    }
+    case TypeInfo::Kind::kTensor:
+      return ReadTensorValue(path);
     case TypeInfo::Kind::kSparseTensor: {
       const std::string what = FileLabel(path);
       return GuardAllocation(what, [&]() -> Result<OnnxValue> {

@@ -1100,6 +1100,12 @@ TEST(OnnxTestDataTest, KnownValues) {
                 kTestData / "node/test_mod_uint32/test_data_set_0/output_0.pb")),
             (std::vector<uint32_t>{0, 1, 5}));
 
+  Result<OnnxValue> named = ReadTestDataFile(
+      kTestData / "node/test_abs/test_data_set_0/input_0.pb", TypeInfo::Kind::kTensor);
+  ASSERT_TRUE(named.ok()) << named.status().ToString();
+  EXPECT_EQ(named->name, "x");
+  EXPECT_EQ(named->Description(), "float[3,4,5]");
+
   // Sequence: two float tensors [1,1,2,2] holding 1,2,3,4 and 2,3,1,5.
   Result<OnnxValue> seq =
       ReadTestDataFile(kTestData / "node/test_identity_sequence/test_data_set_0/input_0.pb",
