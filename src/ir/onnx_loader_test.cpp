@@ -9,6 +9,7 @@
 #include <cstring>
 #include <filesystem>
 #include <random>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -54,6 +55,23 @@ int CountOps(const Graph& graph, const std::string& op_type) {
   return count;
 }
 
+// Checks, in `graph` and its subgraphs, that value names are non-empty and indexed and that node
+// names (all unique in the backend test data) stay unique after the loader names unnamed nodes.
+void ExpectUniqueNames(const Graph& graph, const std::string& where) {
+  std::set<std::string> node_names;
+  for (const Node& node : graph.nodes) {
+    EXPECT_TRUE(node_names.insert(node.name).second) << where << ": node '" << node.name << "'";
+    for (const Attribute& attr : node.attributes) {
+      if (attr.g) ExpectUniqueNames(*attr.g, where);
+      for (const auto& g : attr.graphs) ExpectUniqueNames(*g, where);
+    }
+  }
+  for (size_t v = 0; v < graph.values.size(); ++v) {
+    EXPECT_FALSE(graph.values[v].name.empty()) << where;
+    EXPECT_EQ(graph.FindValue(graph.values[v].name), static_cast<ValueId>(v)) << where;
+  }
+}
+
 // A model with x -> Relu -> y, enough for most error cases to edit.
 onnx::ModelProto ReluModel() {
   onnx::ModelProto model = MakeModel(17);
@@ -93,6 +111,12 @@ TEST(OnnxLoaderTest, LoadsModelFieldsValuesAndTypes) {
   map->mutable_type()->mutable_map_type()->set_key_type(onnx::TensorProto::STRING);
   testing::SetTensorType(map->mutable_type()->mutable_map_type()->mutable_value_type(),
                          onnx::TensorProto::FLOAT, {});
+  onnx::ValueInfoProto* sparse = g->add_input();
+  sparse->set_name("sparse");
+  onnx::TypeProto::SparseTensor* sparse_type =
+      sparse->mutable_type()->mutable_sparse_tensor_type();
+  sparse_type->set_elem_type(onnx::TensorProto::DOUBLE);
+  sparse_type->mutable_shape()->add_dim()->set_dim_value(5);
   onnx::ValueInfoProto* no_shape = g->add_input();
   no_shape->set_name("{\"json\": 1}");  // names are opaque strings
   no_shape->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::INT64);
@@ -122,7 +146,7 @@ TEST(OnnxLoaderTest, LoadsModelFieldsValuesAndTypes) {
   const Graph& graph = *model->graph;
   EXPECT_EQ(graph.name, "main");
   EXPECT_EQ(graph.parent, nullptr);
-  ASSERT_EQ(graph.inputs.size(), 5u);
+  ASSERT_EQ(graph.inputs.size(), 6u);
   auto type_of = [&](const std::string& name) {
     const ValueId id = graph.FindValue(name);
     return id == kNoValue ? std::string("<missing>") : graph.values[id].type.ToString();
@@ -131,6 +155,7 @@ TEST(OnnxLoaderTest, LoadsModelFieldsValuesAndTypes) {
   EXPECT_EQ(type_of("seq"), "seq(tensor(int64)[])");
   EXPECT_EQ(type_of("opt"), "optional(tensor(float)[?])");
   EXPECT_EQ(type_of("map"), "map(string,tensor(float)[])");
+  EXPECT_EQ(type_of("sparse"), "sparse_tensor(double)[5]");
   EXPECT_EQ(type_of("{\"json\": 1}"), "tensor(int64)");
   EXPECT_EQ(type_of("w"), "tensor(float)[3]");
   EXPECT_EQ(type_of("h"), "tensor(float)[1,N,3]");
@@ -326,7 +351,9 @@ TEST(OnnxLoaderTest, EveryBackendTestModelLoads) {
     for (const fs::path& path : models) {
       Result<Model> model = LoadModelFromFile(path);
       EXPECT_TRUE(model.ok()) << model.status().ToString();
-      if (model.ok()) ++total;
+      if (!model.ok()) continue;
+      ExpectUniqueNames(*model->graph, path.string());
+      ++total;
     }
   }
   EXPECT_EQ(total, 932 + 82 + 35 + 23);
