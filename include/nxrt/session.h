@@ -1,0 +1,106 @@
+// nxrt/session.h: load an ONNX model once, run it many times.
+//
+// Public API (std only). A Session loads a model, places its nodes on execution providers in the
+// user's priority order (the CPU EP takes what is left when fallback is allowed), builds an
+// execution plan once, and runs it. `Run` may be called from several threads at once: each
+// concurrent run gets its own kernel instances and arena, created on first need and reused.
+//
+//   nxrt::SessionOptions options;                    // CPU EP, threads = cores
+//   auto session = nxrt::Session::Create("model.onnx", options);
+//   if (!session.ok()) { print(session.status().message()); ... }
+//   auto outputs = (*session)->Run({{"x", x_tensor}});
+//
+// Errors follow nxrt/status.h: every message names the model, node or value and the fix.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "nxrt/ep_config.h"
+#include "nxrt/execution_provider.h"
+#include "nxrt/node_info.h"
+#include "nxrt/status.h"
+#include "nxrt/tensor.h"
+
+namespace nxrt {
+
+// One execution provider in the priority list: either a built-in by type name ("cpu") or an EP
+// instance the caller made, with its options and an optional instance name.
+struct EpSpec {
+  std::string type;  // "cpu", or "plugin:/path/lib.so[:registration_name]"
+  EpConfig config;
+  std::string name;  // unique name in the session; default: derived from the type
+  std::shared_ptr<ExecutionProvider> provider;  // when set, used instead of `type`
+};
+
+struct SessionOptions {
+  // EPs in priority order. Empty means {"cpu"}. When `allow_fallback` is set and no entry is the
+  // CPU EP, a CPU EP is appended to take the nodes no other EP claims.
+  std::vector<EpSpec> providers;
+  // Threads for intra-op parallelism, counting the caller; 0 = the number of cores.
+  int intra_op_threads = 0;
+  // 0 = no graph rewriting; 1 = basic (the default). Levels only ever add
+  // result-preserving rewrites.
+  int optimization_level = 1;
+  // Let the CPU EP run nodes no listed EP claims. When false and a node is left, Create fails
+  // with the list of such nodes and every EP's reason.
+  bool allow_fallback = true;
+};
+
+// A named tensor: a run's input or output.
+struct NamedTensor {
+  std::string name;
+  Tensor tensor;
+};
+
+// Calls and time of one step of the plan (a node kernel or a fused claim), summed over runs.
+struct KernelStats {
+  std::string name;     // node name, or the claim's fused name
+  std::string op_type;  // op type, or "fused"
+  std::string ep;       // the EP's instance name
+  int64_t calls = 0;    // successful Compute calls
+  double total_us = 0;  // wall time of those calls, microseconds
+};
+
+class Session {
+ public:
+  // Loads the model at `path` (external data relative to its folder) and builds the plan.
+  // Errors: the loader's (kIoError, kInvalidModel), kInvalidArgument for bad options (an unknown
+  // EP type, a bad option value), kUnsupported when a node has no EP (listing the nodes and each
+  // EP's reason), and kernel creation errors naming the node.
+  static Result<std::unique_ptr<Session>> Create(const std::string& path,
+                                                 const SessionOptions& options = {});
+  // The same from the bytes of a ModelProto (external data relative to the working directory).
+  static Result<std::unique_ptr<Session>> CreateFromBytes(std::span<const std::byte> bytes,
+                                                          const SessionOptions& options = {});
+  virtual ~Session() = default;
+
+  // The model's inputs a caller must feed (graph inputs without an initializer), and its
+  // outputs, in model order, with declared dtypes and shapes. Graph inputs that have an
+  // initializer (IR < 4 models list weights so) are not listed but may be fed to override it.
+  virtual const std::vector<ValueInfo>& inputs() const = 0;
+  virtual const std::vector<ValueInfo>& outputs() const = 0;
+
+  // Runs the model. `inputs` must name every required input once (overridable initializers are
+  // optional) with its declared dtype and a shape matching every fixed dim of the declared
+  // shape; contents are not checked (NaN and inf are computed with). `output_names` selects
+  // outputs (default: all, in model order). Returns the outputs in the order asked, as owned
+  // tensors. Errors (kInvalidArgument): an unknown or repeated input name, a missing input, a
+  // wrong dtype, rank or dim (naming the input, the expected and the given value); an unknown
+  // output name; kRuntimeError from a kernel, prefixed with its node. After any error the
+  // session stays usable.
+  virtual Result<std::vector<NamedTensor>> Run(const std::vector<NamedTensor>& inputs,
+                                               const std::vector<std::string>& output_names = {}) = 0;
+
+  // Per-step statistics summed over all runs so far, in plan order.
+  virtual std::vector<KernelStats> Stats() const = 0;
+  // A human-readable placement: each EP's claims and, per node left to the fallback, reasons.
+  virtual std::string PlacementSummary() const = 0;
+};
+
+}  // namespace nxrt

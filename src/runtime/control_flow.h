@@ -1,0 +1,51 @@
+// runtime/control_flow.h: If, Loop and Scan: nodes whose subgraphs run through the same plan
+// machinery as the main graph (runtime/graph_plan.h).
+//
+// Layer: nxrt_runtime. The plan builder compiles each subgraph into a GraphPlan and hands it to
+// the factory here. A subgraph reads outer-scope values by name: the node's implicit inputs
+// (GraphView::implicit_inputs), which follow its explicit inputs in the step's input list, are
+// bound to the subgraph's outer-scope values with the same names.
+// Source: ONNX operator spec, If-1/11/13/16, Loop-1/11/13/16, Scan-9/11/16.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "runtime/graph_plan.h"
+
+namespace nxrt::runtime {
+
+// A compiled subgraph plus, for each of its outer-scope values, the index of the step input
+// (explicit inputs first, then implicit) that supplies it.
+struct SubgraphPlan {
+  std::shared_ptr<GraphPlan> plan;
+  std::vector<std::pair<ir::ValueId, size_t>> outer_bindings;
+};
+
+// If: runs `then_branch` when input 0 (a one-element bool tensor) is true, else `else_branch`.
+ControlFlowFactory MakeIfStep(SubgraphPlan then_branch, SubgraphPlan else_branch);
+
+// Loop: inputs M (optional int64 trip count), cond (optional bool), then N loop-carried values;
+// the body maps (iteration_num, cond, N values) → (cond, N values, K scan outputs). Outputs: the
+// N final values, then the K scan outputs stacked along a new axis 0. `explicit_inputs` is the
+// node's input count; `scan_dtypes` the declared dtypes of the K scan outputs (used for the
+// empty outputs of a loop that runs zero times).
+ControlFlowFactory MakeLoopStep(SubgraphPlan body, size_t explicit_inputs,
+                                std::vector<DataType> scan_dtypes);
+
+// Scan (opset ≥ 9): N state inputs then `num_scan_inputs` scan inputs, sliced along
+// `input_axes` (forward or reverse per `input_directions`); outputs the N final states then the
+// K scan outputs stacked along `output_axes` (per `output_directions`). Axes are non-negative
+// (the builder normalises them).
+struct ScanAttributes {
+  int64_t num_scan_inputs = 0;
+  std::vector<int64_t> input_axes;
+  std::vector<int64_t> input_directions;
+  std::vector<int64_t> output_axes;
+  std::vector<int64_t> output_directions;
+};
+ControlFlowFactory MakeScanStep(SubgraphPlan body, ScanAttributes attributes,
+                                size_t explicit_inputs);
+
+}  // namespace nxrt::runtime

@@ -1,0 +1,454 @@
+// runtime/graph_plan.cpp: value bookkeeping of a plan and the step loop of a run (see
+// graph_plan.h).
+#include "runtime/graph_plan.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+
+#include "runtime/memory_planner.h"
+
+namespace nxrt::runtime {
+namespace {
+
+// A 64-byte-aligned, uninitialised host buffer of `bytes` bytes (nullptr for 0).
+Result<std::shared_ptr<std::byte>> AlignedBuffer(size_t bytes) {
+  if (bytes == 0) return std::shared_ptr<std::byte>();
+  const size_t rounded = (bytes + kArenaAlignment - 1) / kArenaAlignment * kArenaAlignment;
+  void* p = std::aligned_alloc(kArenaAlignment, rounded);
+  if (p == nullptr) {
+    return MakeStatus(StatusCode::kOutOfMemory, "cannot allocate ", bytes, " bytes");
+  }
+  return std::shared_ptr<std::byte>(static_cast<std::byte*>(p), [](std::byte* b) { std::free(b); });
+}
+
+bool SameContents(const Tensor& a, const Tensor& b) {
+  if (a.dtype() != b.dtype() || a.shape() != b.shape()) return false;
+  if (a.dtype() == DataType::kString) {
+    auto x = a.span<std::string>();
+    auto y = b.span<std::string>();
+    return std::equal(x.begin(), x.end(), y.begin());
+  }
+  return a.byte_size() == 0 || std::memcmp(a.raw_data(), b.raw_data(), a.byte_size()) == 0;
+}
+
+}  // namespace
+
+void GraphPlan::ComputeValuePlans() {
+  const ir::Graph& g = *graph;
+  values.assign(g.values.size(), ValuePlan{});
+  inputs.clear();
+  outer_scope.clear();
+  for (ir::ValueId id = 0; id < static_cast<ir::ValueId>(g.values.size()); ++id) {
+    if (g.values[id].outer_scope) {
+      values[id].source = ValueSource::kOuterScope;
+      outer_scope.push_back(id);
+    }
+  }
+  for (const ir::Initializer& init : g.initializers) {
+    values[init.value].source = ValueSource::kInitializer;
+    values[init.value].initializer = &init.tensor;
+  }
+  for (ir::ValueId id : g.inputs) {
+    // A graph input with an initializer is an overridable default: the caller may bind it.
+    values[id].source = ValueSource::kGraphInput;
+    if (const ir::Initializer* init = g.FindInitializer(id)) values[id].initializer = &init->tensor;
+    inputs.push_back(id);
+  }
+  for (int32_t s = 0; s < static_cast<int32_t>(steps.size()); ++s) {
+    for (ir::ValueId v : steps[s].inputs) {
+      if (v != ir::kNoValue) values[v].last_use_step = s;
+    }
+    for (ir::ValueId v : steps[s].outputs) {
+      if (v == ir::kNoValue) continue;
+      values[v].source = ValueSource::kStep;
+      values[v].producer_step = s;
+    }
+  }
+  outputs = g.outputs;
+  for (ir::ValueId v : outputs) values[v].graph_output = true;
+}
+
+// What a PlanInstance keeps per step between runs.
+struct PlanInstance::StepState {
+  std::unique_ptr<Kernel> kernel;
+  std::unique_ptr<ControlFlowStep> control_flow;
+  std::vector<int> value_inputs;
+  bool prepared = false;
+  std::vector<DataType> in_dtypes;
+  std::vector<Shape> in_shapes;
+  std::vector<Tensor> in_values;  // copies of value inputs' contents at the last Prepare
+  std::vector<DataType> out_dtypes;
+  std::vector<Shape> out_shapes;
+  std::vector<bool> out_set;
+  std::vector<bool> out_dynamic;
+  size_t workspace_bytes = 0;
+};
+
+namespace {
+
+class PrepareContextImpl final : public PrepareContext {
+ public:
+  PrepareContextImpl(std::span<const Tensor* const> inputs, const std::vector<int>& value_inputs,
+                     const std::vector<bool>& output_used, const StepPlan& step,
+                     const GraphPlan& plan)
+      : inputs_(inputs), value_inputs_(value_inputs), output_used_(output_used), step_(step),
+        plan_(plan) {}
+
+  std::vector<DataType> dtypes;
+  std::vector<Shape> shapes;
+  std::vector<bool> set;
+  std::vector<bool> dynamic;
+  size_t workspace = 0;
+
+  void Reset(size_t outputs) {
+    dtypes.assign(outputs, DataType::kUndefined);
+    shapes.assign(outputs, Shape{});
+    set.assign(outputs, false);
+    dynamic.assign(outputs, false);
+    workspace = 0;
+  }
+
+  int input_count() const override { return static_cast<int>(inputs_.size()); }
+  bool has_input(int i) const override {
+    return i >= 0 && i < input_count() && inputs_[i] != nullptr;
+  }
+  DataType input_dtype(int i) const override {
+    return has_input(i) ? inputs_[i]->dtype() : DataType::kUndefined;
+  }
+  std::span<const int64_t> input_shape(int i) const override {
+    if (!has_input(i)) return {};
+    return inputs_[i]->shape();
+  }
+  Result<const Tensor*> input_value(int i) const override {
+    if (!has_input(i)) {
+      return MakeStatus(StatusCode::kInvalidArgument, "input ", i, " is omitted or out of range (",
+                        input_count(), " inputs)");
+    }
+    const ir::ValueId v = step_.inputs[i];
+    const bool constant = plan_.values[v].source == ValueSource::kInitializer;
+    if (!constant && !std::binary_search(value_inputs_.begin(), value_inputs_.end(), i)) {
+      return MakeStatus(StatusCode::kFailedPrecondition, "input ", i,
+                        " is not a value input of this kernel; list it in ValueInputs()");
+    }
+    return inputs_[i];
+  }
+  int output_count() const override { return static_cast<int>(output_used_.size()); }
+  bool output_used(int i) const override {
+    return i >= 0 && i < output_count() && output_used_[i];
+  }
+  Status SetOutput(int i, DataType dtype, Shape shape) override {
+    NXRT_RETURN_IF_ERROR(CheckOutput(i, dtype));
+    for (int64_t d : shape) {
+      if (d < 0) {
+        return MakeStatus(StatusCode::kInvalidArgument, "output ", i, " shape ",
+                          ShapeToString(shape), " has a negative dim");
+      }
+    }
+    dtypes[i] = dtype;
+    shapes[i] = std::move(shape);
+    set[i] = true;
+    return Status::Ok();
+  }
+  Status SetOutputDynamic(int i, DataType dtype) override {
+    NXRT_RETURN_IF_ERROR(CheckOutput(i, dtype));
+    dtypes[i] = dtype;
+    dynamic[i] = true;
+    set[i] = true;
+    return Status::Ok();
+  }
+  void SetWorkspaceBytes(size_t bytes) override { workspace = bytes; }
+
+ private:
+  Status CheckOutput(int i, DataType dtype) const {
+    if (i < 0 || i >= output_count()) {
+      return MakeStatus(StatusCode::kInvalidArgument, "output index ", i, " out of range (",
+                        output_count(), " outputs)");
+    }
+    if (dtype == DataType::kUndefined) {
+      return MakeStatus(StatusCode::kInvalidArgument, "output ", i, " declared with no dtype");
+    }
+    return Status::Ok();
+  }
+
+  std::span<const Tensor* const> inputs_;
+  const std::vector<int>& value_inputs_;
+  const std::vector<bool>& output_used_;
+  const StepPlan& step_;
+  const GraphPlan& plan_;
+};
+
+class ComputeContextImpl final : public ComputeContext {
+ public:
+  ComputeContextImpl(std::span<const Tensor* const> inputs, std::span<Tensor*> outputs,
+                     const std::vector<bool>& dynamic, std::span<std::byte> workspace,
+                     ThreadPool& pool)
+      : inputs_(inputs), outputs_(outputs), dynamic_(dynamic), workspace_(workspace),
+        pool_(pool) {}
+
+  int input_count() const override { return static_cast<int>(inputs_.size()); }
+  const Tensor* input(int i) const override {
+    return i >= 0 && i < input_count() ? inputs_[i] : nullptr;
+  }
+  int output_count() const override { return static_cast<int>(outputs_.size()); }
+  Tensor* output(int i) override {
+    if (i < 0 || i >= output_count() || outputs_[i] == nullptr || !outputs_[i]->defined()) {
+      return nullptr;
+    }
+    return outputs_[i];
+  }
+  std::span<std::byte> workspace() override { return workspace_; }
+  Result<Tensor*> AllocateOutput(int i, Shape shape) override {
+    if (i < 0 || i >= output_count() || outputs_[i] == nullptr || !dynamic_[i]) {
+      return MakeStatus(StatusCode::kFailedPrecondition, "output ", i,
+                        " was not declared dynamic in Prepare");
+    }
+    if (outputs_[i]->defined()) {
+      return MakeStatus(StatusCode::kFailedPrecondition, "output ", i, " is already allocated");
+    }
+    NXRT_ASSIGN_OR_RETURN(*outputs_[i], Tensor::Allocate(pending_dtype(i), std::move(shape)));
+    return outputs_[i];
+  }
+  void ParallelFor(int64_t n, int64_t min_chunk,
+                   const std::function<void(int64_t, int64_t)>& fn) override {
+    pool_.ParallelFor(n, min_chunk, fn);
+  }
+  int thread_count() const override { return pool_.num_threads(); }
+
+  std::vector<DataType> dynamic_dtypes;
+
+ private:
+  DataType pending_dtype(int i) const { return dynamic_dtypes[i]; }
+
+  std::span<const Tensor* const> inputs_;
+  std::span<Tensor*> outputs_;
+  const std::vector<bool>& dynamic_;
+  std::span<std::byte> workspace_;
+  ThreadPool& pool_;
+};
+
+}  // namespace
+
+PlanInstance::PlanInstance(const GraphPlan& plan) : plan_(plan) {}
+PlanInstance::~PlanInstance() = default;
+
+Result<std::unique_ptr<PlanInstance>> PlanInstance::Create(const GraphPlan& plan) {
+  std::unique_ptr<PlanInstance> inst(new PlanInstance(plan));
+  inst->steps_.reserve(plan.steps.size());
+  for (const StepPlan& step : plan.steps) {
+    auto state = std::make_unique<StepState>();
+    if (step.make_control_flow) {
+      state->control_flow = step.make_control_flow();
+    } else {
+      Result<std::unique_ptr<Kernel>> kernel = step.make_kernel();
+      if (!kernel.ok()) return kernel.status().WithContext(step.description);
+      state->kernel = std::move(kernel).value();
+      state->value_inputs = state->kernel->ValueInputs();
+      std::sort(state->value_inputs.begin(), state->value_inputs.end());
+    }
+    inst->steps_.push_back(std::move(state));
+  }
+  const size_t n = plan.values.size();
+  inst->planned_offset_.assign(n, -1);
+  inst->planned_bytes_.assign(n, -1);
+  inst->seen_bytes_.assign(n, -1);
+  return inst;
+}
+
+Status PlanInstance::Run(std::vector<Tensor>& values, ThreadPool& pool,
+                         std::span<StepCounters> counters) {
+  const ir::Graph& g = *plan_.graph;
+  for (const ir::Initializer& init : g.initializers) {
+    if (!values[init.value].defined()) values[init.value] = init.tensor;
+  }
+  std::fill(seen_bytes_.begin(), seen_bytes_.end(), -1);
+  bool mismatch = false;
+  Status status;
+  for (size_t s = 0; s < plan_.steps.size(); ++s) {
+    const auto start = std::chrono::steady_clock::now();
+    status = RunStep(s, values, pool);
+    if (!status.ok()) break;
+    if (!counters.empty()) {
+      const auto us = std::chrono::duration<double, std::micro>(
+                          std::chrono::steady_clock::now() - start).count();
+      counters[s].calls += 1;
+      counters[s].total_us += us;
+    }
+    for (ir::ValueId v : plan_.steps[s].outputs) {
+      if (v != ir::kNoValue && seen_bytes_[v] >= 0 && seen_bytes_[v] != planned_bytes_[v]) {
+        mismatch = true;
+      }
+    }
+  }
+  // Drop every intermediate still held (after an error, or values nobody read).
+  for (size_t v = 0; v < values.size(); ++v) {
+    const ValuePlan& vp = plan_.values[v];
+    if (vp.source == ValueSource::kStep && !vp.graph_output) values[v] = Tensor();
+  }
+  if (status.ok() && (mismatch || plan_mismatch_)) RebuildMemoryPlan();
+  return status;
+}
+
+Status PlanInstance::RunStep(size_t index, std::vector<Tensor>& values, ThreadPool& pool) {
+  const StepPlan& step = plan_.steps[index];
+  StepState& st = *steps_[index];
+
+  std::vector<const Tensor*> inputs(step.inputs.size(), nullptr);
+  for (size_t i = 0; i < step.inputs.size(); ++i) {
+    const ir::ValueId v = step.inputs[i];
+    if (v == ir::kNoValue) continue;
+    if (!values[v].defined()) {
+      return MakeStatus(StatusCode::kInternal, step.description, ": input ", i, " '",
+                        plan_.graph->values[v].name, "' has no value at run time");
+    }
+    inputs[i] = &values[v];
+  }
+
+  if (st.control_flow) {
+    std::vector<Tensor> outs(step.outputs.size());
+    NXRT_RETURN_IF_ERROR(st.control_flow->Run(inputs, outs, pool).WithContext(step.description));
+    for (size_t o = 0; o < step.outputs.size(); ++o) {
+      if (step.outputs[o] != ir::kNoValue) values[step.outputs[o]] = std::move(outs[o]);
+    }
+  } else {
+    std::span<const Tensor* const> kernel_inputs(inputs.data(), step.explicit_inputs);
+    // Prepare again only when shapes, dtypes or value-input contents changed.
+    bool changed = !st.prepared;
+    if (!changed) {
+      for (size_t i = 0; i < kernel_inputs.size() && !changed; ++i) {
+        const Tensor* t = kernel_inputs[i];
+        const DataType dt = t ? t->dtype() : DataType::kUndefined;
+        changed = dt != st.in_dtypes[i] || (t && t->shape() != st.in_shapes[i]);
+      }
+      for (size_t k = 0; k < st.value_inputs.size() && !changed; ++k) {
+        const int i = st.value_inputs[k];
+        if (i < static_cast<int>(kernel_inputs.size()) && kernel_inputs[i] != nullptr) {
+          changed = !SameContents(*kernel_inputs[i], st.in_values[k]);
+        }
+      }
+    }
+    if (changed) {
+      std::vector<bool> used(step.outputs.size());
+      for (size_t o = 0; o < step.outputs.size(); ++o) {
+        const ir::ValueId v = step.outputs[o];
+        used[o] = v != ir::kNoValue &&
+                  (plan_.values[v].graph_output || plan_.values[v].last_use_step >= 0);
+      }
+      PrepareContextImpl pctx(kernel_inputs, st.value_inputs, used, step, plan_);
+      pctx.Reset(step.outputs.size());
+      st.prepared = false;
+      NXRT_RETURN_IF_ERROR(st.kernel->Prepare(pctx).WithContext(step.description));
+      for (size_t o = 0; o < step.outputs.size(); ++o) {
+        if (step.outputs[o] != ir::kNoValue && !pctx.set[o]) {
+          return MakeStatus(StatusCode::kInternal, step.description, ": the kernel's Prepare set ",
+                            "no shape for output ", o, " '",
+                            plan_.graph->values[step.outputs[o]].name, "'");
+        }
+      }
+      st.out_dtypes = std::move(pctx.dtypes);
+      st.out_shapes = std::move(pctx.shapes);
+      st.out_dynamic = std::move(pctx.dynamic);
+      st.workspace_bytes = pctx.workspace;
+      st.in_dtypes.resize(kernel_inputs.size());
+      st.in_shapes.resize(kernel_inputs.size());
+      for (size_t i = 0; i < kernel_inputs.size(); ++i) {
+        st.in_dtypes[i] = kernel_inputs[i] ? kernel_inputs[i]->dtype() : DataType::kUndefined;
+        st.in_shapes[i] = kernel_inputs[i] ? kernel_inputs[i]->shape() : Shape{};
+      }
+      st.in_values.clear();
+      for (int i : st.value_inputs) {
+        if (i < static_cast<int>(kernel_inputs.size()) && kernel_inputs[i] != nullptr) {
+          NXRT_ASSIGN_OR_RETURN(Tensor copy, kernel_inputs[i]->Clone());
+          st.in_values.push_back(std::move(copy));
+        } else {
+          st.in_values.emplace_back();
+        }
+      }
+      st.prepared = true;
+    }
+
+    // Outputs: graph outputs and dynamic ones are owned; intermediates go to the arena when the
+    // memory plan has their exact size.
+    std::vector<Tensor*> outs(step.outputs.size(), nullptr);
+    for (size_t o = 0; o < step.outputs.size(); ++o) {
+      const ir::ValueId v = step.outputs[o];
+      if (v == ir::kNoValue) continue;
+      Tensor& slot = values[v];
+      slot = Tensor();
+      outs[o] = &slot;
+      if (st.out_dynamic[o]) continue;
+      const ValuePlan& vp = plan_.values[v];
+      NXRT_ASSIGN_OR_RETURN(int64_t count, ElementCount(st.out_shapes[o]));
+      const int64_t bytes = count * static_cast<int64_t>(DataTypeSize(st.out_dtypes[o]));
+      const bool arena_candidate = !vp.graph_output && st.out_dtypes[o] != DataType::kString;
+      if (arena_candidate) seen_bytes_[v] = bytes;
+      if (arena_candidate && arena_ && planned_bytes_[v] == bytes) {
+        slot = Tensor::Borrow(st.out_dtypes[o], st.out_shapes[o],
+                              arena_.get() + planned_offset_[v]);
+      } else {
+        NXRT_ASSIGN_OR_RETURN(slot, Tensor::Allocate(st.out_dtypes[o], st.out_shapes[o]));
+      }
+    }
+    if (st.workspace_bytes > workspace_bytes_) {
+      NXRT_ASSIGN_OR_RETURN(workspace_, AlignedBuffer(st.workspace_bytes));
+      workspace_bytes_ = st.workspace_bytes;
+    }
+    ComputeContextImpl cctx(kernel_inputs, outs, st.out_dynamic,
+                            std::span<std::byte>(workspace_.get(), st.workspace_bytes), pool);
+    cctx.dynamic_dtypes = st.out_dtypes;
+    NXRT_RETURN_IF_ERROR(st.kernel->Compute(cctx).WithContext(step.description));
+    for (size_t o = 0; o < step.outputs.size(); ++o) {
+      if (step.outputs[o] != ir::kNoValue && st.out_dynamic[o] && !outs[o]->defined()) {
+        return MakeStatus(StatusCode::kInternal, step.description, ": dynamic output ", o,
+                          " was never allocated by Compute");
+      }
+    }
+  }
+
+  // Free what this step was the last to read, and outputs nobody reads.
+  for (ir::ValueId v : step.inputs) {
+    if (v == ir::kNoValue) continue;
+    const ValuePlan& vp = plan_.values[v];
+    if (vp.source == ValueSource::kStep && !vp.graph_output &&
+        vp.last_use_step == static_cast<int32_t>(index)) {
+      values[v] = Tensor();
+    }
+  }
+  for (ir::ValueId v : step.outputs) {
+    if (v == ir::kNoValue) continue;
+    const ValuePlan& vp = plan_.values[v];
+    if (!vp.graph_output && vp.last_use_step < 0) values[v] = Tensor();
+  }
+  return Status::Ok();
+}
+
+void PlanInstance::RebuildMemoryPlan() {
+  std::vector<BufferLifetime> lifetimes;
+  std::vector<ir::ValueId> ids;
+  for (size_t v = 0; v < seen_bytes_.size(); ++v) {
+    if (seen_bytes_[v] < 0) continue;
+    const ValuePlan& vp = plan_.values[v];
+    lifetimes.push_back({seen_bytes_[v], vp.producer_step,
+                         std::max(vp.producer_step, vp.last_use_step)});
+    ids.push_back(static_cast<ir::ValueId>(v));
+  }
+  MemoryPlan mp = PlanMemory(lifetimes);
+  Result<std::shared_ptr<std::byte>> arena = AlignedBuffer(static_cast<size_t>(mp.arena_bytes));
+  std::fill(planned_offset_.begin(), planned_offset_.end(), -1);
+  std::fill(planned_bytes_.begin(), planned_bytes_.end(), -1);
+  if (!arena.ok()) {  // runs go on with per-value buffers
+    arena_.reset();
+    plan_mismatch_ = true;
+    return;
+  }
+  arena_ = std::move(arena).value();
+  for (size_t k = 0; k < ids.size(); ++k) {
+    planned_offset_[ids[k]] = mp.offsets[k];
+    planned_bytes_[ids[k]] = lifetimes[k].size;
+  }
+  plan_mismatch_ = false;
+}
+
+}  // namespace nxrt::runtime

@@ -1,0 +1,132 @@
+// runtime/graph_plan.h: the execution plan of one graph and the per-run instance that runs it.
+//
+// Layer: nxrt_runtime. A GraphPlan is built once per session (and once per subgraph) from the
+// placement: an ordered list of steps, each a kernel of one EP for one node or one fused claim,
+// or a control-flow step (If/Loop/Scan) that runs sub-plans through this same machinery. It also
+// knows, for every value of the graph, where it comes from (graph input, initializer, outer
+// scope, a step) and the last step that reads it.
+//
+// A PlanInstance holds what one concurrent run needs: its own kernel instances (kernels are not
+// re-entrant), their prepared state, and the arena. Running a plan:
+//   for each step: bind inputs → Prepare again only if an input shape (or a value input's
+//   contents) changed → allocate outputs (arena offset when the memory plan has this size,
+//   otherwise a fresh buffer) → Compute → drop inputs after their last use.
+// After a run in which some intermediate did not fit the memory plan (first run, new shapes),
+// the plan is rebuilt from the sizes just seen (runtime/memory_planner.h), so steady-state runs
+// allocate only their graph outputs.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "core/thread_pool.h"
+#include "ir/graph_view.h"
+#include "nxrt/execution_provider.h"
+#include "nxrt/kernel.h"
+#include "nxrt/status.h"
+#include "nxrt/tensor.h"
+
+namespace nxrt::runtime {
+
+class PlanInstance;
+struct GraphPlan;
+
+// Runs a node with subgraphs (If, Loop, Scan). Built by the plan builder with the sub-plans; an
+// instance per PlanInstance (it holds sub-plan instances).
+class ControlFlowStep {
+ public:
+  virtual ~ControlFlowStep() = default;
+  // `inputs`: the node's explicit inputs (nullptr when omitted) followed by its implicit inputs
+  // (outer-scope values its subgraphs read, in GraphView::implicit_inputs order). Fills
+  // `outputs` (one per node output; left undefined for omitted ones) with owned tensors.
+  virtual Status Run(std::span<const Tensor* const> inputs, std::vector<Tensor>& outputs,
+                     ThreadPool& pool) = 0;
+};
+
+// Makes one ControlFlowStep for a new PlanInstance.
+using ControlFlowFactory = std::function<std::unique_ptr<ControlFlowStep>()>;
+
+struct StepPlan {
+  std::string name;     // node name, or the fused claim's name
+  std::string op_type;  // op type, or "fused"
+  std::string ep_name;  // the EP instance's name
+  ExecutionProvider* ep = nullptr;
+  // How a PlanInstance makes this step's kernel: exactly one of the two is set.
+  std::function<Result<std::unique_ptr<Kernel>>()> make_kernel;
+  ControlFlowFactory make_control_flow;
+  // Values read: explicit inputs (kNoValue when omitted), then implicit inputs.
+  std::vector<ir::ValueId> inputs;
+  size_t explicit_inputs = 0;  // how many of `inputs` a kernel sees
+  std::vector<ir::ValueId> outputs;  // kNoValue when omitted
+  // Node description for error messages: "node 'Conv_3' (Conv, opset 17)".
+  std::string description;
+};
+
+// Where a value of the graph comes from during a run.
+enum class ValueSource : uint8_t { kNone, kGraphInput, kInitializer, kOuterScope, kStep };
+
+struct ValuePlan {
+  ValueSource source = ValueSource::kNone;
+  int32_t producer_step = -1;  // for kStep
+  int32_t last_use_step = -1;  // last step reading it; -1 when no step does
+  bool graph_output = false;
+  const Tensor* initializer = nullptr;  // for kInitializer
+};
+
+struct GraphPlan {
+  const ir::Graph* graph = nullptr;
+  std::vector<StepPlan> steps;
+  std::vector<ValuePlan> values;  // by ValueId
+  // Graph inputs a caller (or the enclosing control-flow step) binds, in graph order.
+  std::vector<ir::ValueId> inputs;
+  std::vector<ir::ValueId> outputs;
+  // Outer-scope values this graph reads, bound by name from the enclosing run.
+  std::vector<ir::ValueId> outer_scope;
+
+  // Fills `values`, `inputs`, `outputs`, `outer_scope` from the graph and `steps`.
+  void ComputeValuePlans();
+};
+
+// Statistics of one step, summed over the runs of all instances.
+struct StepCounters {
+  int64_t calls = 0;
+  double total_us = 0;
+};
+
+class PlanInstance {
+ public:
+  // Creates the kernels of `plan` (which must outlive the instance). Errors: kernel creation
+  // errors, prefixed with the step's node.
+  static Result<std::unique_ptr<PlanInstance>> Create(const GraphPlan& plan);
+  ~PlanInstance();
+
+  // Runs the plan. `values` has one slot per value of the graph: the caller binds graph inputs
+  // and outer-scope values; initializers are bound here. On return the graph outputs' slots
+  // hold owned tensors. `counters` (one per step, may be empty) receive calls and time.
+  Status Run(std::vector<Tensor>& values, ThreadPool& pool, std::span<StepCounters> counters);
+
+ private:
+  struct StepState;
+  explicit PlanInstance(const GraphPlan& plan);
+  Status RunStep(size_t index, std::vector<Tensor>& values, ThreadPool& pool);
+  void RebuildMemoryPlan();
+
+  const GraphPlan& plan_;
+  std::vector<std::unique_ptr<StepState>> steps_;
+  // The arena and, per value, its offset in it and the byte size it was planned for (-1: not
+  // planned). Rebuilt when a run sees a size the plan does not have.
+  std::shared_ptr<std::byte> arena_;
+  std::vector<int64_t> planned_offset_;
+  std::vector<int64_t> planned_bytes_;
+  std::vector<int64_t> seen_bytes_;  // sizes in the current run (-1: not in the arena's scope)
+  bool plan_mismatch_ = true;
+  std::shared_ptr<std::byte> workspace_;  // shared by all steps; the largest request
+  size_t workspace_bytes_ = 0;
+};
+
+}  // namespace nxrt::runtime

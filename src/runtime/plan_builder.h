@@ -1,0 +1,57 @@
+// runtime/plan_builder.h: placement + kernels → GraphPlan, for the main graph and, recursively,
+// every subgraph of If/Loop/Scan.
+//
+// Layer: nxrt_runtime. For each graph: validate it (ir::GraphView), place its nodes over the
+// session's EPs (ep/placement.h: priority order, convex claims, the CPU EP takes the rest),
+// then order the steps (a topological order of the claims contracted to one unit each) and give
+// every step its kernel factory: EPs that compile whole claims (CreateFusedKernel) get one step
+// per claim, native EPs one step per node. Control-flow nodes become ControlFlowSteps over
+// sub-plans built by the same function.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ep/ep_registry.h"
+#include "ir/graph.h"
+#include "ir/graph_view.h"
+#include "nxrt/status.h"
+#include "nxrt/node_info.h"
+#include "runtime/control_flow.h"
+#include "runtime/graph_plan.h"
+
+namespace nxrt::runtime {
+
+struct PlanBuilderOptions {
+  bool allow_fallback = true;
+};
+
+class PlanBuilder {
+ public:
+  // `eps` must be initialized; its last entry is the fallback EP when `allow_fallback`.
+  PlanBuilder(const ir::Model& model, ep::EpRegistry& eps, PlanBuilderOptions options);
+
+  // The plan of `graph` (the main graph or a subgraph of `model`). Errors: the graph's
+  // validation errors, kUnsupported listing the nodes no EP can run with each EP's reason.
+  Result<std::shared_ptr<GraphPlan>> Build(const ir::Graph& graph);
+
+  // What was placed where, for every graph built so far: one line per claim or node group.
+  const std::vector<std::string>& placement_lines() const { return placement_lines_; }
+
+ private:
+  // The plan of a subgraph of `node` and the binding of its outer-scope values to the node's
+  // step inputs.
+  Result<SubgraphPlan> BuildSubgraph(const ir::GraphView& view, ir::NodeId node,
+                                     const ir::Graph& subgraph);
+  Result<ControlFlowFactory> BuildControlFlow(const ir::GraphView& view, ir::NodeId node,
+                                              const NodeInfo& info);
+
+  const ir::Model& model_;
+  ep::EpRegistry& eps_;
+  PlanBuilderOptions options_;
+  std::vector<std::unique_ptr<ir::GraphView>> views_;  // kept alive for the plans
+  std::vector<std::string> placement_lines_;
+};
+
+}  // namespace nxrt::runtime

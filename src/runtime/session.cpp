@@ -1,0 +1,272 @@
+// runtime/session.cpp: nxrt::Session: load → place → plan once; run many times, from many
+// threads (see include/nxrt/session.h).
+#include "nxrt/session.h"
+
+#include <algorithm>
+#include <mutex>
+#include <sstream>
+#include <thread>
+#include <unordered_map>
+
+#include "core/thread_pool.h"
+#include "ep/cpu/cpu_execution_provider.h"
+#include "ep/ep_registry.h"
+#include "ep/node_info_builder.h"
+#include "ir/onnx_loader.h"
+#include "runtime/graph_plan.h"
+#include "runtime/plan_builder.h"
+
+namespace nxrt {
+namespace {
+
+using runtime::GraphPlan;
+using runtime::PlanInstance;
+using runtime::ValueSource;
+
+// The EP for a built-in type name. Errors: kInvalidArgument naming the type and the known ones.
+Result<std::shared_ptr<ExecutionProvider>> MakeBuiltinEp(const std::string& type) {
+  if (type == "cpu") return std::shared_ptr<ExecutionProvider>(new cpu::CpuExecutionProvider());
+  return MakeStatus(StatusCode::kInvalidArgument, "unknown execution provider type '", type,
+                    "'; known types: cpu");
+}
+
+class SessionImpl final : public Session {
+ public:
+  static Result<std::unique_ptr<Session>> Make(ir::Model model, const SessionOptions& options) {
+    std::unique_ptr<SessionImpl> s(new SessionImpl(options));
+    s->model_ = std::move(model);
+    NXRT_RETURN_IF_ERROR(s->Init(options));
+    return std::unique_ptr<Session>(std::move(s));
+  }
+
+  const std::vector<ValueInfo>& inputs() const override { return inputs_; }
+  const std::vector<ValueInfo>& outputs() const override { return outputs_; }
+
+  Result<std::vector<NamedTensor>> Run(const std::vector<NamedTensor>& inputs,
+                                       const std::vector<std::string>& output_names) override {
+    const ir::Graph& g = *model_.graph;
+    std::vector<Tensor> values(g.values.size());
+    NXRT_RETURN_IF_ERROR(BindInputs(inputs, values));
+    std::vector<ir::ValueId> wanted;
+    if (output_names.empty()) {
+      wanted = g.outputs;
+    } else {
+      for (const std::string& name : output_names) {
+        auto it = std::find_if(g.outputs.begin(), g.outputs.end(),
+                               [&](ir::ValueId v) { return g.values[v].name == name; });
+        if (it == g.outputs.end()) {
+          return MakeStatus(StatusCode::kInvalidArgument, "unknown output '", name,
+                            "'; the model's outputs are: ", ListNames(outputs_));
+        }
+        wanted.push_back(*it);
+      }
+    }
+
+    std::unique_ptr<PlanInstance> instance;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (!free_instances_.empty()) {
+        instance = std::move(free_instances_.back());
+        free_instances_.pop_back();
+      }
+    }
+    if (!instance) {
+      NXRT_ASSIGN_OR_RETURN(instance, PlanInstance::Create(*plan_));
+    }
+    std::vector<runtime::StepCounters> counters(plan_->steps.size());
+    Status status = instance->Run(values, *pool_, counters);
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      free_instances_.push_back(std::move(instance));
+      if (status.ok()) {
+        for (size_t i = 0; i < counters.size(); ++i) {
+          counters_[i].calls += counters[i].calls;
+          counters_[i].total_us += counters[i].total_us;
+        }
+      }
+    }
+    if (!status.ok()) return status;
+
+    std::vector<NamedTensor> result;
+    result.reserve(wanted.size());
+    for (ir::ValueId v : wanted) {
+      Tensor& t = values[v];
+      if (!t.defined()) {
+        return MakeStatus(StatusCode::kInternal, "output '", g.values[v].name,
+                          "' has no value after the run");
+      }
+      // Outputs that are graph inputs or initializers are the caller's or the model's buffers.
+      if (plan_->values[v].source != ValueSource::kStep || !t.owns_data()) {
+        NXRT_ASSIGN_OR_RETURN(Tensor copy, t.Clone());
+        result.push_back({g.values[v].name, std::move(copy)});
+      } else {
+        result.push_back({g.values[v].name, t});
+      }
+    }
+    return result;
+  }
+
+  std::vector<KernelStats> Stats() const override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    std::vector<KernelStats> stats;
+    for (size_t i = 0; i < plan_->steps.size(); ++i) {
+      const runtime::StepPlan& step = plan_->steps[i];
+      stats.push_back({step.name, step.op_type, step.ep_name, counters_[i].calls,
+                       counters_[i].total_us});
+    }
+    return stats;
+  }
+
+  std::string PlacementSummary() const override { return placement_; }
+
+ private:
+  explicit SessionImpl(const SessionOptions& options) {
+    int threads = options.intra_op_threads;
+    if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    pool_ = std::make_unique<ThreadPool>(threads);
+  }
+
+  Status Init(const SessionOptions& options) {
+    if (options.intra_op_threads < 0) {
+      return MakeStatus(StatusCode::kInvalidArgument, "intra_op_threads = ",
+                        options.intra_op_threads, " is negative; use 0 for one per core");
+    }
+    std::vector<EpSpec> specs = options.providers;
+    if (specs.empty()) specs.push_back(EpSpec{"cpu", {}, {}, nullptr});
+    const bool has_cpu = std::any_of(specs.begin(), specs.end(), [](const EpSpec& s) {
+      return s.type == "cpu" || (s.provider && s.provider->type_name() == "cpu");
+    });
+    if (options.allow_fallback && !has_cpu) specs.push_back(EpSpec{"cpu", {}, {}, nullptr});
+    for (const EpSpec& spec : specs) {
+      std::shared_ptr<ExecutionProvider> ep = spec.provider;
+      if (!ep) {
+        NXRT_ASSIGN_OR_RETURN(ep, MakeBuiltinEp(spec.type));
+      }
+      NXRT_RETURN_IF_ERROR(eps_.Add(ep, spec.config, spec.name));
+    }
+    NXRT_RETURN_IF_ERROR(eps_.InitializeAll());
+
+    runtime::PlanBuilder builder(model_, eps_, {options.allow_fallback});
+    NXRT_ASSIGN_OR_RETURN(plan_, builder.Build(*model_.graph));
+    std::ostringstream os;
+    for (const std::string& line : builder.placement_lines()) os << line << "\n";
+    placement_ = os.str();
+    counters_.assign(plan_->steps.size(), {});
+
+    // Public input/output metadata.
+    NXRT_ASSIGN_OR_RETURN(ir::GraphView view, ir::GraphView::Create(model_, *model_.graph));
+    ep::NodeInfoBuilder infos(view);
+    for (ir::ValueId v : plan_->inputs) {
+      all_inputs_.push_back(infos.Value(v));
+      if (plan_->values[v].initializer == nullptr) inputs_.push_back(all_inputs_.back());
+    }
+    for (ir::ValueId v : plan_->outputs) outputs_.push_back(infos.Value(v));
+    // The first instance now, so session creation reports kernel errors.
+    NXRT_ASSIGN_OR_RETURN(std::unique_ptr<PlanInstance> first, PlanInstance::Create(*plan_));
+    free_instances_.push_back(std::move(first));
+    return Status::Ok();
+  }
+
+  static std::string ListNames(const std::vector<ValueInfo>& infos) {
+    std::string s;
+    for (const ValueInfo& v : infos) s += (s.empty() ? "'" : ", '") + v.name + "'";
+    return s.empty() ? "(none)" : s;
+  }
+
+  // Checks `inputs` against the model's declared inputs and binds them into `values`.
+  Status BindInputs(const std::vector<NamedTensor>& inputs, std::vector<Tensor>& values) const {
+    std::vector<bool> bound(all_inputs_.size(), false);
+    for (const NamedTensor& in : inputs) {
+      auto it = std::find_if(all_inputs_.begin(), all_inputs_.end(),
+                             [&](const ValueInfo& v) { return v.name == in.name; });
+      if (it == all_inputs_.end()) {
+        return MakeStatus(StatusCode::kInvalidArgument, "unknown input '", in.name,
+                          "'; the model's inputs are: ", ListNames(inputs_));
+      }
+      const size_t k = static_cast<size_t>(it - all_inputs_.begin());
+      if (bound[k]) {
+        return MakeStatus(StatusCode::kInvalidArgument, "input '", in.name, "' is given twice");
+      }
+      bound[k] = true;
+      NXRT_RETURN_IF_ERROR(CheckInput(*it, in.tensor));
+      Tensor t = in.tensor;
+      if (!t.is_contiguous()) {
+        NXRT_ASSIGN_OR_RETURN(t, in.tensor.Clone());
+      }
+      values[plan_->inputs[k]] = std::move(t);
+    }
+    for (size_t k = 0; k < all_inputs_.size(); ++k) {
+      if (bound[k]) continue;
+      if (plan_->values[plan_->inputs[k]].initializer != nullptr) {
+        values[plan_->inputs[k]] = *plan_->values[plan_->inputs[k]].initializer;
+        continue;
+      }
+      return MakeStatus(StatusCode::kInvalidArgument, "missing input '", all_inputs_[k].name,
+                        "' (", all_inputs_[k].ToString(),
+                        "); give it a tensor of that type and shape");
+    }
+    return Status::Ok();
+  }
+
+  static Status CheckInput(const ValueInfo& declared, const Tensor& t) {
+    if (!t.defined()) {
+      return MakeStatus(StatusCode::kInvalidArgument, "input '", declared.name,
+                        "' is an empty tensor with no dtype");
+    }
+    if (declared.kind != ValueKind::kTensor && declared.kind != ValueKind::kUnknown) {
+      return MakeStatus(StatusCode::kNotImplemented, "input '", declared.name, "' is a ",
+                        ValueKindName(declared.kind), "; only tensor inputs can be fed");
+    }
+    if (declared.dtype != DataType::kUndefined && t.dtype() != declared.dtype) {
+      return MakeStatus(StatusCode::kInvalidArgument, "input '", declared.name, "' has dtype ",
+                        DataTypeName(t.dtype()), ", the model declares ",
+                        DataTypeName(declared.dtype));
+    }
+    if (declared.shape) {
+      const auto& dims = *declared.shape;
+      if (dims.size() != t.rank()) {
+        return MakeStatus(StatusCode::kInvalidArgument, "input '", declared.name, "' has rank ",
+                          t.rank(), " (shape ", ShapeToString(t.shape()), "), the model declares ",
+                          declared.ToString());
+      }
+      for (size_t d = 0; d < dims.size(); ++d) {
+        if (dims[d].is_fixed() && dims[d].value != t.shape()[d]) {
+          return MakeStatus(StatusCode::kInvalidArgument, "input '", declared.name,
+                            "' has shape ", ShapeToString(t.shape()), ", but dim ", d,
+                            " must be ", dims[d].value, " (", declared.ToString(), ")");
+        }
+      }
+    }
+    return Status::Ok();
+  }
+
+  ir::Model model_;
+  ep::EpRegistry eps_;
+  std::shared_ptr<GraphPlan> plan_;
+  std::vector<ValueInfo> all_inputs_;  // every graph input, in plan_->inputs order
+  std::vector<ValueInfo> inputs_;      // those without an initializer default
+  std::vector<ValueInfo> outputs_;
+  std::string placement_;
+  std::unique_ptr<ThreadPool> pool_;
+  mutable std::mutex mutex_;
+  std::vector<std::unique_ptr<PlanInstance>> free_instances_;
+  std::vector<runtime::StepCounters> counters_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<Session>> Session::Create(const std::string& path,
+                                                 const SessionOptions& options) {
+  NXRT_ASSIGN_OR_RETURN(ir::Model model, ir::LoadModelFromFile(path));
+  Result<std::unique_ptr<Session>> session = SessionImpl::Make(std::move(model), options);
+  if (!session.ok()) return session.status().WithContext("model '" + path + "'");
+  return session;
+}
+
+Result<std::unique_ptr<Session>> Session::CreateFromBytes(std::span<const std::byte> bytes,
+                                                          const SessionOptions& options) {
+  NXRT_ASSIGN_OR_RETURN(ir::Model model, ir::LoadModelFromBytes(bytes));
+  return SessionImpl::Make(std::move(model), options);
+}
+
+}  // namespace nxrt

@@ -1,0 +1,275 @@
+// runtime/session_test.cpp: the Session end to end on small models built here with the ONNX
+// protobuf classes: values against hand-computed references, control flow with outer-scope
+// values, input validation, reuse after errors, and concurrent runs.
+#include "nxrt/session.h"
+
+#include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
+
+#include <cmath>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace nxrt {
+namespace {
+
+void AddTensorValue(onnx::ValueInfoProto* v, const std::string& name, int elem_type,
+                    const std::vector<int64_t>& dims) {
+  v->set_name(name);
+  auto* t = v->mutable_type()->mutable_tensor_type();
+  t->set_elem_type(elem_type);
+  auto* shape = t->mutable_shape();
+  for (int64_t d : dims) {
+    if (d < 0) {
+      shape->add_dim()->set_dim_param("N");
+    } else {
+      shape->add_dim()->set_dim_value(d);
+    }
+  }
+}
+
+onnx::NodeProto* AddNode(onnx::GraphProto* g, const std::string& op,
+                         const std::vector<std::string>& inputs,
+                         const std::vector<std::string>& outputs, const std::string& name = "") {
+  onnx::NodeProto* n = g->add_node();
+  n->set_op_type(op);
+  n->set_name(name.empty() ? op + "_" + std::to_string(g->node_size()) : name);
+  for (const auto& i : inputs) n->add_input(i);
+  for (const auto& o : outputs) n->add_output(o);
+  return n;
+}
+
+std::vector<std::byte> Serialize(const onnx::ModelProto& m) {
+  std::string s = m.SerializeAsString();
+  std::vector<std::byte> bytes(s.size());
+  std::memcpy(bytes.data(), s.data(), s.size());
+  return bytes;
+}
+
+onnx::ModelProto NewModel(int opset = 17) {
+  onnx::ModelProto m;
+  m.set_ir_version(8);
+  auto* op = m.add_opset_import();
+  op->set_domain("");
+  op->set_version(opset);
+  m.mutable_graph()->set_name("test");
+  return m;
+}
+
+// y = (x + x) * x, z = y - x: a chain whose intermediate buffers the arena reuses.
+std::vector<std::byte> ChainModel() {
+  onnx::ModelProto m = NewModel();
+  auto* g = m.mutable_graph();
+  AddTensorValue(g->add_input(), "x", onnx::TensorProto::FLOAT, {-1, 3});
+  AddNode(g, "Add", {"x", "x"}, {"a"});
+  AddNode(g, "Mul", {"a", "x"}, {"y"});
+  AddNode(g, "Sub", {"y", "x"}, {"z"});
+  AddTensorValue(g->add_output(), "y", onnx::TensorProto::FLOAT, {-1, 3});
+  AddTensorValue(g->add_output(), "z", onnx::TensorProto::FLOAT, {-1, 3});
+  return Serialize(m);
+}
+
+Tensor Floats(Shape shape, std::vector<float> v) { return Tensor::FromVector(shape, v).value(); }
+
+TEST(Session, ChainComputesAndReusesArenaAcrossRuns) {
+  auto session = Session::CreateFromBytes(ChainModel());
+  ASSERT_TRUE(session.ok()) << session.status().ToString();
+  for (int batch : {2, 2, 1, 4, 2}) {  // shape changes re-plan; repeats reuse the arena
+    std::vector<float> x(batch * 3);
+    for (size_t i = 0; i < x.size(); ++i) x[i] = 0.5f * static_cast<float>(i) - 1.0f;
+    auto out = (*session)->Run({{"x", Floats({batch, 3}, x)}});
+    ASSERT_TRUE(out.ok()) << out.status().ToString();
+    ASSERT_EQ(out->size(), 2u);
+    EXPECT_EQ((*out)[0].name, "y");
+    EXPECT_EQ((*out)[0].tensor.shape(), (Shape{batch, 3}));
+    for (size_t i = 0; i < x.size(); ++i) {
+      EXPECT_FLOAT_EQ((*out)[0].tensor.data<float>()[i], 2 * x[i] * x[i]);
+      EXPECT_FLOAT_EQ((*out)[1].tensor.data<float>()[i], 2 * x[i] * x[i] - x[i]);
+    }
+  }
+  auto stats = (*session)->Stats();
+  ASSERT_EQ(stats.size(), 3u);
+  EXPECT_EQ(stats[0].op_type, "Add");
+  EXPECT_EQ(stats[0].calls, 5);
+  EXPECT_EQ(stats[0].ep, "cpu");
+}
+
+TEST(Session, SelectsRequestedOutputsInOrder) {
+  auto session = Session::CreateFromBytes(ChainModel());
+  ASSERT_TRUE(session.ok());
+  auto out = (*session)->Run({{"x", Floats({1, 3}, {1, 2, 3})}}, {"z"});
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  ASSERT_EQ(out->size(), 1u);
+  EXPECT_EQ((*out)[0].name, "z");
+  EXPECT_FLOAT_EQ((*out)[0].tensor.data<float>()[2], 2 * 9 - 3);
+}
+
+TEST(Session, BadInputsGiveClearErrorsAndTheSessionStaysUsable) {
+  auto session = Session::CreateFromBytes(ChainModel());
+  ASSERT_TRUE(session.ok());
+  Session& s = **session;
+  auto expect_error = [&](const std::vector<NamedTensor>& in, const std::string& fragment) {
+    auto r = s.Run(in);
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
+    EXPECT_NE(r.status().message().find(fragment), std::string::npos) << r.status().message();
+  };
+  expect_error({{"nope", Floats({1, 3}, {1, 2, 3})}}, "unknown input 'nope'");
+  expect_error({}, "missing input 'x'");
+  expect_error({{"x", Tensor::FromVector<int64_t>({1, 3}, {1, 2, 3}).value()}},
+               "has dtype int64, the model declares float");
+  expect_error({{"x", Floats({3}, {1, 2, 3})}}, "has rank 1");
+  expect_error({{"x", Floats({1, 2}, {1, 2})}}, "dim 1 must be 3");
+  expect_error({{"x", Floats({1, 3}, {1, 2, 3})}, {"x", Floats({1, 3}, {1, 2, 3})}},
+               "given twice");
+  auto bad_output = s.Run({{"x", Floats({1, 3}, {1, 2, 3})}}, {"w"});
+  ASSERT_FALSE(bad_output.ok());
+  EXPECT_NE(bad_output.status().message().find("unknown output 'w'"), std::string::npos);
+  // NaN and inf are computed with, not rejected.
+  auto ok = s.Run({{"x", Floats({1, 3}, {NAN, INFINITY, 1})}});
+  ASSERT_TRUE(ok.ok()) << ok.status().ToString();
+  EXPECT_TRUE(std::isnan((*ok)[0].tensor.data<float>()[0]));
+  EXPECT_TRUE(std::isinf((*ok)[0].tensor.data<float>()[1]));
+  EXPECT_FLOAT_EQ((*ok)[0].tensor.data<float>()[2], 2.0f);
+}
+
+TEST(Session, UnsupportedOpListsTheNodeAndEachEpsReason) {
+  onnx::ModelProto m = NewModel();
+  auto* op = m.add_opset_import();
+  op->set_domain("com.example");
+  op->set_version(1);
+  auto* g = m.mutable_graph();
+  AddTensorValue(g->add_input(), "x", onnx::TensorProto::FLOAT, {2});
+  AddNode(g, "Frobnicate", {"x"}, {"y"}, "frob")->set_domain("com.example");
+  AddTensorValue(g->add_output(), "y", onnx::TensorProto::FLOAT, {2});
+  auto session = Session::CreateFromBytes(Serialize(m));
+  ASSERT_FALSE(session.ok());
+  EXPECT_EQ(session.status().code(), StatusCode::kUnsupported);
+  const std::string& msg = session.status().message();
+  EXPECT_NE(msg.find("Frobnicate"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("frob"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("cpu: "), std::string::npos) << msg;
+}
+
+// If with branches that read outer-scope values and produce different shapes:
+//   then: t = x * w (outer x, w), else: e = Concat(x, x) along axis 0.
+std::vector<std::byte> IfModel() {
+  onnx::ModelProto m = NewModel();
+  auto* g = m.mutable_graph();
+  AddTensorValue(g->add_input(), "cond", onnx::TensorProto::BOOL, {});
+  AddTensorValue(g->add_input(), "x", onnx::TensorProto::FLOAT, {2});
+  AddTensorValue(g->add_input(), "w", onnx::TensorProto::FLOAT, {2});
+  onnx::NodeProto* n = AddNode(g, "If", {"cond"}, {"out"}, "the_if");
+  auto* then_attr = n->add_attribute();
+  then_attr->set_name("then_branch");
+  then_attr->set_type(onnx::AttributeProto::GRAPH);
+  auto* then_g = then_attr->mutable_g();
+  then_g->set_name("then");
+  AddNode(then_g, "Mul", {"x", "w"}, {"t"});
+  AddTensorValue(then_g->add_output(), "t", onnx::TensorProto::FLOAT, {2});
+  auto* else_attr = n->add_attribute();
+  else_attr->set_name("else_branch");
+  else_attr->set_type(onnx::AttributeProto::GRAPH);
+  auto* else_g = else_attr->mutable_g();
+  else_g->set_name("else");
+  auto* concat = AddNode(else_g, "Concat", {"x", "x"}, {"e"});
+  auto* axis = concat->add_attribute();
+  axis->set_name("axis");
+  axis->set_type(onnx::AttributeProto::INT);
+  axis->set_i(0);
+  AddTensorValue(else_g->add_output(), "e", onnx::TensorProto::FLOAT, {4});
+  onnx::ValueInfoProto* out = g->add_output();
+  out->set_name("out");
+  out->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
+  return Serialize(m);
+}
+
+TEST(Session, IfRunsTheChosenBranchWithOuterScopeValues) {
+  auto session = Session::CreateFromBytes(IfModel());
+  ASSERT_TRUE(session.ok()) << session.status().ToString();
+  for (bool cond : {true, false, true}) {
+    auto out = (*session)->Run({{"cond", Tensor::Scalar<bool>(cond)},
+                                {"x", Floats({2}, {3, 4})},
+                                {"w", Floats({2}, {10, 100})}});
+    ASSERT_TRUE(out.ok()) << out.status().ToString();
+    const Tensor& t = (*out)[0].tensor;
+    if (cond) {
+      ASSERT_EQ(t.shape(), (Shape{2}));
+      EXPECT_FLOAT_EQ(t.data<float>()[0], 30);
+      EXPECT_FLOAT_EQ(t.data<float>()[1], 400);
+    } else {
+      ASSERT_EQ(t.shape(), (Shape{4}));
+      EXPECT_FLOAT_EQ(t.data<float>()[2], 3);
+      EXPECT_FLOAT_EQ(t.data<float>()[3], 4);
+    }
+  }
+}
+
+// Loop: sum = sum + x (outer) each iteration, scan output the running sum; 3 trips.
+TEST(Session, LoopCarriesStateAndStacksScanOutputs) {
+  onnx::ModelProto m = NewModel();
+  auto* g = m.mutable_graph();
+  AddTensorValue(g->add_input(), "trips", onnx::TensorProto::INT64, {});
+  AddTensorValue(g->add_input(), "x", onnx::TensorProto::FLOAT, {2});
+  AddTensorValue(g->add_input(), "s0", onnx::TensorProto::FLOAT, {2});
+  onnx::NodeProto* n = AddNode(g, "Loop", {"trips", "", "s0"}, {"s_final", "s_all"}, "loop");
+  auto* body_attr = n->add_attribute();
+  body_attr->set_name("body");
+  body_attr->set_type(onnx::AttributeProto::GRAPH);
+  auto* body = body_attr->mutable_g();
+  body->set_name("body");
+  AddTensorValue(body->add_input(), "i", onnx::TensorProto::INT64, {});
+  AddTensorValue(body->add_input(), "c_in", onnx::TensorProto::BOOL, {});
+  AddTensorValue(body->add_input(), "s", onnx::TensorProto::FLOAT, {2});
+  AddNode(body, "Identity", {"c_in"}, {"c_out"});
+  AddNode(body, "Add", {"s", "x"}, {"s_next"});
+  AddNode(body, "Identity", {"s_next"}, {"s_scan"});
+  AddTensorValue(body->add_output(), "c_out", onnx::TensorProto::BOOL, {});
+  AddTensorValue(body->add_output(), "s_next", onnx::TensorProto::FLOAT, {2});
+  AddTensorValue(body->add_output(), "s_scan", onnx::TensorProto::FLOAT, {2});
+  AddTensorValue(g->add_output(), "s_final", onnx::TensorProto::FLOAT, {2});
+  AddTensorValue(g->add_output(), "s_all", onnx::TensorProto::FLOAT, {3, 2});
+  auto session = Session::CreateFromBytes(Serialize(m));
+  ASSERT_TRUE(session.ok()) << session.status().ToString();
+  auto out = (*session)->Run({{"trips", Tensor::Scalar<int64_t>(3)},
+                              {"x", Floats({2}, {1, 2})},
+                              {"s0", Floats({2}, {10, 20})}});
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  const Tensor& fin = (*out)[0].tensor;
+  const Tensor& all = (*out)[1].tensor;
+  EXPECT_FLOAT_EQ(fin.data<float>()[0], 13);
+  EXPECT_FLOAT_EQ(fin.data<float>()[1], 26);
+  ASSERT_EQ(all.shape(), (Shape{3, 2}));
+  const std::vector<float> want = {11, 22, 12, 24, 13, 26};
+  for (size_t i = 0; i < want.size(); ++i) EXPECT_FLOAT_EQ(all.data<float>()[i], want[i]);
+}
+
+TEST(Session, ConcurrentRunsFromFourThreadsAgree) {
+  auto session = Session::CreateFromBytes(ChainModel(), SessionOptions{{}, 2, 1, true});
+  ASSERT_TRUE(session.ok());
+  Session& s = **session;
+  std::vector<std::thread> threads;
+  std::vector<int> failures(4, 0);
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      for (int run = 0; run < 50; ++run) {
+        const float base = static_cast<float>(t * 100 + run);
+        auto out = s.Run({{"x", Floats({1, 3}, {base, base + 1, base + 2})}});
+        if (!out.ok()) {
+          ++failures[t];
+          continue;
+        }
+        for (int i = 0; i < 3; ++i) {
+          const float x = base + static_cast<float>(i);
+          if ((*out)[1].tensor.data<float>()[i] != 2 * x * x - x) ++failures[t];
+        }
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  for (int t = 0; t < 4; ++t) EXPECT_EQ(failures[t], 0) << "thread " << t;
+}
+
+}  // namespace
+}  // namespace nxrt
