@@ -30,4 +30,32 @@ std::string ValueInfo::Description() const {
   return out + ']';
 }
 
+nxrt::ValueInfo ToNxrtValueInfo(const ValueInfo& value) {
+  nxrt::ValueInfo out;
+  out.name = value.name;
+  out.dtype = value.dtype;
+  switch (value.kind) {
+    case ValueKind::kTensor: out.kind = nxrt::ValueKind::kTensor; break;
+    case ValueKind::kSequence: out.kind = nxrt::ValueKind::kSequence; break;
+    case ValueKind::kMap: out.kind = nxrt::ValueKind::kMap; break;
+    case ValueKind::kOptional: out.kind = nxrt::ValueKind::kOptional; break;
+    case ValueKind::kSparseTensor: out.kind = nxrt::ValueKind::kSparseTensor; break;
+    case ValueKind::kOther: out.kind = nxrt::ValueKind::kUnknown; break;
+  }
+  if (value.has_shape) {
+    std::vector<DimInfo> dims;
+    for (size_t i = 0; i < value.dims.size(); ++i) {
+      if (value.dims[i] >= 0) {
+        dims.push_back(DimInfo::Fixed(value.dims[i]));
+      } else if (!value.dim_names[i].empty()) {
+        dims.push_back(DimInfo::Symbolic(value.dim_names[i]));
+      } else {
+        dims.push_back(DimInfo::Unknown());
+      }
+    }
+    out.shape = std::move(dims);
+  }
+  return out;
+}
+
 }  // namespace nxrt::oracle

@@ -9,15 +9,14 @@
 #include <vector>
 
 #include "nxrt/data_type.h"
+#include "nxrt/node_info.h"
+#include "nxrt/session.h"
 #include "nxrt/tensor.h"
 
 namespace nxrt::oracle {
 
-// A model input or output value with its graph name.
-struct NamedTensor {
-  std::string name;
-  Tensor tensor;
-};
+// A model input or output value with its graph name: the same type nxrt's Session uses.
+using NamedTensor = nxrt::NamedTensor;
 
 // What a value is, as ORT reports it (ONNXType).
 enum class ValueKind { kTensor, kSequence, kMap, kOptional, kSparseTensor, kOther };
@@ -41,5 +40,9 @@ struct ValueInfo {
   // "float[1,3,?,W]" style: fixed dims as numbers, named ones by name, unnamed ones as '?'.
   std::string Description() const;
 };
+
+// The same declaration as nxrt's public ValueInfo (for the input generator): unnamed dynamic dims
+// become unknown dims, named ones symbolic; no shape becomes an unknown rank.
+nxrt::ValueInfo ToNxrtValueInfo(const ValueInfo& value);
 
 }  // namespace nxrt::oracle

@@ -19,7 +19,7 @@
 #include <sstream>
 
 #include "ir/tensor_io.h"
-#include "ort_oracle/input_generator.h"
+#include "runtime/input_generator.h"
 #include "ort_oracle/ort_oracle.h"
 #include "real_models.h"
 
@@ -158,7 +158,7 @@ Result<std::vector<NamedTensor>> BuildInputs(const Flags& flags, const OracleSes
     if (!tensor.ok()) return tensor.status().WithContext("--input " + text);
     from_files[pair.first] = std::move(tensor).value();
   }
-  std::vector<ValueInfo> to_generate;
+  std::vector<nxrt::ValueInfo> to_generate;
   for (const ValueInfo& input : session.inputs()) {
     if (from_files.contains(input.name)) continue;
     if (!flags.random) {
@@ -166,7 +166,7 @@ Result<std::vector<NamedTensor>> BuildInputs(const Flags& flags, const OracleSes
                         input.Description(), " is not given; pass --input ", input.name,
                         "=FILE.npy or --random");
     }
-    to_generate.push_back(input);
+    to_generate.push_back(ToNxrtValueInfo(input));
   }
   NXRT_ASSIGN_OR_RETURN(GeneratorOptions options, BuildGeneratorOptions(flags, session.inputs()));
   std::erase_if(options.inputs,

@@ -11,4 +11,12 @@ namespace nxrt::cli {
 // `nxrt inspect MODEL [--json]`: versions, inputs/outputs, op histogram, initializers, subgraphs.
 void AddInspectCommand(CLI::App& app, int& exit_code);
 
+// `nxrt run MODEL [--input NAME=FILE] [--dim N=V] [--ep cpu] [--threads N] [--output-dir D]`:
+// runs a model once (or --repeat times) and prints each output's summary and the time.
+void AddRunCommand(CLI::App& app, int& exit_code);
+
+// `nxrt test-onnx DIR... [--manifest FILE]`: ONNX backend conformance tests with pass/fail/error/
+// skip counts and a reason per failure; exits 1 on a regression against the manifest.
+void AddTestOnnxCommand(CLI::App& app, int& exit_code);
+
 }  // namespace nxrt::cli

@@ -8,6 +8,8 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   int exit_code = 0;
   nxrt::cli::AddInspectCommand(app, exit_code);
+  nxrt::cli::AddRunCommand(app, exit_code);
+  nxrt::cli::AddTestOnnxCommand(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,7 +1,7 @@
-// ort_oracle/input_generator.h: fixed-seed model inputs, identical on every machine.
+// runtime/input_generator.h: fixed-seed model inputs, identical on every machine.
 //
-// Layer: test support (nxrt_ort_oracle), over nxrt_core. Shared by tests and benchmarks so that
-// nxrt and ONNX Runtime see the same inputs. The generator is SplitMix64 (own code, integer only),
+// Layer: nxrt_runtime. Used by `nxrt run --random`, the tests and the benchmarks, so that nxrt
+// and ONNX Runtime see the same inputs. The generator is SplitMix64 (own code, integer only),
 // and values are derived from its bits with explicit arithmetic, so uniform values are bit-equal
 // across compilers and standard libraries (std::uniform_real_distribution is not). Normal values
 // use Box-Muller with std::log/std::cos/std::sqrt; glibc computes those to within an ulp of the
@@ -20,9 +20,10 @@
 
 #include "nxrt/status.h"
 #include "nxrt/tensor.h"
-#include "ort_oracle/named_tensor.h"
+#include "nxrt/node_info.h"
+#include "nxrt/session.h"
 
-namespace nxrt::oracle {
+namespace nxrt {
 
 // SplitMix64 (Steele, Lea and Flood, "Fast splittable pseudorandom number generators", 2014).
 class SplitMix64 {
@@ -101,4 +102,4 @@ Result<std::vector<NamedTensor>> GenerateInputs(const std::vector<ValueInfo>& in
 Result<std::vector<NamedTensor>> GenerateInputs(const std::vector<InputSpec>& specs,
                                                 uint64_t seed);
 
-}  // namespace nxrt::oracle
+}  // namespace nxrt

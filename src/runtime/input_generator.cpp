@@ -1,7 +1,5 @@
-// ort_oracle/input_generator.cpp: fixed-seed input generation (see input_generator.h).
-//
-// Layer: test support (nxrt_ort_oracle), over nxrt_core.
-#include "ort_oracle/input_generator.h"
+// runtime/input_generator.cpp: fixed-seed input generation (see input_generator.h).
+#include "runtime/input_generator.h"
 
 #include <algorithm>
 #include <cmath>
@@ -10,7 +8,7 @@
 #include <numbers>
 #include <sstream>
 
-namespace nxrt::oracle {
+namespace nxrt {
 namespace {
 
 // Draws doubles from a ValueDistribution; Box-Muller pairs are cached.
@@ -150,14 +148,15 @@ bool IsFloating(DataType dtype) {
 
 // Checks an explicit shape against the declared one (rank and fixed dims).
 Status CheckShapeFits(const ValueInfo& input, const Shape& shape) {
-  if (!input.has_shape) return Status::Ok();
-  bool fits = shape.size() == input.dims.size();
+  if (!input.shape) return Status::Ok();
+  const std::vector<DimInfo>& dims = *input.shape;
+  bool fits = shape.size() == dims.size();
   for (size_t i = 0; fits && i < shape.size(); ++i) {
-    fits = input.dims[i] < 0 || input.dims[i] == shape[i];
+    fits = !dims[i].is_fixed() || dims[i].value == shape[i];
   }
   if (!fits) {
     return MakeStatus(StatusCode::kInvalidArgument, "input '", input.name, "': shape ",
-                      ShapeToString(shape), " does not fit the declared ", input.Description());
+                      ShapeToString(shape), " does not fit the declared ", input.ToString());
   }
   return Status::Ok();
 }
@@ -195,26 +194,27 @@ std::string ValueDistribution::Description() const {
 }
 
 Result<Shape> ResolveShape(const ValueInfo& input, const std::map<std::string, int64_t>& dims) {
-  if (!input.has_shape) {
+  if (!input.shape) {
     return MakeStatus(StatusCode::kInvalidArgument, "input '", input.name,
                       "' declares no shape; give its whole shape explicitly");
   }
+  const std::vector<DimInfo>& declared = *input.shape;
   Shape shape;
-  for (size_t i = 0; i < input.dims.size(); ++i) {
-    if (input.dims[i] >= 0) {
-      shape.push_back(input.dims[i]);
+  for (size_t i = 0; i < declared.size(); ++i) {
+    if (declared[i].is_fixed()) {
+      shape.push_back(declared[i].value);
       continue;
     }
-    const std::string& symbol = input.dim_names[i];
+    const std::string& symbol = declared[i].symbol;
     if (symbol.empty()) {
       return MakeStatus(StatusCode::kInvalidArgument, "input '", input.name, "' ",
-                        input.Description(), ": dim ", i,
+                        input.ToString(), ": dim ", i,
                         " is dynamic and unnamed; give the input's whole shape explicitly");
     }
     auto found = dims.find(symbol);
     if (found == dims.end()) {
       return MakeStatus(StatusCode::kInvalidArgument, "input '", input.name, "' ",
-                        input.Description(), ": dim ", i, " is the symbol '", symbol,
+                        input.ToString(), ": dim ", i, " is the symbol '", symbol,
                         "', which has no size; define it (e.g. --dim ", symbol, "=1)");
     }
     if (found->second < 0) {
@@ -287,13 +287,13 @@ Result<std::vector<NamedTensor>> GenerateInputs(const std::vector<ValueInfo>& in
     const InputSpec* spec = FindSpec(options.inputs, input.name);
     if (input.kind != ValueKind::kTensor || input.dtype == DataType::kUndefined) {
       return MakeStatus(StatusCode::kNotImplemented, "input '", input.name, "' is ",
-                        input.Description(),
+                        input.ToString(),
                         "; only tensors of nxrt's element types are generated");
     }
     if (spec != nullptr && spec->dtype.has_value() && *spec->dtype != input.dtype) {
       return MakeStatus(StatusCode::kInvalidArgument, "input '", input.name, "' is given type ",
                         DataTypeName(*spec->dtype), " but the model declares ",
-                        input.Description());
+                        input.ToString());
     }
     Shape shape;
     if (spec != nullptr && spec->shape.has_value()) {
@@ -328,4 +328,4 @@ Result<std::vector<NamedTensor>> GenerateInputs(const std::vector<InputSpec>& sp
   return tensors;
 }
 
-}  // namespace nxrt::oracle
+}  // namespace nxrt

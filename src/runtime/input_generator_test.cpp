@@ -13,8 +13,19 @@
 #include <cstring>
 #include <set>
 
-namespace nxrt::oracle {
+namespace nxrt {
 namespace {
+
+// A declared tensor input of `dtype` with `dims` (nullopt: rank unknown).
+ValueInfo Decl(std::string name, DataType dtype, std::optional<std::vector<DimInfo>> dims) {
+  ValueInfo v;
+  v.name = std::move(name);
+  v.kind = ValueKind::kTensor;
+  v.dtype = dtype;
+  v.shape = std::move(dims);
+  return v;
+}
+
 
 using ::testing::HasSubstr;
 
@@ -38,8 +49,8 @@ TEST(InputGeneratorTest, StreamsDependOnSeedAndNameOnly) {
   EXPECT_NE(StreamSeed(1, "x"), StreamSeed(2, "x"));
   EXPECT_NE(StreamSeed(1, "x"), StreamSeed(1, "y"));
 
-  const ValueInfo x{"x", ValueKind::kTensor, DataType::kFloat, 1, true, {3}, {""}};
-  const ValueInfo y{"y", ValueKind::kTensor, DataType::kFloat, 1, true, {3}, {""}};
+  const ValueInfo x = Decl("x", DataType::kFloat, std::vector<DimInfo>{DimInfo::Fixed(3)});
+  const ValueInfo y = Decl("y", DataType::kFloat, std::vector<DimInfo>{DimInfo::Fixed(3)});
   GeneratorOptions options;
   options.seed = 1;
   Result<std::vector<NamedTensor>> both = GenerateInputs({x, y}, options);
@@ -135,8 +146,10 @@ TEST(InputGeneratorTest, InvalidDistributionsAreRejected) {
 }
 
 TEST(InputGeneratorTest, SymbolicDimsComeFromTheMap) {
-  const ValueInfo x{"x", ValueKind::kTensor, DataType::kFloat, 1, true,
-                    {-1, 3, -1, -1}, {"N", "", "H", "W"}};
+  const ValueInfo x =
+      Decl("x", DataType::kFloat,
+           std::vector<DimInfo>{DimInfo::Symbolic("N"), DimInfo::Fixed(3), DimInfo::Symbolic("H"),
+                                DimInfo::Symbolic("W")});
   Result<Shape> shape = ResolveShape(x, {{"N", 1}, {"H", 480}, {"W", 640}});
   ASSERT_TRUE(shape.ok()) << shape.status().ToString();
   EXPECT_EQ(*shape, (Shape{1, 3, 480, 640}));
@@ -146,17 +159,17 @@ TEST(InputGeneratorTest, SymbolicDimsComeFromTheMap) {
   EXPECT_THAT(missing.status().message(), HasSubstr("dim 3 is the symbol 'W'"));
   EXPECT_THAT(missing.status().message(), HasSubstr("--dim W=1"));
 
-  const ValueInfo unnamed{"input", ValueKind::kTensor, DataType::kFloat, 1, true,
-                          {-1, -1}, {"", ""}};
+  const ValueInfo unnamed = Decl("input", DataType::kFloat,
+                                 std::vector<DimInfo>{DimInfo::Unknown(), DimInfo::Unknown()});
   Result<Shape> no_name = ResolveShape(unnamed, {});
   ASSERT_FALSE(no_name.ok());
   EXPECT_THAT(no_name.status().message(), HasSubstr("dim 0 is dynamic and unnamed"));
 }
 
 TEST(InputGeneratorTest, SpecsOverrideShapesTypesAndValues) {
-  const ValueInfo audio{"input", ValueKind::kTensor, DataType::kFloat, 1, true,
-                        {-1, -1}, {"", ""}};
-  const ValueInfo sr{"sr", ValueKind::kTensor, DataType::kInt64, 7, true, {}, {}};
+  const ValueInfo audio = Decl("input", DataType::kFloat,
+                               std::vector<DimInfo>{DimInfo::Unknown(), DimInfo::Unknown()});
+  const ValueInfo sr = Decl("sr", DataType::kInt64, std::vector<DimInfo>{});
   GeneratorOptions options;
   options.inputs = {{"input", std::nullopt, Shape{1, 512}, std::nullopt},
                     {"sr", DataType::kInt64, std::nullopt, ValueDistribution::Constant(16000)}};
@@ -194,4 +207,4 @@ TEST(InputGeneratorTest, CompleteSpecsNeedNoMetadata) {
 }
 
 }  // namespace
-}  // namespace nxrt::oracle
+}  // namespace nxrt
