@@ -85,15 +85,6 @@ void CopyElements(DataType dtype, const void* src, void* dst, int64_t count) {
   std::memmove(dst, src, static_cast<size_t>(count) * DataTypeSize(dtype));
 }
 
-void FillElements(DataType dtype, const void* value, void* dst, int64_t count) {
-  VisitElement(dtype, [&](auto tag) {
-    using E = typename decltype(tag)::type;
-    E v{};
-    if (value != nullptr) v = *static_cast<const E*>(value);
-    std::fill_n(static_cast<E*>(dst), count, v);
-  });
-}
-
 namespace {
 
 // Removes size-1 dims and merges dims that are contiguous in both views.

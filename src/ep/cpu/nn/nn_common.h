@@ -73,10 +73,6 @@ decltype(auto) VisitElement(DataType dtype, F&& f) {
 // Copies `count` contiguous elements of `dtype` (string-aware).
 void CopyElements(DataType dtype, const void* src, void* dst, int64_t count);
 
-// Writes `count` copies of the one element at `value` (string-aware); a null `value` writes
-// zeros (empty strings).
-void FillElements(DataType dtype, const void* value, void* dst, int64_t count);
-
 // Strided copy of a view: for every index i of `shape`,
 //   dst[sum i_k * dst_strides_k] = src[sum i_k * src_strides_k]
 // with strides in elements (negative and zero strides allowed in `src`). `src` and `dst` point

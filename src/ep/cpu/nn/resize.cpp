@@ -104,9 +104,11 @@ double SourceCoordinate(const AxisGeometry& g, ResizeCoordinateMode mode, int64_
   return 0.0;
 }
 
-int64_t NearestIndex(double x, ResizeNearestMode mode) {
+int64_t NearestIndex(double x, ResizeNearestMode mode, bool downsample) {
   const double f = std::floor(x);
   switch (mode) {
+    case ResizeNearestMode::kLegacy:
+      return static_cast<int64_t>(downsample ? std::ceil(x) : f);
     case ResizeNearestMode::kRoundPreferFloor:
       return static_cast<int64_t>(x - f == 0.5 ? f : std::round(x));
     case ResizeNearestMode::kRoundPreferCeil:
@@ -143,7 +145,7 @@ std::vector<int64_t> NearestMap(const AxisGeometry& g, const ResizeAttributes& a
     }
     // Clamping first keeps the conversion to int64 defined for far-away coordinates.
     const double c = std::clamp(x, -1.0, static_cast<double>(g.in));
-    map[o] = std::clamp<int64_t>(NearestIndex(c, attr.nearest_mode), 0, g.in - 1);
+    map[o] = std::clamp<int64_t>(NearestIndex(c, attr.nearest_mode, g.scale < 1.0), 0, g.in - 1);
   }
   return map;
 }

@@ -9,8 +9,8 @@
 // becomes x * in / out with one rounding, so ties such as 14.5 (nearest, half_pixel, 20 -> 6) stay
 // ties and nearest_mode decides them as the spec says.
 //
-// Opset mapping for the kernel glue: opset 10 Resize and Upsample are "asymmetric" with nearest
-// mode "floor" (linear is n-linear); opset 11+ use the attributes (defaults below).
+// Opset mapping for the kernel glue: Resize-10 and Upsample (7, 9) are "asymmetric" with nearest
+// mode kLegacy (linear is n-linear); opset 11+ use the attributes (defaults below).
 #pragma once
 
 #include <cstdint>
@@ -34,7 +34,15 @@ enum class ResizeCoordinateMode {
   kTfHalfPixelForNn,
   kTfCropAndResize,
 };
-enum class ResizeNearestMode { kRoundPreferFloor, kRoundPreferCeil, kFloor, kCeil };
+enum class ResizeNearestMode {
+  kRoundPreferFloor,
+  kRoundPreferCeil,
+  kFloor,
+  kCeil,
+  // Resize-10 / Upsample, which had no nearest_mode: floor on an axis that is upsampled (or kept),
+  // ceil on one that is downsampled (the Resize-10 doc example: 4 -> 2 at scale 0.6 reads 0, 2).
+  kLegacy,
+};
 enum class KeepAspectRatioPolicy { kStretch, kNotLarger, kNotSmaller };
 
 // Attribute spellings of ONNX ("nearest"/"linear"/"cubic"; opset 10 "bilinear"/"trilinear" are

@@ -42,7 +42,7 @@ def main():
         opset = model.opset_import[0].version
         x = inputs["X"]
         default_coord = "asymmetric" if opset < 11 else "half_pixel"
-        default_nearest = "floor" if opset < 11 else "round_prefer_floor"
+        default_nearest = "legacy" if opset < 11 else "round_prefer_floor"
         coord = attrs.get("coordinate_transformation_mode", default_coord.encode()).decode()
         nearest = attrs.get("nearest_mode", default_nearest.encode()).decode()
         mode = attrs.get("mode", b"nearest").decode()

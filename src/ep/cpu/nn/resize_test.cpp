@@ -80,6 +80,21 @@ std::vector<float> NearestFrom20To6(ResizeNearestMode nearest_mode) {
   return indices;
 }
 
+// Resize-10 doc example (resize_downsample_nearest): asymmetric, legacy nearest mode.
+TEST(ResizeTest, Opset10DownsampleNearestUsesCeil) {
+  const std::vector<float> x = {1, 2, 3, 4, 5, 6, 7, 8};
+  ResizeAttributes attr;
+  attr.coordinate_transformation_mode = ResizeCoordinateMode::kAsymmetric;
+  attr.nearest_mode = ResizeNearestMode::kLegacy;
+  NXRT_ASSERT_OK_AND_ASSIGN(ResizePlan plan,
+                            PrepareResize(DataType::kFloat, Shape{1, 1, 2, 4}, attr, {},
+                                          std::vector<float>{1, 1, 0.6f, 0.6f}, {}));
+  EXPECT_EQ(plan.output_shape, (Shape{1, 1, 1, 2}));
+  std::vector<float> out(2);
+  NXRT_ASSERT_OK(Resize(plan, x.data(), out.data()));
+  EXPECT_EQ(out, (std::vector<float>{1, 3}));
+}
+
 TEST(ResizeTest, NearestHalfPixelRoundPreferCeilExactTie) {
   EXPECT_EQ(NearestFrom20To6(ResizeNearestMode::kRoundPreferCeil),
             (std::vector<float>{1, 5, 8, 11, 15, 18}));
