@@ -1,0 +1,40 @@
+// ep/cpu/kernels/register.h: the CPU EP's kernel families, each registering its kernels into the
+// EP's OpRegistry.
+//
+// Layer: nxrt_ep_cpu. RegisterCpuKernels (cpu_kernels.cpp) calls these in order; each family's
+// function is one explicit table (kernels/<family>/register_<family>.cpp) with one entry per
+// (op, opset range): domain, op type, [since, until] and the dtypes of each type variable as the
+// ONNX schema states them, restricted to what the kernel computes. To add an op: write its glue
+// in kernels/<family>/, then add its lines to the family's table. To add a family: declare its
+// function here and call it from RegisterCpuKernels.
+// Each function returns the registry's error for a malformed or overlapping entry (a bug).
+#pragma once
+
+#include "ep/op_registry.h"
+#include "nxrt/status.h"
+
+namespace nxrt::cpu {
+
+// Binary and variadic arithmetic, comparisons, logic and bitwise ops, PRelu, Where, the unary
+// math and activation ops, Clip, Cast, CastLike, Identity, Dropout.
+Status RegisterElementwiseKernels(ep::OpRegistry& registry);
+
+// Reduce* (axes as attribute or input), ArgMax, ArgMin.
+Status RegisterReductionKernels(ep::OpRegistry& registry);
+
+// Softmax, LogSoftmax, Hardmax, LayerNormalization, BatchNormalization (inference),
+// InstanceNormalization, LpNormalization, MeanVarianceNormalization, CumSum.
+Status RegisterNormalizationKernels(ep::OpRegistry& registry);
+
+// Shape, Size, Reshape, Flatten, Squeeze, Unsqueeze, ConstantOfShape, Constant, Range, EyeLike,
+// NonZero.
+Status RegisterShapeKernels(ep::OpRegistry& registry);
+
+// Data movement: Transpose, Concat, Split, Slice, Gather*, Scatter*, Tile, Expand, Pad, Resize,
+// DepthToSpace, SpaceToDepth.
+Status RegisterTensorKernels(ep::OpRegistry& registry);
+
+// MatMul, Gemm, Conv, ConvTranspose, pooling, recurrent ops.
+Status RegisterNnKernels(ep::OpRegistry& registry);
+
+}  // namespace nxrt::cpu
