@@ -178,8 +178,8 @@ TEST(CpuExecutionProviderTest, TableRangesStartAtSchemaVersions) {
   }
 }
 
-// The ops the elementwise family promises, each at opset 17.
-TEST(CpuExecutionProviderTest, TableHasTheElementwiseOps) {
+// The ops the elementwise and reduction families promise, each at opset 17.
+TEST(CpuExecutionProviderTest, TableHasTheElementwiseAndReductionOps) {
   CpuExecutionProvider ep;
   std::set<std::string> ops;
   for (const ep::KernelDef* def : ep.registry().Entries()) {
@@ -190,7 +190,7 @@ TEST(CpuExecutionProviderTest, TableHasTheElementwiseOps) {
         "LessOrEqual", "Greater", "GreaterOrEqual", "And", "Or", "Xor", "BitShift", "PRelu",
         "Where", "Abs", "Neg", "Sqrt", "Exp", "Log", "Erf", "Tanh", "Sigmoid", "Relu",
         "LeakyRelu", "HardSigmoid", "HardSwish", "Clip", "Not", "Cast", "CastLike", "Identity",
-        "Dropout"}) {
+        "Dropout", "ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ArgMax", "ArgMin"}) {
     EXPECT_TRUE(ops.count(op)) << op << " has no kernel at opset 17";
   }
 }

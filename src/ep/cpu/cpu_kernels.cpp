@@ -10,6 +10,7 @@ namespace nxrt::cpu {
 
 Status RegisterCpuKernels(ep::OpRegistry& registry) {
   NXRT_RETURN_IF_ERROR(RegisterElementwiseKernels(registry));
+  NXRT_RETURN_IF_ERROR(RegisterReductionKernels(registry));
   return Status::Ok();
 }
 

@@ -1,0 +1,160 @@
+// ep/cpu/kernels/reduction/reduce.cpp: glue of Reduce* and ArgMax/ArgMin over math/reduce.h.
+//
+// Layer: nxrt_ep_cpu (kernel glue). Prepare normalises the axes (attribute, or input 1 as a value
+// input) and resolves the plan; Compute splits the outermost kept dim into parts run in parallel
+// when the input is large.
+#include <algorithm>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "ep/cpu/kernels/kernel_util.h"
+#include "ep/cpu/kernels/reduction/reduction.h"
+#include "ep/cpu/math/shape_util.h"
+
+namespace nxrt::cpu::kernels {
+namespace {
+
+// Parts of a reduction: ranges of the outermost kept dim.
+struct ReducePart {
+  math::AxesSplit split;
+  int64_t input_offset = 0;   // elements
+  int64_t output_offset = 0;  // elements
+};
+
+std::vector<ReducePart> SplitReduction(const math::AxesSplit& split) {
+  const int64_t rows = split.kept_dims.empty() ? 1 : split.kept_dims.front();
+  const int64_t work = split.kept_count * split.reduced_count;
+  const int64_t parts = std::min<int64_t>(rows, work / kParallelGrain);
+  if (parts <= 1) return {ReducePart{split, 0, 0}};
+  const int64_t row_outputs = split.kept_count / rows;
+  std::vector<ReducePart> out;
+  for (int64_t p = 0; p < parts; ++p) {
+    const int64_t begin = rows * p / parts;
+    const int64_t end = rows * (p + 1) / parts;
+    ReducePart part{split, begin * split.kept_strides.front(), begin * row_outputs};
+    part.split.kept_dims.front() = end - begin;
+    part.split.kept_count = (end - begin) * row_outputs;
+    out.push_back(std::move(part));
+  }
+  return out;
+}
+
+class ReduceKernel final : public Kernel {
+ public:
+  // `axes`: the attribute's axes, or nullopt to read optional input 1.
+  ReduceKernel(math::ReduceKind kind, math::ReduceAttrs attrs,
+               std::optional<std::vector<int64_t>> axes, bool has_axes_input)
+      : kind_(kind), attrs_(attrs), axes_(std::move(axes)), has_axes_input_(has_axes_input) {}
+
+  std::vector<int> ValueInputs() const override {
+    return has_axes_input_ ? std::vector<int>{1} : std::vector<int>{};
+  }
+
+  Status Prepare(PrepareContext& ctx) override {
+    std::vector<int64_t> axes = axes_.value_or(std::vector<int64_t>{});
+    if (has_axes_input_) {
+      NXRT_ASSIGN_OR_RETURN(axes, ReadInt64s(ctx, 1, "input 1 'axes'"));
+    }
+    NXRT_ASSIGN_OR_RETURN(plan_, math::PrepareReduce(kind_, ctx.input_dtype(0),
+                                                     InputShape(ctx, 0), axes, attrs_));
+    parts_ = SplitReduction(plan_.split);
+    return ctx.SetOutput(0, plan_.type, plan_.out_shape);
+  }
+
+  Status Compute(ComputeContext& ctx) override {
+    const void* in = ctx.input(0)->raw_data();
+    void* out = ctx.output(0)->mutable_raw_data();
+    const auto run = [&](const ReducePart& part) {
+      plan_.fn(part.split, Advance(in, part.input_offset, plan_.type),
+               Advance(out, part.output_offset, plan_.type));
+    };
+    if (parts_.size() == 1) {
+      run(parts_.front());
+    } else {
+      ctx.ParallelFor(static_cast<int64_t>(parts_.size()), 1, [&](int64_t begin, int64_t end) {
+        for (int64_t p = begin; p < end; ++p) run(parts_[static_cast<size_t>(p)]);
+      });
+    }
+    return Status::Ok();
+  }
+
+ private:
+  math::ReduceKind kind_;
+  math::ReduceAttrs attrs_;
+  std::optional<std::vector<int64_t>> axes_;
+  bool has_axes_input_;
+  math::ReducePlan plan_;
+  std::vector<ReducePart> parts_;
+};
+
+class ArgReduceKernel final : public Kernel {
+ public:
+  ArgReduceKernel(bool is_max, math::ArgReduceAttrs attrs) : is_max_(is_max), attrs_(attrs) {}
+
+  Status Prepare(PrepareContext& ctx) override {
+    type_ = ctx.input_dtype(0);
+    NXRT_ASSIGN_OR_RETURN(plan_,
+                          math::PrepareArgReduce(is_max_, type_, InputShape(ctx, 0), attrs_));
+    return ctx.SetOutput(0, DataType::kInt64, plan_.out_shape);
+  }
+
+  Status Compute(ComputeContext& ctx) override {
+    if (plan_.axis_dim == 0 || plan_.outer == 0) return Status::Ok();
+    const void* in = ctx.input(0)->raw_data();
+    int64_t* out = ctx.output(0)->mutable_data<int64_t>();
+    const int64_t block = plan_.axis_dim * plan_.inner;
+    // Each outer index is an independent block of axis_dim * inner inputs.
+    const int64_t min_rows = std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(block, 1));
+    ctx.ParallelFor(plan_.outer, min_rows, [&](int64_t begin, int64_t end) {
+      plan_.fn(end - begin, plan_.axis_dim, plan_.inner, plan_.select_last_index,
+               Advance(in, begin * block, type_), out + begin * plan_.inner);
+    });
+    return Status::Ok();
+  }
+
+ private:
+  bool is_max_;
+  math::ArgReduceAttrs attrs_;
+  DataType type_ = DataType::kUndefined;
+  math::ArgReducePlan plan_;
+};
+
+// An attribute that must be 0 or 1, as a bool.
+Result<bool> FlagAttribute(const NodeInfo& node, std::string_view name, int64_t default_value) {
+  NXRT_ASSIGN_OR_RETURN(int64_t value, node.GetInt(name, default_value));
+  if (value != 0 && value != 1) {
+    return node.Error(StatusCode::kInvalidModel, "attribute '", name, "' is ", value,
+                      ", expected 0 or 1");
+  }
+  return value == 1;
+}
+
+}  // namespace
+
+ep::KernelFactory ReduceFactory(math::ReduceKind kind, bool axes_as_input) {
+  return [kind, axes_as_input](const NodeInfo& node) -> Result<std::unique_ptr<Kernel>> {
+    math::ReduceAttrs attrs;
+    NXRT_ASSIGN_OR_RETURN(attrs.keepdims, FlagAttribute(node, "keepdims", 1));
+    NXRT_ASSIGN_OR_RETURN(attrs.noop_with_empty_axes,
+                          FlagAttribute(node, "noop_with_empty_axes", 0));
+    std::optional<std::vector<int64_t>> axes;
+    if (!axes_as_input) {
+      NXRT_ASSIGN_OR_RETURN(axes, node.GetInts("axes", {}));
+    }
+    return std::unique_ptr<Kernel>(std::make_unique<ReduceKernel>(
+        kind, attrs, std::move(axes), axes_as_input && node.has_input(1)));
+  };
+}
+
+ep::KernelFactory ArgReduceFactory(bool is_max) {
+  return [is_max](const NodeInfo& node) -> Result<std::unique_ptr<Kernel>> {
+    math::ArgReduceAttrs attrs;
+    NXRT_ASSIGN_OR_RETURN(attrs.axis, node.GetInt("axis", 0));
+    NXRT_ASSIGN_OR_RETURN(attrs.keepdims, FlagAttribute(node, "keepdims", 1));
+    NXRT_ASSIGN_OR_RETURN(attrs.select_last_index, FlagAttribute(node, "select_last_index", 0));
+    return std::unique_ptr<Kernel>(std::make_unique<ArgReduceKernel>(is_max, attrs));
+  };
+}
+
+}  // namespace nxrt::cpu::kernels
