@@ -178,8 +178,8 @@ TEST(CpuExecutionProviderTest, TableRangesStartAtSchemaVersions) {
   }
 }
 
-// The ops the elementwise and reduction families promise, each at opset 17.
-TEST(CpuExecutionProviderTest, TableHasTheElementwiseAndReductionOps) {
+// The ops the elementwise, reduction and shape families promise, each at opset 17.
+TEST(CpuExecutionProviderTest, TableHasTheElementwiseReductionAndShapeOps) {
   CpuExecutionProvider ep;
   std::set<std::string> ops;
   for (const ep::KernelDef* def : ep.registry().Entries()) {
@@ -190,7 +190,9 @@ TEST(CpuExecutionProviderTest, TableHasTheElementwiseAndReductionOps) {
         "LessOrEqual", "Greater", "GreaterOrEqual", "And", "Or", "Xor", "BitShift", "PRelu",
         "Where", "Abs", "Neg", "Sqrt", "Exp", "Log", "Erf", "Tanh", "Sigmoid", "Relu",
         "LeakyRelu", "HardSigmoid", "HardSwish", "Clip", "Not", "Cast", "CastLike", "Identity",
-        "Dropout", "ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ArgMax", "ArgMin"}) {
+        "Dropout", "ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ArgMax", "ArgMin",
+        "Shape", "Size", "Reshape", "Flatten", "Squeeze", "Unsqueeze", "ConstantOfShape",
+        "Constant", "Range", "EyeLike", "NonZero"}) {
     EXPECT_TRUE(ops.count(op)) << op << " has no kernel at opset 17";
   }
 }
