@@ -1,10 +1,12 @@
 // runtime/plan_builder.cpp: see plan_builder.h.
 #include "runtime/plan_builder.h"
 
+#include <optional>
+#include <queue>
 #include <sstream>
 
 #include "ep/node_info_builder.h"
-#include "ep/partitioner.h"
+#include "ep/placement.h"
 #include "runtime/control_flow.h"
 
 namespace nxrt::runtime {
@@ -13,12 +15,6 @@ namespace {
 bool IsControlFlow(const ir::Node& node) {
   return node.domain.empty() &&
          (node.op_type == "If" || node.op_type == "Loop" || node.op_type == "Scan");
-}
-
-std::string NodeLabel(const ir::Node& node) {
-  std::ostringstream os;
-  os << "#" << node.id << ":" << node.op_type << ":" << node.name;
-  return os.str();
 }
 
 }  // namespace
@@ -33,60 +29,118 @@ Result<std::shared_ptr<GraphPlan>> PlanBuilder::Build(const ir::Graph& graph) {
   ep::NodeInfoBuilder infos(view);
   const auto& entries = eps_.entries();
   const size_t node_count = graph.nodes.size();
-  const std::string graph_label = graph.parent == nullptr ? "main graph" : "subgraph '" + graph.name + "'";
+  const std::string graph_label =
+      graph.parent == nullptr ? "main graph" : "subgraph '" + graph.name + "'";
 
-  // Placement: EPs claim in priority order over the nodes still unassigned. Control-flow nodes
-  // run in the runtime itself (their bodies are placed like any graph) and count as the last
-  // EP's.
-  std::vector<int> assigned(node_count, -1);
-  std::vector<std::vector<std::string>> reasons(node_count);
-  for (size_t n = 0; n < node_count; ++n) {
-    if (IsControlFlow(graph.nodes[n])) assigned[n] = static_cast<int>(entries.size()) - 1;
-  }
-  for (size_t e = 0; e < entries.size(); ++e) {
-    const ExecutionProvider& ep = *entries[e].provider;
-    std::vector<bool> supported(node_count, false);
-    for (size_t n = 0; n < node_count; ++n) {
-      if (assigned[n] >= 0) continue;
-      KernelMatch match = ep.Supports(infos.Node(static_cast<ir::NodeId>(n)));
-      supported[n] = match.supported();
-      if (!match.supported()) reasons[n].push_back(entries[e].name + ": " + match.reason());
+  // Placement (ep/placement.h). Control-flow nodes run in the runtime itself (their bodies are
+  // placed like any graph), so no EP is asked about them; they count as the last EP's.
+  ep::PlacementOptions placement_options;
+  placement_options.allow_unplaced = true;
+  placement_options.exclude = [](std::string_view, const NodeInfo& node)
+      -> std::optional<std::string> {
+    if (node.domain().empty() &&
+        (node.op_type() == "If" || node.op_type() == "Loop" || node.op_type() == "Scan")) {
+      return std::string("control flow runs in the runtime");
     }
-    std::vector<ep::Claim> claims =
-        ep::PartitionGraph(view, [&](ir::NodeId n) { return supported[n]; });
-    size_t claimed = 0;
-    for (const ep::Claim& claim : claims) {
-      for (ir::NodeId n : claim.nodes) assigned[n] = static_cast<int>(e);
-      claimed += claim.nodes.size();
+    return std::nullopt;
+  };
+  NXRT_ASSIGN_OR_RETURN(ep::Placement placement, ep::PlaceGraph(view, eps_, placement_options));
+  std::erase_if(placement.unplaced, [&](ir::NodeId n) { return IsControlFlow(graph.nodes[n]); });
+  if (!placement.complete()) {
+    Status error = ep::UnplacedError(placement, view);
+    return options_.allow_fallback
+               ? error.WithContext(graph_label)
+               : error.WithContext(graph_label + " (fallback to the CPU EP is disabled)");
+  }
+  placement_text_ += "== " + graph_label + "\n" + ep::PlacementToText(placement, view);
+
+  // Steps: units are fused claims (one kernel each) and single nodes; they run in a topological
+  // order of the graph with every fused claim contracted to one unit (claims are convex, so this
+  // order exists), ties broken by the unit's first node in the view's order.
+  std::vector<int32_t> unit_of(node_count, -1);
+  std::vector<int32_t> unit_claim;  // claim index of a fused unit, -1 for a single node
+  std::vector<ir::NodeId> unit_node;
+  std::vector<int32_t> topo_pos(node_count);
+  for (size_t i = 0; i < view.topological_order().size(); ++i) {
+    topo_pos[view.topological_order()[i]] = static_cast<int32_t>(i);
+  }
+  for (ir::NodeId n : view.topological_order()) {
+    const int32_t c = placement.claim_of_node[n];
+    if (c >= 0 && placement.claims[c].fused) {
+      if (unit_of[placement.claims[c].claim.nodes.front()] < 0) {
+        const int32_t u = static_cast<int32_t>(unit_claim.size());
+        unit_claim.push_back(c);
+        unit_node.push_back(n);
+        for (ir::NodeId m : placement.claims[c].claim.nodes) unit_of[m] = u;
+      }
+      continue;
     }
-    if (claimed > 0) {
-      std::ostringstream os;
-      os << graph_label << ": ep '" << entries[e].name << "' claims " << claimed << " of "
-         << node_count << " nodes in " << claims.size() << " claim(s)";
-      placement_lines_.push_back(os.str());
+    unit_of[n] = static_cast<int32_t>(unit_claim.size());
+    unit_claim.push_back(-1);
+    unit_node.push_back(n);
+  }
+  const size_t units = unit_claim.size();
+  std::vector<std::vector<int32_t>> successors(units);
+  std::vector<int32_t> indegree(units, 0);
+  for (ir::NodeId n = 0; n < static_cast<ir::NodeId>(node_count); ++n) {
+    auto add_edges = [&](ir::ValueId v) {
+      if (v == ir::kNoValue) return;
+      const ir::NodeId p = view.producer(v);
+      if (p == ir::kNoNode || unit_of[p] == unit_of[n]) return;
+      successors[unit_of[p]].push_back(unit_of[n]);
+      ++indegree[unit_of[n]];
+    };
+    for (ir::ValueId v : graph.nodes[n].inputs) add_edges(v);
+    for (ir::ValueId v : view.implicit_inputs(n)) add_edges(v);
+  }
+  std::priority_queue<std::pair<int32_t, int32_t>, std::vector<std::pair<int32_t, int32_t>>,
+                      std::greater<>> ready;  // (topological position of first node, unit)
+  for (size_t u = 0; u < units; ++u) {
+    if (indegree[u] == 0) ready.emplace(topo_pos[unit_node[u]], static_cast<int32_t>(u));
+  }
+  std::vector<int32_t> unit_order;
+  while (!ready.empty()) {
+    const int32_t u = ready.top().second;
+    ready.pop();
+    unit_order.push_back(u);
+    for (int32_t s : successors[u]) {
+      if (--indegree[s] == 0) ready.emplace(topo_pos[unit_node[s]], s);
     }
   }
-  std::ostringstream unplaced;
-  size_t unplaced_count = 0;
-  for (size_t n = 0; n < node_count; ++n) {
-    if (assigned[n] >= 0) continue;
-    ++unplaced_count;
-    unplaced << "\n  " << NodeLabel(graph.nodes[n]) << " (" << graph.nodes[n].op_type
-             << ", opset " << view.opset(static_cast<ir::NodeId>(n)) << ")";
-    for (const std::string& r : reasons[n]) unplaced << "\n    " << r;
-  }
-  if (unplaced_count > 0) {
-    return MakeStatus(StatusCode::kUnsupported, graph_label, ": ", unplaced_count,
-                      " node(s) no execution provider can run:", unplaced.str(),
-                      options_.allow_fallback ? "" : "\n(fallback to the CPU EP is disabled)");
+  if (unit_order.size() != units) {
+    return MakeStatus(StatusCode::kInternal, graph_label,
+                      ": the claims of the placement form a cycle");
   }
 
   auto plan = std::make_shared<GraphPlan>();
   plan->graph = &graph;
-  for (ir::NodeId n : view.topological_order()) {
-    const ir::Node& node = graph.nodes[n];
-    const auto& entry = entries[assigned[n]];
+  for (int32_t u : unit_order) {
     StepPlan step;
+    if (unit_claim[u] >= 0) {
+      const ep::PlacedClaim& pc = placement.claims[unit_claim[u]];
+      const auto& entry = entries[pc.ep];
+      step.name = entry.name + "_fused_" + std::to_string(fused_count_++);
+      step.op_type = "fused";
+      step.ep_name = entry.name;
+      step.ep = entry.provider.get();
+      step.inputs = pc.claim.inputs;
+      step.explicit_inputs = pc.claim.inputs.size();
+      step.outputs = pc.claim.outputs;
+      step.description = "fused claim '" + step.name + "' of ep '" + entry.name + "' (" +
+                         std::to_string(pc.claim.nodes.size()) + " nodes)";
+      ExecutionProvider* ep = entry.provider.get();
+      step.make_kernel = [ep, info = infos.Fused(step.name, pc.claim.nodes, pc.claim.inputs,
+                                                  pc.claim.outputs)] {
+        return ep->CreateFusedKernel(info);
+      };
+      plan->steps.push_back(std::move(step));
+      continue;
+    }
+    const ir::NodeId n = unit_node[u];
+    const ir::Node& node = graph.nodes[n];
+    const int32_t c = placement.claim_of_node[n];
+    // Control-flow nodes are unplaced by construction and run on the last EP (the CPU EP).
+    const auto& entry = c >= 0 ? entries[placement.claims[c].ep] : entries.back();
     step.name = node.name;
     step.op_type = node.op_type;
     step.ep_name = entry.name;

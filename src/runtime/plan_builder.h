@@ -36,8 +36,8 @@ class PlanBuilder {
   // validation errors, kUnsupported listing the nodes no EP can run with each EP's reason.
   Result<std::shared_ptr<GraphPlan>> Build(const ir::Graph& graph);
 
-  // What was placed where, for every graph built so far: one line per claim or node group.
-  const std::vector<std::string>& placement_lines() const { return placement_lines_; }
+  // What was placed where, for every graph built so far (ep::PlacementToText per graph).
+  const std::string& placement_text() const { return placement_text_; }
 
  private:
   // The plan of a subgraph of `node` and the binding of its outer-scope values to the node's
@@ -51,7 +51,8 @@ class PlanBuilder {
   ep::EpRegistry& eps_;
   PlanBuilderOptions options_;
   std::vector<std::unique_ptr<ir::GraphView>> views_;  // kept alive for the plans
-  std::vector<std::string> placement_lines_;
+  std::string placement_text_;
+  int fused_count_ = 0;
 };
 
 }  // namespace nxrt::runtime

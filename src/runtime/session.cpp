@@ -9,10 +9,10 @@
 #include <unordered_map>
 
 #include "core/thread_pool.h"
-#include "ep/cpu/cpu_execution_provider.h"
 #include "ep/ep_registry.h"
 #include "ep/node_info_builder.h"
 #include "ir/onnx_loader.h"
+#include "runtime/ep_factory.h"
 #include "runtime/graph_plan.h"
 #include "runtime/plan_builder.h"
 
@@ -22,13 +22,6 @@ namespace {
 using runtime::GraphPlan;
 using runtime::PlanInstance;
 using runtime::ValueSource;
-
-// The EP for a built-in type name. Errors: kInvalidArgument naming the type and the known ones.
-Result<std::shared_ptr<ExecutionProvider>> MakeBuiltinEp(const std::string& type) {
-  if (type == "cpu") return std::shared_ptr<ExecutionProvider>(new cpu::CpuExecutionProvider());
-  return MakeStatus(StatusCode::kInvalidArgument, "unknown execution provider type '", type,
-                    "'; known types: cpu");
-}
 
 class SessionImpl final : public Session {
  public:
@@ -140,7 +133,7 @@ class SessionImpl final : public Session {
     for (const EpSpec& spec : specs) {
       std::shared_ptr<ExecutionProvider> ep = spec.provider;
       if (!ep) {
-        NXRT_ASSIGN_OR_RETURN(ep, MakeBuiltinEp(spec.type));
+        NXRT_ASSIGN_OR_RETURN(ep, runtime::MakeExecutionProvider(spec.type));
       }
       NXRT_RETURN_IF_ERROR(eps_.Add(ep, spec.config, spec.name));
     }
@@ -148,9 +141,7 @@ class SessionImpl final : public Session {
 
     runtime::PlanBuilder builder(model_, eps_, {options.allow_fallback});
     NXRT_ASSIGN_OR_RETURN(plan_, builder.Build(*model_.graph));
-    std::ostringstream os;
-    for (const std::string& line : builder.placement_lines()) os << line << "\n";
-    placement_ = os.str();
+    placement_ = builder.placement_text();
     counters_.assign(plan_->steps.size(), {});
 
     // Public input/output metadata.

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "commands.h"
+#include "ep_flags.h"
 #include "ir/tensor_io.h"
 #include "nxrt/session.h"
 #include "runtime/input_generator.h"
@@ -86,26 +87,6 @@ std::string Summary(const Tensor& t) {
   return os.str();
 }
 
-// Parses one --ep value: "cpu" or "cpu:key=value;key=value".
-Result<EpSpec> ParseEp(const std::string& text) {
-  EpSpec spec;
-  const size_t colon = text.find(':');
-  spec.type = text.substr(0, colon);
-  if (colon != std::string::npos) {
-    std::stringstream options(text.substr(colon + 1));
-    std::string item;
-    while (std::getline(options, item, ';')) {
-      if (item.empty()) continue;
-      NXRT_ASSIGN_OR_RETURN(auto kv, SplitAssignment(item, "--ep option"));
-      spec.config.Set(kv.first, kv.second);
-    }
-  }
-  if (spec.type.empty()) {
-    return MakeStatus(StatusCode::kInvalidArgument, "--ep '", text, "' names no EP; use e.g. cpu");
-  }
-  return spec;
-}
-
 }  // namespace
 
 void AddRunCommand(CLI::App& app, int& exit_code) {
@@ -120,13 +101,14 @@ void AddRunCommand(CLI::App& app, int& exit_code) {
     int repeat = 1;
     double int_low = 0, int_high = 9;
     bool stats = false;
+    bool random = false;
   };
   auto o = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand("run", "Run a model and summarise its outputs");
   cmd->add_option("MODEL", o->model, "Path of the .onnx file")->required();
   cmd->add_option("--input", o->inputs,
                   "NAME=FILE (.npy or .pb) for an input; inputs not given are generated");
-  cmd->add_flag("--random", "Generate every input not given with --input (the default)");
+  cmd->add_flag("--random", o->random, "Generate every input not given with --input");
   cmd->add_option("--seed", o->seed, "Seed of the generated inputs");
   cmd->add_option("--dim", o->dims, "NAME=VALUE size of a symbolic dim of generated inputs");
   cmd->add_option("--int-low", o->int_low, "Lowest value of generated integer inputs");
@@ -146,7 +128,7 @@ void AddRunCommand(CLI::App& app, int& exit_code) {
     SessionOptions options;
     options.intra_op_threads = o->threads;
     for (const std::string& e : o->eps) {
-      Result<EpSpec> spec = ParseEp(e);
+      Result<EpSpec> spec = ParseEpFlag(e);
       if (!spec.ok()) return fail(spec.status());
       options.providers.push_back(*spec);
     }
@@ -183,7 +165,13 @@ void AddRunCommand(CLI::App& app, int& exit_code) {
     for (const ValueInfo& in : s.inputs()) {
       const bool given = std::any_of(feeds.begin(), feeds.end(),
                                      [&](const NamedTensor& f) { return f.name == in.name; });
-      if (!given) to_generate.push_back(in);
+      if (given) continue;
+      if (!o->random) {
+        return fail(MakeStatus(StatusCode::kInvalidArgument, "input '", in.name, "' (",
+                               in.ToString(), ") is not given; pass --input ", in.name,
+                               "=FILE.npy or --random"));
+      }
+      to_generate.push_back(in);
     }
     Result<std::vector<NamedTensor>> generated = GenerateInputs(to_generate, gen);
     if (!generated.ok()) return fail(generated.status());

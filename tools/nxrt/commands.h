@@ -15,6 +15,10 @@ void AddInspectCommand(CLI::App& app, int& exit_code);
 // runs a model once (or --repeat times) and prints each output's summary and the time.
 void AddRunCommand(CLI::App& app, int& exit_code);
 
+// `nxrt claims MODEL [--ep TYPE]... [--json]`: each EP's claims and declines with reasons, for
+// every graph of the model, without running it.
+void AddClaimsCommand(CLI::App& app, int& exit_code);
+
 // `nxrt test-onnx DIR... [--manifest FILE]`: ONNX backend conformance tests with pass/fail/error/
 // skip counts and a reason per failure; exits 1 on a regression against the manifest.
 void AddTestOnnxCommand(CLI::App& app, int& exit_code);

@@ -9,6 +9,7 @@ int main(int argc, char** argv) {
   int exit_code = 0;
   nxrt::cli::AddInspectCommand(app, exit_code);
   nxrt::cli::AddRunCommand(app, exit_code);
+  nxrt::cli::AddClaimsCommand(app, exit_code);
   nxrt::cli::AddTestOnnxCommand(app, exit_code);
   try {
     app.parse(argc, argv);

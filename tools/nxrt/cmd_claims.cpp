@@ -1,0 +1,101 @@
+// tools/nxrt/cmd_claims.cpp: `nxrt claims MODEL [--ep TYPE]... [--json]`: what each EP claims,
+// what it declined and why, for the main graph and every subgraph, without running anything.
+#include <iostream>
+#include <memory>
+
+#include <nlohmann/json.hpp>
+
+#include "commands.h"
+#include "ep/ep_registry.h"
+#include "ep/placement.h"
+#include "ep_flags.h"
+#include "ir/graph_view.h"
+#include "ir/onnx_loader.h"
+#include "runtime/ep_factory.h"
+
+namespace nxrt::cli {
+namespace {
+
+// Places `graph` and, depth first, its subgraphs; appends text or JSON per graph.
+Status PlaceAll(const ir::Model& model, const ir::Graph& graph, const std::string& label,
+                const ep::EpRegistry& eps, const ep::PlacementOptions& options, bool json,
+                std::string& text, nlohmann::json& graphs) {
+  NXRT_ASSIGN_OR_RETURN(ir::GraphView view, ir::GraphView::Create(model, graph));
+  NXRT_ASSIGN_OR_RETURN(ep::Placement placement, ep::PlaceGraph(view, eps, options));
+  if (json) {
+    graphs.push_back({{"graph", label},
+                      {"placement", nlohmann::json::parse(ep::PlacementToJson(placement, view))}});
+  } else {
+    text += "== " + label + "\n" + ep::PlacementToText(placement, view) + "\n";
+  }
+  for (const ir::Node& node : graph.nodes) {
+    for (const ir::Attribute& attr : node.attributes) {
+      std::vector<const ir::Graph*> subgraphs;
+      if (attr.g) subgraphs.push_back(attr.g.get());
+      for (const auto& g : attr.graphs) subgraphs.push_back(g.get());
+      for (const ir::Graph* sub : subgraphs) {
+        NXRT_RETURN_IF_ERROR(PlaceAll(model, *sub,
+                                      label + " / node '" + node.name + "' " + attr.name, eps,
+                                      options, json, text, graphs));
+      }
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+void AddClaimsCommand(CLI::App& app, int& exit_code) {
+  struct Options {
+    std::string model;
+    std::vector<std::string> eps;
+    bool json = false;
+    bool no_fallback = false;
+  };
+  auto o = std::make_shared<Options>();
+  CLI::App* cmd = app.add_subcommand(
+      "claims", "Show which EP claims which nodes (and why others were declined)");
+  cmd->add_option("MODEL", o->model, "Path of the .onnx file")->required();
+  cmd->add_option("--ep", o->eps, "Execution provider in priority order (cpu)");
+  cmd->add_flag("--no-fallback", o->no_fallback, "Do not let the CPU EP take what is left");
+  cmd->add_flag("--json", o->json, "Print JSON instead of text");
+  cmd->callback([o, &exit_code] {
+    auto fail = [&](const Status& s) {
+      std::cerr << "nxrt claims: " << s.message() << "\n";
+      exit_code = 1;
+    };
+    Result<ir::Model> model = ir::LoadModelFromFile(o->model);
+    if (!model.ok()) return fail(model.status());
+    ep::EpRegistry eps;
+    bool has_cpu = false;
+    for (const std::string& text : o->eps) {
+      Result<EpSpec> spec = ParseEpFlag(text);
+      if (!spec.ok()) return fail(spec.status());
+      Result<std::shared_ptr<ExecutionProvider>> ep = runtime::MakeExecutionProvider(spec->type);
+      if (!ep.ok()) return fail(ep.status());
+      has_cpu = has_cpu || spec->type == "cpu";
+      Status added = eps.Add(*ep, spec->config, spec->name);
+      if (!added.ok()) return fail(added);
+    }
+    if (!has_cpu && !o->no_fallback) {
+      Result<std::shared_ptr<ExecutionProvider>> cpu = runtime::MakeExecutionProvider("cpu");
+      Status added = eps.Add(*cpu);
+      if (!added.ok()) return fail(added);
+    }
+    Status init = eps.InitializeAll();
+    if (!init.ok()) return fail(init);
+    ep::PlacementOptions options;
+    options.allow_unplaced = true;
+    std::string text;
+    nlohmann::json graphs = nlohmann::json::array();
+    Status st = PlaceAll(*model, *model->graph, "main graph", eps, options, o->json, text, graphs);
+    if (!st.ok()) return fail(st);
+    if (o->json) {
+      std::cout << nlohmann::json{{"model", o->model}, {"graphs", graphs}}.dump(2) << "\n";
+    } else {
+      std::cout << text;
+    }
+  });
+}
+
+}  // namespace nxrt::cli
