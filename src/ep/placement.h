@@ -1,0 +1,99 @@
+// ep/placement.h: which EP runs which node: EPs claim in the user's priority order, the
+// last-resort EP (the CPU EP) takes what is left, and the result can be inspected and printed.
+//
+// Layer: nxrt_ep. Input: one graph (a GraphView; a subgraph is placed by its own call) and the
+// session's EpRegistry, initialized. For each EP in priority order, over the nodes no earlier EP
+// claimed:
+//   - an EP with the GraphClaimer extension (ORT plugin EPs) proposes groups; each is validated
+//     (ep/claim_set.h) and becomes a claim, or is rejected with its reason recorded;
+//   - any other EP answers Supports for each node; the supported nodes are grouped into convex
+//     claims by the partitioner (ep/partitioner.h), with earlier claims as fixed blocks and
+//     nodes holding subgraphs (If/Loop/Scan) claimed alone.
+// Then the last-resort EP, when given, does the same over what is left. Nodes nobody took are
+// "unplaced": an error listing each with every EP's reason, unless allow_unplaced is set
+// (`nxrt claims` shows such placements too).
+//
+// Everything here is deterministic: the same graph, EPs and options give the same placement and
+// byte-identical text and JSON.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ep/ep_registry.h"
+#include "ep/partitioner.h"
+#include "ir/graph_view.h"
+#include "nxrt/execution_provider.h"
+#include "nxrt/status.h"
+
+namespace nxrt::ep {
+
+struct PlacedClaim {
+  int32_t ep = -1;     // index into Placement::eps
+  bool fused = false;  // true: one kernel for the whole claim (CreateFusedKernel)
+  double cost = 0;     // sum of the EP's KernelMatch cost estimates (microseconds; 0 = none)
+  Claim claim;
+};
+
+// One EP's reason for not taking a node.
+struct EpDecline {
+  int32_t ep = -1;
+  std::string reason;
+};
+
+// A claim an EP proposed that validation refused (or, with no nodes, an EP that failed to
+// propose claims at all).
+struct RejectedClaim {
+  int32_t ep = -1;
+  std::vector<ir::NodeId> nodes;  // as proposed
+  std::string reason;
+};
+
+struct Placement {
+  // The EPs in the order they were asked: the registry's names, then the last resort if it was
+  // given and is not in the registry.
+  std::vector<std::string> eps;
+  std::vector<PlacedClaim> claims;               // by EP, then by first node in topological order
+  std::vector<int32_t> claim_of_node;            // node id → index into claims, -1 when unplaced
+  std::vector<std::vector<EpDecline>> declines;  // node id → EPs that declined it, in order asked
+  std::vector<RejectedClaim> rejected;           // in the order proposed
+  std::vector<ir::NodeId> unplaced;              // in topological order
+
+  bool complete() const { return unplaced.empty(); }
+};
+
+struct PlacementOptions {
+  // Takes the nodes every registry EP left (the CPU EP), if it supports them. Not owned; must be
+  // initialized; may be an EP of the registry (then it is not asked twice). May be null.
+  ExecutionProvider* last_resort = nullptr;
+  // Its name in the placement; default: its type name.
+  std::string last_resort_name;
+  // When set, keeps a node away from an EP: returns the reason to record, or nullopt.
+  std::function<std::optional<std::string>(std::string_view ep_name, const NodeInfo& node)> exclude;
+  // Return a placement with unplaced nodes instead of failing (for inspection).
+  bool allow_unplaced = false;
+};
+
+// Places every node of `view`'s graph. Errors: kFailedPrecondition when a registry EP is not
+// initialized; kUnsupported when nodes are left unplaced and !allow_unplaced, with the text of
+// UnplacedError; kInternal for a broken invariant.
+Result<Placement> PlaceGraph(const ir::GraphView& view, const EpRegistry& eps,
+                             const PlacementOptions& options = {});
+
+// The error for a placement with unplaced nodes: every unplaced node with each EP's reason and
+// a fix. Ok when the placement is complete.
+Status UnplacedError(const Placement& placement, const ir::GraphView& view);
+
+// The placement as text for people: each claim (EP, nodes as #id:OpType:name, boundary inputs
+// and outputs), each node some EP declined with every reason, rejected claims, unplaced nodes.
+std::string PlacementToText(const Placement& placement, const ir::GraphView& view);
+
+// The same as JSON for scripts (schema in docs/partitioning.md), indented by `indent` spaces
+// (-1: one line).
+std::string PlacementToJson(const Placement& placement, const ir::GraphView& view, int indent = 2);
+
+}  // namespace nxrt::ep
