@@ -1,9 +1,9 @@
-// ort_oracle/input_generator_test.cpp: the fixed-seed generator is deterministic (golden values
+// runtime/input_generator_test.cpp: the fixed-seed generator is deterministic (golden values
 // from an independent Python model of SplitMix64), respects ranges and types, and explains
 // shapes it cannot resolve.
 //
 // Layer: tests of nxrt_ort_oracle (no ONNX Runtime needed).
-#include "ort_oracle/input_generator.h"
+#include "runtime/input_generator.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
