@@ -2,7 +2,7 @@
 // from an independent Python model of SplitMix64), respects ranges and types, and explains
 // shapes it cannot resolve.
 //
-// Layer: tests of nxrt_ort_oracle (no ONNX Runtime needed).
+// Layer: tests of nxrt_runtime.
 #include "runtime/input_generator.h"
 
 #include <gmock/gmock.h>
