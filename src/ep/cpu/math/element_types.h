@@ -125,6 +125,16 @@ inline T WrapMul(T a, T b) {
   return static_cast<T>(static_cast<WrapType<T>>(a) * static_cast<WrapType<T>>(b));
 }
 
+// True for a NaN of a floating compute type; always false for other types.
+template <typename C>
+inline bool IsNan(C v) {
+  if constexpr (std::is_floating_point_v<C>) {
+    return std::isnan(v);
+  } else {
+    return false;
+  }
+}
+
 // NaN-propagating max/min: a NaN operand wins (ONNX Max/Min/Clip/ReduceMax propagate NaN).
 template <typename C>
 inline C MaxPropagateNan(C a, C b) {

@@ -15,6 +15,10 @@ int64_t Product(std::span<const int64_t> dims) {
 }
 
 Result<int64_t> NormalizeAxis(std::string_view op, int64_t axis, int64_t rank) {
+  if (rank == 0) {
+    return MakeStatus(StatusCode::kInvalidArgument, op, ": axis ", axis,
+                      " is out of range: the input is a scalar (rank 0) and has no axes");
+  }
   if (axis < -rank || axis >= rank) {
     return MakeStatus(StatusCode::kInvalidArgument, op, ": axis ", axis,
                       " is out of range for rank ", rank, " (accepted: [", -rank, ", ",

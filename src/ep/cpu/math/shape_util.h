@@ -57,7 +57,10 @@ void ForEachOffset(std::span<const int64_t> dims, const std::array<const int64_t
     fn(offsets);
     return;
   }
-  std::vector<int64_t> index(rank, 0);
+  // Ranks up to 8 keep the multi-index on the stack: this runs once per output element.
+  int64_t small_index[8] = {};
+  std::vector<int64_t> large_index(rank > 8 ? rank : 0, 0);
+  int64_t* index = rank > 8 ? large_index.data() : small_index;
   while (true) {
     fn(offsets);
     size_t axis = rank;
