@@ -3,14 +3,12 @@
 //
 // Layer: nxrt_ir. A model file is mapped, not read into a buffer, and parsed with protobuf's total
 // size limit raised to its maximum, so models near protobuf's 2 GB ceiling load. When parsing
-// fails, the top level of the file is walked by hand to say where and why (a truncated file is
-// the usual case).
+// fails, ir/proto_diagnostics.h says where and why (a truncated file is the usual case).
 #include "ir/onnx_loader.h"
 
 #include <algorithm>
 #include <cctype>
 #include <climits>
-#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -21,88 +19,11 @@
 #include "ir/external_data.h"
 #include "ir/graph_builder.h"
 #include "ir/graph_view.h"
+#include "ir/proto_diagnostics.h"
 #include "onnx/onnx_pb.h"
 
 namespace nxrt::ir {
 namespace {
-
-// ModelProto field names by number (onnx.proto), for diagnostics.
-std::string ModelFieldName(uint64_t number) {
-  switch (number) {
-    case 1: return "ir_version";
-    case 2: return "producer_name";
-    case 3: return "producer_version";
-    case 4: return "domain";
-    case 5: return "model_version";
-    case 6: return "doc_string";
-    case 7: return "graph";
-    case 8: return "opset_import";
-    case 14: return "metadata_props";
-    case 20: return "training_info";
-    case 25: return "functions";
-    default: return "unknown field " + std::to_string(number);
-  }
-}
-
-// Reads a base-128 varint at `pos`; nullopt when it runs past the end or over 10 bytes.
-std::optional<uint64_t> ReadVarint(std::span<const std::byte> bytes, size_t& pos) {
-  uint64_t value = 0;
-  for (int shift = 0; shift < 64 && pos < bytes.size(); shift += 7) {
-    const auto b = static_cast<uint8_t>(bytes[pos++]);
-    value |= static_cast<uint64_t>(b & 0x7f) << shift;
-    if ((b & 0x80) == 0) return value;
-  }
-  return std::nullopt;
-}
-
-struct WireProblem {
-  size_t offset = 0;     // where the offending top-level field starts
-  std::string message;   // "" when the top level is well formed
-};
-
-// Why `bytes` is not a well-formed sequence of top-level protobuf fields. When the top level is
-// well formed, the problem (if any) is inside a field.
-WireProblem FindTopLevelProblem(std::span<const std::byte> bytes) {
-  size_t pos = 0;
-  while (pos < bytes.size()) {
-    const size_t start = pos;
-    std::optional<uint64_t> tag = ReadVarint(bytes, pos);
-    const std::string at = " at byte " + std::to_string(start);
-    if (!tag) return {start, "the field tag" + at + " is cut off or malformed"};
-    const uint64_t number = *tag >> 3;
-    const uint64_t wire = *tag & 7;
-    if (number == 0) return {start, "field number 0" + at + " is invalid"};
-    const std::string field =
-        "field " + std::to_string(number) + " (" + ModelFieldName(number) + ")" + at;
-    uint64_t skip = 0;
-    switch (wire) {
-      case 0:
-        if (!ReadVarint(bytes, pos)) return {start, field + " has a cut-off or malformed varint"};
-        continue;
-      case 1:
-        skip = 8;
-        break;
-      case 5:
-        skip = 4;
-        break;
-      case 2: {
-        std::optional<uint64_t> length = ReadVarint(bytes, pos);
-        if (!length) return {start, field + " has a cut-off or malformed length"};
-        skip = *length;
-        break;
-      }
-      default:
-        return {start, field + " has wire type " + std::to_string(wire) +
-                           ", which ONNX models do not use"};
-    }
-    if (skip > bytes.size() - pos) {
-      return {start, field + " needs " + std::to_string(skip) + " bytes but only " +
-                         std::to_string(bytes.size() - pos) + " remain: the file is truncated"};
-    }
-    pos += skip;
-  }
-  return {};
-}
 
 // A hint for data that is plainly not protobuf: a Git LFS pointer or other text.
 std::string TextHint(std::span<const std::byte> bytes) {
@@ -136,11 +57,11 @@ Result<onnx::ModelProto> ParseModel(std::span<const std::byte> bytes, const std:
 
   const std::string size = std::to_string(bytes.size());
   if (!parsed) {
-    const WireProblem problem = FindTopLevelProblem(bytes);
-    const std::string detail = problem.message.empty()
-                                   ? "the contents of a field are malformed"
-                                   : problem.message;
-    const size_t after = problem.message.empty() ? bytes.size() : problem.offset;
+    std::optional<ProtoProblem> problem =
+        FindProtoProblem(onnx::ModelProto::default_instance(), bytes);
+    const std::string detail =
+        problem ? problem->message : "the wire format is intact but a value is invalid";
+    const size_t after = problem ? problem->offset : bytes.size();
     return Status(StatusCode::kInvalidModel,
                   source + ": not an ONNX model (protobuf parse failed after " +
                       std::to_string(after) + " of " + size + " bytes): " + detail +

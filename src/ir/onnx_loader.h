@@ -5,8 +5,10 @@
 // outputs, initializers (inline raw or typed data; external data mapped once with mmap, offsets
 // and lengths checked against the file), sparse initializers (densified), value infos, opset
 // imports, attributes of every kind including GRAPH/GRAPHS subgraphs with outer-scope references,
-// metadata. Constant nodes stay nodes. The result is validated with GraphView::Create on every
-// graph, so a loaded model is well formed.
+// metadata. Constant nodes stay nodes. Names from the file are kept as they are (opaque strings);
+// unnamed nodes are named "<op_type>_<id>" (ir/graph_builder.h). The result is validated with
+// GraphView::Create on every graph, so a loaded model is well formed. Peak memory is about one
+// copy of the inline weights: tensor data is released from the parsed proto as it is converted.
 #pragma once
 
 #include <cstddef>
@@ -26,7 +28,10 @@ struct LoadOptions {
 
 // Errors: kIoError (file missing or unreadable, naming the path), kInvalidModel (not a
 // ModelProto, truncated, bad references, cycle, unknown attribute type, external data missing or
-// out of range; the message names the file, the node or value and the problem).
+// out of range; the message names the file, the node or value and the problem), kUnsupported
+// (element types nxrt does not know: float8, int4, ...), kNotImplemented (segmented tensors).
+// Except for kIoError ("cannot load model: cannot open '<path>': <reason>"), messages start with
+// "file '<path>'" (or "model bytes") and follow the chain of nodes down to a subgraph: "file 'm.onnx': node 'If_3' (If) attribute 'then_branch': node 'Add_0' (Add): ...".
 Result<Model> LoadModelFromFile(const std::filesystem::path& path, const LoadOptions& options = {});
 Result<Model> LoadModelFromBytes(std::span<const std::byte> bytes, const LoadOptions& options = {});
 
