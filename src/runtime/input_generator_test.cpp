@@ -186,7 +186,7 @@ TEST(InputGeneratorTest, SpecsOverrideShapesTypesAndValues) {
   options.inputs = {{"input", std::nullopt, Shape{512}, std::nullopt}};
   Result<std::vector<NamedTensor>> wrong_rank = GenerateInputs({audio}, options);
   ASSERT_FALSE(wrong_rank.ok());
-  EXPECT_THAT(wrong_rank.status().message(), HasSubstr("does not fit the declared float[?,?]"));
+  EXPECT_THAT(wrong_rank.status().message(), HasSubstr("does not fit the declared input: tensor(float)[?,?]"));
 
   options.inputs = {{"typo", std::nullopt, std::nullopt, std::nullopt}};
   Result<std::vector<NamedTensor>> typo = GenerateInputs({audio}, options);
