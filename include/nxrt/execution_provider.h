@@ -18,7 +18,9 @@
 // Extending: optional capabilities (graph-level claiming for plugin EPs, streams, tuning) are
 // separate interfaces derived from EpExtension, found with GetExtension<T>(); the core interface
 // stays small. The defaults below implement host memory, so a CPU-like EP overrides only
-// Supports and CreateKernel.
+// Supports and CreateKernel. A worked example: docs/ep_api.md.
+// Source: ONNX Runtime's IExecutionProvider (GetCapability/Compile, data transfer) and plugin
+// OrtEp; TFLite's SimpleDelegateInterface (IsNodeSupportedByDelegate); ggml's supports_op.
 #pragma once
 
 #include <cstddef>

@@ -3,8 +3,8 @@
 // Layer: nxrt_ep. Each entry is an EP instance, the options the user gave it and a name unique
 // in the registry (the EP's type name unless the user chose another, e.g. two "cpu" EPs named
 // "cpu" and "cpu_numa1"). Placement (ep/placement.h) lets the entries claim nodes in this order.
-// The registry initializes and shuts down its EPs; an EP instance may be shared with other
-// registries (sessions), so entries hold shared_ptrs.
+// The registry initializes and shuts down its EPs, so an EP instance belongs to one registry at
+// a time; entries hold shared_ptrs so that the caller can keep a handle to an EP it registered.
 #pragma once
 
 #include <memory>
