@@ -11,9 +11,9 @@
 namespace nxrt::cpu::kernels {
 namespace {
 
-// At most this many parts per broadcast: enough for any thread count this CPU EP meets, few
-// enough that the per-part bookkeeping stays negligible.
-constexpr int64_t kMaxBroadcastParts = 64;
+// At most this many parts per split: enough for any thread count this CPU EP meets, few enough
+// that the per-part bookkeeping stays negligible.
+constexpr int64_t kMaxParts = 64;
 
 }  // namespace
 
@@ -131,37 +131,47 @@ Status ParallelRangesTry(ComputeContext& ctx, int64_t count,
   return first;
 }
 
+std::vector<RowRange> SplitRows(int64_t rows, int64_t row_elements) {
+  const int64_t work = rows * row_elements;
+  const int64_t parts = std::min({rows, work / kParallelGrain, kMaxParts});
+  if (parts <= 1) return {RowRange{0, rows}};
+  std::vector<RowRange> ranges;
+  ranges.reserve(static_cast<size_t>(parts));
+  for (int64_t p = 0; p < parts; ++p) ranges.push_back({rows * p / parts, rows * (p + 1) / parts});
+  return ranges;
+}
+
+void ForEachIndex(ComputeContext& ctx, int64_t count, const std::function<void(int64_t)>& fn) {
+  if (count == 1) {
+    fn(0);
+    return;
+  }
+  ctx.ParallelFor(count, 1, [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) fn(i);
+  });
+}
+
 std::vector<BroadcastPart> SplitBroadcast(const math::BroadcastGeometry& geometry) {
   const int64_t rows = geometry.dims.front();
-  const int64_t parts = std::min({rows, geometry.output_count / kParallelGrain,
-                                  kMaxBroadcastParts});
-  if (parts <= 1) return {BroadcastPart{geometry, {}, 0}};
+  if (rows == 0) return {BroadcastPart{geometry, {}, 0}};
   const int64_t row_elements = geometry.output_count / rows;
-  std::vector<BroadcastPart> out;
-  out.reserve(static_cast<size_t>(parts));
-  for (int64_t p = 0; p < parts; ++p) {
-    const int64_t begin = rows * p / parts;
-    const int64_t end = rows * (p + 1) / parts;
-    BroadcastPart part{geometry, {}, begin * row_elements};
-    part.geometry.dims.front() = end - begin;
-    part.geometry.output_count = (end - begin) * row_elements;
+  std::vector<BroadcastPart> parts;
+  for (RowRange range : SplitRows(rows, row_elements)) {
+    BroadcastPart part{geometry, {}, range.begin * row_elements};
+    part.geometry.dims.front() = range.end - range.begin;
+    part.geometry.output_count = (range.end - range.begin) * row_elements;
     for (size_t k = 0; k < geometry.strides.size() && k < part.input_offsets.size(); ++k) {
-      part.input_offsets[k] = begin * geometry.strides[k].front();
+      part.input_offsets[k] = range.begin * geometry.strides[k].front();
     }
-    out.push_back(std::move(part));
+    parts.push_back(std::move(part));
   }
-  return out;
+  return parts;
 }
 
 void ForEachPart(ComputeContext& ctx, std::span<const BroadcastPart> parts,
                  const std::function<void(const BroadcastPart&)>& fn) {
-  if (parts.size() == 1) {
-    fn(parts.front());
-    return;
-  }
-  ctx.ParallelFor(static_cast<int64_t>(parts.size()), 1, [&](int64_t begin, int64_t end) {
-    for (int64_t p = begin; p < end; ++p) fn(parts[static_cast<size_t>(p)]);
-  });
+  ForEachIndex(ctx, static_cast<int64_t>(parts.size()),
+               [&](int64_t i) { fn(parts[static_cast<size_t>(i)]); });
 }
 
 const void* Advance(const void* base, int64_t elements, DataType dtype) {

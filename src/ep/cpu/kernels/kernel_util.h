@@ -95,6 +95,19 @@ void ParallelRanges(ComputeContext& ctx, int64_t count,
 Status ParallelRangesTry(ComputeContext& ctx, int64_t count,
                          const std::function<Status(int64_t, int64_t)>& fn);
 
+// Rows [begin, end) of a computation made of independent rows.
+struct RowRange {
+  int64_t begin = 0;
+  int64_t end = 0;
+};
+
+// [0, rows) cut into ranges of at least kParallelGrain elements (`row_elements` per row), at
+// most 64 of them: one range when the work is small. Computed at prepare time.
+std::vector<RowRange> SplitRows(int64_t rows, int64_t row_elements);
+
+// Calls fn(i) for every i in [0, count), one i per task, in parallel when count > 1.
+void ForEachIndex(ComputeContext& ctx, int64_t count, const std::function<void(int64_t)>& fn);
+
 // A slice of a broadcast along its outermost collapsed dim: the geometry of the slice and where
 // each operand starts (in elements) inside its contiguous buffer.
 struct BroadcastPart {
@@ -107,7 +120,7 @@ struct BroadcastPart {
 // is small or cannot be cut), computed at prepare time so Compute only indexes them.
 std::vector<BroadcastPart> SplitBroadcast(const math::BroadcastGeometry& geometry);
 
-// Calls fn(part) for every part, in parallel when there are several.
+// Calls fn(part) for every part, in parallel when there are several (ForEachIndex).
 void ForEachPart(ComputeContext& ctx, std::span<const BroadcastPart> parts,
                  const std::function<void(const BroadcastPart&)>& fn);
 

@@ -23,21 +23,17 @@ struct ReducePart {
 };
 
 std::vector<ReducePart> SplitReduction(const math::AxesSplit& split) {
-  const int64_t rows = split.kept_dims.empty() ? 1 : split.kept_dims.front();
-  const int64_t work = split.kept_count * split.reduced_count;
-  const int64_t parts = std::min<int64_t>(rows, work / kParallelGrain);
-  if (parts <= 1) return {ReducePart{split, 0, 0}};
+  if (split.kept_dims.empty() || split.kept_count == 0) return {ReducePart{split, 0, 0}};
+  const int64_t rows = split.kept_dims.front();
   const int64_t row_outputs = split.kept_count / rows;
-  std::vector<ReducePart> out;
-  for (int64_t p = 0; p < parts; ++p) {
-    const int64_t begin = rows * p / parts;
-    const int64_t end = rows * (p + 1) / parts;
-    ReducePart part{split, begin * split.kept_strides.front(), begin * row_outputs};
-    part.split.kept_dims.front() = end - begin;
-    part.split.kept_count = (end - begin) * row_outputs;
-    out.push_back(std::move(part));
+  std::vector<ReducePart> parts;
+  for (RowRange range : SplitRows(rows, row_outputs * split.reduced_count)) {
+    ReducePart part{split, range.begin * split.kept_strides.front(), range.begin * row_outputs};
+    part.split.kept_dims.front() = range.end - range.begin;
+    part.split.kept_count = (range.end - range.begin) * row_outputs;
+    parts.push_back(std::move(part));
   }
-  return out;
+  return parts;
 }
 
 class ReduceKernel final : public Kernel {
@@ -65,17 +61,11 @@ class ReduceKernel final : public Kernel {
   Status Compute(ComputeContext& ctx) override {
     const void* in = ctx.input(0)->raw_data();
     void* out = ctx.output(0)->mutable_raw_data();
-    const auto run = [&](const ReducePart& part) {
+    ForEachIndex(ctx, static_cast<int64_t>(parts_.size()), [&](int64_t i) {
+      const ReducePart& part = parts_[static_cast<size_t>(i)];
       plan_.fn(part.split, Advance(in, part.input_offset, plan_.type),
                Advance(out, part.output_offset, plan_.type));
-    };
-    if (parts_.size() == 1) {
-      run(parts_.front());
-    } else {
-      ctx.ParallelFor(static_cast<int64_t>(parts_.size()), 1, [&](int64_t begin, int64_t end) {
-        for (int64_t p = begin; p < end; ++p) run(parts_[static_cast<size_t>(p)]);
-      });
-    }
+    });
     return Status::Ok();
   }
 
