@@ -178,8 +178,8 @@ TEST(CpuExecutionProviderTest, TableRangesStartAtSchemaVersions) {
   }
 }
 
-// The ops the elementwise, reduction and shape families promise, each at opset 17.
-TEST(CpuExecutionProviderTest, TableHasTheElementwiseReductionAndShapeOps) {
+// The ops the elementwise, reduction, normalisation and shape families promise, at opset 17.
+TEST(CpuExecutionProviderTest, TableHasTheElementwiseReductionNormalizationAndShapeOps) {
   CpuExecutionProvider ep;
   std::set<std::string> ops;
   for (const ep::KernelDef* def : ep.registry().Entries()) {
@@ -191,6 +191,8 @@ TEST(CpuExecutionProviderTest, TableHasTheElementwiseReductionAndShapeOps) {
         "Where", "Abs", "Neg", "Sqrt", "Exp", "Log", "Erf", "Tanh", "Sigmoid", "Relu",
         "LeakyRelu", "HardSigmoid", "HardSwish", "Clip", "Not", "Cast", "CastLike", "Identity",
         "Dropout", "ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ArgMax", "ArgMin",
+        "Softmax", "LogSoftmax", "Hardmax", "LayerNormalization", "BatchNormalization",
+        "InstanceNormalization", "LpNormalization", "MeanVarianceNormalization", "CumSum",
         "Shape", "Size", "Reshape", "Flatten", "Squeeze", "Unsqueeze", "ConstantOfShape",
         "Constant", "Range", "EyeLike", "NonZero"}) {
     EXPECT_TRUE(ops.count(op)) << op << " has no kernel at opset 17";

@@ -11,6 +11,7 @@ namespace nxrt::cpu {
 Status RegisterCpuKernels(ep::OpRegistry& registry) {
   NXRT_RETURN_IF_ERROR(RegisterElementwiseKernels(registry));
   NXRT_RETURN_IF_ERROR(RegisterReductionKernels(registry));
+  NXRT_RETURN_IF_ERROR(RegisterNormalizationKernels(registry));
   NXRT_RETURN_IF_ERROR(RegisterShapeKernels(registry));
   return Status::Ok();
 }

@@ -1,0 +1,39 @@
+// ep/cpu/kernels/normalization/normalization.h: kernel factories of the CPU EP's normalisation
+// family, used by its table (register_normalization.cpp).
+//
+// Layer: nxrt_ep_cpu (kernel glue over math/softmax.h, math/normalization.h, math/cumsum.h).
+// Factories read the attributes once (kInvalidModel naming a bad attribute and its value);
+// Prepare resolves the math plan from the input dtypes and shapes; Compute runs it, split over
+// independent rows when the input is large.
+#pragma once
+
+#include "ep/cpu/math/softmax.h"
+#include "ep/op_registry.h"
+
+namespace nxrt::cpu::kernels {
+
+// Softmax, LogSoftmax or Hardmax. `mode`: kFlattenFromAxis (opset 1-12, default axis 1) or
+// kSingleAxis (opset 13+, default axis -1).
+ep::KernelFactory SoftmaxFactory(math::SoftmaxKind kind, math::SoftmaxAxisMode mode);
+
+// LayerNormalization (`axis`, `epsilon`, `stash_type`; optional Mean/InvStdDev outputs).
+ep::KernelFactory LayerNormFactory();
+
+// BatchNormalization in inference mode (`epsilon`; `spatial` must be 1 and `training_mode` 0).
+ep::KernelFactory BatchNormFactory();
+// Refuses BatchNormalization nodes that ask for the training outputs (running or saved
+// statistics), which inference does not produce.
+ep::KernelCheck BatchNormCheck();
+
+// InstanceNormalization (`epsilon`) and GroupNormalization (`num_groups`, `epsilon`).
+ep::KernelFactory InstanceNormFactory();
+ep::KernelFactory GroupNormFactory();
+
+// LpNormalization (`axis`, `p`) and MeanVarianceNormalization (`axes`).
+ep::KernelFactory LpNormFactory();
+ep::KernelFactory MvnFactory();
+
+// CumSum (axis from value input 1; `exclusive`, `reverse`).
+ep::KernelFactory CumSumFactory();
+
+}  // namespace nxrt::cpu::kernels
