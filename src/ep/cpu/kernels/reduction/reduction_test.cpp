@@ -1,0 +1,190 @@
+// ep/cpu/kernels/reduction/reduction_test.cpp: the reduction family run through the session as
+// one-node models, against the math library's reference on random shapes and axes with fixed
+// seeds.
+//
+// Layer: tests of nxrt_ep_cpu (testing/single_op_model.h). Each reduction runs in its three
+// forms: axes attribute (opset 13), axes input as an initializer and as a fed value input (opset
+// 18), plus noop_with_empty_axes, ArgMax/ArgMin with ties, a large input split over threads, and
+// a named negative case.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "ep/cpu/math/reduce.h"
+#include "ep/cpu/math/test_util.h"
+#include "ep/cpu/testing/expect_tensor.h"
+#include "ep/cpu/testing/single_op_model.h"
+
+namespace nxrt::cpu {
+namespace {
+
+using math::ReduceKind;
+using math::testing::RandomShape;
+using math::testing::RandomTensor;
+using testing::ExpectSameTensor;
+using testing::Initializer;
+using testing::Input;
+using testing::SingleOpModel;
+
+std::vector<ReduceKind> AllReduceKinds() {
+  return {
+#define NXRT_REDUCE_KIND(name, reducer, types) ReduceKind::k##name,
+#include "ep/cpu/math/reduce_kinds.inc"
+#undef NXRT_REDUCE_KIND
+  };
+}
+
+// A random subset of the axes of a rank-`rank` tensor, some written negative.
+std::vector<int64_t> RandomAxes(std::mt19937_64& rng, int64_t rank) {
+  std::vector<int64_t> axes;
+  for (int64_t axis = 0; axis < rank; ++axis) {
+    if (rng() % 2 == 0) continue;
+    axes.push_back(rng() % 3 == 0 ? axis - rank : axis);
+  }
+  std::shuffle(axes.begin(), axes.end(), rng);
+  return axes;
+}
+
+Tensor Int64s(const std::vector<int64_t>& values) {
+  return Tensor::FromVector<int64_t>({static_cast<int64_t>(values.size())}, values).value();
+}
+
+void ExpectRunsTo(const SingleOpModel& model, const Tensor& expected, const std::string& where,
+                  const SessionOptions& options = {}) {
+  Result<std::vector<Tensor>> outputs = model.Run(options);
+  ASSERT_TRUE(outputs.ok()) << where << ": " << outputs.status().ToString();
+  ExpectSameTensor(expected, outputs->front(), where);
+}
+
+TEST(ReductionKernelsTest, ReductionsMatchTheReferenceInEveryAxesForm) {
+  std::mt19937_64 rng(1807);
+  int cases = 0;
+  for (ReduceKind kind : AllReduceKinds()) {
+    const std::string op(math::ReduceKindName(kind));
+    for (DataType type : {DataType::kFloat, DataType::kDouble, DataType::kFloat16,
+                          DataType::kInt32, DataType::kInt64, DataType::kUint8}) {
+      for (int form = 0; form < 3; ++form) {
+        const Shape shape = RandomShape(rng, 1, 4, 1, 5);
+        const std::vector<int64_t> axes = RandomAxes(rng, static_cast<int64_t>(shape.size()));
+        math::ReduceAttrs attrs;
+        attrs.keepdims = rng() % 2 == 0;
+        Tensor x = RandomTensor(rng, type, shape, 0, 4);
+        Tensor expected;
+        ASSERT_TRUE(math::Reduce(kind, x, axes, attrs, &expected).ok());
+        // form 0: opset 13 (attribute, or ReduceSum's input); 1: opset 18 initializer axes;
+        // 2: opset 18 axes fed at run time (a value input).
+        const bool attribute_axes = form == 0 && kind != ReduceKind::kSum;
+        const int64_t opset = form == 0 ? 13 : 18;
+        SingleOpModel model(op, opset);
+        model.AddAttribute(testing::IntAttr("keepdims", attrs.keepdims ? 1 : 0));
+        model.AddInput(Input(x));
+        if (attribute_axes) {
+          if (!axes.empty()) model.AddAttribute(testing::IntsAttr("axes", axes));
+        } else if (!axes.empty()) {
+          model.AddInput(form == 2 ? Input(Int64s(axes)) : Initializer(Int64s(axes)));
+        }
+        model.AddOutput(type);
+        if (!model.CpuSupports().supported()) continue;  // a type the op's schema lacks
+        ExpectRunsTo(model, expected,
+                     op + " " + std::string(DataTypeName(type)) + " " + ShapeToString(shape) +
+                         " axes " + ShapeToString(axes) + " form " + std::to_string(form));
+        ++cases;
+      }
+    }
+  }
+  EXPECT_GE(cases, 150);  // 10 reductions, 5 or 6 types, 3 forms
+}
+
+TEST(ReductionKernelsTest, EmptyAxesWithNoopLeaveTheInput) {
+  std::mt19937_64 rng(4);
+  Tensor x = RandomTensor(rng, DataType::kFloat, {2, 3}, -1, 1);
+  math::ReduceAttrs attrs;
+  attrs.noop_with_empty_axes = true;
+  Tensor expected;
+  ASSERT_TRUE(math::Reduce(ReduceKind::kSumSquare, x, {}, attrs, &expected).ok());
+  SingleOpModel model("ReduceSumSquare", 18);
+  model.AddAttribute(testing::IntAttr("noop_with_empty_axes", 1));
+  model.AddInput(Input(x)).AddInput(Initializer(Int64s({}))).AddOutput(DataType::kFloat);
+  ExpectRunsTo(model, expected, "ReduceSumSquare noop");
+}
+
+TEST(ReductionKernelsTest, ReduceMaxTakesBoolFromOpset20) {
+  std::mt19937_64 rng(20);
+  Tensor x = RandomTensor(rng, DataType::kBool, {3, 4}, 0, 1);
+  Tensor expected;
+  ASSERT_TRUE(math::Reduce(ReduceKind::kMax, x, std::vector<int64_t>{1}, {}, &expected).ok());
+  SingleOpModel model("ReduceMax", 20);
+  model.AddInput(Input(x)).AddInput(Initializer(Int64s({1}))).AddOutput(DataType::kBool);
+  ExpectRunsTo(model, expected, "ReduceMax bool");
+}
+
+TEST(ReductionKernelsTest, ArgMaxAndArgMinMatchTheReference) {
+  std::mt19937_64 rng(12);
+  for (bool is_max : {true, false}) {
+    for (DataType type : {DataType::kFloat, DataType::kFloat16, DataType::kInt32,
+                          DataType::kUint8}) {
+      for (int c = 0; c < 4; ++c) {
+        const Shape shape = RandomShape(rng, 1, 4, 1, 5);
+        const auto rank = static_cast<int64_t>(shape.size());
+        math::ArgReduceAttrs attrs;
+        attrs.axis = static_cast<int64_t>(rng() % (2 * rank)) - rank;
+        attrs.keepdims = c % 2 == 0;
+        attrs.select_last_index = c >= 2;
+        Tensor x = RandomTensor(rng, type, shape, 0, 3);  // few values: many ties
+        Tensor expected;
+        ASSERT_TRUE((is_max ? math::ArgMax(x, attrs, &expected) : math::ArgMin(x, attrs, &expected))
+                        .ok());
+        SingleOpModel model(is_max ? "ArgMax" : "ArgMin", 13);
+        model.AddAttribute(testing::IntAttr("axis", attrs.axis))
+            .AddAttribute(testing::IntAttr("keepdims", attrs.keepdims))
+            .AddAttribute(testing::IntAttr("select_last_index", attrs.select_last_index))
+            .AddInput(Input(x))
+            .AddOutput(DataType::kInt64);
+        ExpectRunsTo(model, expected,
+                     std::string(is_max ? "ArgMax " : "ArgMin ") +
+                         std::string(DataTypeName(type)) + " " + ShapeToString(shape) +
+                         " axis " + std::to_string(attrs.axis));
+      }
+    }
+  }
+}
+
+TEST(ReductionKernelsTest, LargeReductionsSplitOverThreadsGiveTheSameResult) {
+  std::mt19937_64 rng(77);
+  SessionOptions options;
+  options.intra_op_threads = 4;
+  Tensor x = RandomTensor(rng, DataType::kFloat, {384, 96, 4}, -1, 1);
+  for (const std::vector<int64_t>& axes : {std::vector<int64_t>{1}, std::vector<int64_t>{0, 2},
+                                           std::vector<int64_t>{2}}) {
+    Tensor expected;
+    ASSERT_TRUE(math::Reduce(ReduceKind::kMean, x, axes, {}, &expected).ok());
+    SingleOpModel model("ReduceMean", 18);
+    model.AddInput(Input(x)).AddInput(Initializer(Int64s(axes))).AddOutput(DataType::kFloat);
+    ExpectRunsTo(model, expected, "large ReduceMean axes " + ShapeToString(axes), options);
+  }
+  math::ArgReduceAttrs attrs;
+  attrs.axis = 1;
+  Tensor expected;
+  ASSERT_TRUE(math::ArgMax(x, attrs, &expected).ok());
+  SingleOpModel model("ArgMax", 13);
+  model.AddAttribute(testing::IntAttr("axis", 1)).AddInput(Input(x)).AddOutput(DataType::kInt64);
+  ExpectRunsTo(model, expected, "large ArgMax", options);
+}
+
+TEST(ReductionKernelsTest, AnAxisOutOfRangeIsNamed) {
+  SingleOpModel model("ReduceMean", 18);
+  model.AddInput(Input(Tensor::Allocate(DataType::kFloat, {2, 3}).value()))
+      .AddInput(Initializer(Int64s({2})))
+      .AddOutput(DataType::kFloat);
+  Result<std::vector<Tensor>> outputs = model.Run();
+  ASSERT_FALSE(outputs.ok());
+  const std::string message = outputs.status().message();
+  EXPECT_NE(message.find("node 'node' (ReduceMean, opset 18)"), std::string::npos) << message;
+  EXPECT_NE(message.find("axis 2 is out of range for rank 2"), std::string::npos) << message;
+}
+
+}  // namespace
+}  // namespace nxrt::cpu
