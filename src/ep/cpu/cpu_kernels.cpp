@@ -13,6 +13,7 @@ Status RegisterCpuKernels(ep::OpRegistry& registry) {
   NXRT_RETURN_IF_ERROR(RegisterReductionKernels(registry));
   NXRT_RETURN_IF_ERROR(RegisterNormalizationKernels(registry));
   NXRT_RETURN_IF_ERROR(RegisterShapeKernels(registry));
+  NXRT_RETURN_IF_ERROR(RegisterTensorKernels(registry));
   return Status::Ok();
 }
 
