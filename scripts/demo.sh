@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The main job on a real model: installs what is missing, builds nxrt (Release), shows what the
-# CPU EP claims in Silero VAD v5 and runs one 32 ms chunk of generated 16 kHz audio through it
-# (the output is the speech probability and the next state).
+# CPU EP claims in Silero VAD v5 and runs one 32 ms chunk of a generated 16 kHz tone through it
+# (the output is the speech probability and the next LSTM state).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 scripts/bootstrap.sh
@@ -14,6 +14,15 @@ nxrt=build/release/tools/nxrt/nxrt
 "$nxrt" claims "$model" | head -n 20
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-# The sample rate is an int64 scalar the model checks: feed 16000; audio and state are generated.
-/usr/bin/python3 -c "import numpy, sys; numpy.save(sys.argv[1], numpy.array(16000, dtype=numpy.int64))" "$work/sr.npy"
-"$nxrt" run "$model" --input "sr=$work/sr.npy" --random --seed 1 --stats
+# One chunk of 512 samples at 16 kHz: a 220 Hz tone, a zero LSTM state and the sample rate.
+/usr/bin/python3 - "$work" <<'PY'
+import sys
+import numpy as np
+work = sys.argv[1]
+t = np.arange(512) / 16000.0
+np.save(f"{work}/input.npy", (0.5 * np.sin(2 * np.pi * 220 * t)).astype(np.float32)[None, :])
+np.save(f"{work}/state.npy", np.zeros((2, 1, 128), np.float32))
+np.save(f"{work}/sr.npy", np.array(16000, dtype=np.int64))
+PY
+"$nxrt" run "$model" --input "input=$work/input.npy" --input "state=$work/state.npy" \
+  --input "sr=$work/sr.npy" --stats
