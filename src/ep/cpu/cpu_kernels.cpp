@@ -14,6 +14,7 @@ Status RegisterCpuKernels(ep::OpRegistry& registry) {
   NXRT_RETURN_IF_ERROR(RegisterNormalizationKernels(registry));
   NXRT_RETURN_IF_ERROR(RegisterShapeKernels(registry));
   NXRT_RETURN_IF_ERROR(RegisterTensorKernels(registry));
+  NXRT_RETURN_IF_ERROR(RegisterNnKernels(registry));
   return Status::Ok();
 }
 

@@ -1,0 +1,91 @@
+// ep/cpu/kernels/nn/conv.cpp: glue of Conv and ConvTranspose over nn/conv.h.
+//
+// Layer: nxrt_ep_cpu (kernel glue). The attributes are parsed once; Prepare creates the plan (and
+// its oneDNN primitive for float) only when an input shape differs from the one it was made
+// for, so constant weights with a steady input shape cost one primitive creation.
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+
+#include "ep/cpu/kernels/kernel_util.h"
+#include "ep/cpu/kernels/nn/nn.h"
+#include "ep/cpu/kernels/tensor/tensor.h"
+#include "ep/cpu/nn/conv.h"
+
+namespace nxrt::cpu::kernels {
+namespace {
+
+class ConvKernel final : public Kernel {
+ public:
+  ConvKernel(bool transpose, nn::ConvAttributes attributes)
+      : transpose_(transpose), attributes_(std::move(attributes)) {}
+
+  Status Prepare(PrepareContext& ctx) override {
+    Shape x = InputShape(ctx, 0);
+    Shape w = InputShape(ctx, 1);
+    std::optional<Shape> b;
+    if (HasInput(ctx, 2)) b = InputShape(ctx, 2);
+    if (!planned_ || ctx.input_dtype(0) != plan_.dtype || x != x_shape_ || w != w_shape_ ||
+        b != b_shape_) {
+      std::optional<std::span<const int64_t>> b_span;
+      if (b) b_span = *b;
+      NXRT_ASSIGN_OR_RETURN(plan_, transpose_ ? nn::PrepareConvTranspose(ctx.input_dtype(0), x, w,
+                                                                         b_span, attributes_)
+                                              : nn::PrepareConv(ctx.input_dtype(0), x, w, b_span,
+                                                                attributes_));
+      x_shape_ = std::move(x);
+      w_shape_ = std::move(w);
+      b_shape_ = std::move(b);
+      planned_ = true;
+    }
+    return ctx.SetOutput(0, plan_.dtype, plan_.output_shape);
+  }
+
+  Status Compute(ComputeContext& ctx) override {
+    const Tensor* b = ctx.input_count() > 2 ? ctx.input(2) : nullptr;
+    return nn::Conv(plan_, ctx.input(0)->raw_data(), ctx.input(1)->raw_data(),
+                    b != nullptr ? b->raw_data() : nullptr, ctx.output(0)->mutable_raw_data());
+  }
+
+ private:
+  bool transpose_;
+  nn::ConvAttributes attributes_;
+  bool planned_ = false;
+  Shape x_shape_;
+  Shape w_shape_;
+  std::optional<Shape> b_shape_;
+  nn::ConvPlan plan_;
+};
+
+ep::KernelFactory Factory(bool transpose) {
+  return [transpose](const NodeInfo& node) -> Result<std::unique_ptr<Kernel>> {
+    nn::ConvAttributes a;
+    NXRT_ASSIGN_OR_RETURN(std::string auto_pad, node.GetString("auto_pad", "NOTSET"));
+    Result<nn::AutoPad> parsed = nn::ParseAutoPad(auto_pad);
+    NXRT_RETURN_IF_ERROR(AttributeError(node, "auto_pad", auto_pad, parsed.status()));
+    a.auto_pad = *parsed;
+    NXRT_ASSIGN_OR_RETURN(a.kernel_shape, node.GetInts("kernel_shape", {}));
+    NXRT_ASSIGN_OR_RETURN(a.strides, node.GetInts("strides", {}));
+    NXRT_ASSIGN_OR_RETURN(a.dilations, node.GetInts("dilations", {}));
+    NXRT_ASSIGN_OR_RETURN(a.pads, node.GetInts("pads", {}));
+    NXRT_ASSIGN_OR_RETURN(a.group, node.GetInt("group", 1));
+    if (a.group < 1) {
+      return node.Error(StatusCode::kInvalidModel, "attribute 'group' is ", a.group,
+                        ", expected a positive integer");
+    }
+    if (transpose) {
+      NXRT_ASSIGN_OR_RETURN(a.output_padding, node.GetInts("output_padding", {}));
+      NXRT_ASSIGN_OR_RETURN(a.output_shape, node.GetInts("output_shape", {}));
+    }
+    return std::unique_ptr<Kernel>(std::make_unique<ConvKernel>(transpose, std::move(a)));
+  };
+}
+
+}  // namespace
+
+ep::KernelFactory ConvFactory() { return Factory(false); }
+
+ep::KernelFactory ConvTransposeFactory() { return Factory(true); }
+
+}  // namespace nxrt::cpu::kernels

@@ -1,0 +1,39 @@
+// ep/cpu/kernels/nn/nn.h: kernel factories of the CPU EP's nn family, used by its table
+// (register_nn.cpp).
+//
+// Layer: nxrt_ep_cpu (kernel glue over the reference math of src/ep/cpu/nn). Each factory reads
+// the node's attributes once (kInvalidModel naming the attribute and its value) and returns a
+// kernel whose Prepare builds the math plan, including its oneDNN primitive for float, and
+// keeps it while the input shapes stay the same (constant weights never change shape, so their
+// primitive is made once); Compute only executes the plan on the bound buffers.
+#pragma once
+
+#include "ep/cpu/nn/pool.h"
+#include "ep/cpu/nn/rnn.h"
+#include "ep/op_registry.h"
+
+namespace nxrt::cpu::kernels {
+
+// MatMul (NumPy matmul semantics).
+ep::KernelFactory MatMulFactory();
+// Gemm (`transA`, `transB`, `alpha`, `beta`; C optional from opset 11).
+ep::KernelFactory GemmFactory();
+
+// Conv and ConvTranspose (`auto_pad`, `dilations`, `group`, `kernel_shape`, `pads`, `strides`;
+// ConvTranspose also `output_padding` and `output_shape`).
+ep::KernelFactory ConvFactory();
+ep::KernelFactory ConvTransposeFactory();
+
+// MaxPool (with its optional Indices output), AveragePool, LpPool: the attributes each opset
+// has (`kernel_shape`, `auto_pad`, `pads`, `strides`, `ceil_mode`, `dilations`,
+// `storage_order`, `count_include_pad`, `p`).
+ep::KernelFactory PoolFactory(nn::PoolKind kind);
+// GlobalMaxPool, GlobalAveragePool, GlobalLpPool (`p`).
+ep::KernelFactory GlobalPoolFactory(nn::PoolKind kind);
+
+// LSTM, GRU and RNN (`direction`, `hidden_size`, `activations` with their alphas and betas,
+// `clip`, `layout` from opset 14, LSTM `input_forget`, GRU `linear_before_reset`), every output
+// optional.
+ep::KernelFactory RnnFactory(nn::RnnCell cell);
+
+}  // namespace nxrt::cpu::kernels

@@ -1,0 +1,131 @@
+// ep/cpu/kernels/nn/pool.cpp: glue of MaxPool, AveragePool, LpPool and their Global forms over
+// nn/pool.h.
+//
+// Layer: nxrt_ep_cpu (kernel glue). The attributes each opset has:
+//   MaxPool      kernel_shape, auto_pad, pads, strides; storage_order and the Indices output
+//                from 8; ceil_mode and dilations from 10
+//   AveragePool  kernel_shape, auto_pad, pads, strides; count_include_pad from 7; ceil_mode
+//                from 10; dilations from 19
+//   LpPool       kernel_shape, auto_pad, pads, strides, p (a float at opset 1, an int from 2);
+//                ceil_mode and dilations from 18
+//   Global*      none (GlobalLpPool: p, a float at opset 1, an int from 2)
+// Attributes an opset does not have are ignored, as the schema of that opset defines them away.
+#include <memory>
+#include <string>
+#include <utility>
+
+#include "ep/cpu/kernels/kernel_util.h"
+#include "ep/cpu/kernels/nn/nn.h"
+#include "ep/cpu/kernels/tensor/tensor.h"
+#include "ep/cpu/nn/pool.h"
+
+namespace nxrt::cpu::kernels {
+namespace {
+
+class PoolKernel final : public Kernel {
+ public:
+  PoolKernel(nn::PoolKind kind, bool global, nn::PoolAttributes attributes)
+      : kind_(kind), global_(global), attributes_(std::move(attributes)) {}
+
+  Status Prepare(PrepareContext& ctx) override {
+    const DataType dtype = ctx.input_dtype(0);
+    if (global_) {
+      NXRT_ASSIGN_OR_RETURN(plan_, nn::PrepareGlobalPool(kind_, dtype, ctx.input_shape(0),
+                                                         attributes_.p));
+    } else {
+      NXRT_ASSIGN_OR_RETURN(plan_, nn::PreparePool(kind_, dtype, ctx.input_shape(0),
+                                                   attributes_));
+    }
+    NXRT_RETURN_IF_ERROR(ctx.SetOutput(0, dtype, plan_.output_shape));
+    if (kind_ == nn::PoolKind::kMax && ctx.output_count() > 1) {
+      return ctx.SetOutput(1, DataType::kInt64, plan_.output_shape);
+    }
+    return Status::Ok();
+  }
+
+  Status Compute(ComputeContext& ctx) override {
+    Tensor* indices = ctx.output_count() > 1 ? ctx.output(1) : nullptr;
+    return nn::Pool(plan_, ctx.input(0)->raw_data(), ctx.output(0)->mutable_raw_data(),
+                    indices != nullptr ? indices->mutable_data<int64_t>() : nullptr);
+  }
+
+ private:
+  nn::PoolKind kind_;
+  bool global_;
+  nn::PoolAttributes attributes_;
+  nn::PoolPlan plan_;
+};
+
+// LpPool's `p`: a float at opset 1, an int from opset 2; positive.
+Result<double> LpNorm(const NodeInfo& node) {
+  double p = 2.0;
+  if (node.opset() < 2) {
+    NXRT_ASSIGN_OR_RETURN(float value, node.GetFloat("p", 2.0f));
+    p = value;
+  } else {
+    NXRT_ASSIGN_OR_RETURN(int64_t value, node.GetInt("p", 2));
+    p = static_cast<double>(value);
+  }
+  if (!(p > 0)) {
+    return node.Error(StatusCode::kInvalidModel, "attribute 'p' is ", p, ", expected > 0");
+  }
+  return p;
+}
+
+// The attributes of a windowed pool at the node's opset (see the file comment).
+Result<nn::PoolAttributes> WindowAttributes(nn::PoolKind kind, const NodeInfo& node) {
+  nn::PoolAttributes a;
+  const int64_t opset = node.opset();
+  NXRT_ASSIGN_OR_RETURN(a.kernel_shape, node.GetInts("kernel_shape"));
+  NXRT_ASSIGN_OR_RETURN(std::string auto_pad, node.GetString("auto_pad", "NOTSET"));
+  Result<nn::AutoPad> parsed = nn::ParseAutoPad(auto_pad);
+  NXRT_RETURN_IF_ERROR(AttributeError(node, "auto_pad", auto_pad, parsed.status()));
+  a.auto_pad = *parsed;
+  NXRT_ASSIGN_OR_RETURN(a.strides, node.GetInts("strides", {}));
+  NXRT_ASSIGN_OR_RETURN(a.pads, node.GetInts("pads", {}));
+  const int ceil_since = kind == nn::PoolKind::kLp ? 18 : 10;
+  const int dilations_since = kind == nn::PoolKind::kMax ? 10
+                              : kind == nn::PoolKind::kLp ? 18
+                                                          : 19;
+  if (opset >= ceil_since) {
+    NXRT_ASSIGN_OR_RETURN(int64_t ceil_mode, node.GetInt("ceil_mode", 0));
+    a.ceil_mode = ceil_mode != 0;
+  }
+  if (opset >= dilations_since) {
+    NXRT_ASSIGN_OR_RETURN(a.dilations, node.GetInts("dilations", {}));
+  }
+  if (kind == nn::PoolKind::kMax && opset >= 8) {
+    NXRT_ASSIGN_OR_RETURN(a.storage_order, node.GetInt("storage_order", 0));
+  }
+  if (kind == nn::PoolKind::kAverage && opset >= 7) {
+    NXRT_ASSIGN_OR_RETURN(int64_t count_include_pad, node.GetInt("count_include_pad", 0));
+    a.count_include_pad = count_include_pad != 0;
+  }
+  if (kind == nn::PoolKind::kLp) {
+    NXRT_ASSIGN_OR_RETURN(a.p, LpNorm(node));
+  }
+  return a;
+}
+
+}  // namespace
+
+ep::KernelFactory PoolFactory(nn::PoolKind kind) {
+  return [kind](const NodeInfo& node) -> Result<std::unique_ptr<Kernel>> {
+    NXRT_ASSIGN_OR_RETURN(nn::PoolAttributes attributes, WindowAttributes(kind, node));
+    return std::unique_ptr<Kernel>(
+        std::make_unique<PoolKernel>(kind, /*global=*/false, std::move(attributes)));
+  };
+}
+
+ep::KernelFactory GlobalPoolFactory(nn::PoolKind kind) {
+  return [kind](const NodeInfo& node) -> Result<std::unique_ptr<Kernel>> {
+    nn::PoolAttributes attributes;
+    if (kind == nn::PoolKind::kLp) {
+      NXRT_ASSIGN_OR_RETURN(attributes.p, LpNorm(node));
+    }
+    return std::unique_ptr<Kernel>(
+        std::make_unique<PoolKernel>(kind, /*global=*/true, std::move(attributes)));
+  };
+}
+
+}  // namespace nxrt::cpu::kernels
