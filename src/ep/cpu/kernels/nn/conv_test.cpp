@@ -1,0 +1,250 @@
+// ep/cpu/kernels/nn/conv_test.cpp: Conv and ConvTranspose kernels (1-D to 3-D, groups, strides,
+// dilations, pads and auto_pad, bias, kernel_shape from the weights) against direct references
+// written from the ONNX definitions.
+#include <gtest/gtest.h>
+
+#include <random>
+#include <string>
+
+#include "ep/cpu/kernels/tensor/single_op_test_util.h"
+#include "ep/cpu/nn/nn_test_util.h"
+
+namespace nxrt::cpu::kernels::testing {
+namespace {
+
+using nn::testing::AllClose;
+using nn::testing::Count;
+using nn::testing::ForEachIndex;
+using nn::testing::Offset;
+using nn::testing::RandomInt;
+using nn::testing::RandomVector;
+
+struct ConvCase {
+  Shape x, w;
+  int64_t group = 1;
+  std::vector<int64_t> strides, dilations, pads_begin, pads_end;
+  bool bias = false;
+};
+
+// Direct convolution: y[n, m, o] = b[m] + sum x[n, g*Cg + c, o*s - p + k*d] * w[m, c, k].
+std::vector<double> ConvRef(const ConvCase& c, const std::vector<double>& x,
+                            const std::vector<double>& w, const std::vector<double>& b,
+                            Shape& y_shape) {
+  const size_t sp = c.x.size() - 2;
+  const int64_t m_total = c.w[0], cg = c.w[1], mg = m_total / c.group;
+  y_shape = {c.x[0], m_total};
+  for (size_t d = 0; d < sp; ++d) {
+    const int64_t dk = (c.w[2 + d] - 1) * c.dilations[d] + 1;
+    y_shape.push_back((c.x[2 + d] + c.pads_begin[d] + c.pads_end[d] - dk) / c.strides[d] + 1);
+  }
+  const Shape kernel(c.w.begin() + 2, c.w.end());
+  std::vector<double> y(Count(y_shape));
+  ForEachIndex(y_shape, [&](const std::vector<int64_t>& o) {
+    const int64_t g = o[1] / mg;
+    double sum = c.bias ? b[o[1]] : 0.0;
+    for (int64_t ch = 0; ch < cg; ++ch) {
+      ForEachIndex(kernel, [&](const std::vector<int64_t>& k) {
+        std::vector<int64_t> xi = {o[0], g * cg + ch};
+        for (size_t d = 0; d < sp; ++d) {
+          const int64_t pos = o[2 + d] * c.strides[d] - c.pads_begin[d] + k[d] * c.dilations[d];
+          if (pos < 0 || pos >= c.x[2 + d]) return;
+          xi.push_back(pos);
+        }
+        std::vector<int64_t> wi = {o[1], ch};
+        wi.insert(wi.end(), k.begin(), k.end());
+        sum += x[Offset(c.x, xi)] * w[Offset(c.w, wi)];
+      });
+    }
+    y[Offset(y_shape, o)] = sum;
+  });
+  return y;
+}
+
+ConvCase RandomConv(std::mt19937& rng) {
+  ConvCase c;
+  const size_t sp = static_cast<size_t>(RandomInt(rng, 1, 3));
+  c.group = RandomInt(rng, 1, 3);
+  const int64_t cg = RandomInt(rng, 1, 3), mg = RandomInt(rng, 1, 3);
+  c.x = {RandomInt(rng, 1, 2), c.group * cg};
+  c.w = {c.group * mg, cg};
+  for (size_t d = 0; d < sp; ++d) {
+    const int64_t k = RandomInt(rng, 1, 3);
+    c.strides.push_back(RandomInt(rng, 1, 2));
+    c.dilations.push_back(RandomInt(rng, 1, 2));
+    c.pads_begin.push_back(RandomInt(rng, 0, 1));
+    c.pads_end.push_back(RandomInt(rng, 0, 1));
+    c.w.push_back(k);
+    c.x.push_back((k - 1) * c.dilations.back() + 1 + RandomInt(rng, 0, sp == 3 ? 2 : 5));
+  }
+  c.bias = RandomInt(rng, 0, 1);
+  return c;
+}
+
+std::vector<int64_t> Concat(std::vector<int64_t> a, const std::vector<int64_t>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+TEST(ConvKernel, RandomGeometriesMatchReference) {
+  std::mt19937 rng(101);
+  for (int iter = 0; iter < 40; ++iter) {
+    const ConvCase c = RandomConv(rng);
+    const std::vector<double> x = RandomVector<double>(rng, Count(c.x));
+    const std::vector<double> w = RandomVector<double>(rng, Count(c.w));
+    const std::vector<double> b = RandomVector<double>(rng, c.w[0]);
+    Shape y_shape;
+    const std::vector<double> expected = ConvRef(c, x, w, b, y_shape);
+    const bool use_double = iter % 4 == 3;
+    auto make = [&](const Shape& s, const std::vector<double>& v) {
+      return use_double ? Tensor::FromVector<double>(s, v).value()
+                        : Tensor::FromVector<float>(s, std::vector<float>(v.begin(), v.end()))
+                              .value();
+    };
+    OpCase op{"Conv", iter % 2 ? 1 : 11, {In(make(c.x, x)), Const(make(c.w, w))},
+              {IntAttr("group", c.group), IntsAttr("strides", c.strides),
+               IntsAttr("dilations", c.dilations),
+               IntsAttr("pads", Concat(c.pads_begin, c.pads_end))}};
+    if (iter % 3 == 0) op.attributes.push_back(IntsAttr("kernel_shape", Shape(c.w.begin() + 2,
+                                                                             c.w.end())));
+    if (c.bias) op.inputs.push_back(Const(make({c.w[0]}, b)));
+    NXRT_ASSERT_OK_AND_ASSIGN(std::vector<Tensor> y, RunOp(op));
+    ASSERT_EQ(y[0].shape(), y_shape);
+    if (use_double) {
+      EXPECT_TRUE(AllClose(Values<double>(y[0]), expected, 1e-12, 1e-12));
+    } else {
+      EXPECT_TRUE(AllClose(Values<float>(y[0]), expected, 1e-4, 1e-5)) << "iteration " << iter;
+    }
+  }
+}
+
+TEST(ConvKernel, AutoPadSameAndValid) {
+  std::mt19937 rng(102);
+  for (const char* mode : {"SAME_UPPER", "SAME_LOWER", "VALID"}) {
+    ConvCase c;
+    c.x = {1, 2, 7, 6};
+    c.w = {3, 2, 3, 2};
+    c.strides = {2, 1};
+    c.dilations = {1, 1};
+    for (size_t d = 0; d < 2; ++d) {
+      const int64_t in = c.x[2 + d], s = c.strides[d], k = c.w[2 + d];
+      const int64_t out = (std::string(mode) == "VALID") ? (in - k) / s + 1 : (in + s - 1) / s;
+      const int64_t total = std::string(mode) == "VALID" ? 0
+                                                          : std::max<int64_t>(0, (out - 1) * s + k - in);
+      const int64_t small = total / 2;
+      c.pads_begin.push_back(std::string(mode) == "SAME_LOWER" ? total - small : small);
+      c.pads_end.push_back(total - c.pads_begin.back());
+    }
+    const std::vector<double> x = RandomVector<double>(rng, Count(c.x));
+    const std::vector<double> w = RandomVector<double>(rng, Count(c.w));
+    Shape y_shape;
+    const std::vector<double> expected = ConvRef(c, x, w, {}, y_shape);
+    OpCase op{"Conv", 11,
+              {In(Tensor::FromVector<float>(c.x, std::vector<float>(x.begin(), x.end())).value()),
+               Const(Tensor::FromVector<float>(c.w, std::vector<float>(w.begin(), w.end()))
+                         .value())},
+              {StringAttr("auto_pad", mode), IntsAttr("strides", c.strides)}};
+    NXRT_ASSERT_OK_AND_ASSIGN(std::vector<Tensor> y, RunOp(op));
+    ASSERT_EQ(y[0].shape(), y_shape) << mode;
+    EXPECT_TRUE(AllClose(Values<float>(y[0]), expected, 1e-4, 1e-5)) << mode;
+  }
+}
+
+TEST(ConvKernel, ChannelMismatchAndBadAutoPadAreErrors) {
+  OpCase op{"Conv", 11,
+            {In(Tensor::Allocate(DataType::kFloat, {1, 3, 5, 5}).value()),
+             In(Tensor::Allocate(DataType::kFloat, {2, 2, 3, 3}).value())}};
+  Result<std::vector<Tensor>> mismatch = RunOp(op);
+  ASSERT_FALSE(mismatch.ok());
+  EXPECT_NE(mismatch.status().message().find("[1,3,5,5]"), std::string::npos)
+      << mismatch.status().message();
+  op.attributes = {StringAttr("auto_pad", "SAME")};
+  Result<std::vector<Tensor>> bad = RunOp(op);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("attribute 'auto_pad' is 'SAME'"), std::string::npos)
+      << bad.status().message();
+}
+
+// Transposed convolution: y[n, g*Mg + m, i*s + k*d - p] += x[n, g*Cg + c, i] * w[g*Cg + c, m, k].
+std::vector<double> ConvTransposeRef(const ConvCase& c, const std::vector<int64_t>& out_pad,
+                                     const std::vector<double>& x, const std::vector<double>& w,
+                                     const std::vector<double>& b, Shape& y_shape) {
+  const size_t sp = c.x.size() - 2;
+  const int64_t cg = c.x[1] / c.group, mg = c.w[1];
+  y_shape = {c.x[0], mg * c.group};
+  for (size_t d = 0; d < sp; ++d) {
+    y_shape.push_back(c.strides[d] * (c.x[2 + d] - 1) + out_pad[d] +
+                      (c.w[2 + d] - 1) * c.dilations[d] + 1 - c.pads_begin[d] - c.pads_end[d]);
+  }
+  std::vector<double> y(Count(y_shape));
+  ForEachIndex(y_shape, [&](const std::vector<int64_t>& o) {
+    y[Offset(y_shape, o)] = c.bias ? b[o[1]] : 0.0;
+  });
+  const Shape kernel(c.w.begin() + 2, c.w.end());
+  ForEachIndex(c.x, [&](const std::vector<int64_t>& i) {
+    const int64_t g = i[1] / cg;
+    for (int64_t m = 0; m < mg; ++m) {
+      ForEachIndex(kernel, [&](const std::vector<int64_t>& k) {
+        std::vector<int64_t> yi = {i[0], g * mg + m};
+        for (size_t d = 0; d < sp; ++d) {
+          const int64_t pos = i[2 + d] * c.strides[d] + k[d] * c.dilations[d] - c.pads_begin[d];
+          if (pos < 0 || pos >= y_shape[2 + d]) return;
+          yi.push_back(pos);
+        }
+        std::vector<int64_t> wi = {i[1], m};
+        wi.insert(wi.end(), k.begin(), k.end());
+        y[Offset(y_shape, yi)] += x[Offset(c.x, i)] * w[Offset(c.w, wi)];
+      });
+    }
+  });
+  return y;
+}
+
+TEST(ConvTransposeKernel, RandomGeometriesMatchReference) {
+  std::mt19937 rng(103);
+  for (int iter = 0; iter < 30; ++iter) {
+    ConvCase c = RandomConv(rng);
+    // ConvTranspose weights are [C, M/group, k...]: reuse the random dims with C = x[1].
+    c.w[1] = c.w[0] / c.group;
+    c.w[0] = c.x[1];
+    for (size_t d = 2; d < c.x.size(); ++d) c.x[d] = RandomInt(rng, 1, 4);
+    std::vector<int64_t> out_pad;
+    for (size_t d = 0; d < c.strides.size(); ++d) {
+      out_pad.push_back(RandomInt(rng, 0, std::max(c.strides[d], c.dilations[d]) - 1));
+      const int64_t full = c.strides[d] * (c.x[2 + d] - 1) + out_pad[d] +
+                           (c.w[2 + d] - 1) * c.dilations[d] + 1;
+      if (full - c.pads_begin[d] - c.pads_end[d] < 1) c.pads_begin[d] = c.pads_end[d] = 0;
+    }
+    const std::vector<double> x = RandomVector<double>(rng, Count(c.x));
+    const std::vector<double> w = RandomVector<double>(rng, Count(c.w));
+    const std::vector<double> b = RandomVector<double>(rng, c.w[1] * c.group);
+    Shape y_shape;
+    const std::vector<double> expected = ConvTransposeRef(c, out_pad, x, w, b, y_shape);
+    OpCase op{"ConvTranspose", 11,
+              {In(Tensor::FromVector<float>(c.x, std::vector<float>(x.begin(), x.end())).value()),
+               Const(Tensor::FromVector<float>(c.w, std::vector<float>(w.begin(), w.end()))
+                         .value())},
+              {IntAttr("group", c.group), IntsAttr("strides", c.strides),
+               IntsAttr("dilations", c.dilations), IntsAttr("output_padding", out_pad),
+               IntsAttr("pads", Concat(c.pads_begin, c.pads_end))}};
+    if (c.bias) {
+      op.inputs.push_back(Const(
+          Tensor::FromVector<float>({c.w[1] * c.group}, std::vector<float>(b.begin(), b.end()))
+              .value()));
+    }
+    NXRT_ASSERT_OK_AND_ASSIGN(std::vector<Tensor> y, RunOp(op));
+    ASSERT_EQ(y[0].shape(), y_shape) << "iteration " << iter;
+    EXPECT_TRUE(AllClose(Values<float>(y[0]), expected, 1e-4, 1e-5)) << "iteration " << iter;
+  }
+}
+
+TEST(ConvTransposeKernel, OutputShapeAttributeSetsTheSpatialDims) {
+  OpCase op{"ConvTranspose", 11,
+            {In(Tensor::Allocate(DataType::kFloat, {1, 1, 3, 3}).value()),
+             Const(Tensor::Allocate(DataType::kFloat, {1, 2, 3, 3}).value())},
+            {IntsAttr("strides", {3, 2}), IntsAttr("output_shape", {10, 8})}};
+  NXRT_ASSERT_OK_AND_ASSIGN(std::vector<Tensor> y, RunOp(op));
+  EXPECT_EQ(y[0].shape(), (Shape{1, 2, 10, 8}));
+}
+
+}  // namespace
+}  // namespace nxrt::cpu::kernels::testing
