@@ -19,7 +19,10 @@ std::string RangeText(int since, int until) {
 }
 
 std::string OpText(std::string_view domain, std::string_view op_type) {
-  return domain.empty() ? std::string(op_type) : std::string(domain) + ":" + std::string(op_type);
+  std::string out(domain);
+  if (!out.empty()) out += ':';
+  out += op_type.empty() ? std::string_view("<no op_type>") : op_type;
+  return out;
 }
 
 std::string TypeList(const std::vector<DataType>& types) {

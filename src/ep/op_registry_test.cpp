@@ -208,7 +208,7 @@ TEST(OpRegistryTest, RejectsMalformedAndAmbiguousEntries) {
             "kernel entry Add [12,13]: overlaps Add [7,12] for the same dtypes; make the opset "
             "ranges disjoint or give a shared type variable disjoint dtypes");
   EXPECT_EQ(r.Register({"", "", 1, 1, {}, Tag("x")}).message(),
-            "kernel entry  [1,1]: op_type is empty");
+            "kernel entry <no op_type> [1,1]: op_type is empty");
   EXPECT_EQ(r.Register({"", "Mul", 0, 3, {}, Tag("x")}).message(),
             "kernel entry Mul [0,3]: since_version 0 is below 1");
   EXPECT_EQ(r.Register({"", "Mul", 7, 6, {}, Tag("x")}).message(),

@@ -21,13 +21,14 @@
 //         with an edge to v itself); P is lifted to v's level.
 //   Every other predecessor partition stays apart.
 //
-// Invariants after each node: levels never decrease along an edge of the quotient and rise
-// across a non-candidate; no edge joins two different candidate partitions of one level. So a
-// quotient cycle would need a level-preserving cycle of candidate partitions, which has an
-// edge between two of them: impossible. Cost: O((V + E) α(V)) with union-find; a partition's
-// "edges to visited nodes outside" is one counter. The result depends only on the graph and
-// the roles, never on hash or pointer order. Full argument, examples and the one shape the
-// test declines although it would be safe: docs/partitioning.md.
+// Invariants after each node: levels never decrease along an edge of the quotient and rise on
+// every edge from a non-candidate into a candidate partition; no edge joins two different
+// candidate partitions of one level. So a quotient cycle would need a level-preserving cycle of
+// candidate partitions, which has an edge between two of them: impossible. Cost:
+// O((V + E) α(V)) with union-find; a partition's "edges to visited nodes outside" is one
+// counter. The result depends only on the graph and the roles, never on hash or pointer order.
+// Full argument, examples, and the shapes where the test declines a merge that would have been
+// safe: docs/partitioning.md.
 #pragma once
 
 #include <cstdint>
