@@ -13,6 +13,9 @@ namespace nxrt::cpu::nn {
 struct DnnlConvPrimitive {
   dnnl::primitive primitive;
   dnnl::memory::desc src_md, weights_md, bias_md, dst_md;
+  // Scratchpad is per call (user mode): oneDNN's primitive cache may hand two kernels the same
+  // primitive, and a library-owned scratchpad is not safe under concurrent execution.
+  dnnl::memory::desc scratchpad_md;
 };
 
 namespace {
@@ -137,20 +140,24 @@ void CreateDnnlConv(ConvPlan& plan) {
                                       ToDims(ContiguousStrides(plan.output_shape)));
     const dnnl::memory::desc no_bias;
     const dnnl::memory::desc& bias = plan.has_bias ? prim->bias_md : no_bias;
+    dnnl::primitive_attr attr;
+    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
     if (!plan.transpose) {
       dnnl::convolution_forward::desc desc(
           dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, prim->src_md,
           prim->weights_md, bias, prim->dst_md, ToDims(geo.strides), ToDims(dilates),
           ToDims(geo.pads_begin), ToDims(pad_r));
-      prim->primitive =
-          dnnl::convolution_forward(dnnl::convolution_forward::primitive_desc(desc, *engine));
+      dnnl::convolution_forward::primitive_desc pd(desc, attr, *engine);
+      prim->scratchpad_md = pd.scratchpad_desc();
+      prim->primitive = dnnl::convolution_forward(pd);
     } else {
       dnnl::deconvolution_forward::desc desc(
           dnnl::prop_kind::forward_inference, dnnl::algorithm::deconvolution_direct, prim->src_md,
           prim->weights_md, bias, prim->dst_md, ToDims(geo.strides), ToDims(dilates),
           ToDims(geo.pads_begin), ToDims(pad_r));
-      prim->primitive =
-          dnnl::deconvolution_forward(dnnl::deconvolution_forward::primitive_desc(desc, *engine));
+      dnnl::deconvolution_forward::primitive_desc pd(desc, attr, *engine);
+      prim->scratchpad_md = pd.scratchpad_desc();
+      prim->primitive = dnnl::deconvolution_forward(pd);
     }
   } catch (const dnnl::error&) {
     return;
@@ -326,6 +333,7 @@ Status Conv(const ConvPlan& plan, const void* x, const void* w, const void* b, v
       if (plan.has_bias) {
         args.emplace(DNNL_ARG_BIAS, dnnl::memory(p.bias_md, engine, const_cast<void*>(b)));
       }
+      args.emplace(DNNL_ARG_SCRATCHPAD, dnnl::memory(p.scratchpad_md, engine));
       p.primitive.execute(*stream, args);
       stream->wait();
     } catch (const dnnl::error& e) {
