@@ -1,9 +1,12 @@
-// ep/cpu/kernels/elementwise/binary.cpp: glue of the binary ops (Add ... PRelu) and the variadic
-// ones (Max, Min, Sum, Mean) over math/binary.h.
+// ep/cpu/kernels/elementwise/binary.cpp: glue of the binary ops (Add ... PRelu) over
+// math/binary.h, in NumPy broadcasting (opset >= 7) and in the legacy forms before it.
 //
-// Layer: nxrt_ep_cpu (kernel glue). Prepare resolves the broadcast plan and cuts it into parts;
-// Compute runs the plan's typed function on each part, in parallel for large outputs.
+// Layer: nxrt_ep_cpu (kernel glue). Prepare aligns B with A (legacy forms only), resolves the
+// broadcast plan and cuts it into parts; Compute runs the plan's typed function on each part, in
+// parallel for large outputs.
 #include <memory>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "ep/cpu/kernels/elementwise/elementwise.h"
@@ -12,15 +15,44 @@
 namespace nxrt::cpu::kernels {
 namespace {
 
+// How B's dims line up with A's before NumPy broadcasting applies.
+struct Alignment {
+  // Opset < 7 `broadcast`=1 with `axis`: B's dims match A's from `axis` on (B gains trailing 1s).
+  std::optional<int64_t> axis;
+  // PRelu-6: a 1-D slope of A's dim-1 size is per channel (aligned at axis 1).
+  bool prelu_channel = false;
+};
+
+// B's shape aligned with A's as `alignment` says. Errors name the attribute and both shapes.
+Result<Shape> AlignB(const Shape& a, Shape b, const Alignment& alignment) {
+  std::optional<int64_t> axis = alignment.axis;
+  if (alignment.prelu_channel && b.size() == 1 && a.size() >= 2 && b[0] == a[1] && b[0] != 1) {
+    axis = 1;
+  }
+  if (!axis) return b;
+  const auto rank = static_cast<int64_t>(a.size());
+  const int64_t start = *axis < 0 ? *axis + rank : *axis;
+  if (start < 0 || start + static_cast<int64_t>(b.size()) > rank) {
+    return MakeStatus(StatusCode::kInvalidArgument, "attribute 'axis' is ", *axis,
+                      ": input 1 of shape ", ShapeToString(b), " does not fit input 0 of shape ",
+                      ShapeToString(a), " from that axis");
+  }
+  b.resize(static_cast<size_t>(rank - start), 1);
+  return b;
+}
+
 class BinaryKernel final : public Kernel {
  public:
-  BinaryKernel(math::BinaryKind kind, math::BinaryAttrs attrs) : kind_(kind), attrs_(attrs) {}
+  BinaryKernel(math::BinaryKind kind, math::BinaryAttrs attrs, Alignment alignment)
+      : kind_(kind), attrs_(attrs), alignment_(alignment) {}
 
   Status Prepare(PrepareContext& ctx) override {
     a_type_ = ctx.input_dtype(0);
     b_type_ = ctx.input_dtype(1);
-    NXRT_ASSIGN_OR_RETURN(plan_, math::PrepareBinary(kind_, a_type_, InputShape(ctx, 0), b_type_,
-                                                     InputShape(ctx, 1), attrs_));
+    const Shape a_shape = InputShape(ctx, 0);
+    NXRT_ASSIGN_OR_RETURN(Shape b_shape, AlignB(a_shape, InputShape(ctx, 1), alignment_));
+    NXRT_ASSIGN_OR_RETURN(plan_, math::PrepareBinary(kind_, a_type_, a_shape, b_type_, b_shape,
+                                                     attrs_));
     parts_ = SplitBroadcast(plan_.geometry);
     return ctx.SetOutput(0, plan_.out_type, plan_.out_shape);
   }
@@ -40,72 +72,11 @@ class BinaryKernel final : public Kernel {
  private:
   math::BinaryKind kind_;
   math::BinaryAttrs attrs_;
+  Alignment alignment_;
   DataType a_type_ = DataType::kUndefined;
   DataType b_type_ = DataType::kUndefined;
   math::BinaryPlan plan_;
   std::vector<BroadcastPart> parts_;
-};
-
-class VariadicKernel final : public Kernel {
- public:
-  explicit VariadicKernel(math::VariadicKind kind) : kind_(kind) {}
-
-  Status Prepare(PrepareContext& ctx) override {
-    type_ = ctx.input_dtype(0);
-    std::vector<Shape> shapes;
-    for (int i = 0; i < ctx.input_count(); ++i) {
-      if (!ctx.has_input(i)) {
-        return MakeStatus(StatusCode::kInvalidModel, "input ", i, " is omitted; every input of a ",
-                          "variadic op must be given");
-      }
-      if (ctx.input_dtype(i) != type_) {
-        return MakeStatus(StatusCode::kInvalidArgument, "input ", i, " has type ",
-                          DataTypeName(ctx.input_dtype(i)), " but input 0 has type ",
-                          DataTypeName(type_), "; all inputs must have one type");
-      }
-      shapes.push_back(InputShape(ctx, i));
-    }
-    NXRT_ASSIGN_OR_RETURN(plan_, math::PrepareVariadic(kind_, type_, shapes));
-    step_parts_.clear();
-    for (const math::BinaryPlan& step : plan_.steps) {
-      step_parts_.push_back(SplitBroadcast(step.geometry));
-    }
-    return ctx.SetOutput(0, type_, plan_.out_shape);
-  }
-
-  Status Compute(ComputeContext& ctx) override {
-    void* out = ctx.output(0)->mutable_raw_data();
-    const int64_t count = ctx.output(0)->element_count();
-    const int inputs = ctx.input_count();
-    if (plan_.steps.empty()) {
-      const void* in = ctx.input(0)->raw_data();
-      ParallelRanges(ctx, count, [&](int64_t begin, int64_t end) {
-        CopyElements(type_, Advance(in, begin, type_), Advance(out, begin, type_), end - begin);
-      });
-    }
-    // Step k combines the running result (input 0 for the first step) with input k + 1.
-    for (size_t k = 0; k < plan_.steps.size(); ++k) {
-      const void* a = k == 0 ? ctx.input(0)->raw_data() : out;
-      const void* b = ctx.input(static_cast<int>(k) + 1)->raw_data();
-      const math::BinaryPlan& step = plan_.steps[k];
-      ForEachPart(ctx, step_parts_[k], [&](const BroadcastPart& part) {
-        step.fn(part.geometry, Advance(a, part.input_offsets[0], type_),
-                Advance(b, part.input_offsets[1], type_), Advance(out, part.output_offset, type_));
-      });
-    }
-    if (plan_.finish != nullptr) {
-      ParallelRanges(ctx, count, [&](int64_t begin, int64_t end) {
-        plan_.finish(Advance(out, begin, type_), end - begin, inputs);
-      });
-    }
-    return Status::Ok();
-  }
-
- private:
-  math::VariadicKind kind_;
-  DataType type_ = DataType::kUndefined;
-  math::VariadicPlan plan_;
-  std::vector<std::vector<BroadcastPart>> step_parts_;
 };
 
 }  // namespace
@@ -129,13 +100,20 @@ ep::KernelFactory BinaryFactory(math::BinaryKind kind) {
       }
       attrs.shift_left = direction == "LEFT";
     }
-    return std::unique_ptr<Kernel>(std::make_unique<BinaryKernel>(kind, attrs));
+    return std::unique_ptr<Kernel>(std::make_unique<BinaryKernel>(kind, attrs, Alignment{}));
   };
 }
 
-ep::KernelFactory VariadicFactory(math::VariadicKind kind) {
-  return [kind](const NodeInfo&) -> Result<std::unique_ptr<Kernel>> {
-    return std::unique_ptr<Kernel>(std::make_unique<VariadicKernel>(kind));
+ep::KernelFactory LegacyBinaryFactory(math::BinaryKind kind) {
+  return [kind](const NodeInfo& node) -> Result<std::unique_ptr<Kernel>> {
+    Alignment alignment;
+    alignment.prelu_channel = kind == math::BinaryKind::kPRelu;
+    NXRT_ASSIGN_OR_RETURN(int64_t broadcast, node.GetInt("broadcast", 0));
+    if (broadcast == 1 && node.HasAttribute("axis")) {
+      NXRT_ASSIGN_OR_RETURN(alignment.axis, node.GetInt("axis"));
+    }
+    return std::unique_ptr<Kernel>(std::make_unique<BinaryKernel>(kind, math::BinaryAttrs{},
+                                                                  alignment));
   };
 }
 

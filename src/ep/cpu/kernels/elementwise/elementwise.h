@@ -15,6 +15,11 @@ namespace nxrt::cpu::kernels {
 // A binary op of binary.h (Add ... PRelu). Reads Mod's `fmod` and BitShift's `direction`.
 ep::KernelFactory BinaryFactory(math::BinaryKind kind);
 
+// The opset < 7 forms of the binary ops: B aligned with A from the `axis` attribute when
+// `broadcast` is 1 (Add, Sub, Mul, Div, Pow, the comparisons and logic ops), and PRelu-6's
+// per-channel 1-D slope; NumPy broadcasting otherwise.
+ep::KernelFactory LegacyBinaryFactory(math::BinaryKind kind);
+
 // Max, Min, Sum, Mean over one or more inputs.
 ep::KernelFactory VariadicFactory(math::VariadicKind kind);
 

@@ -138,6 +138,50 @@ TEST(ElementwiseKernelsTest, PowTakesAnExponentOfAnotherType) {
   ExpectRunsTo(model, expected, "Pow float^int64");
 }
 
+TEST(ElementwiseKernelsTest, LegacyBroadcastAlignsBFromTheAxis) {
+  std::mt19937_64 rng(6);
+  Tensor a = RandomTensor(rng, DataType::kFloat, {2, 3, 4}, -3, 3);
+  Tensor b = RandomTensor(rng, DataType::kFloat, {3}, -3, 3);
+  Tensor expected;
+  ASSERT_TRUE(math::Binary(BinaryKind::kMul, a, b.Reshaped({3, 1}).value(), &expected).ok());
+  ExpectRunsTo(SingleOpModel("Mul", 6)
+                   .AddAttribute(testing::IntAttr("broadcast", 1))
+                   .AddAttribute(testing::IntAttr("axis", 1))
+                   .AddInput(Input(a))
+                   .AddInput(Input(b))
+                   .AddOutput(DataType::kFloat),
+               expected, "Mul-6 broadcast axis 1");
+  // Without `axis`, legacy broadcasting aligns the trailing dims, as NumPy does.
+  Tensor c = RandomTensor(rng, DataType::kFloat, {4}, -3, 3);
+  ASSERT_TRUE(math::Binary(BinaryKind::kSub, a, c, &expected).ok());
+  ExpectRunsTo(SingleOpModel("Sub", 6)
+                   .AddAttribute(testing::IntAttr("broadcast", 1))
+                   .AddInput(Input(a))
+                   .AddInput(Input(c))
+                   .AddOutput(DataType::kFloat),
+               expected, "Sub-6 broadcast");
+  // PRelu-6: a 1-D slope with one value per channel (dim 1).
+  ASSERT_TRUE(math::Binary(BinaryKind::kPRelu, a, b.Reshaped({3, 1}).value(), &expected).ok());
+  ExpectRunsTo(SingleOpModel("PRelu", 6)
+                   .AddInput(Input(a))
+                   .AddInput(Initializer(b))
+                   .AddOutput(DataType::kFloat),
+               expected, "PRelu-6 per channel");
+  SingleOpModel misfit("Add", 6);
+  misfit.AddAttribute(testing::IntAttr("broadcast", 1))
+      .AddAttribute(testing::IntAttr("axis", 3))
+      .AddInput(Input(a))
+      .AddInput(Input(b))
+      .AddOutput(DataType::kFloat);
+  Result<std::vector<Tensor>> outputs = misfit.Run();
+  ASSERT_FALSE(outputs.ok());
+  EXPECT_NE(outputs.status().message().find(
+                "attribute 'axis' is 3: input 1 of shape [3] does not fit input 0 of shape "
+                "[2,3,4] from that axis"),
+            std::string::npos)
+      << outputs.status().message();
+}
+
 TEST(ElementwiseKernelsTest, VariadicOpsMatchTheReference) {
   std::mt19937_64 rng(99);
   const std::pair<const char*, math::VariadicKind> ops[] = {{"Max", math::VariadicKind::kMax},

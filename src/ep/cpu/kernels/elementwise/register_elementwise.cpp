@@ -2,9 +2,10 @@
 //
 // Layer: nxrt_ep_cpu. One entry per (op, opset range) with the dtypes of the ONNX schema in force
 // over that range (onnx/defs/math/defs.cc, logical/defs.cc, tensor/defs.cc and their old.cc);
-// a range ends where a later schema version changed the types or the semantics. Opsets before 6
-// (7 for the broadcasting binary ops) are not covered: their schemas carry legacy attributes
-// (consumed_inputs, broadcast/axis) no current exporter writes.
+// a range ends where a later schema version changed the types or the semantics. The binary ops
+// before opset 7 (`broadcast`/`axis` attributes, PRelu-6's per-channel slope) have their own
+// legacy entries, since old exporters (PyTorch's opset-6 era) wrote them; the unary ops start at
+// opset 6 (their opset-1 schemas only add consumed_inputs).
 #include "ep/cpu/kernels/elementwise/elementwise.h"
 #include "ep/cpu/kernels/kernel_util.h"
 #include "ep/cpu/kernels/register.h"
@@ -38,6 +39,21 @@ ep::KernelDef Predicate(BinaryKind kind, int since, int until, Types types) {
                     {Bind("T", {0, 1}, {}, std::move(types)),
                      Bind("T1", {}, {0}, {DataType::kBool})},
                     kernels::BinaryFactory(kind));
+}
+
+// The opset < 7 form of a T(A, B) -> T op (legacy broadcast/axis attributes).
+ep::KernelDef LegacyBinary(BinaryKind kind, int since, int until, Types types) {
+  return OnnxKernel(std::string(math::BinaryKindName(kind)), since, until,
+                    {Bind("T", {0, 1}, {0}, std::move(types))},
+                    kernels::LegacyBinaryFactory(kind));
+}
+
+// The opset < 7 form of a T(A, B) -> bool op.
+ep::KernelDef LegacyPredicate(BinaryKind kind, int since, int until, Types types) {
+  return OnnxKernel(std::string(math::BinaryKindName(kind)), since, until,
+                    {Bind("T", {0, 1}, {}, std::move(types)),
+                     Bind("T1", {}, {0}, {DataType::kBool})},
+                    kernels::LegacyBinaryFactory(kind));
 }
 
 // Pow: base and result T, exponent T1 (T everywhere before opset 12).
@@ -87,10 +103,13 @@ Status RegisterElementwiseKernels(ep::OpRegistry& registry) {
                           DataType::kFloat, DataType::kDouble};
   std::vector<ep::KernelDef> defs;
   for (BinaryKind kind : {BinaryKind::kAdd, BinaryKind::kSub, BinaryKind::kMul, BinaryKind::kDiv}) {
+    defs.push_back(LegacyBinary(kind, 1, 5, FloatTypes()));
+    defs.push_back(LegacyBinary(kind, 6, 6, ArithTypes7()));
     defs.push_back(Binary(kind, 7, 12, ArithTypes7()));
     defs.push_back(Binary(kind, 13, 13, Union(ArithTypes7(), {DataType::kBFloat16})));
     defs.push_back(Binary(kind, 14, kLatest, NumericTypesBf16()));
   }
+  defs.push_back(LegacyBinary(BinaryKind::kPow, 1, 6, FloatTypes()));
   defs.push_back(Pow(7, 11, FloatTypes(), FloatTypes()));
   defs.push_back(Pow(12, 12, kPowBase, NumericTypes()));
   defs.push_back(Pow(13, 14, Union(kPowBase, {DataType::kBFloat16}), NumericTypes()));
@@ -101,6 +120,7 @@ Status RegisterElementwiseKernels(ep::OpRegistry& registry) {
   defs.push_back(Binary(BinaryKind::kBitwiseAnd, 18, kLatest, IntTypes()));
   defs.push_back(Binary(BinaryKind::kBitwiseOr, 18, kLatest, IntTypes()));
   defs.push_back(Binary(BinaryKind::kBitwiseXor, 18, kLatest, IntTypes()));
+  defs.push_back(LegacyBinary(BinaryKind::kPRelu, 1, 6, FloatTypes()));
   defs.push_back(Binary(BinaryKind::kPRelu, 7, 8, FloatTypes()));
   defs.push_back(Binary(BinaryKind::kPRelu, 9, 15, Union(FloatTypes(), kPreluInts)));
   defs.push_back(Binary(BinaryKind::kPRelu, 16, kLatest, Union(FloatTypesBf16(), kPreluInts)));
@@ -115,6 +135,8 @@ Status RegisterElementwiseKernels(ep::OpRegistry& registry) {
     defs.push_back(Variadic(op, kind, 13, kLatest, FloatTypesBf16()));
   }
 
+  defs.push_back(LegacyPredicate(BinaryKind::kEqual, 1, 6,
+                                 {DataType::kBool, DataType::kInt32, DataType::kInt64}));
   defs.push_back(Predicate(BinaryKind::kEqual, 7, 10,
                            {DataType::kBool, DataType::kInt32, DataType::kInt64}));
   defs.push_back(Predicate(BinaryKind::kEqual, 11, 12, Union(kBool, NumericTypes())));
@@ -122,6 +144,7 @@ Status RegisterElementwiseKernels(ep::OpRegistry& registry) {
   defs.push_back(Predicate(BinaryKind::kEqual, 19, kLatest,
                            Union(NumericAndBoolTypes(), {DataType::kString})));
   for (BinaryKind kind : {BinaryKind::kLess, BinaryKind::kGreater}) {
+    defs.push_back(LegacyPredicate(kind, 1, 6, FloatTypes()));
     defs.push_back(Predicate(kind, 7, 8, FloatTypes()));
     defs.push_back(Predicate(kind, 9, 12, NumericTypes()));
     defs.push_back(Predicate(kind, 13, kLatest, NumericTypesBf16()));
@@ -131,6 +154,7 @@ Status RegisterElementwiseKernels(ep::OpRegistry& registry) {
     defs.push_back(Predicate(kind, 16, kLatest, NumericTypesBf16()));
   }
   for (BinaryKind kind : {BinaryKind::kAnd, BinaryKind::kOr, BinaryKind::kXor}) {
+    defs.push_back(LegacyPredicate(kind, 1, 6, kBool));
     defs.push_back(Predicate(kind, 7, kLatest, kBool));
   }
   defs.push_back(OnnxKernel("Where", 9, 15,

@@ -3,8 +3,8 @@
 //
 // Layer: nxrt_ep_cpu (kernel glue). Prepare checks the four parameter inputs against X's channel
 // count and splits the batch into parts; Compute normalises the parts in parallel. Training
-// (training_mode = 1, spatial = 0, the running/saved statistics outputs) is refused: the
-// factory names the attribute, the check names the output.
+// (training_mode = 1, is_test = 0, spatial = 0, the running/saved statistics outputs) is refused:
+// the factory names the attribute, the check names the output.
 #include <memory>
 #include <vector>
 
@@ -63,9 +63,17 @@ class BatchNormKernel final : public Kernel {
 
 }  // namespace
 
-ep::KernelFactory BatchNormFactory() {
-  return [](const NodeInfo& node) -> Result<std::unique_ptr<Kernel>> {
+ep::KernelFactory BatchNormFactory(bool has_is_test) {
+  return [has_is_test](const NodeInfo& node) -> Result<std::unique_ptr<Kernel>> {
     NXRT_ASSIGN_OR_RETURN(float epsilon, node.GetFloat("epsilon", 1e-5f));
+    if (has_is_test) {
+      NXRT_ASSIGN_OR_RETURN(int64_t is_test, node.GetInt("is_test", 0));
+      if (is_test != 1) {
+        return node.Error(StatusCode::kUnsupported, "attribute 'is_test' is ", is_test,
+                          " (training); the CPU EP runs BatchNormalization in inference mode "
+                          "only (set is_test to 1)");
+      }
+    }
     NXRT_ASSIGN_OR_RETURN(int64_t training_mode, node.GetInt("training_mode", 0));
     NXRT_ASSIGN_OR_RETURN(int64_t spatial, node.GetInt("spatial", 1));
     if (training_mode != 0) {

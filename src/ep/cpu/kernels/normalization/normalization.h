@@ -20,7 +20,8 @@ ep::KernelFactory SoftmaxFactory(math::SoftmaxKind kind, math::SoftmaxAxisMode m
 ep::KernelFactory LayerNormFactory();
 
 // BatchNormalization in inference mode (`epsilon`; `spatial` must be 1 and `training_mode` 0).
-ep::KernelFactory BatchNormFactory();
+// `has_is_test`: opset 6, whose `is_test` (default 0, training) must be 1.
+ep::KernelFactory BatchNormFactory(bool has_is_test);
 // Refuses BatchNormalization nodes that ask for the training outputs (running or saved
 // statistics), which inference does not produce.
 ep::KernelCheck BatchNormCheck();

@@ -4,7 +4,7 @@
 //
 // Layer: tests of nxrt_ep_cpu (testing/single_op_model.h). Softmax/LogSoftmax/Hardmax in both
 // axis semantics (opset 11 and 13), LayerNormalization with its optional inputs and outputs,
-// BatchNormalization-9 and -15 (mixed parameter types), Instance/Group/Lp/MeanVariance
+// BatchNormalization-6, -9 and -15 (mixed parameter types), Instance/Group/Lp/MeanVariance
 // normalisation, CumSum, large inputs split over threads, and named refusals.
 #include <gtest/gtest.h>
 
@@ -112,7 +112,7 @@ TEST(NormalizationKernelsTest, LayerNormalizationWithOptionalBiasAndStatistics) 
 
 TEST(NormalizationKernelsTest, BatchNormalizationInInferenceMode) {
   std::mt19937_64 rng(9);
-  for (int64_t opset : {9, 15}) {
+  for (int64_t opset : {6, 9, 15}) {
     const Shape shape = {2, 3, 4, 5};
     // BatchNormalization-15 lets the parameters and statistics have their own float types.
     const DataType param_type = opset == 15 ? DataType::kDouble : DataType::kFloat;
@@ -125,6 +125,7 @@ TEST(NormalizationKernelsTest, BatchNormalizationInInferenceMode) {
     Tensor expected;
     ASSERT_TRUE(math::BatchNorm(x, scale, bias, mean, var, 1e-4f, &expected).ok());
     SingleOpModel model("BatchNormalization", opset);
+    if (opset == 6) model.AddAttribute(testing::IntAttr("is_test", 1));
     model.AddAttribute(testing::FloatAttr("epsilon", 1e-4f))
         .AddAttribute(testing::FloatAttr("momentum", 0.9f))
         .AddInput(Input(x))

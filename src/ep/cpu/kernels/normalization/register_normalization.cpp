@@ -4,8 +4,8 @@
 // Layer: nxrt_ep_cpu. One entry per (op, opset range) with the dtypes of the ONNX schema in force
 // (onnx/defs/math/defs.cc, nn/defs.cc and their old.cc; GroupNormalization from the ONNX
 // changelog). Softmax, LogSoftmax and Hardmax change semantics at opset 13 (one axis instead of
-// the flattened trailing block); BatchNormalization's statistics got their own type variables at
-// 14 and 15.
+// the flattened trailing block); BatchNormalization-6 has `is_test`, and its statistics got their
+// own type variables at 14 and 15.
 #include "ep/cpu/kernels/kernel_util.h"
 #include "ep/cpu/kernels/normalization/normalization.h"
 #include "ep/cpu/kernels/register.h"
@@ -48,18 +48,25 @@ Status RegisterNormalizationKernels(ep::OpRegistry& registry) {
                              Bind("U", {}, {1, 2}, {DataType::kFloat, DataType::kBFloat16})},
                             kernels::LayerNormFactory()));
 
+  defs.push_back(OnnxKernel("BatchNormalization", 6, 6,
+                            {Bind("T", {0, 1, 2, 3, 4}, {0}, FloatTypes())},
+                            kernels::BatchNormFactory(/*has_is_test=*/true),
+                            kernels::BatchNormCheck()));
   defs.push_back(OnnxKernel("BatchNormalization", 7, 13,
                             {Bind("T", {0, 1, 2, 3, 4}, {0}, FloatTypes())},
-                            kernels::BatchNormFactory(), kernels::BatchNormCheck()));
+                            kernels::BatchNormFactory(/*has_is_test=*/false),
+                            kernels::BatchNormCheck()));
   defs.push_back(OnnxKernel("BatchNormalization", 14, 14,
                             {Bind("T", {0, 1, 2}, {0}, FloatTypesBf16()),
                              Bind("U", {3, 4}, {}, FloatTypesBf16())},
-                            kernels::BatchNormFactory(), kernels::BatchNormCheck()));
+                            kernels::BatchNormFactory(/*has_is_test=*/false),
+                            kernels::BatchNormCheck()));
   defs.push_back(OnnxKernel("BatchNormalization", 15, kLatest,
                             {Bind("T", {0}, {0}, FloatTypesBf16()),
                              Bind("T1", {1, 2}, {}, FloatTypesBf16()),
                              Bind("T2", {3, 4}, {}, FloatTypesBf16())},
-                            kernels::BatchNormFactory(), kernels::BatchNormCheck()));
+                            kernels::BatchNormFactory(/*has_is_test=*/false),
+                            kernels::BatchNormCheck()));
   defs.push_back(OnnxKernel("InstanceNormalization", 6, kLatest,
                             {Bind("T", {0, 1, 2}, {0}, FloatTypes())},
                             kernels::InstanceNormFactory()));
