@@ -6,8 +6,8 @@
 // Anatomy of a glue kernel (kernels/<family>/<op>.cpp, about 100 lines):
 //   factory(NodeInfo)  parses and checks attributes (kInvalidModel naming the attribute);
 //   Prepare            checks dtypes/shapes, resolves the math plan once, declares outputs;
-//   Compute            runs the plan's function on bound buffers, split by ParallelRanges or
-//                      SplitBroadcast when the element count is large.
+//   Compute            runs the plan's function on bound buffers, split by ParallelRanges,
+//                      SplitRows or SplitBroadcast when the element count is large.
 // Add a helper here only when two families need it.
 #pragma once
 

@@ -1,5 +1,5 @@
-// ep/cpu/kernels/shape/reshape.cpp: glue of the data-independent reshape-like ops: Reshape,
-// Flatten, Squeeze, Unsqueeze.
+// ep/cpu/kernels/shape/reshape.cpp: the reshape-like kernel (reshape_like.h) and the glue of
+// Reshape and Flatten.
 //
 // Layer: nxrt_ep_cpu (kernel glue). One kernel class: a shape rule run in Prepare (attributes and
 // value inputs in, output shape out, with messages naming the input and both values) and a copy
@@ -11,14 +11,12 @@
 #include <vector>
 
 #include "ep/cpu/kernels/kernel_util.h"
+#include "ep/cpu/kernels/shape/reshape_like.h"
 #include "ep/cpu/kernels/shape/shape.h"
 #include "ep/cpu/math/shape_util.h"
 
 namespace nxrt::cpu::kernels {
 namespace {
-
-// Computes the output shape from the input's shape (and the context's value inputs).
-using ShapeRule = std::function<Result<Shape>(const PrepareContext& ctx, const Shape& in)>;
 
 class ReshapeLikeKernel final : public Kernel {
  public:
@@ -47,10 +45,6 @@ class ReshapeLikeKernel final : public Kernel {
   std::vector<int> value_inputs_;
   DataType type_ = DataType::kUndefined;
 };
-
-std::unique_ptr<Kernel> MakeKernel(ShapeRule rule, std::vector<int> value_inputs = {}) {
-  return std::make_unique<ReshapeLikeKernel>(std::move(rule), std::move(value_inputs));
-}
 
 // Reshape: 0 copies the input's dim (unless allowzero), one -1 is inferred.
 Result<Shape> ReshapeShape(const PrepareContext& ctx, const Shape& in, bool allow_zero) {
@@ -90,53 +84,27 @@ Result<Shape> ReshapeShape(const PrepareContext& ctx, const Shape& in, bool allo
   return out;
 }
 
-Result<Shape> SqueezeShape(const Shape& in, const std::vector<int64_t>& axes) {
-  NXRT_ASSIGN_OR_RETURN(std::vector<bool> mask,
-                        math::AxesMask("Squeeze", axes, static_cast<int64_t>(in.size())));
-  Shape out;
-  for (size_t i = 0; i < in.size(); ++i) {
-    const bool squeeze = axes.empty() ? in[i] == 1 : mask[i];
-    if (squeeze && in[i] != 1) {
-      return MakeStatus(StatusCode::kInvalidArgument, "axis ", i, " of input 0 ",
-                        ShapeToString(in), " has size ", in[i], "; only size-1 axes squeeze");
-    }
-    if (!squeeze) out.push_back(in[i]);
-  }
-  return out;
-}
-
-Result<Shape> UnsqueezeShape(const Shape& in, const std::vector<int64_t>& axes) {
-  const auto rank = static_cast<int64_t>(in.size() + axes.size());
-  NXRT_ASSIGN_OR_RETURN(std::vector<bool> mask, math::AxesMask("Unsqueeze", axes, rank));
-  Shape out;
-  size_t next = 0;
-  for (int64_t i = 0; i < rank; ++i) out.push_back(mask[i] ? 1 : in[next++]);
-  return out;
-}
-
-// The axes of Squeeze/Unsqueeze: the attribute, or value input 1 when present.
-Result<std::vector<int64_t>> Axes(const PrepareContext& ctx,
-                                  const std::optional<std::vector<int64_t>>& attribute) {
-  if (attribute) return *attribute;
-  if (ctx.input_count() < 2 || !ctx.has_input(1)) return std::vector<int64_t>{};
-  return ReadInt64s(ctx, 1, "input 1 'axes'");
-}
-
 }  // namespace
+
+std::unique_ptr<Kernel> MakeReshapeLikeKernel(ShapeRule rule,
+                                              std::vector<int> value_inputs) {
+  return std::make_unique<ReshapeLikeKernel>(std::move(rule), std::move(value_inputs));
+}
 
 ep::KernelFactory ReshapeFactory() {
   return [](const NodeInfo& node) -> Result<std::unique_ptr<Kernel>> {
     NXRT_ASSIGN_OR_RETURN(int64_t allow_zero, node.GetInt("allowzero", 0));
-    return MakeKernel([allow_zero](const PrepareContext& ctx, const Shape& in) {
+    const auto rule = [allow_zero](const PrepareContext& ctx, const Shape& in) {
       return ReshapeShape(ctx, in, allow_zero != 0);
-    }, {1});
+    };
+    return MakeReshapeLikeKernel(rule, {1});
   };
 }
 
 ep::KernelFactory FlattenFactory() {
   return [](const NodeInfo& node) -> Result<std::unique_ptr<Kernel>> {
     NXRT_ASSIGN_OR_RETURN(int64_t axis, node.GetInt("axis", 1));
-    return MakeKernel([axis](const PrepareContext&, const Shape& in) -> Result<Shape> {
+    const auto rule = [axis](const PrepareContext&, const Shape& in) -> Result<Shape> {
       const auto rank = static_cast<int64_t>(in.size());
       if (axis < -rank || axis > rank) {
         return MakeStatus(StatusCode::kInvalidArgument, "attribute 'axis' is ", axis,
@@ -145,37 +113,8 @@ ep::KernelFactory FlattenFactory() {
       }
       const auto split = in.begin() + (axis < 0 ? axis + rank : axis);
       return Shape{math::Product({in.begin(), split}), math::Product({split, in.end()})};
-    });
-  };
-}
-
-ep::KernelFactory SqueezeFactory(bool axes_as_input) {
-  return [axes_as_input](const NodeInfo& node) -> Result<std::unique_ptr<Kernel>> {
-    std::optional<std::vector<int64_t>> attribute;
-    if (!axes_as_input) {
-      NXRT_ASSIGN_OR_RETURN(attribute, node.GetInts("axes", {}));
-    }
-    return MakeKernel(
-        [attribute](const PrepareContext& ctx, const Shape& in) -> Result<Shape> {
-          NXRT_ASSIGN_OR_RETURN(std::vector<int64_t> axes, Axes(ctx, attribute));
-          return SqueezeShape(in, axes);
-        },
-        axes_as_input && node.has_input(1) ? std::vector<int>{1} : std::vector<int>{});
-  };
-}
-
-ep::KernelFactory UnsqueezeFactory(bool axes_as_input) {
-  return [axes_as_input](const NodeInfo& node) -> Result<std::unique_ptr<Kernel>> {
-    std::optional<std::vector<int64_t>> attribute;
-    if (!axes_as_input) {
-      NXRT_ASSIGN_OR_RETURN(attribute, node.GetInts("axes"));
-    }
-    return MakeKernel(
-        [attribute](const PrepareContext& ctx, const Shape& in) -> Result<Shape> {
-          NXRT_ASSIGN_OR_RETURN(std::vector<int64_t> axes, Axes(ctx, attribute));
-          return UnsqueezeShape(in, axes);
-        },
-        axes_as_input ? std::vector<int>{1} : std::vector<int>{});
+    };
+    return MakeReshapeLikeKernel(rule, {});
   };
 }
 
