@@ -134,6 +134,21 @@ TEST(MatMulKernel, Int32AndMismatchedK) {
   EXPECT_EQ(RunOp(op).status().code(), StatusCode::kUnsupported);  // ints from opset 9
 }
 
+// Issue 6: zero-sized dims. [1,0,K] x [K,N] gives [1,0,N]; K = 0 gives zeros.
+TEST(MatMulKernel, Issue6ZeroSizedDims) {
+  OpCase empty_m{"MatMul", 13,
+                 {In(Tensor::Allocate(DataType::kFloat, {1, 0, 3}).value()),
+                  In(Tensor::Allocate(DataType::kFloat, {3, 4}).value())}};
+  NXRT_ASSERT_OK_AND_ASSIGN(std::vector<Tensor> y, RunOp(empty_m));
+  EXPECT_EQ(y[0].shape(), (Shape{1, 0, 4}));
+  OpCase empty_k{"MatMul", 13,
+                 {In(Tensor::Allocate(DataType::kFloat, {2, 0}).value()),
+                  In(Tensor::Allocate(DataType::kFloat, {0, 3}).value())}};
+  NXRT_ASSERT_OK_AND_ASSIGN(std::vector<Tensor> zeros, RunOp(empty_k));
+  EXPECT_EQ(zeros[0].shape(), (Shape{2, 3}));
+  EXPECT_EQ(Values<float>(zeros[0]), std::vector<float>(6, 0.0f));
+}
+
 TEST(GemmKernel, AttributesAndCShapesMatchReference) {
   std::mt19937 rng(93);
   for (int iter = 0; iter < 40; ++iter) {

@@ -139,6 +139,27 @@ TEST(GatherNDKernel, BatchDimsAndNegativeIndicesMatchReference) {
   }
 }
 
+// Issue 6: an index out of range is an error, never a crash, in every gather.
+TEST(GatherElementsKernel, IndexOutOfRangeIsARuntimeError) {
+  OpCase op{"GatherElements", 13,
+            {In(Tensor::FromVector<float>({2, 2}, {1, 2, 3, 4}).value()),
+             In(Tensor::FromVector<int64_t>({1, 2}, {0, -3}).value())},
+            {IntAttr("axis", 0)}};
+  Result<std::vector<Tensor>> y = RunOp(op);
+  ASSERT_FALSE(y.ok());
+  EXPECT_EQ(y.status().code(), StatusCode::kRuntimeError);
+  EXPECT_NE(y.status().message().find("-3"), std::string::npos) << y.status().message();
+}
+
+TEST(GatherNDKernel, IndexOutOfRangeIsARuntimeError) {
+  OpCase op{"GatherND", 13,
+            {In(Tensor::FromVector<float>({2, 2}, {1, 2, 3, 4}).value()),
+             In(Tensor::FromVector<int64_t>({1, 2}, {1, 2}).value())}};
+  Result<std::vector<Tensor>> y = RunOp(op);
+  ASSERT_FALSE(y.ok());
+  EXPECT_EQ(y.status().code(), StatusCode::kRuntimeError);
+}
+
 TEST(GatherNDKernel, Int32IndicesAreNotInTheSchema) {
   OpCase op{"GatherND", 13,
             {In(Tensor::Allocate(DataType::kFloat, {2}).value()),
