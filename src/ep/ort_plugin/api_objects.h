@@ -1,0 +1,211 @@
+// ep/ort_plugin/api_objects.h: what nxrt's ORT host objects are. ONNX Runtime's C API declares
+// its objects opaque (`struct OrtStatus;` ...); a host defines them. These are nxrt's
+// definitions of the objects that are not graph objects (those are in graph_projection.h).
+//
+// Layer: nxrt_ort_plugin (internal). Every object handed to a plugin is one of these, created by
+// the host API functions (api_*.cpp) or by the plugin host itself (plugin_library.cpp,
+// plugin_ep.cpp). Objects the plugin creates are released through the matching Release*
+// function, which accepts NULL; objects the host owns live as long as the documented owner.
+// Source: onnxruntime_c_api.h / onnxruntime_ep_c_api.h at ORT_API_VERSION 29 (ORT 1.29/1.30).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "ep/ort_plugin/ort_c_api.h"
+
+// An error the host returns (or the plugin creates with OrtApi::CreateStatus). A null
+// OrtStatus* means success; the receiver releases a non-null one with ReleaseStatus.
+struct OrtStatus {
+  OrtErrorCode code = ORT_FAIL;
+  std::string message;
+};
+
+namespace nxrt::ort_plugin {
+
+// Where a plugin's log lines go (OrtApi::Logger_LogMessage). Implementations are thread-safe.
+class LogSink {
+ public:
+  virtual ~LogSink() = default;
+  // One line at `severity` from the plugin's `file`:`line` in `function` (each may be null).
+  virtual void Log(OrtLoggingLevel severity, std::string_view message, const char* file, int line,
+                   const char* function) = 0;
+};
+
+}  // namespace nxrt::ort_plugin
+
+// The logger handed to CreateEpFactories, CreateEp and kernels. `sink` is not owned and outlives
+// the logger; lines below `min_severity` are dropped (Logger_GetLoggingSeverityLevel reports it).
+struct OrtLogger {
+  std::string id;
+  OrtLoggingLevel min_severity = ORT_LOGGING_LEVEL_WARNING;
+  nxrt::ort_plugin::LogSink* sink = nullptr;
+};
+
+// Ordered string pairs with unique keys (OrtApi::CreateKeyValuePairs, AddKeyValuePair ...).
+// `key_ptrs`/`value_ptrs` mirror `entries` for GetKeyValuePairs and are rebuilt on each change.
+struct OrtKeyValuePairs {
+  std::vector<std::pair<std::string, std::string>> entries;
+  std::vector<const char*> key_ptrs;
+  std::vector<const char*> value_ptrs;
+
+  // Sets `key` to `value` (replacing an existing value in place) and refreshes the pointers.
+  void Set(std::string_view key, std::string_view value);
+  // Removes `key` if present and refreshes the pointers.
+  void Remove(std::string_view key);
+  // The value of `key`, or nullptr.
+  const char* Find(std::string_view key) const;
+  void RefreshPointers();
+};
+
+// Session options as a plugin sees them in CreateEp: the config entries (the user's EP options
+// arrive as "ep.<ep_name>.<key>") and the few settings plugins read.
+struct OrtSessionOptions {
+  OrtKeyValuePairs config;
+  int intra_op_threads = 0;  // 0: the host's choice
+  GraphOptimizationLevel optimization_level = ORT_ENABLE_BASIC;
+  OrtExecutionMode execution_mode = ORT_SEQUENTIAL;
+  OrtLoggingLevel log_severity = ORT_LOGGING_LEVEL_WARNING;
+};
+
+// A device memory kind: OrtEpApi::MemoryDevice_* read it. Equal kinds can share buffers.
+struct OrtMemoryDevice {
+  OrtMemoryInfoDeviceType type = OrtMemoryInfoDeviceType_CPU;
+  OrtDeviceMemoryType memory_type = OrtDeviceMemoryType_DEFAULT;
+  uint32_t vendor_id = 0;
+  int32_t device_id = 0;
+  bool operator==(const OrtMemoryDevice&) const = default;
+};
+
+// OrtApi::CreateMemoryInfo(_V2) / CreateCpuMemoryInfo.
+struct OrtMemoryInfo {
+  std::string name;  // "Cpu" for host memory
+  int32_t id = 0;
+  OrtAllocatorType allocator_type = OrtDeviceAllocator;
+  OrtMemType mem_type = OrtMemTypeDefault;
+  size_t alignment = 0;  // 0: the default
+  OrtMemoryDevice device;
+};
+
+namespace nxrt::ort_plugin {
+
+// The host's own allocators: an OrtAllocator (version ORT_API_VERSION, every slot set) over
+// aligned host memory, tagged with `info`.
+struct HostAllocator {
+  OrtAllocator api;  // first member: OrtAllocator* and HostAllocator* convert both ways
+  OrtMemoryInfo info;
+};
+
+// The process-wide CPU allocator (GetAllocatorWithDefaultOptions, KernelContext_GetAllocator).
+HostAllocator& DefaultCpuAllocator();
+
+}  // namespace nxrt::ort_plugin
+
+// A value a plugin reads or writes. nxrt passes tensors only (IsTensor is always true for
+// values it creates). `data` is `bytes` long, `shape` has every dim >= 0, and
+// `memory_info` describes where `data` lives. `owner` keeps the data alive when the value owns
+// it (allocator memory, a mapped external file) and is empty for views of host buffers.
+struct OrtValue {
+  ONNXTensorElementDataType element_type = ONNX_TENSOR_ELEMENT_DATA_TYPE_UNDEFINED;
+  std::vector<int64_t> shape;
+  void* data = nullptr;
+  size_t bytes = 0;
+  const OrtMemoryInfo* memory_info = nullptr;
+  std::shared_ptr<void> owner;
+};
+
+// OrtApi::GetTensorTypeAndShape, CreateTensorTypeAndShapeInfo. Dims are -1 where unknown;
+// `symbolic_dims[i]` names dim i ("" when it has no name); `has_shape` is false when the rank is
+// unknown (TensorTypeAndShape_HasShape).
+struct OrtTensorTypeAndShapeInfo {
+  ONNXTensorElementDataType element_type = ONNX_TENSOR_ELEMENT_DATA_TYPE_UNDEFINED;
+  std::vector<int64_t> dims;
+  std::vector<std::string> symbolic_dims;
+  std::vector<const char*> symbolic_dim_ptrs;  // mirrors symbolic_dims
+  bool has_shape = true;
+};
+
+// OrtApi::GetOnnxTypeFromTypeInfo and the CastTypeInfoTo* family. `tensor` is set for
+// ONNX_TYPE_TENSOR and ONNX_TYPE_SPARSETENSOR; `element` (the contained type) for sequences and
+// optionals; `map_key`/`element` for maps. ONNX_TYPE_UNKNOWN when the model does not say.
+struct OrtTypeInfo {
+  ONNXType type = ONNX_TYPE_UNKNOWN;
+  std::unique_ptr<OrtTensorTypeAndShapeInfo> tensor;
+  std::unique_ptr<OrtTypeInfo> element;
+  ONNXTensorElementDataType map_key = ONNX_TENSOR_ELEMENT_DATA_TYPE_UNDEFINED;
+  std::string denotation;
+};
+
+// The host's hardware devices (GetSupportedDevices input; OrtApi::HardwareDevice_*).
+struct OrtHardwareDevice {
+  OrtHardwareDeviceType type = OrtHardwareDeviceType_CPU;
+  uint32_t vendor_id = 0;
+  uint32_t device_id = 0;
+  std::string vendor;
+  OrtKeyValuePairs metadata;
+};
+
+// An EP on a hardware device, made by a plugin's factory with OrtEpApi::CreateEpDevice and
+// released by the host (ReleaseEpDevice) when the library is unloaded. `memory_infos` holds the
+// memory infos added with EpDevice_AddAllocatorInfo (device memory, host-accessible memory).
+struct OrtEpDevice {
+  std::string ep_name;
+  std::string ep_vendor;
+  const OrtHardwareDevice* device = nullptr;
+  OrtKeyValuePairs ep_metadata;
+  OrtKeyValuePairs ep_options;
+  OrtEpFactory* factory = nullptr;
+  std::vector<std::unique_ptr<OrtMemoryInfo>> memory_infos;
+  // The memory info of `mem_type` (OrtDeviceMemoryType_DEFAULT or _HOST_ACCESSIBLE), or null.
+  const OrtMemoryInfo* MemoryInfo(OrtDeviceMemoryType mem_type) const;
+};
+
+// What a fused kernel's Compute sees (OrtApi::KernelContext_*). The plugin host implements it
+// per fused kernel call (plugin_ep.cpp); the API functions forward to these.
+struct OrtKernelContext {
+  virtual ~OrtKernelContext() = default;
+  virtual size_t InputCount() const = 0;
+  virtual size_t OutputCount() const = 0;
+  // Input `i` or null when `i` is out of range or the input is omitted.
+  virtual const OrtValue* Input(size_t i) const = 0;
+  // Output `i` with `shape`, allocated on first request; later requests with the same shape
+  // return the same value. Errors: an index out of range, a negative dim, another shape.
+  virtual OrtStatus* Output(size_t i, const int64_t* shape, size_t rank, OrtValue** out) = 0;
+  virtual const OrtLogger* Logger() const = 0;
+  // Runs fn(data, i) for i in [0, total) on the host's intra-op threads, `num_batch` chunks at
+  // most (0: the host's choice).
+  virtual OrtStatus* ParallelFor(void (*fn)(void*, size_t), size_t total, size_t num_batch,
+                                 void* data) = 0;
+};
+
+// OrtEpApi::EpGraphSupportInfo_AddNodesToFuse / AddSingleNode collect groups here during one
+// GetCapability call; the host validates them afterwards. Nodes are stored as the plugin passed
+// them (possibly unknown pointers); nothing is dereferenced before validation.
+struct OrtEpGraphSupportInfo {
+  struct Group {
+    std::vector<const OrtNode*> nodes;
+    bool fused = true;                        // false: AddSingleNode
+    bool drop_constant_initializers = false;  // from OrtNodeFusionOptions, version-gated
+  };
+  const OrtGraph* graph = nullptr;
+  std::vector<Group> groups;
+};
+
+// OrtEpApi::NodeComputeContext_NodeName: the fused node's name, during CreateState.
+struct OrtNodeComputeContext {
+  std::string node_name;
+};
+
+// OrtApi::CreateCustomOpDomain. nxrt does not run custom ops; the domain keeps what the plugin
+// added so it can be released.
+struct OrtCustomOpDomain {
+  std::string domain;
+  std::vector<const OrtCustomOp*> ops;
+};

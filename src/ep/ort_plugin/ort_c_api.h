@@ -1,0 +1,30 @@
+// ep/ort_plugin/ort_c_api.h: ONNX Runtime's C API header (API 29), the only ORT header nxrt's
+// plugin host includes, and the conversions between ORT's and nxrt's element types.
+//
+// onnxruntime_c_api.h includes onnxruntime_ep_c_api.h itself; including both breaks the build.
+// The headers come from the bootstrap cache (NXRT_CACHE/ort-headers) as a system include.
+#pragma once
+
+#include <onnxruntime_c_api.h>
+
+#include "nxrt/data_type.h"
+
+static_assert(ORT_API_VERSION == 29, "nxrt's plugin host implements OrtApi/OrtEpApi version 29");
+
+namespace nxrt::ort_plugin {
+
+// The API version nxrt hosts: plugins asking for more get NULL from GetApi.
+inline constexpr uint32_t kHostApiVersion = ORT_API_VERSION;
+
+// ORT's element type numbers are ONNX's TensorProto numbers, as are nxrt's DataType values.
+// Types nxrt does not know (float8, int4, ...) map to kUndefined.
+inline DataType FromOrtElementType(ONNXTensorElementDataType type) {
+  return static_cast<int32_t>(type) >= 0 && static_cast<int32_t>(type) <= 16
+             ? static_cast<DataType>(type)
+             : DataType::kUndefined;
+}
+inline ONNXTensorElementDataType ToOrtElementType(DataType type) {
+  return static_cast<ONNXTensorElementDataType>(type);
+}
+
+}  // namespace nxrt::ort_plugin
