@@ -71,7 +71,7 @@ struct OrtSessionOptions {
   OrtKeyValuePairs config;
   int intra_op_threads = 0;  // 0: the host's choice
   GraphOptimizationLevel optimization_level = ORT_ENABLE_BASIC;
-  OrtExecutionMode execution_mode = ORT_SEQUENTIAL;
+  ExecutionMode execution_mode = ORT_SEQUENTIAL;
   OrtLoggingLevel log_severity = ORT_LOGGING_LEVEL_WARNING;
 };
 
