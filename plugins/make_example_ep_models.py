@@ -1,0 +1,100 @@
+#!/usr/bin/python3
+"""Writes the models the example EP's ORT test runs, into the folder given as argument.
+
+Test support for plugins/example_ep_ort_test.cpp (run with Debian's /usr/bin/python3, onnx 1.12).
+Models (opset 17, IR version 8), float32 throughout; constants are initializers:
+  chain.onnx    X[2,3,4], B[3,4] -> Y[2,3,4]:
+                Add(X,B) -> Mul(,m[3,1]) -> Relu -> Sigmoid -> Tanh -> Sub(,s[]) -> Div(,d[4])
+                (7 elementwise nodes, one fused group)
+  split.onnx    X[2,4] -> Y[2,5]: Add(X,a[4]) -> Relu -> MatMul(,W[4,5]) -> Sigmoid -> Mul(,m[5])
+                (MatMul splits the elementwise nodes into two groups)
+  reentry.onnx  X[3,4] -> Y[3,4]: A = Add(X,c[4]); S = Softmax(A); Y = Mul(A,S)
+                (Add and Mul are joined directly and through Softmax: two groups, not one)
+  dynamic.onnx  X[batch,3], B[3] -> Y[batch,3]: T = Tanh(Add(X,B)); Y = Mul(T,X)
+                (symbolic batch dim; X feeds two nodes)
+Constants are arithmetic sequences (CONSTANTS below) that example_ep_ort_test.cpp rebuilds for its
+own reference computation.
+"""
+import os
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+# Every constant is a short arithmetic sequence so that the C++ test can rebuild it exactly:
+# value[i] = start + step * i (flattened row-major).
+CONSTANTS = {
+    "chain_m": ([3, 1], 0.5, 0.25),
+    "chain_s": ([], 0.125, 0.0),
+    "chain_d": ([4], 1.5, 0.5),
+    "split_a": ([4], -0.5, 0.25),
+    "split_w": ([4, 5], -1.0, 0.1),
+    "split_m": ([5], 2.0, -0.25),
+    "reentry_c": ([4], 0.25, 0.5),
+}
+
+
+def constant(name):
+    dims, start, step = CONSTANTS[name]
+    count = int(np.prod(dims)) if dims else 1
+    values = (start + step * np.arange(count)).astype(np.float32).reshape(dims)
+    return numpy_helper.from_array(values, name)
+
+
+def save(graph, folder, name):
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)],
+                              producer_name="nxrt make_example_ep_models.py")
+    model.ir_version = 8
+    onnx.checker.check_model(model)
+    onnx.save(model, os.path.join(folder, name))
+
+
+def main(folder):
+    os.makedirs(folder, exist_ok=True)
+    vi = helper.make_tensor_value_info
+    node = helper.make_node
+    f = TensorProto.FLOAT
+
+    save(helper.make_graph(
+        [node("Add", ["X", "B"], ["a"], name="add"),
+         node("Mul", ["a", "chain_m"], ["m"], name="mul"),
+         node("Relu", ["m"], ["r"], name="relu"),
+         node("Sigmoid", ["r"], ["g"], name="sigmoid"),
+         node("Tanh", ["g"], ["t"], name="tanh"),
+         node("Sub", ["t", "chain_s"], ["s"], name="sub"),
+         node("Div", ["s", "chain_d"], ["Y"], name="div")], "chain",
+        [vi("X", f, [2, 3, 4]), vi("B", f, [3, 4])], [vi("Y", f, [2, 3, 4])],
+        initializer=[constant("chain_m"), constant("chain_s"), constant("chain_d")]),
+        folder, "chain.onnx")
+
+    save(helper.make_graph(
+        [node("Add", ["X", "split_a"], ["a"], name="add"),
+         node("Relu", ["a"], ["r"], name="relu"),
+         node("MatMul", ["r", "split_w"], ["p"], name="matmul"),
+         node("Sigmoid", ["p"], ["g"], name="sigmoid"),
+         node("Mul", ["g", "split_m"], ["Y"], name="mul")], "split",
+        [vi("X", f, [2, 4])], [vi("Y", f, [2, 5])],
+        initializer=[constant("split_a"), constant("split_w"), constant("split_m")]),
+        folder, "split.onnx")
+
+    save(helper.make_graph(
+        [node("Add", ["X", "reentry_c"], ["A"], name="add"),
+         node("Softmax", ["A"], ["S"], name="softmax", axis=-1),
+         node("Mul", ["A", "S"], ["Y"], name="mul")], "reentry",
+        [vi("X", f, [3, 4])], [vi("Y", f, [3, 4])],
+        initializer=[constant("reentry_c")]),
+        folder, "reentry.onnx")
+
+    save(helper.make_graph(
+        [node("Add", ["X", "B"], ["a"], name="add"),
+         node("Tanh", ["a"], ["T"], name="tanh"),
+         node("Mul", ["T", "X"], ["Y"], name="mul")], "dynamic",
+        [vi("X", f, ["batch", 3]), vi("B", f, [3])], [vi("Y", f, ["batch", 3])]),
+        folder, "dynamic.onnx")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 2:
+        sys.exit("usage: make_example_ep_models.py OUTPUT_FOLDER")
+    main(sys.argv[1])
