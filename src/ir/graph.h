@@ -131,6 +131,10 @@ struct Initializer {
   Tensor tensor;
   bool external = false;  // data lives in an external file, mapped (not copied)
   bool sparse = false;    // came from sparse_initializer
+  // For external ones: the ONNX external_data `location` (relative to the model's folder) and
+  // the byte offset of the data in it; the data is tensor.byte_size() bytes long.
+  std::string external_location;
+  int64_t external_offset = 0;
 };
 
 struct Graph {

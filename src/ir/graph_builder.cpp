@@ -7,6 +7,7 @@
 //   4. node inputs and attributes, where subgraphs are built with this graph as a scope.
 #include "ir/graph_builder.h"
 
+#include <charconv>
 #include <string>
 #include <unordered_set>
 #include <utility>
@@ -184,7 +185,8 @@ Status GraphBuilder::AddInputsAndInitializers(onnx::GraphProto& proto, Graph& gr
   }
 
   auto add_initializer = [&](const std::string& name, Result<Tensor> tensor, bool external,
-                             bool sparse) -> Status {
+                             bool sparse, std::string location = {},
+                             int64_t offset = 0) -> Status {
     // The tensor's own errors name it already.
     if (!tensor.ok()) return tensor.status();
     const std::string what = sparse ? "sparse initializer" : "initializer";
@@ -197,14 +199,26 @@ Status GraphBuilder::AddInputsAndInitializers(onnx::GraphProto& proto, Graph& gr
       return Invalid(what + " '" + name + "' has the name of another initializer");
     }
     if (!graph.values[id].type.known()) graph.values[id].type = TensorTypeOf(*tensor);
-    graph.AddInitializer({id, std::move(tensor).value(), external, sparse});
+    graph.AddInitializer(
+        {id, std::move(tensor).value(), external, sparse, std::move(location), offset});
     return Status::Ok();
   };
   for (int i = 0; i < proto.initializer_size(); ++i) {
     onnx::TensorProto& t = *proto.mutable_initializer(i);
     if (t.name().empty()) return Invalid("initializer " + std::to_string(i) + " has no name");
     const bool external = t.data_location() == onnx::TensorProto::EXTERNAL;
-    NXRT_RETURN_IF_ERROR(add_initializer(t.name(), ConsumeTensor(t), external, false));
+    // Read before ConsumeTensor; the resolver has checked both when the tensor loads.
+    std::string location;
+    int64_t offset = 0;
+    for (const onnx::StringStringEntryProto& entry : t.external_data()) {
+      if (entry.key() == "location") location = entry.value();
+      if (entry.key() == "offset") {
+        std::from_chars(entry.value().data(), entry.value().data() + entry.value().size(),
+                        offset);
+      }
+    }
+    NXRT_RETURN_IF_ERROR(add_initializer(t.name(), ConsumeTensor(t), external, false,
+                                         std::move(location), offset));
   }
   for (int i = 0; i < proto.sparse_initializer_size(); ++i) {
     const onnx::SparseTensorProto& t = proto.sparse_initializer(i);

@@ -6,6 +6,7 @@
 #include "ir/op_schema.h"
 
 #include <algorithm>
+#include <map>
 #include <string>
 
 #include "onnx/defs/schema.h"
@@ -119,6 +120,54 @@ constexpr NewerVersion kNewerVersions[] = {
     {kMlDomain, "TreeEnsembleRegressor", 5, true},
 };
 
+// An attribute default that a schema version after ONNX 1.12 added or changed (ai.onnx only);
+// type kUndefined: the version removed the attribute. Source: the attribute lists of those
+// versions in ONNX's docs/Changelog.md.
+struct NewerDefault {
+  std::string_view op_type;
+  int since_version;
+  std::string_view name;
+  Attribute::Type type;
+  int64_t i = 0;
+  float f = 0;
+  std::string_view s = {};
+};
+
+constexpr Attribute::Type kInt = Attribute::Type::kInt;
+constexpr Attribute::Type kFloat = Attribute::Type::kFloat;
+constexpr Attribute::Type kString = Attribute::Type::kString;
+constexpr Attribute::Type kRemoved = Attribute::Type::kUndefined;
+
+const NewerDefault kNewerDefaults[] = {
+    {"GroupNormalization", 18, "epsilon", kFloat, 0, 1e-5f},
+    {"LpPool", 18, "ceil_mode", kInt, 0},
+    {"ReduceL1", 18, "noop_with_empty_axes", kInt, 0},
+    {"ReduceL2", 18, "noop_with_empty_axes", kInt, 0},
+    {"ReduceLogSum", 18, "noop_with_empty_axes", kInt, 0},
+    {"ReduceLogSumExp", 18, "noop_with_empty_axes", kInt, 0},
+    {"ReduceMax", 18, "noop_with_empty_axes", kInt, 0},
+    {"ReduceMean", 18, "noop_with_empty_axes", kInt, 0},
+    {"ReduceMin", 18, "noop_with_empty_axes", kInt, 0},
+    {"ReduceProd", 18, "noop_with_empty_axes", kInt, 0},
+    {"ReduceSumSquare", 18, "noop_with_empty_axes", kInt, 0},
+    {"Resize", 18, "antialias", kInt, 0},
+    {"Resize", 18, "keep_aspect_ratio_policy", kString, 0, 0, "stretch"},
+    {"Cast", 19, "saturate", kInt, 1},
+    {"CastLike", 19, "saturate", kInt, 1},
+    {"DeformConv", 19, "group", kInt, 1},
+    {"DeformConv", 19, "offset_group", kInt, 1},
+    {"QuantizeLinear", 19, "saturate", kInt, 1},
+    {"AffineGrid", 20, "align_corners", kInt, 0},
+    {"DFT", 20, "axis", kRemoved},  // an input from version 20
+    {"Gelu", 20, "approximate", kString, 0, 0, "none"},
+    {"GridSample", 20, "mode", kString, 0, 0, "linear"},  // "bilinear" before
+    {"ImageDecoder", 20, "pixel_format", kString, 0, 0, "RGB"},
+    {"DequantizeLinear", 21, "block_size", kInt, 0},
+    {"GroupNormalization", 21, "stash_type", kInt, 1},
+    {"QuantizeLinear", 21, "block_size", kInt, 0},
+    {"QuantizeLinear", 21, "output_dtype", kInt, 0},
+};
+
 std::string_view Canonical(std::string_view domain) {
   return domain == "ai.onnx" ? std::string_view() : domain;
 }
@@ -157,6 +206,42 @@ std::vector<OpSchemaVersion> CollectVersions(std::string_view domain, std::strin
   return versions;
 }
 
+// The IR form of a libonnx default value; nullopt for kinds the defaults do not use.
+std::optional<Attribute> FromDefaultValue(const std::string& name,
+                                          const onnx::AttributeProto& proto) {
+  Attribute attr;
+  attr.name = name;
+  switch (proto.type()) {
+    case onnx::AttributeProto::INT:
+      attr.type = Attribute::Type::kInt;
+      attr.i = proto.i();
+      break;
+    case onnx::AttributeProto::FLOAT:
+      attr.type = Attribute::Type::kFloat;
+      attr.f = proto.f();
+      break;
+    case onnx::AttributeProto::STRING:
+      attr.type = Attribute::Type::kString;
+      attr.s = proto.s();
+      break;
+    case onnx::AttributeProto::INTS:
+      attr.type = Attribute::Type::kInts;
+      attr.ints.assign(proto.ints().begin(), proto.ints().end());
+      break;
+    case onnx::AttributeProto::FLOATS:
+      attr.type = Attribute::Type::kFloats;
+      attr.floats.assign(proto.floats().begin(), proto.floats().end());
+      break;
+    case onnx::AttributeProto::STRINGS:
+      attr.type = Attribute::Type::kStrings;
+      attr.strings.assign(proto.strings().begin(), proto.strings().end());
+      break;
+    default:
+      return std::nullopt;
+  }
+  return attr;
+}
+
 }  // namespace
 
 int MaxKnownOpset(std::string_view domain) {
@@ -185,6 +270,64 @@ int SinceVersion(std::string_view domain, std::string_view op_type, int64_t opse
 
 bool IsKnownOp(std::string_view domain, std::string_view op_type) {
   return !CollectVersions(domain, op_type).empty();
+}
+
+std::vector<Attribute> AttributeDefaults(std::string_view domain, std::string_view op_type,
+                                         int64_t opset) {
+  const int since = SinceVersion(domain, op_type, opset);
+  if (since < 0) return {};
+  domain = Canonical(domain);
+  const std::string domain_name(domain);
+  std::map<std::string, Attribute, std::less<>> by_name;
+  // libonnx's newest version <= since: the version itself, or the one the newer rows amend.
+  const int libonnx_opset = std::min(since, LibonnxMaxOpset(domain_name));
+  const onnx::OpSchema* schema =
+      libonnx_opset < 1
+          ? nullptr
+          : onnx::OpSchemaRegistry::Schema(std::string(op_type), libonnx_opset, domain_name);
+  if (schema != nullptr) {
+    for (const auto& [name, attr] : schema->attributes()) {
+      if (attr.required) continue;
+      if (std::optional<Attribute> value = FromDefaultValue(name, attr.default_value)) {
+        by_name.emplace(name, std::move(*value));
+      }
+    }
+  }
+  const int amended_from = schema != nullptr ? schema->SinceVersion() : 0;
+  for (const NewerDefault& row : kNewerDefaults) {
+    if (!domain.empty() || row.op_type != op_type || row.since_version <= amended_from ||
+        row.since_version > since) {
+      continue;
+    }
+    const std::string name(row.name);
+    if (row.type == kRemoved) {
+      by_name.erase(name);
+      continue;
+    }
+    Attribute attr;
+    attr.name = name;
+    attr.type = row.type;
+    attr.i = row.i;
+    attr.f = row.f;
+    attr.s = std::string(row.s);
+    by_name.insert_or_assign(name, std::move(attr));
+  }
+  std::vector<Attribute> out;
+  out.reserve(by_name.size());
+  for (auto& [name, attr] : by_name) out.push_back(std::move(attr));
+  return out;
+}
+
+std::optional<bool> SchemaDeclaresAttribute(std::string_view domain, std::string_view op_type,
+                                            int64_t opset, std::string_view name) {
+  const int since = SinceVersion(domain, op_type, opset);
+  domain = Canonical(domain);
+  const std::string domain_name(domain);
+  if (since < 0 || since > LibonnxMaxOpset(domain_name)) return std::nullopt;
+  const onnx::OpSchema* schema =
+      onnx::OpSchemaRegistry::Schema(std::string(op_type), since, domain_name);
+  if (schema == nullptr || schema->SinceVersion() != since) return std::nullopt;
+  return schema->attributes().count(std::string(name)) != 0;
 }
 
 std::vector<OpSchemaVersion> OpSchemaVersions(std::string_view domain, std::string_view op_type) {

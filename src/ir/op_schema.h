@@ -19,6 +19,8 @@
 #include <string_view>
 #include <vector>
 
+#include "ir/graph.h"
+
 namespace nxrt::ir {
 
 // The highest opset of `domain` whose operator versions nxrt knows: 21 for ai.onnx, 5 for
@@ -55,5 +57,20 @@ std::vector<OpSchemaVersion> OpSchemaVersions(std::string_view domain, std::stri
 // The schema version in force at `opset` (as SinceVersion), or nullopt when there is none.
 std::optional<OpSchemaVersion> SchemaAt(std::string_view domain, std::string_view op_type,
                                         int64_t opset);
+
+// The attributes of the schema in force at `opset` that have a constant default value, each with
+// its name, type and that value (INT, FLOAT, STRING and their lists), sorted by name. Attributes
+// whose default depends on the inputs (Conv's kernel_shape) have none and are not listed. Empty
+// for unknown ops and custom domains. Sources: the default_value of libonnx's OpSchema
+// attributes, plus nxrt's rows for the attributes that versions after ONNX 1.12 added, changed
+// (GridSample-20 mode "linear") or removed (DFT-20 axis).
+std::vector<Attribute> AttributeDefaults(std::string_view domain, std::string_view op_type,
+                                         int64_t opset);
+
+// Whether the schema in force at `opset` declares an attribute `name` (with or without a
+// default). nullopt when nxrt does not know that schema's attribute list: unknown ops, custom
+// domains, and versions after ONNX 1.12 (libonnx lacks them).
+std::optional<bool> SchemaDeclaresAttribute(std::string_view domain, std::string_view op_type,
+                                            int64_t opset, std::string_view name);
 
 }  // namespace nxrt::ir
