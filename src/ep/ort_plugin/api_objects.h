@@ -9,6 +9,7 @@
 // Source: onnxruntime_c_api.h / onnxruntime_ep_c_api.h at ORT_API_VERSION 29 (ORT 1.29/1.30).
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -51,10 +52,17 @@ struct OrtLogger {
 
 // Ordered string pairs with unique keys (OrtApi::CreateKeyValuePairs, AddKeyValuePair ...).
 // `key_ptrs`/`value_ptrs` mirror `entries` for GetKeyValuePairs and are rebuilt on each change.
+// Copies and moves rebuild the pointers (they must never point into another instance).
 struct OrtKeyValuePairs {
   std::vector<std::pair<std::string, std::string>> entries;
   std::vector<const char*> key_ptrs;
   std::vector<const char*> value_ptrs;
+
+  OrtKeyValuePairs() = default;
+  OrtKeyValuePairs(const OrtKeyValuePairs& other);
+  OrtKeyValuePairs(OrtKeyValuePairs&& other);
+  OrtKeyValuePairs& operator=(const OrtKeyValuePairs& other);
+  OrtKeyValuePairs& operator=(OrtKeyValuePairs&& other);
 
   // Sets `key` to `value` (replacing an existing value in place) and refreshes the pointers.
   void Set(std::string_view key, std::string_view value);
@@ -73,6 +81,11 @@ struct OrtSessionOptions {
   GraphOptimizationLevel optimization_level = ORT_ENABLE_BASIC;
   ExecutionMode execution_mode = ORT_SEQUENTIAL;
   OrtLoggingLevel log_severity = ORT_LOGGING_LEVEL_WARNING;
+};
+
+// OrtApi::CreateRunOptions: only the config entries (AddRunConfigEntry / GetRunConfigEntry).
+struct OrtRunOptions {
+  OrtKeyValuePairs config;
 };
 
 // A device memory kind: OrtEpApi::MemoryDevice_* read it. Equal kinds can share buffers.
@@ -97,10 +110,16 @@ struct OrtMemoryInfo {
 namespace nxrt::ort_plugin {
 
 // The host's own allocators: an OrtAllocator (version ORT_API_VERSION, every slot set) over
-// aligned host memory, tagged with `info`.
-struct HostAllocator {
-  OrtAllocator api;  // first member: OrtAllocator* and HostAllocator* convert both ways
+// 64-byte aligned host memory, tagged with `info`. HostAllocator* converts to OrtAllocator*;
+// the slots static_cast back. Stats are the keys OrtAllocator::GetStats documents.
+struct HostAllocator : OrtAllocator {
   OrtMemoryInfo info;
+  std::atomic<int64_t> in_use{0};
+  std::atomic<int64_t> max_in_use{0};
+  std::atomic<int64_t> total_allocated{0};
+  std::atomic<int64_t> num_allocs{0};
+  std::atomic<int64_t> num_reserves{0};
+  std::atomic<int64_t> max_alloc_size{0};
 };
 
 // The process-wide CPU allocator (GetAllocatorWithDefaultOptions, KernelContext_GetAllocator).
@@ -111,7 +130,9 @@ HostAllocator& DefaultCpuAllocator();
 // A value a plugin reads or writes. nxrt passes tensors only (IsTensor is always true for
 // values it creates). `data` is `bytes` long, `shape` has every dim >= 0, and
 // `memory_info` describes where `data` lives. `owner` keeps the data alive when the value owns
-// it (allocator memory, a mapped external file) and is empty for views of host buffers.
+// it (allocator memory, a mapped external file) and may also hold the memory info the value
+// points to (values made by CreateTensor*AsOrtValue copy the caller's memory info); it is empty
+// for views of host buffers described by a long-lived memory info.
 struct OrtValue {
   ONNXTensorElementDataType element_type = ONNX_TENSOR_ELEMENT_DATA_TYPE_UNDEFINED;
   std::vector<int64_t> shape;
