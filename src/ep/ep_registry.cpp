@@ -46,15 +46,26 @@ Status EpRegistry::Add(std::shared_ptr<ExecutionProvider> provider, EpConfig con
   return Status::Ok();
 }
 
-Status EpRegistry::InitializeAll() {
-  for (Entry& entry : entries_) {
-    if (entry.initialized) continue;
+Status EpRegistry::InitializeAll(std::vector<std::string>* dropped) {
+  for (size_t i = 0; i < entries_.size();) {
+    Entry& entry = entries_[i];
+    if (entry.initialized) {
+      ++i;
+      continue;
+    }
     Status status = entry.provider->Initialize(entry.config);
     if (!status.ok()) {
+      status = status.WithContext("ep '" + entry.name + "'");
+      if (dropped != nullptr && i + 1 < entries_.size()) {
+        dropped->push_back(status.message());
+        entries_.erase(entries_.begin() + static_cast<std::ptrdiff_t>(i));
+        continue;
+      }
       ShutdownAll();
-      return status.WithContext("ep '" + entry.name + "'");
+      return status;
     }
     entry.initialized = true;
+    ++i;
   }
   initialized_ = true;
   return Status::Ok();

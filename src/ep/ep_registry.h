@@ -43,8 +43,10 @@ class EpRegistry {
              std::string name = {});
 
   // Calls Initialize(config) on every entry in order. On the first failure, shuts down the
-  // entries initialized so far and returns the error prefixed with "ep '<name>'".
-  Status InitializeAll();
+  // entries initialized so far and returns the error prefixed with "ep '<name>'". With
+  // `dropped` given, a failing entry is removed instead and its prefixed error appended there
+  // (the last entry, the fallback, is never dropped).
+  Status InitializeAll(std::vector<std::string>* dropped = nullptr);
   // Shuts down every initialized entry, last first. Safe to call twice.
   void ShutdownAll();
 

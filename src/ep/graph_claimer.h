@@ -9,11 +9,13 @@
 // CreateFusedKernel for each accepted fused proposal and CreateKernel for each accepted single.
 #pragma once
 
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include "ep/partitioner.h"
 #include "ir/graph_view.h"
 #include "nxrt/execution_provider.h"
 #include "nxrt/status.h"
@@ -25,8 +27,16 @@ struct ProposedClaim {
   bool fused = true;              // one kernel for the group (false: AddSingleNode)
 };
 
+// A proposal the EP itself found invalid before placement could see it (e.g. a plugin naming a
+// node pointer that is not in the graph): recorded in Placement::rejected as given.
+struct RejectedProposal {
+  std::vector<ir::NodeId> nodes;  // the nodes that could be identified
+  std::string reason;
+};
+
 struct GraphClaims {
   std::vector<ProposedClaim> claims;  // validated in this order
+  std::vector<RejectedProposal> rejected;
   // Why the EP left some nodes alone, when it says (a plugin's log lines); shown per node.
   std::vector<std::pair<ir::NodeId, std::string>> declined;
 };
@@ -41,6 +51,17 @@ class GraphClaimer : public EpExtension {
   // without it.
   virtual Result<GraphClaims> ProposeClaims(const ir::GraphView& view,
                                             const std::vector<bool>& unavailable) = 0;
+
+  // One accepted fused claim to compile and the name its step and kernel will have.
+  struct ClaimToCompile {
+    std::string fused_name;  // unique in the session; FusedNodeInfo::name of its kernel
+    const Claim* claim = nullptr;
+  };
+  // Compiles the accepted fused claims of `view`'s graph, all at once, before CreateFusedKernel
+  // is asked for any of them (the plan builder calls it once per graph that has such claims).
+  // Errors: any; with fallback allowed the graph is placed again without this EP.
+  virtual Status CompileClaims(const ir::GraphView& view,
+                               std::span<const ClaimToCompile> claims) = 0;
 };
 
 }  // namespace nxrt::ep

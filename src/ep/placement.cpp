@@ -72,6 +72,14 @@ void Placer::ClaimByProposals(int32_t round, const Round& r, GraphClaimer& claim
     return;
   }
   std::vector<std::string> notes(n);
+  for (const RejectedProposal& bad : proposed->rejected) {
+    placement.rejected.push_back(RejectedClaim{round, bad.nodes, bad.reason});
+    for (ir::NodeId node : bad.nodes) {
+      if (node >= 0 && node < n && !unavailable[node]) {
+        notes[node] = "its proposed claim was rejected: " + bad.reason;
+      }
+    }
+  }
   for (const auto& [node, reason] : proposed->declined) {
     if (node >= 0 && node < n && notes[node].empty()) notes[node] = reason;
   }

@@ -58,6 +58,9 @@ class ClaimingEp : public ExecutionProvider, public GraphClaimer {
     unavailable_seen = unavailable;
     return answer_;
   }
+  Status CompileClaims(const ir::GraphView&, std::span<const ClaimToCompile>) override {
+    return MakeStatus(StatusCode::kNotImplemented, "placement tests do not compile");
+  }
 
   std::vector<bool> unavailable_seen;
 
@@ -268,6 +271,24 @@ TEST_F(PlacementTest, ProposedClaimsAreValidatedAndBadOnesRejectedWithReasons) {
   EXPECT_EQ(p->declines[0][1].reason, "its proposed claim was rejected: " + p->rejected[0].reason);
   EXPECT_EQ(p->declines[1][1].reason, "not claimed by the EP");
   ASSERT_EQ(p->declines[4].size(), 0u);  // the gpu took it before the plugin was asked
+}
+
+TEST_F(PlacementTest, ProposalsTheEpRejectedItselfAreRecordedAsGiven) {
+  GraphClaims answer;
+  answer.claims = {{{3}, true}};
+  answer.rejected = {{{0, 2}, "group 0 names 1 node pointer(s) that are not nodes of the graph"}};
+  auto plugin = std::make_shared<ClaimingEp>("plugin", answer);
+  EpRegistry registry = Registry({plugin, cpu_});
+  Result<Placement> p = PlaceGraph(*view_, registry);
+  ASSERT_TRUE(p.ok()) << p.status().ToString();
+  ASSERT_EQ(p->rejected.size(), 1u);
+  EXPECT_EQ(p->rejected[0].nodes, (std::vector<ir::NodeId>{0, 2}));
+  EXPECT_EQ(p->eps[p->rejected[0].ep], "plugin");
+  EXPECT_EQ(p->declines[0][0].reason,
+            "its proposed claim was rejected: group 0 names 1 node pointer(s) that are not nodes "
+            "of the graph");
+  EXPECT_EQ(p->declines[1][0].reason, "not claimed by the EP");
+  EXPECT_EQ(ClaimNodes(*p), (std::vector<std::vector<ir::NodeId>>{{3}, {0, 1, 2}, {4}}));
 }
 
 TEST_F(PlacementTest, AnEpFailingToProposeIsRecordedAndSkipped) {
