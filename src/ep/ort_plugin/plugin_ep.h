@@ -1,0 +1,72 @@
+// ep/ort_plugin/plugin_ep.h: an ORT plugin EP (an OrtEp from a plugin library's factory) as an
+// nxrt ExecutionProvider.
+//
+// Layer: nxrt_ort_plugin. The EP claims through the GraphClaimer extension (ep/graph_claimer.h):
+//   Initialize   OrtEpFactory::CreateEp with the factory's devices of this EP's name (arrays
+//                index-aligned), a real OrtSessionOptions whose config entries hold the user's
+//                options as "ep.<ep_name>.<key>", and a logger. The OrtEp must declare version
+//                >= 23 (GetCapability/Compile).
+//   ProposeClaims  the graph projected as an OrtGraph (graph_projection.h, once per graph),
+//                OrtEp::GetCapability, each AddNodesToFuse group → a fused proposal; groups naming
+//                pointers that are not nodes of the graph are rejected here with the reason;
+//                AddSingleNode groups (registered EP kernels, OrtEp::GetKernelRegistry) are
+//                rejected: nxrt does not host plugin kernel registries. The plugin's log lines that
+//                quote a node name ('name') become that node's decline reason.
+//   CompileClaims  one OrtEp::Compile over all accepted claims of a graph (one OrtGraph and one
+//                fused OrtNode each), then OrtNodeComputeInfo::CreateState once per claim.
+//   CreateFusedKernel  a kernel over that compute info: outputs declared dynamic, Compute runs
+//                OrtNodeComputeInfo::Compute with an OrtKernelContext that serves the inputs and
+//                allocates outputs of the shape the plugin asks for. Calls are serialised when
+//                OrtEp::IsConcurrentRunSupported says no.
+//   Shutdown     ReleaseState for every state → ReleaseNodeComputeInfos → OrtEpFactory::ReleaseEp.
+// Every plugin struct is version-gated (PLUGIN_HOST.md §3) and every plugin error names the
+// library, the step and ORT's code and message.
+#pragma once
+
+#include <atomic>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "ep/graph_claimer.h"
+#include "ep/ort_plugin/graph_projection.h"
+#include "ep/ort_plugin/plugin_library.h"
+#include "nxrt/execution_provider.h"
+
+namespace nxrt::ort_plugin {
+
+// Host-level options of a plugin EP (the rest go to the plugin as "ep.<ep_name>.<key>").
+inline constexpr std::string_view kEpNameOption = "ep_name";  // which of the library's EPs
+
+// Creates the EP for `library`: `ep_name` selects the factory whose devices carry that EP name
+// ("" → the first factory with at least one device). Errors: kNotFound when no factory offers
+// a device for the name (listing the names it offers).
+Result<std::shared_ptr<ExecutionProvider>> MakePluginExecutionProvider(
+    std::shared_ptr<PluginLibrary> library, std::string_view ep_name);
+
+// "plugin:/path/lib.so[:registration_name]" split into its parts. Errors: kInvalidArgument when
+// `spec` does not start with "plugin:" or has no path.
+struct PluginSpec {
+  std::string path;
+  std::string registration_name;
+};
+Result<PluginSpec> ParsePluginSpec(std::string_view spec);
+
+// What a plugin EP reports about itself (for `nxrt claims` and tests), via the
+// PluginInfo extension.
+class PluginInfo : public EpExtension {
+ public:
+  static constexpr std::string_view kExtensionName = "nxrt.ort_plugin_info";
+  virtual const PluginLibrary& library() const = 0;
+  virtual const std::string& ep_name() const = 0;
+  // The device its kernels run on ("cpu:0", "gpu:0", "npu:0": the OrtHardwareDevice type of the
+  // factory's devices for this EP).
+  virtual std::string device_label() const = 0;
+  // Successful OrtNodeComputeInfo::Compute calls over all fused kernels of this EP.
+  virtual int64_t compute_calls() const = 0;
+};
+
+}  // namespace nxrt::ort_plugin
