@@ -281,15 +281,23 @@ Status GraphBuilder::AddOutputsAndTypes(const onnx::GraphProto& proto, Graph& gr
     graph.outputs.push_back(id);
   }
 
-  for (const onnx::ValueInfoProto& info : proto.value_info()) {
+  auto declared = declared_value_info_counts_.find(&proto);
+  const int declared_count =
+      declared == declared_value_info_counts_.end() ? proto.value_info_size() : declared->second;
+  for (int i = 0; i < proto.value_info_size(); ++i) {
+    const onnx::ValueInfoProto& info = proto.value_info(i);
     // value_info may describe names this graph does not hold (outer-scope values it never
     // reads, leftovers of an optimizer): nothing to attach the type to.
     const ValueId id = graph.FindValue(info.name());
     if (id == kNoValue) continue;
     Result<TypeInfo> type = TypeFromProto(info.type());
-    if (!type.ok()) return type.status().WithContext("value_info '" + info.name() + "'");
+    if (!type.ok()) {
+      if (i >= declared_count) continue;  // an inferred type nxrt cannot hold: leave it unknown
+      return type.status().WithContext("value_info '" + info.name() + "'");
+    }
     Value& value = graph.values[id];
     if (!value.type.known()) value.type = std::move(type).value();
+    if (i >= declared_count) continue;
     if (value.doc_string.empty()) value.doc_string = info.doc_string();
     graph.value_infos.push_back(id);
   }

@@ -47,6 +47,13 @@ class GraphBuilder {
   // ir/external_data.h); kUnsupported element types.
   Result<std::shared_ptr<Graph>> Build(onnx::GraphProto& proto);
 
+  // Marks the value_info entries of each graph proto from index `count` on as inferred (added by
+  // shape inference, not written in the model): they give values their types but are not
+  // recorded in Graph::value_infos. Graphs not in the map have no inferred entries.
+  void SetDeclaredValueInfoCounts(std::unordered_map<const onnx::GraphProto*, int> counts) {
+    declared_value_info_counts_ = std::move(counts);
+  }
+
  private:
   Result<std::shared_ptr<Graph>> BuildGraph(onnx::GraphProto& proto, const Graph* parent);
   Status AddInputsAndInitializers(onnx::GraphProto& proto, Graph& graph);
@@ -62,6 +69,7 @@ class GraphBuilder {
   ValueId Resolve(size_t level, const std::string& name);
 
   ExternalDataFn load_external_;  // calls the resolver given to the constructor
+  std::unordered_map<const onnx::GraphProto*, int> declared_value_info_counts_;
   std::vector<Graph*> scopes_;  // graphs being built, outermost first
 };
 

@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
@@ -20,7 +21,9 @@
 #include "ir/graph_builder.h"
 #include "ir/graph_view.h"
 #include "ir/proto_diagnostics.h"
+#include "onnx/defs/schema.h"
 #include "onnx/onnx_pb.h"
+#include "onnx/shape_inference/implementation.h"
 
 namespace nxrt::ir {
 namespace {
@@ -120,8 +123,36 @@ Status ReadOpsetImports(const onnx::ModelProto& proto, Model& model) {
 }
 
 // The model `proto` (consumed: tensor data is released as it is converted) as IR.
+// Records, for `graph` and every subgraph below it, how many value_info entries it has.
+void CountValueInfos(const onnx::GraphProto& graph,
+                     std::unordered_map<const onnx::GraphProto*, int>& counts) {
+  counts[&graph] = graph.value_info_size();
+  for (const onnx::NodeProto& node : graph.node()) {
+    for (const onnx::AttributeProto& attr : node.attribute()) {
+      if (attr.has_g()) CountValueInfos(attr.g(), counts);
+      for (const onnx::GraphProto& g : attr.graphs()) CountValueInfos(g, counts);
+    }
+  }
+}
+
+// ONNX type and shape inference over `proto` in place; node-level failures are skipped and any
+// other failure leaves the types as the model gave them (inference is a help, not a check).
+// Returns the value_info counts from before inference (see GraphBuilder).
+std::unordered_map<const onnx::GraphProto*, int> InferTypes(onnx::ModelProto& proto) {
+  std::unordered_map<const onnx::GraphProto*, int> counts;
+  CountValueInfos(proto.graph(), counts);
+  try {
+    onnx::shape_inference::InferShapes(proto, onnx::OpSchemaRegistry::Instance(),
+                                       onnx::ShapeInferenceOptions(false, 0, false));
+  } catch (const std::exception&) {
+    // Partial results stay; entries beyond the counts are still only types.
+  }
+  return counts;
+}
+
 Result<Model> BuildModel(onnx::ModelProto& proto, const std::string& source,
-                         const std::filesystem::path& external_data_dir, std::string path) {
+                         const std::filesystem::path& external_data_dir, std::string path,
+                         bool infer_types) {
   Model model;
   model.ir_version = proto.ir_version();
   model.producer_name = proto.producer_name();
@@ -141,6 +172,7 @@ Result<Model> BuildModel(onnx::ModelProto& proto, const std::string& source,
 
   ExternalDataResolver external(external_data_dir);
   GraphBuilder builder(&external);
+  if (infer_types) builder.SetDeclaredValueInfoCounts(InferTypes(proto));
   Result<std::shared_ptr<Graph>> graph = builder.Build(*proto.mutable_graph());
   if (!graph.ok()) return graph.status().WithContext(source);
   model.graph = std::move(graph).value();
@@ -165,7 +197,7 @@ Result<Model> LoadModelFromFile(const std::filesystem::path& path, const LoadOpt
   if (!proto.ok()) return proto.status();
   std::filesystem::path dir = options.external_data_dir;
   if (dir.empty()) dir = path.has_parent_path() ? path.parent_path() : ".";
-  return BuildModel(*proto, source, dir, path.string());
+  return BuildModel(*proto, source, dir, path.string(), options.infer_types);
 }
 
 Result<Model> LoadModelFromBytes(std::span<const std::byte> bytes, const LoadOptions& options) {
@@ -174,7 +206,7 @@ Result<Model> LoadModelFromBytes(std::span<const std::byte> bytes, const LoadOpt
   if (!proto.ok()) return proto.status();
   std::filesystem::path dir = options.external_data_dir;
   if (dir.empty()) dir = ".";
-  return BuildModel(*proto, source, dir, "");
+  return BuildModel(*proto, source, dir, "", options.infer_types);
 }
 
 }  // namespace nxrt::ir

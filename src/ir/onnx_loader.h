@@ -24,6 +24,10 @@ struct LoadOptions {
   // Folder that external-data `location`s are relative to. Default: the model file's folder;
   // for LoadModelFromBytes, the current working directory.
   std::filesystem::path external_data_dir;
+  // Run ONNX type and shape inference (libonnx, schemas up to opset 17; failures ignored) so
+  // that values without value_info get the inferred element type and shape, as ONNX Runtime
+  // does before showing a graph to EPs. Inferred types are not listed in Graph::value_infos.
+  bool infer_types = false;
 };
 
 // Errors: kIoError (file missing or unreadable, naming the path), kInvalidModel (not a
