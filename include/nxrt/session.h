@@ -48,8 +48,12 @@ struct SessionOptions {
   // result-preserving rewrites.
   int optimization_level = 1;
   // Let the CPU EP run nodes no listed EP claims. When false and a node is left, Create fails
-  // with the list of such nodes and every EP's reason.
+  // with the list of such nodes and every EP's reason. When true, a plugin EP that fails to
+  // load, initialize or compile its claims is dropped (Warnings() says why) and its nodes fall
+  // back too.
   bool allow_fallback = true;
+  // Record a span per executed step (node kernel or fused claim) for EndProfiling.
+  bool enable_profiling = false;
 };
 
 // A named tensor: a run's input or output.
@@ -101,6 +105,15 @@ class Session {
   virtual std::vector<KernelStats> Stats() const = 0;
   // A human-readable placement: each EP's claims and, per node left to the fallback, reasons.
   virtual std::string PlacementSummary() const = 0;
+  // What went wrong without failing the session: plugin EPs dropped with the reason, one line
+  // each (empty when none).
+  virtual std::vector<std::string> Warnings() const = 0;
+  // The spans recorded since creation (or the previous call) as Chrome trace JSON (the
+  // "traceEvents" format chrome://tracing and Perfetto read): one complete event ("ph": "X")
+  // per step run, times in microseconds since the session was created, "cat" the EP name and
+  // "args" the op type, EP, device and step. Errors: kFailedPrecondition when the session was
+  // created without enable_profiling.
+  virtual Result<std::string> EndProfiling() = 0;
 };
 
 }  // namespace nxrt

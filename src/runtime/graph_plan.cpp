@@ -258,7 +258,7 @@ Result<std::unique_ptr<PlanInstance>> PlanInstance::Create(const GraphPlan& plan
 }
 
 Status PlanInstance::Run(std::vector<Tensor>& values, ThreadPool& pool,
-                         std::span<StepCounters> counters) {
+                         std::span<StepCounters> counters, std::vector<StepSpan>* spans) {
   const ir::Graph& g = *plan_.graph;
   for (const ir::Initializer& init : g.initializers) {
     if (!values[init.value].defined()) values[init.value] = init.tensor;
@@ -266,15 +266,22 @@ Status PlanInstance::Run(std::vector<Tensor>& values, ThreadPool& pool,
   std::fill(seen_bytes_.begin(), seen_bytes_.end(), -1);
   bool mismatch = false;
   Status status;
+  failed_step_.reset();
   for (size_t s = 0; s < plan_.steps.size(); ++s) {
     const auto start = std::chrono::steady_clock::now();
     status = RunStep(s, values, pool);
-    if (!status.ok()) break;
-    if (!counters.empty()) {
+    if (!status.ok()) {
+      failed_step_ = s;
+      break;
+    }
+    if (!counters.empty() || spans != nullptr) {
       const auto us = std::chrono::duration<double, std::micro>(
                           std::chrono::steady_clock::now() - start).count();
-      counters[s].calls += 1;
-      counters[s].total_us += us;
+      if (!counters.empty()) {
+        counters[s].calls += 1;
+        counters[s].total_us += us;
+      }
+      if (spans != nullptr) spans->push_back(StepSpan{s, start, us});
     }
     for (ir::ValueId v : plan_.steps[s].outputs) {
       if (v != ir::kNoValue && seen_bytes_[v] >= 0 && seen_bytes_[v] != planned_bytes_[v]) {

@@ -16,10 +16,12 @@
 // allocate only their graph outputs.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -98,6 +100,13 @@ struct StepCounters {
   double total_us = 0;
 };
 
+// When one step ran and for how long (profiling, Session::EndProfiling).
+struct StepSpan {
+  size_t step = 0;
+  std::chrono::steady_clock::time_point start;
+  double duration_us = 0;
+};
+
 class PlanInstance {
  public:
   // Creates the kernels of `plan` (which must outlive the instance). Errors: kernel creation
@@ -107,8 +116,12 @@ class PlanInstance {
 
   // Runs the plan. `values` has one slot per value of the graph: the caller binds graph inputs
   // and outer-scope values; initializers are bound here. On return the graph outputs' slots
-  // hold owned tensors. `counters` (one per step, may be empty) receive calls and time.
-  Status Run(std::vector<Tensor>& values, ThreadPool& pool, std::span<StepCounters> counters);
+  // hold owned tensors. `counters` (one per step, may be empty) receive calls and time; `spans`,
+  // when given, one entry per successful step.
+  Status Run(std::vector<Tensor>& values, ThreadPool& pool, std::span<StepCounters> counters,
+             std::vector<StepSpan>* spans = nullptr);
+  // The step whose failure ended the last Run, or nullopt when it succeeded.
+  std::optional<size_t> failed_step() const { return failed_step_; }
 
  private:
   struct StepState;
@@ -117,6 +130,7 @@ class PlanInstance {
   void RebuildMemoryPlan();
 
   const GraphPlan& plan_;
+  std::optional<size_t> failed_step_;
   std::vector<std::unique_ptr<StepState>> steps_;
   // The arena and, per value, its offset in it and the byte size it was planned for (-1: not
   // planned). Rebuilt when a run sees a size the plan does not have.

@@ -5,6 +5,7 @@
 #include <queue>
 #include <sstream>
 
+#include "ep/graph_claimer.h"
 #include "ep/node_info_builder.h"
 #include "ep/placement.h"
 #include "runtime/control_flow.h"
@@ -20,7 +21,7 @@ bool IsControlFlow(const ir::Node& node) {
 }  // namespace
 
 PlanBuilder::PlanBuilder(const ir::Model& model, ep::EpRegistry& eps, PlanBuilderOptions options)
-    : model_(model), eps_(eps), options_(options) {}
+    : model_(model), eps_(eps), options_(options), failed_eps_(options_.excluded_eps) {}
 
 Result<std::shared_ptr<GraphPlan>> PlanBuilder::Build(const ir::Graph& graph) {
   NXRT_ASSIGN_OR_RETURN(ir::GraphView view_value, ir::GraphView::Create(model_, graph));
@@ -33,24 +34,42 @@ Result<std::shared_ptr<GraphPlan>> PlanBuilder::Build(const ir::Graph& graph) {
       graph.parent == nullptr ? "main graph" : "subgraph '" + graph.name + "'";
 
   // Placement (ep/placement.h). Control-flow nodes run in the runtime itself (their bodies are
-  // placed like any graph), so no EP is asked about them; they count as the last EP's.
+  // placed like any graph), so no EP is asked about them; they count as the last EP's. EPs that
+  // compile whole claims (ORT plugins, ep/graph_claimer.h) compile this graph's claims right
+  // after placement; when one fails and fallback is allowed, the graph is placed again without
+  // it (and it stays out of every later graph of the session).
   ep::PlacementOptions placement_options;
   placement_options.allow_unplaced = true;
-  placement_options.exclude = [](std::string_view, const NodeInfo& node)
+  placement_options.exclude = [this](std::string_view ep_name, const NodeInfo& node)
       -> std::optional<std::string> {
     if (node.domain().empty() &&
         (node.op_type() == "If" || node.op_type() == "Loop" || node.op_type() == "Scan")) {
       return std::string("control flow runs in the runtime");
     }
+    if (auto it = failed_eps_.find(ep_name); it != failed_eps_.end()) {
+      return "ep '" + it->first + "' was dropped: " + it->second;
+    }
     return std::nullopt;
   };
-  NXRT_ASSIGN_OR_RETURN(ep::Placement placement, ep::PlaceGraph(view, eps_, placement_options));
-  std::erase_if(placement.unplaced, [&](ir::NodeId n) { return IsControlFlow(graph.nodes[n]); });
-  if (!placement.complete()) {
-    Status error = ep::UnplacedError(placement, view);
-    return options_.allow_fallback
-               ? error.WithContext(graph_label)
-               : error.WithContext(graph_label + " (fallback to the CPU EP is disabled)");
+  ep::Placement placement;
+  std::vector<std::string> claim_names;
+  for (;;) {
+    NXRT_ASSIGN_OR_RETURN(placement, ep::PlaceGraph(view, eps_, placement_options));
+    std::erase_if(placement.unplaced, [&](ir::NodeId n) { return IsControlFlow(graph.nodes[n]); });
+    if (!placement.complete()) {
+      Status error = ep::UnplacedError(placement, view);
+      return options_.allow_fallback
+                 ? error.WithContext(graph_label)
+                 : error.WithContext(graph_label + " (fallback to the CPU EP is disabled)");
+    }
+    claim_names.assign(placement.claims.size(), {});
+    for (size_t c = 0; c < placement.claims.size(); ++c) {
+      if (!placement.claims[c].fused) continue;
+      claim_names[c] = entries[placement.claims[c].ep].name + "_fused_" +
+                       std::to_string(fused_count_++);
+    }
+    NXRT_ASSIGN_OR_RETURN(bool compiled, CompileClaims(view, placement, claim_names));
+    if (compiled) break;
   }
   placement_text_ += "== " + graph_label + "\n" + ep::PlacementToText(placement, view);
 
@@ -119,7 +138,7 @@ Result<std::shared_ptr<GraphPlan>> PlanBuilder::Build(const ir::Graph& graph) {
     if (unit_claim[u] >= 0) {
       const ep::PlacedClaim& pc = placement.claims[unit_claim[u]];
       const auto& entry = entries[pc.ep];
-      step.name = entry.name + "_fused_" + std::to_string(fused_count_++);
+      step.name = claim_names[unit_claim[u]];
       step.op_type = "fused";
       step.ep_name = entry.name;
       step.ep = entry.provider.get();
@@ -161,6 +180,34 @@ Result<std::shared_ptr<GraphPlan>> PlanBuilder::Build(const ir::Graph& graph) {
   }
   plan->ComputeValuePlans();
   return plan;
+}
+
+Result<bool> PlanBuilder::CompileClaims(const ir::GraphView& view,
+                                        const ep::Placement& placement,
+                                        const std::vector<std::string>& claim_names) {
+  const auto& entries = eps_.entries();
+  for (int32_t e = 0; e < static_cast<int32_t>(entries.size()); ++e) {
+    ep::GraphClaimer* claimer = entries[e].provider->GetExtension<ep::GraphClaimer>();
+    if (claimer == nullptr) continue;
+    std::vector<ep::GraphClaimer::ClaimToCompile> claims;
+    for (size_t c = 0; c < placement.claims.size(); ++c) {
+      const ep::PlacedClaim& pc = placement.claims[c];
+      if (pc.ep != e || !pc.fused) continue;
+      claims.push_back({claim_names[c], &pc.claim});
+    }
+    if (claims.empty()) continue;
+    Status status = claimer->CompileClaims(view, claims);
+    if (status.ok()) continue;
+    if (!options_.allow_fallback) {
+      return status.WithContext("ep '" + entries[e].name + "' (fallback to the CPU EP is disabled)");
+    }
+    failed_eps_.emplace(entries[e].name, status.message());
+    warnings_.push_back("ep '" + entries[e].name + "' dropped, its nodes fall back: " +
+                        status.message());
+    placement_text_ += warnings_.back() + "\n";
+    return false;
+  }
+  return true;
 }
 
 Result<SubgraphPlan> PlanBuilder::BuildSubgraph(const ir::GraphView& view, ir::NodeId node,

@@ -9,11 +9,13 @@
 // sub-plans built by the same function.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "ep/ep_registry.h"
+#include "ep/placement.h"
 #include "ir/graph.h"
 #include "ir/graph_view.h"
 #include "nxrt/status.h"
@@ -25,6 +27,9 @@ namespace nxrt::runtime {
 
 struct PlanBuilderOptions {
   bool allow_fallback = true;
+  // EPs (by name) kept out of the placement from the start, with the reason recorded for each
+  // node they would have been asked about (plugin EPs a session dropped).
+  std::map<std::string, std::string, std::less<>> excluded_eps;
 };
 
 class PlanBuilder {
@@ -38,12 +43,18 @@ class PlanBuilder {
 
   // What was placed where, for every graph built so far (ep::PlacementToText per graph).
   const std::string& placement_text() const { return placement_text_; }
+  // One line per EP dropped because compiling its claims failed (fallback allowed).
+  const std::vector<std::string>& warnings() const { return warnings_; }
 
  private:
   // The plan of a subgraph of `node` and the binding of its outer-scope values to the node's
   // step inputs.
   Result<SubgraphPlan> BuildSubgraph(const ir::GraphView& view, ir::NodeId node,
                                      const ir::Graph& subgraph);
+  // Compiles the fused claims of EPs with the GraphClaimer extension. False (after recording
+  // the EP in failed_eps_) when one failed and fallback is allowed: place the graph again.
+  Result<bool> CompileClaims(const ir::GraphView& view, const ep::Placement& placement,
+                             const std::vector<std::string>& claim_names);
   Result<ControlFlowFactory> BuildControlFlow(const ir::GraphView& view, ir::NodeId node,
                                               const NodeInfo& info);
 
@@ -52,7 +63,9 @@ class PlanBuilder {
   PlanBuilderOptions options_;
   std::vector<std::unique_ptr<ir::GraphView>> views_;  // kept alive for the plans
   std::string placement_text_;
+  std::vector<std::string> warnings_;
   int fused_count_ = 0;
+  std::map<std::string, std::string, std::less<>> failed_eps_;  // EP name → why it was dropped
 };
 
 }  // namespace nxrt::runtime

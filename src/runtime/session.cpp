@@ -3,14 +3,22 @@
 #include "nxrt/session.h"
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <map>
 #include <mutex>
+#include <optional>
 #include <sstream>
 #include <thread>
 #include <unordered_map>
 
+#include <nlohmann/json.hpp>
+
 #include "core/thread_pool.h"
 #include "ep/ep_registry.h"
+#include "ep/graph_claimer.h"
 #include "ep/node_info_builder.h"
+#include "ep/run_observer.h"
 #include "ir/onnx_loader.h"
 #include "runtime/ep_factory.h"
 #include "runtime/graph_plan.h"
@@ -55,27 +63,17 @@ class SessionImpl final : public Session {
       }
     }
 
-    std::unique_ptr<PlanInstance> instance;
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      if (!free_instances_.empty()) {
-        instance = std::move(free_instances_.back());
-        free_instances_.pop_back();
-      }
-    }
-    if (!instance) {
-      NXRT_ASSIGN_OR_RETURN(instance, PlanInstance::Create(*plan_));
-    }
-    std::vector<runtime::StepCounters> counters(plan_->steps.size());
-    Status status = instance->Run(values, *pool_, counters);
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      free_instances_.push_back(std::move(instance));
-      if (status.ok()) {
-        for (size_t i = 0; i < counters.size(); ++i) {
-          counters_[i].calls += counters[i].calls;
-          counters_[i].total_us += counters[i].total_us;
-        }
+    // A plugin EP whose kernel fails while running is dropped when fallback is allowed: the
+    // plan is rebuilt without it and the run repeated once on the new plan.
+    std::shared_ptr<GraphPlan> plan;
+    std::optional<size_t> failed_step;
+    Status status = RunPlan(values, plan, failed_step);
+    if (!status.ok() && options_.allow_fallback) {
+      NXRT_ASSIGN_OR_RETURN(bool replanned, DropFailedPluginEp(plan, failed_step, status));
+      if (replanned) {
+        std::fill(values.begin(), values.end(), Tensor());
+        NXRT_RETURN_IF_ERROR(BindInputs(inputs, values));
+        status = RunPlan(values, plan, failed_step);
       }
     }
     if (!status.ok()) return status;
@@ -89,7 +87,7 @@ class SessionImpl final : public Session {
                           "' has no value after the run");
       }
       // Outputs that are graph inputs or initializers are the caller's or the model's buffers.
-      if (plan_->values[v].source != ValueSource::kStep || !t.owns_data()) {
+      if (plan->values[v].source != ValueSource::kStep || !t.owns_data()) {
         NXRT_ASSIGN_OR_RETURN(Tensor copy, t.Clone());
         result.push_back({g.values[v].name, std::move(copy)});
       } else {
@@ -97,6 +95,75 @@ class SessionImpl final : public Session {
       }
     }
     return result;
+  }
+
+  // Runs the current plan on a pooled instance; `plan` receives the plan that ran and
+  // `failed_step` the step that failed, if one did.
+  Status RunPlan(std::vector<Tensor>& values, std::shared_ptr<GraphPlan>& plan,
+                 std::optional<size_t>& failed_step) {
+    std::unique_ptr<PlanInstance> instance;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      plan = plan_;
+      if (!free_instances_.empty()) {
+        instance = std::move(free_instances_.back());
+        free_instances_.pop_back();
+      }
+    }
+    if (!instance) {
+      NXRT_ASSIGN_OR_RETURN(instance, PlanInstance::Create(*plan));
+    }
+    std::vector<runtime::StepCounters> counters(plan->steps.size());
+    size_t started = 0;
+    Status status;
+    for (; started < observers_.size(); ++started) {
+      status = observers_[started]->OnRunStart();
+      if (!status.ok()) break;
+    }
+    std::vector<runtime::StepSpan> spans;
+    if (status.ok()) {
+      status = instance->Run(values, *pool_, counters, profiling_ ? &spans : nullptr);
+    }
+    for (size_t i = started; i-- > 0;) {
+      Status ended = observers_[i]->OnRunEnd();
+      if (status.ok()) status = ended;
+    }
+    if (!status.ok()) failed_step = instance->failed_step();
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (plan != plan_) return status;  // replanned meanwhile: the instance and counts are stale
+    free_instances_.push_back(std::move(instance));
+    if (profiling_) {
+      const uint32_t thread = ThreadIndex();
+      for (const runtime::StepSpan& span : spans) events_.push_back({plan, span, thread});
+    }
+    if (status.ok()) {
+      for (size_t i = 0; i < counters.size(); ++i) {
+        counters_[i].calls += counters[i].calls;
+        counters_[i].total_us += counters[i].total_us;
+      }
+    }
+    return status;
+  }
+
+  // When `step` (the step that failed in `plan`) ran on an ORT plugin EP, rebuilds the plan
+  // without that EP and returns true; false when the failure is not a plugin's.
+  Result<bool> DropFailedPluginEp(const std::shared_ptr<GraphPlan>& plan,
+                                  std::optional<size_t> step, const Status& error) {
+    if (!step || *step >= plan->steps.size()) return false;
+    ExecutionProvider* ep = plan->steps[*step].ep;
+    if (ep == nullptr || ep->GetExtension<ep::GraphClaimer>() == nullptr) return false;
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (plan != plan_) return true;  // another run replanned already
+    const std::string& name = plan->steps[*step].ep_name;
+    failed_eps_.emplace(name, error.message());
+    runtime::PlanBuilder builder(model_, eps_, {options_.allow_fallback, failed_eps_});
+    NXRT_ASSIGN_OR_RETURN(plan_, builder.Build(*model_.graph));
+    warnings_.push_back("ep '" + name + "' dropped while running, its nodes fall back: " +
+                        error.message());
+    placement_ = dropped_eps_ + warnings_.back() + "\n" + builder.placement_text();
+    counters_.assign(plan_->steps.size(), {});
+    free_instances_.clear();
+    return true;
   }
 
   std::vector<KernelStats> Stats() const override {
@@ -112,8 +179,52 @@ class SessionImpl final : public Session {
 
   std::string PlacementSummary() const override { return placement_; }
 
+  std::vector<std::string> Warnings() const override { return warnings_; }
+
+  Result<std::string> EndProfiling() override {
+    if (!profiling_) {
+      return MakeStatus(StatusCode::kFailedPrecondition,
+                        "profiling is off; create the session with "
+                        "SessionOptions::enable_profiling = true");
+    }
+    std::vector<Event> events;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      events.swap(events_);
+    }
+    nlohmann::json trace = nlohmann::json::array();
+    for (const Event& e : events) {
+      const runtime::StepPlan& step = e.plan->steps[e.span.step];
+      const double ts =
+          std::chrono::duration<double, std::micro>(e.span.start - created_).count();
+      trace.push_back({{"name", step.name},
+                       {"cat", step.ep_name},
+                       {"ph", "X"},
+                       {"ts", ts},
+                       {"dur", e.span.duration_us},
+                       {"pid", 0},
+                       {"tid", e.thread},
+                       {"args",
+                        {{"op_type", step.op_type},
+                         {"ep", step.ep_name},
+                         {"device", step.ep != nullptr ? step.ep->device().ToString() : "cpu:0"},
+                         {"step", step.description}}}});
+    }
+    return nlohmann::json{{"traceEvents", trace}, {"displayTimeUnit", "ms"}}.dump(1);
+  }
+
  private:
-  explicit SessionImpl(const SessionOptions& options) {
+  // A small stable number per thread for trace events.
+  static uint32_t ThreadIndex() {
+    static std::atomic<uint32_t> next{0};
+    thread_local const uint32_t index = next++;
+    return index;
+  }
+
+  explicit SessionImpl(const SessionOptions& options)
+      : options_(options),
+        profiling_(options.enable_profiling),
+        created_(std::chrono::steady_clock::now()) {
     int threads = options.intra_op_threads;
     if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     pool_ = std::make_unique<ThreadPool>(threads);
@@ -130,18 +241,40 @@ class SessionImpl final : public Session {
       return s.type == "cpu" || (s.provider && s.provider->type_name() == "cpu");
     });
     if (options.allow_fallback && !has_cpu) specs.push_back(EpSpec{"cpu", {}, {}, nullptr});
+    // With fallback allowed, a plugin EP that cannot load or initialize is dropped (its nodes
+    // fall back) and the reason is kept in the placement summary.
     for (const EpSpec& spec : specs) {
       std::shared_ptr<ExecutionProvider> ep = spec.provider;
       if (!ep) {
-        NXRT_ASSIGN_OR_RETURN(ep, runtime::MakeExecutionProvider(spec.type));
+        Result<std::shared_ptr<ExecutionProvider>> made =
+            runtime::MakeExecutionProvider(spec.type, spec.config);
+        if (!made.ok() && options.allow_fallback && spec.type.starts_with("plugin:")) {
+          warnings_.push_back("ep '" + spec.type + "' dropped, its nodes fall back: " +
+                              made.status().message());
+          dropped_eps_ += warnings_.back() + "\n";
+          continue;
+        }
+        NXRT_ASSIGN_OR_RETURN(ep, std::move(made));
       }
       NXRT_RETURN_IF_ERROR(eps_.Add(ep, spec.config, spec.name));
     }
-    NXRT_RETURN_IF_ERROR(eps_.InitializeAll());
+    std::vector<std::string> dropped;
+    NXRT_RETURN_IF_ERROR(eps_.InitializeAll(options.allow_fallback ? &dropped : nullptr));
+    for (const std::string& why : dropped) {
+      warnings_.push_back(why + " (dropped, its nodes fall back)");
+      dropped_eps_ += warnings_.back() + "\n";
+    }
+    for (const auto& entry : eps_.entries()) {
+      if (auto* observer = entry.provider->GetExtension<ep::RunObserver>()) {
+        observers_.push_back(observer);
+      }
+    }
 
-    runtime::PlanBuilder builder(model_, eps_, {options.allow_fallback});
+    runtime::PlanBuilder builder(model_, eps_, {options.allow_fallback, {}});
     NXRT_ASSIGN_OR_RETURN(plan_, builder.Build(*model_.graph));
-    placement_ = builder.placement_text();
+    layout_ = plan_;
+    placement_ = dropped_eps_ + builder.placement_text();
+    for (const std::string& warning : builder.warnings()) warnings_.push_back(warning);
     counters_.assign(plan_->steps.size(), {});
 
     // Public input/output metadata.
@@ -184,12 +317,12 @@ class SessionImpl final : public Session {
       if (!t.is_contiguous()) {
         NXRT_ASSIGN_OR_RETURN(t, in.tensor.Clone());
       }
-      values[plan_->inputs[k]] = std::move(t);
+      values[layout_->inputs[k]] = std::move(t);
     }
     for (size_t k = 0; k < all_inputs_.size(); ++k) {
       if (bound[k]) continue;
-      if (plan_->values[plan_->inputs[k]].initializer != nullptr) {
-        values[plan_->inputs[k]] = *plan_->values[plan_->inputs[k]].initializer;
+      if (layout_->values[layout_->inputs[k]].initializer != nullptr) {
+        values[layout_->inputs[k]] = *layout_->values[layout_->inputs[k]].initializer;
         continue;
       }
       return MakeStatus(StatusCode::kInvalidArgument, "missing input '", all_inputs_[k].name,
@@ -233,22 +366,49 @@ class SessionImpl final : public Session {
 
   ir::Model model_;
   ep::EpRegistry eps_;
-  std::shared_ptr<GraphPlan> plan_;
+  std::shared_ptr<GraphPlan> plan_;  // guarded by mutex_ (replaced when a plugin EP is dropped)
+  // The first plan, never replaced: inputs, outputs and initializers are the same in every plan.
+  std::shared_ptr<const GraphPlan> layout_;
   std::vector<ValueInfo> all_inputs_;  // every graph input, in plan_->inputs order
   std::vector<ValueInfo> inputs_;      // those without an initializer default
   std::vector<ValueInfo> outputs_;
   std::string placement_;
+  std::string dropped_eps_;  // plugin EPs dropped at creation, with the reasons
+  std::vector<std::string> warnings_;
+  struct Event {
+    std::shared_ptr<const GraphPlan> plan;  // the plan the step belongs to
+    runtime::StepSpan span;
+    uint32_t thread = 0;
+  };
+  SessionOptions options_;
+  std::map<std::string, std::string, std::less<>> failed_eps_;  // plugin EPs dropped, and why
+  const bool profiling_;
+  const std::chrono::steady_clock::time_point created_;
+  std::vector<Event> events_;  // guarded by mutex_
+  std::vector<ep::RunObserver*> observers_;  // EPs told when runs start and end
   std::unique_ptr<ThreadPool> pool_;
   mutable std::mutex mutex_;
   std::vector<std::unique_ptr<PlanInstance>> free_instances_;
   std::vector<runtime::StepCounters> counters_;
 };
 
+// Plugin EPs see the graph as ONNX Runtime shows it: with inferred types on every value.
+ir::LoadOptions LoadOptionsFor(const SessionOptions& options) {
+  ir::LoadOptions load;
+  for (const EpSpec& spec : options.providers) {
+    if (spec.type.starts_with("plugin:") ||
+        (spec.provider && spec.provider->GetExtension<ep::GraphClaimer>() != nullptr)) {
+      load.infer_types = true;
+    }
+  }
+  return load;
+}
+
 }  // namespace
 
 Result<std::unique_ptr<Session>> Session::Create(const std::string& path,
                                                  const SessionOptions& options) {
-  NXRT_ASSIGN_OR_RETURN(ir::Model model, ir::LoadModelFromFile(path));
+  NXRT_ASSIGN_OR_RETURN(ir::Model model, ir::LoadModelFromFile(path, LoadOptionsFor(options)));
   Result<std::unique_ptr<Session>> session = SessionImpl::Make(std::move(model), options);
   if (!session.ok()) return session.status().WithContext("model '" + path + "'");
   return session;
@@ -256,7 +416,7 @@ Result<std::unique_ptr<Session>> Session::Create(const std::string& path,
 
 Result<std::unique_ptr<Session>> Session::CreateFromBytes(std::span<const std::byte> bytes,
                                                           const SessionOptions& options) {
-  NXRT_ASSIGN_OR_RETURN(ir::Model model, ir::LoadModelFromBytes(bytes));
+  NXRT_ASSIGN_OR_RETURN(ir::Model model, ir::LoadModelFromBytes(bytes, LoadOptionsFor(options)));
   return SessionImpl::Make(std::move(model), options);
 }
 
