@@ -1,5 +1,8 @@
 // tools/nxrt/cmd_claims.cpp: `nxrt claims MODEL [--ep TYPE]... [--json]`: what each EP claims,
 // what it declined and why, for the main graph and every subgraph, without running anything.
+// For an ORT plugin EP this is its GetCapability answer (nothing is compiled): its fused groups,
+// the groups nxrt rejected with the reason, and the plugin's own log lines about declined nodes.
+#include <algorithm>
 #include <iostream>
 #include <memory>
 
@@ -56,7 +59,9 @@ void AddClaimsCommand(CLI::App& app, int& exit_code) {
   CLI::App* cmd = app.add_subcommand(
       "claims", "Show which EP claims which nodes (and why others were declined)");
   cmd->add_option("MODEL", o->model, "Path of the .onnx file")->required();
-  cmd->add_option("--ep", o->eps, "Execution provider in priority order (cpu)");
+  cmd->add_option("--ep", o->eps,
+                  "Execution providers in priority order, comma-separated: cpu, "
+                  "plugin:/path/lib.so[:registration_name][;key=value...] (default cpu)");
   cmd->add_flag("--no-fallback", o->no_fallback, "Do not let the CPU EP take what is left");
   cmd->add_flag("--json", o->json, "Print JSON instead of text");
   cmd->callback([o, &exit_code] {
@@ -64,17 +69,23 @@ void AddClaimsCommand(CLI::App& app, int& exit_code) {
       std::cerr << "nxrt claims: " << s.message() << "\n";
       exit_code = 1;
     };
-    Result<ir::Model> model = ir::LoadModelFromFile(o->model);
+    Result<std::vector<EpSpec>> specs = ParseEpFlags(o->eps);
+    if (!specs.ok()) return fail(specs.status());
+    // Plugins see the graph with inferred types, as in a session (and in ONNX Runtime).
+    ir::LoadOptions load;
+    load.infer_types = std::any_of(specs->begin(), specs->end(), [](const EpSpec& spec) {
+      return spec.type.starts_with("plugin:");
+    });
+    Result<ir::Model> model = ir::LoadModelFromFile(o->model, load);
     if (!model.ok()) return fail(model.status());
     ep::EpRegistry eps;
     bool has_cpu = false;
-    for (const std::string& text : o->eps) {
-      Result<EpSpec> spec = ParseEpFlag(text);
-      if (!spec.ok()) return fail(spec.status());
-      Result<std::shared_ptr<ExecutionProvider>> ep = runtime::MakeExecutionProvider(spec->type);
+    for (const EpSpec& spec : *specs) {
+      Result<std::shared_ptr<ExecutionProvider>> ep =
+          runtime::MakeExecutionProvider(spec.type, spec.config);
       if (!ep.ok()) return fail(ep.status());
-      has_cpu = has_cpu || spec->type == "cpu";
-      Status added = eps.Add(*ep, spec->config, spec->name);
+      has_cpu = has_cpu || spec.type == "cpu";
+      Status added = eps.Add(*ep, spec.config, spec.name);
       if (!added.ok()) return fail(added);
     }
     if (!has_cpu && !o->no_fallback) {

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <iomanip>
 #include <iostream>
 #include <map>
@@ -102,6 +103,8 @@ void AddRunCommand(CLI::App& app, int& exit_code) {
     double int_low = 0, int_high = 9;
     bool stats = false;
     bool random = false;
+    bool no_fallback = false;
+    std::string profile;
   };
   auto o = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand("run", "Run a model and summarise its outputs");
@@ -113,7 +116,13 @@ void AddRunCommand(CLI::App& app, int& exit_code) {
   cmd->add_option("--dim", o->dims, "NAME=VALUE size of a symbolic dim of generated inputs");
   cmd->add_option("--int-low", o->int_low, "Lowest value of generated integer inputs");
   cmd->add_option("--int-high", o->int_high, "Highest value of generated integer inputs");
-  cmd->add_option("--ep", o->eps, "Execution provider in priority order (cpu)");
+  cmd->add_option("--ep", o->eps,
+                  "Execution providers in priority order, comma-separated: cpu, "
+                  "plugin:/path/lib.so[:registration_name][;key=value...] (default cpu)");
+  cmd->add_flag("--no-fallback", o->no_fallback,
+                "Fail instead of letting the CPU EP run what the listed EPs do not claim");
+  cmd->add_option("--profile", o->profile,
+                  "Write a Chrome trace (chrome://tracing, Perfetto) of every step run here");
   cmd->add_option("--threads", o->threads, "Intra-op threads (0 = one per core)")
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--repeat", o->repeat, "Run this many times; the time printed is the last run")
@@ -127,17 +136,18 @@ void AddRunCommand(CLI::App& app, int& exit_code) {
     };
     SessionOptions options;
     options.intra_op_threads = o->threads;
-    for (const std::string& e : o->eps) {
-      Result<EpSpec> spec = ParseEpFlag(e);
-      if (!spec.ok()) return fail(spec.status());
-      options.providers.push_back(*spec);
-    }
+    options.allow_fallback = !o->no_fallback;
+    options.enable_profiling = !o->profile.empty();
+    Result<std::vector<EpSpec>> specs = ParseEpFlags(o->eps);
+    if (!specs.ok()) return fail(specs.status());
+    options.providers = std::move(*specs);
     const auto t0 = std::chrono::steady_clock::now();
     Result<std::unique_ptr<Session>> session = Session::Create(o->model, options);
     if (!session.ok()) return fail(session.status());
     const double create_ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     Session& s = **session;
+    for (const std::string& warning : s.Warnings()) std::cerr << "nxrt run: warning: " << warning << "\n";
 
     std::vector<NamedTensor> feeds;
     for (const std::string& item : o->inputs) {
@@ -201,6 +211,17 @@ void AddRunCommand(CLI::App& app, int& exit_code) {
         std::cout << "  " << k.op_type << " " << k.name << "  " << k.calls << "  "
                   << k.total_us / 1000.0 << "  " << k.ep << "\n";
       }
+    }
+    if (!o->profile.empty()) {
+      Result<std::string> trace = s.EndProfiling();
+      if (!trace.ok()) return fail(trace.status());
+      std::ofstream file(o->profile);
+      file << *trace;
+      if (!file) {
+        return fail(MakeStatus(StatusCode::kIoError, "could not write the profile to '",
+                               o->profile, "'; check that its folder exists and is writable"));
+      }
+      std::cout << "wrote profile " << o->profile << "\n";
     }
     if (!o->output_dir.empty()) {
       std::error_code ec;

@@ -4,28 +4,68 @@
 #include <sstream>
 
 namespace nxrt::cli {
+namespace {
 
-Result<EpSpec> ParseEpFlag(const std::string& text) {
-  EpSpec spec;
-  const size_t colon = text.find(':');
-  spec.type = text.substr(0, colon);
-  if (spec.type.empty()) {
-    return MakeStatus(StatusCode::kInvalidArgument, "--ep '", text,
-                      "' names no EP; use TYPE or TYPE:key=value;key=value, e.g. cpu");
-  }
-  if (colon == std::string::npos) return spec;
-  std::stringstream options(text.substr(colon + 1));
+// "key=value;key=value" into `config`.
+Status ParseOptions(const std::string& text, const std::string& options, EpConfig& config) {
+  std::stringstream stream(options);
   std::string item;
-  while (std::getline(options, item, ';')) {
+  while (std::getline(stream, item, ';')) {
     if (item.empty()) continue;
     const size_t eq = item.find('=');
     if (eq == std::string::npos || eq == 0) {
       return MakeStatus(StatusCode::kInvalidArgument, "--ep '", text, "': option '", item,
                         "' is not of the form key=value");
     }
-    spec.config.Set(item.substr(0, eq), item.substr(eq + 1));
+    config.Set(item.substr(0, eq), item.substr(eq + 1));
+  }
+  return Status::Ok();
+}
+
+Result<EpSpec> ParseOne(const std::string& text) {
+  EpSpec spec;
+  if (text.starts_with("plugin:")) {
+    const size_t semicolon = text.find(';');
+    spec.type = text.substr(0, semicolon);
+    if (spec.type == "plugin:") {
+      return MakeStatus(StatusCode::kInvalidArgument, "--ep '", text,
+                        "' names no library; use plugin:/path/lib.so[:registration_name]");
+    }
+    if (semicolon != std::string::npos) {
+      NXRT_RETURN_IF_ERROR(ParseOptions(text, text.substr(semicolon + 1), spec.config));
+    }
+    return spec;
+  }
+  const size_t colon = text.find(':');
+  spec.type = text.substr(0, colon);
+  if (spec.type.empty()) {
+    return MakeStatus(StatusCode::kInvalidArgument, "--ep '", text,
+                      "' names no EP; use TYPE or TYPE:key=value;key=value, e.g. cpu, or "
+                      "plugin:/path/lib.so");
+  }
+  if (colon != std::string::npos) {
+    NXRT_RETURN_IF_ERROR(ParseOptions(text, text.substr(colon + 1), spec.config));
   }
   return spec;
+}
+
+}  // namespace
+
+Result<std::vector<EpSpec>> ParseEpFlags(const std::vector<std::string>& values) {
+  std::vector<EpSpec> specs;
+  for (const std::string& value : values) {
+    std::stringstream stream(value);
+    std::string item;
+    while (std::getline(stream, item, ',')) {
+      if (item.empty()) {
+        return MakeStatus(StatusCode::kInvalidArgument, "--ep '", value,
+                          "' has an empty entry; separate EPs with single commas");
+      }
+      NXRT_ASSIGN_OR_RETURN(EpSpec spec, ParseOne(item));
+      specs.push_back(std::move(spec));
+    }
+  }
+  return specs;
 }
 
 }  // namespace nxrt::cli
