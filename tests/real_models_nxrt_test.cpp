@@ -14,54 +14,13 @@
 #include "nxrt/session.h"
 #include "ort_oracle/ort_oracle.h"
 #include "ort_oracle/reference_cache.h"
+#include "ort_oracle/tensor_diff.h"
 #include "real_models.h"
 
 namespace nxrt {
 namespace {
 
 using oracle::RealModel;
-
-double AsDouble(const Tensor& t, int64_t i) {
-  switch (t.dtype()) {
-    case DataType::kFloat: return t.data<float>()[i];
-    case DataType::kDouble: return t.data<double>()[i];
-    case DataType::kFloat16: return static_cast<float>(t.data<Float16>()[i]);
-    default: return 0;
-  }
-}
-
-// "" when equal within tolerance, else a description of the first difference.
-std::string Diff(const Tensor& got, const Tensor& want, double rtol, double atol) {
-  std::ostringstream os;
-  if (got.dtype() != want.dtype() || got.shape() != want.shape()) {
-    os << "got " << got.Description() << ", ORT gives " << want.Description();
-    return os.str();
-  }
-  const bool floating = want.dtype() == DataType::kFloat || want.dtype() == DataType::kDouble ||
-                        want.dtype() == DataType::kFloat16;
-  if (!floating) {
-    if (want.byte_size() && std::memcmp(got.raw_data(), want.raw_data(), want.byte_size()) != 0) {
-      return "integer/bool contents differ";
-    }
-    return "";
-  }
-  int64_t bad = 0, first = -1;
-  double worst = 0;
-  for (int64_t i = 0; i < want.element_count(); ++i) {
-    const double g = AsDouble(got, i), w = AsDouble(want, i);
-    if (std::isnan(g) && std::isnan(w)) continue;
-    const double err = std::fabs(g - w);
-    if (!(err <= atol + rtol * std::fabs(w))) {
-      if (first < 0) first = i;
-      ++bad;
-    }
-    if (std::isfinite(err)) worst = std::max(worst, err);
-  }
-  if (bad == 0) return "";
-  os << bad << " of " << want.element_count() << " values differ; first at " << first << ": "
-     << AsDouble(got, first) << " vs ORT " << AsDouble(want, first) << "; max abs error " << worst;
-  return os.str();
-}
 
 class RealModelTest : public ::testing::TestWithParam<std::string> {
  protected:
@@ -87,7 +46,7 @@ TEST_P(RealModelTest, MatchesOnnxRuntime) {
   ASSERT_EQ(got->size(), want->size());
   for (size_t i = 0; i < want->size(); ++i) {
     EXPECT_EQ((*got)[i].name, (*want)[i].name);
-    EXPECT_EQ(Diff((*got)[i].tensor, (*want)[i].tensor, model_->rtol, model_->atol), "")
+    EXPECT_EQ(oracle::TensorDiff((*got)[i].tensor, (*want)[i].tensor, model_->rtol, model_->atol), "")
         << model_->name << " output '" << (*want)[i].name << "'";
   }
 }
@@ -127,7 +86,7 @@ void ExpectStreamingMatches(const RealModel& model, int chunks) {
     ASSERT_TRUE(got.ok()) << "chunk " << c << ": " << got.status().ToString();
     ASSERT_EQ(got->size(), want->size());
     for (size_t i = 0; i < want->size(); ++i) {
-      ASSERT_EQ(Diff((*got)[i].tensor, (*want)[i].tensor, model.rtol, model.atol), "")
+      ASSERT_EQ(oracle::TensorDiff((*got)[i].tensor, (*want)[i].tensor, model.rtol, model.atol), "")
           << "chunk " << c << " output '" << (*want)[i].name << "'";
     }
     for (const auto& [out_name, in_name] : model.state_feedback) {

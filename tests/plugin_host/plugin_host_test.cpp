@@ -1,0 +1,399 @@
+// tests/plugin_host/plugin_host_test.cpp: the plugin-interop acceptance suite (DESIGN.md §5.3,
+// shared PLUGIN_HOST.md): nxrt hosts the in-tree example plugin (plugins/example_ep, built
+// against ORT's C headers only) and its outputs equal the CPU EP's and those of real ONNX
+// Runtime 1.30 hosting the same library; the plugin's own counter shows it computed; a real model
+// runs with the plugin first and the CPU EP second and matches ORT; every fault fixture
+// (plugins/faults) gives its documented error, and with fallback allowed the model still runs
+// on the CPU EP with the right values.
+#include <dlfcn.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "nxrt/session.h"
+#include "ort_oracle/ort_oracle.h"
+#include "ort_oracle/reference_cache.h"
+#include "ort_oracle/tensor_diff.h"
+#include "real_models.h"
+#include "runtime/input_generator.h"
+
+namespace nxrt {
+namespace {
+
+const std::string kExampleEp = NXRT_EXAMPLE_EP;
+
+std::string ModelPath(const std::string& name) {
+  return std::string(NXRT_EXAMPLE_EP_MODELS) + "/" + name + ".onnx";
+}
+std::string FaultPath(const std::string& fault) {
+  return std::string(NXRT_FAULT_PLUGIN_DIR) + "/libnxrt_fault_" + fault + ".so";
+}
+
+// The example plugin's exported call counter, read through a handle of its own (dlopen of the
+// same file shares the instance the host loaded).
+class ComputeCounter {
+ public:
+  ComputeCounter() {
+    handle_ = dlopen(kExampleEp.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (handle_ != nullptr) {
+      calls_ = reinterpret_cast<uint64_t (*)()>(dlsym(handle_, "NxrtExampleEp_ComputeCalls"));
+    }
+  }
+  ~ComputeCounter() {
+    if (handle_ != nullptr) dlclose(handle_);
+  }
+  bool ok() const { return calls_ != nullptr; }
+  uint64_t calls() const { return calls_(); }
+
+ private:
+  void* handle_ = nullptr;
+  uint64_t (*calls_)() = nullptr;
+};
+
+SessionOptions WithPlugins(std::vector<std::string> types, bool allow_fallback = true) {
+  SessionOptions options;
+  options.intra_op_threads = 1;
+  options.allow_fallback = allow_fallback;
+  for (std::string& type : types) options.providers.push_back(EpSpec{std::move(type), {}, {}, {}});
+  return options;
+}
+SessionOptions CpuOnly() {
+  SessionOptions options;
+  options.intra_op_threads = 1;
+  return options;
+}
+
+// Fixed-seed inputs for every input of `session` (symbolic dims of size 5).
+std::vector<NamedTensor> InputsFor(const Session& session, uint64_t seed = 7) {
+  GeneratorOptions gen;
+  gen.seed = seed;
+  for (const ValueInfo& in : session.inputs()) {
+    for (const DimInfo& dim : in.shape.value_or(std::vector<DimInfo>{})) {
+      if (!dim.symbol.empty()) gen.dims[dim.symbol] = 5;
+    }
+  }
+  Result<std::vector<NamedTensor>> inputs = GenerateInputs(session.inputs(), gen);
+  EXPECT_TRUE(inputs.ok()) << inputs.status().ToString();
+  return inputs.ok() ? *inputs : std::vector<NamedTensor>{};
+}
+
+std::vector<NamedTensor> RunModel(const std::string& model, const SessionOptions& options,
+                                  const std::vector<NamedTensor>& inputs) {
+  Result<std::unique_ptr<Session>> session = Session::Create(model, options);
+  EXPECT_TRUE(session.ok()) << session.status().ToString();
+  if (!session.ok()) return {};
+  Result<std::vector<NamedTensor>> out = (*session)->Run(inputs);
+  EXPECT_TRUE(out.ok()) << out.status().ToString();
+  return out.ok() ? *out : std::vector<NamedTensor>{};
+}
+
+void ExpectSame(const std::vector<NamedTensor>& got, const std::vector<NamedTensor>& want,
+                const std::string& what, double rtol = 1e-5, double atol = 1e-6) {
+  ASSERT_EQ(got.size(), want.size()) << what;
+  for (size_t i = 0; i < want.size(); ++i) {
+    EXPECT_EQ(got[i].name, want[i].name) << what;
+    EXPECT_EQ(oracle::TensorDiff(got[i].tensor, want[i].tensor, rtol, atol), "")
+        << what << ", output '" << want[i].name << "'";
+  }
+}
+
+int64_t FusedSteps(const Session& session, const std::string& ep) {
+  int64_t n = 0;
+  for (const KernelStats& k : session.Stats()) n += k.op_type == "fused" && k.ep == ep;
+  return n;
+}
+
+class ExamplePluginTest : public ::testing::TestWithParam<std::string> {};
+
+// Each model: the plugin first (CPU fallback) gives the CPU EP's outputs; the fused kernels ran
+// once per run each (Session::Stats) and the plugin's own counter saw exactly those calls.
+TEST_P(ExamplePluginTest, MatchesCpuEp) {
+  const std::string model = ModelPath(GetParam());
+  ComputeCounter counter;
+  ASSERT_TRUE(counter.ok()) << dlerror();
+  Result<std::unique_ptr<Session>> session =
+      Session::Create(model, WithPlugins({"plugin:" + kExampleEp}));
+  ASSERT_TRUE(session.ok()) << session.status().ToString();
+  const std::vector<NamedTensor> inputs = InputsFor(**session);
+  const std::vector<NamedTensor> want = RunModel(model, CpuOnly(), inputs);
+  const int64_t fused = FusedSteps(**session, "example_ep");
+  EXPECT_GE(fused, 1) << (*session)->PlacementSummary();
+  const uint64_t before = counter.calls();
+  constexpr int kRuns = 3;
+  for (int r = 0; r < kRuns; ++r) {
+    Result<std::vector<NamedTensor>> got = (*session)->Run(inputs);
+    ASSERT_TRUE(got.ok()) << got.status().ToString();
+    ExpectSame(*got, want, GetParam() + " run " + std::to_string(r));
+  }
+  EXPECT_EQ(counter.calls() - before, static_cast<uint64_t>(fused * kRuns));
+  for (const KernelStats& k : (*session)->Stats()) {
+    if (k.op_type == "fused") EXPECT_EQ(k.calls, kRuns) << k.name;
+  }
+}
+
+// The same library in real ONNX Runtime 1.30, with the same inputs, gives the same outputs.
+TEST_P(ExamplePluginTest, MatchesOnnxRuntimeHostingTheSamePlugin) {
+  const std::string model = ModelPath(GetParam());
+  Result<oracle::OrtOracle> ort = oracle::OrtOracle::Load();
+  if (!ort.ok() && !std::filesystem::exists(oracle::OrtOracle::DefaultLibraryPath())) {
+    GTEST_SKIP() << "ONNX Runtime is not fetched: run scripts/bootstrap.sh";
+  }
+  ASSERT_TRUE(ort.ok()) << ort.status().ToString();
+  Result<std::unique_ptr<Session>> session =
+      Session::Create(model, WithPlugins({"plugin:" + kExampleEp}));
+  ASSERT_TRUE(session.ok()) << session.status().ToString();
+  const std::vector<NamedTensor> inputs = InputsFor(**session);
+  oracle::OracleOptions options;
+  options.plugins.push_back(oracle::PluginEp{kExampleEp, "example_ep", "example_ep", {}});
+  Result<std::vector<NamedTensor>> want = ort->Run(model, inputs, options);
+  ASSERT_TRUE(want.ok()) << want.status().ToString();
+  Result<std::vector<NamedTensor>> got = (*session)->Run(inputs);
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  ExpectSame(*got, *want, GetParam() + " vs ORT 1.30 hosting example_ep");
+}
+
+INSTANTIATE_TEST_SUITE_P(Models, ExamplePluginTest,
+                         ::testing::Values("chain", "split", "reentry", "dynamic"));
+
+// Without fallback the plugin must take every node: chain runs; split (a MatMul) cannot.
+TEST(ExamplePlugin, WithoutFallbackRunsOnlyWhatItClaims) {
+  const std::string chain = ModelPath("chain");
+  Result<std::unique_ptr<Session>> alone =
+      Session::Create(chain, WithPlugins({"plugin:" + kExampleEp}, false));
+  ASSERT_TRUE(alone.ok()) << alone.status().ToString();
+  const std::vector<NamedTensor> inputs = InputsFor(**alone);
+  Result<std::vector<NamedTensor>> got = (*alone)->Run(inputs);
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  ExpectSame(*got, RunModel(chain, CpuOnly(), inputs), "chain on example_ep alone");
+  for (const KernelStats& k : (*alone)->Stats()) EXPECT_EQ(k.ep, "example_ep") << k.name;
+
+  Result<std::unique_ptr<Session>> split =
+      Session::Create(ModelPath("split"), WithPlugins({"plugin:" + kExampleEp}, false));
+  ASSERT_FALSE(split.ok());
+  EXPECT_NE(split.status().message().find("MatMul"), std::string::npos)
+      << split.status().message();
+  EXPECT_NE(split.status().message().find("fallback"), std::string::npos)
+      << split.status().message();
+}
+
+// EP options reach the plugin as session config entries "ep.example_ep.<key>".
+TEST(ExamplePlugin, OptionsReachThePlugin) {
+  const std::string chain = ModelPath("chain");
+  SessionOptions options = WithPlugins({"plugin:" + kExampleEp});
+  options.providers[0].config.Set("max_group_size", "2");
+  Result<std::unique_ptr<Session>> small = Session::Create(chain, options);
+  ASSERT_TRUE(small.ok()) << small.status().ToString();
+  EXPECT_EQ(FusedSteps(**small, "example_ep"), 4);  // 7 nodes in groups of at most 2
+  const std::vector<NamedTensor> inputs = InputsFor(**small);
+  Result<std::vector<NamedTensor>> got = (*small)->Run(inputs);
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  ExpectSame(*got, RunModel(chain, CpuOnly(), inputs), "chain in groups of 2");
+
+  options.providers[0].config.Set("max_group_size", "two");
+  options.allow_fallback = false;
+  Result<std::unique_ptr<Session>> bad = Session::Create(chain, options);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("OrtEpFactory::CreateEp failed"), std::string::npos)
+      << bad.status().message();
+  EXPECT_NE(bad.status().message().find("max_group_size"), std::string::npos)
+      << bad.status().message();
+
+  options.allow_fallback = true;
+  Result<std::unique_ptr<Session>> fallback = Session::Create(chain, options);
+  ASSERT_TRUE(fallback.ok()) << fallback.status().ToString();
+  ASSERT_EQ((*fallback)->Warnings().size(), 1u);
+  EXPECT_NE((*fallback)->Warnings()[0].find("max_group_size"), std::string::npos);
+  EXPECT_EQ(FusedSteps(**fallback, "example_ep"), 0);
+}
+
+// One session, 4 threads × 25 runs: every result equals the single-threaded one.
+TEST(ExamplePlugin, ConcurrentRunsAgree) {
+  const std::string model = ModelPath("dynamic");
+  Result<std::unique_ptr<Session>> session =
+      Session::Create(model, WithPlugins({"plugin:" + kExampleEp}));
+  ASSERT_TRUE(session.ok()) << session.status().ToString();
+  const std::vector<NamedTensor> inputs = InputsFor(**session);
+  const std::vector<NamedTensor> want = RunModel(model, CpuOnly(), inputs);
+  std::vector<std::thread> threads;
+  std::vector<int> failures(4, 0);
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      for (int r = 0; r < 25; ++r) {
+        Result<std::vector<NamedTensor>> got = (*session)->Run(inputs);
+        if (!got.ok() || oracle::TensorDiff((*got)[0].tensor, want[0].tensor, 1e-5, 1e-6) != "") {
+          ++failures[t];
+        }
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  EXPECT_EQ(failures, std::vector<int>(4, 0));
+}
+
+// Each fused call is a trace span labelled with the EP and its device.
+TEST(ExamplePlugin, FusedCallsAreTraceSpans) {
+  SessionOptions options = WithPlugins({"plugin:" + kExampleEp});
+  options.enable_profiling = true;
+  Result<std::unique_ptr<Session>> session = Session::Create(ModelPath("split"), options);
+  ASSERT_TRUE(session.ok()) << session.status().ToString();
+  ASSERT_TRUE((*session)->Run(InputsFor(**session)).ok());
+  Result<std::string> trace = (*session)->EndProfiling();
+  ASSERT_TRUE(trace.ok()) << trace.status().ToString();
+  EXPECT_NE(trace->find("\"cat\": \"example_ep\""), std::string::npos) << *trace;
+  EXPECT_NE(trace->find("\"device\": \"cpu:0\""), std::string::npos) << *trace;
+  EXPECT_NE(trace->find("\"op_type\": \"fused\""), std::string::npos) << *trace;
+  EXPECT_NE(trace->find("\"op_type\": \"MatMul\""), std::string::npos) << *trace;
+}
+
+// Loading and unloading the library with a session each time: under ASan/LSan (the asan
+// preset) this proves nothing leaks across 200 cycles.
+TEST(ExamplePlugin, LoadAndUnload200Times) {
+  const std::string model = ModelPath("chain");
+  std::vector<NamedTensor> inputs;
+  for (int i = 0; i < 200; ++i) {
+    Result<std::unique_ptr<Session>> session =
+        Session::Create(model, WithPlugins({"plugin:" + kExampleEp}, false));
+    ASSERT_TRUE(session.ok()) << "cycle " << i << ": " << session.status().ToString();
+    if (inputs.empty()) inputs = InputsFor(**session);
+    ASSERT_TRUE((*session)->Run(inputs).ok()) << "cycle " << i;
+  }
+}
+
+// A real model of TESTDATA.md with the plugin first and the CPU EP second matches ORT 1.30.
+TEST(ExamplePlugin, RealModelMatchesOnnxRuntime) {
+  for (const char* name : {"oww_hey_jarvis", "oww_melspectrogram"}) {
+    const oracle::RealModel* model = oracle::FindRealModel(name);
+    ASSERT_NE(model, nullptr);
+    if (!std::filesystem::exists(model->path())) {
+      GTEST_SKIP() << model->path() << " is missing: run scripts/bootstrap.sh";
+    }
+    Result<std::vector<NamedTensor>> inputs = oracle::RealModelInputs(*model);
+    ASSERT_TRUE(inputs.ok()) << inputs.status().ToString();
+    Result<std::vector<NamedTensor>> want =
+        oracle::ReferenceOutputs(model->path().string(), *inputs);
+    ASSERT_TRUE(want.ok()) << want.status().ToString();
+    ComputeCounter counter;
+    ASSERT_TRUE(counter.ok());
+    Result<std::unique_ptr<Session>> session =
+        Session::Create(model->path().string(), WithPlugins({"plugin:" + kExampleEp, "cpu"}));
+    ASSERT_TRUE(session.ok()) << session.status().ToString();
+    const uint64_t before = counter.calls();
+    Result<std::vector<NamedTensor>> got = (*session)->Run(*inputs);
+    ASSERT_TRUE(got.ok()) << got.status().ToString();
+    EXPECT_GT(counter.calls(), before) << name << ": the plugin computed nothing\n"
+                                       << (*session)->PlacementSummary();
+    ExpectSame(*got, *want, name, model->rtol, model->atol);
+  }
+}
+
+// ---- Fault fixtures (plugins/faults): each gives its documented error; with fallback allowed
+// the model still runs on the CPU EP with the right values.
+struct Fault {
+  std::string name;
+  std::string message;      // expected in the error (fallback off) or the rejection/warning
+  bool second = false;      // listed after the example plugin (claims nodes it already owns)
+  bool runtime = false;     // fails while running, not while building the session
+};
+
+std::ostream& operator<<(std::ostream& os, const Fault& f) { return os << f.name; }
+
+class FaultTest : public ::testing::TestWithParam<Fault> {
+ protected:
+  std::vector<std::string> Providers() const {
+    const Fault& f = GetParam();
+    if (f.second) return {"plugin:" + kExampleEp, "plugin:" + FaultPath(f.name)};
+    return {"plugin:" + FaultPath(f.name)};
+  }
+};
+
+TEST_P(FaultTest, GivesItsErrorAndFallsBack) {
+  const Fault& f = GetParam();
+  const std::string model = ModelPath("chain");
+  ASSERT_TRUE(std::filesystem::exists(FaultPath(f.name))) << FaultPath(f.name);
+  Result<std::unique_ptr<Session>> cpu = Session::Create(model, CpuOnly());
+  ASSERT_TRUE(cpu.ok());
+  const std::vector<NamedTensor> inputs = InputsFor(**cpu);
+  Result<std::vector<NamedTensor>> want = (*cpu)->Run(inputs);
+  ASSERT_TRUE(want.ok());
+
+  // Fallback off: the documented error (at creation, or for a Compute failure, when running).
+  Result<std::unique_ptr<Session>> strict = Session::Create(model, WithPlugins(Providers(), false));
+  std::string error;
+  if (f.runtime) {
+    ASSERT_TRUE(strict.ok()) << strict.status().ToString();
+    Result<std::vector<NamedTensor>> out = (*strict)->Run(inputs);
+    ASSERT_FALSE(out.ok());
+    error = out.status().message();
+    // The session stays usable: the same error again, no crash.
+    EXPECT_FALSE((*strict)->Run(inputs).ok());
+  } else if (f.second) {
+    // The faulty plugin's groups are rejected; the example plugin runs everything.
+    ASSERT_TRUE(strict.ok()) << strict.status().ToString();
+    error = (*strict)->PlacementSummary();
+  } else {
+    ASSERT_FALSE(strict.ok());
+    error = strict.status().message();
+  }
+  EXPECT_NE(error.find(f.message), std::string::npos) << "expected '" << f.message << "' in:\n"
+                                                      << error;
+
+  // Fallback on: the model runs and gives the CPU EP's values.
+  Result<std::unique_ptr<Session>> lenient = Session::Create(model, WithPlugins(Providers(), true));
+  ASSERT_TRUE(lenient.ok()) << lenient.status().ToString();
+  Result<std::vector<NamedTensor>> got = (*lenient)->Run(inputs);
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  ExpectSame(*got, *want, f.name + " with fallback");
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Fixtures, FaultTest,
+    ::testing::Values(
+        Fault{"no_create_symbol", "CreateEpFactories symbol not found"},
+        Fault{"factories_error", "CreateEpFactories failed"},
+        Fault{"zero_factories", "returned zero factories"},
+        Fault{"null_factory", "null factory pointer"},
+        Fault{"factory_version_0", "ort_version_supported = 0, below 22"},
+        Fault{"factory_version_21", "ort_version_supported = 21, below 22"},
+        Fault{"create_ep_null_fn", "OrtEpFactory::CreateEp is null"},
+        Fault{"create_ep_fails", "OrtEpFactory::CreateEp failed"},
+        Fault{"create_ep_returns_null", "returned no OrtEp"},
+        Fault{"capability_fails", "OrtEp::GetCapability failed"},
+        Fault{"group_unknown_node", "not nodes of the main graph"},
+        Fault{"group_node_twice", "twice"},
+        Fault{"group_claims_all", "already claimed", true},
+        Fault{"group_non_convex", "convex"},
+        Fault{"compile_fails", "OrtEp::Compile failed"},
+        Fault{"compile_null_info", "null OrtNodeComputeInfo"},
+        Fault{"create_state_null_fn", "lacks CreateState"},
+        Fault{"create_state_fails", "OrtNodeComputeInfo::CreateState failed"},
+        Fault{"compute_null_fn", "lacks Compute"},
+        Fault{"compute_fails", "OrtNodeComputeInfo::Compute of fused node", false, true},
+        Fault{"api_version_too_high", "CreateEpFactories failed"}),
+    [](const ::testing::TestParamInfo<Fault>& info) { return info.param.name; });
+
+// A missing library and a file that is not a shared library.
+TEST(PluginLoading, BadLibrariesNameTheFileAndTheFix) {
+  const std::string model = ModelPath("chain");
+  Result<std::unique_ptr<Session>> missing =
+      Session::Create(model, WithPlugins({"plugin:/nonexistent/libnothing.so"}, false));
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.status().message().find("no library file at /nonexistent/libnothing.so"),
+            std::string::npos)
+      << missing.status().message();
+  Result<std::unique_ptr<Session>> not_elf =
+      Session::Create(model, WithPlugins({"plugin:" + model}, false));
+  ASSERT_FALSE(not_elf.ok());
+  EXPECT_NE(not_elf.status().message().find("dlopen failed"), std::string::npos)
+      << not_elf.status().message();
+  Result<std::unique_ptr<Session>> fallback =
+      Session::Create(model, WithPlugins({"plugin:/nonexistent/libnothing.so"}, true));
+  ASSERT_TRUE(fallback.ok()) << fallback.status().ToString();
+  EXPECT_EQ((*fallback)->Warnings().size(), 1u);
+}
+
+}  // namespace
+}  // namespace nxrt
