@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "ep/ort_plugin/api_table.h"
+#include "ep/ort_plugin/device_memory.h"
 #include "ep/run_observer.h"
 
 namespace nxrt::ort_plugin {
@@ -74,30 +75,48 @@ Device DeviceOf(const PluginLibrary::Factory& factory) {
 }
 
 
-// OrtKernelContext over one nxrt ComputeContext. Inputs are views of the bound tensors; an
-// output is allocated when the plugin first asks for it.
+// Buffers one fused kernel reuses from call to call (a kernel instance is never computed by two
+// threads at once).
+struct CallBuffers {
+  std::vector<OrtValue> inputs;
+  std::vector<OrtValue> outputs;
+  std::vector<Tensor> contiguous;       // gathered copies of strided inputs
+  std::vector<void*> device_blocks;     // device memory of this call, freed after it
+  std::vector<OrtValue> host_values;    // host sides of device copies
+  std::vector<const OrtValue*> copy_src;
+  std::vector<OrtValue*> copy_dst;
+};
+
+// OrtKernelContext over one nxrt ComputeContext. Inputs are views of the bound tensors (copies
+// in the plugin's device memory when it has its own); an output is allocated when the plugin
+// first asks for it (in device memory, copied back by FinishOutputs).
 class KernelContextImpl final : public OrtKernelContext {
  public:
   KernelContextImpl(ComputeContext& ctx, const CompiledClaim& claim, const OrtLogger* logger,
-                    std::vector<OrtValue>& inputs, std::vector<OrtValue>& outputs,
-                    std::vector<Tensor>& contiguous)
-      : ctx_(ctx), claim_(claim), logger_(logger), inputs_(inputs), outputs_(outputs),
-        contiguous_(contiguous) {}
+                    const std::vector<DataType>& output_dtypes, PluginDeviceMemory* device,
+                    CallBuffers& buffers)
+      : ctx_(ctx), claim_(claim), logger_(logger), output_dtypes_(output_dtypes),
+        device_(device), b_(buffers) {}
+  ~KernelContextImpl() override {
+    for (void* block : b_.device_blocks) device_->Free(block);
+    b_.device_blocks.clear();
+  }
 
   Status BindInputs() {
     const OrtMemoryInfo* cpu = &DefaultCpuAllocator().info;
-    inputs_.resize(claim_.input_map.size());
-    contiguous_.resize(claim_.input_map.size());
-    for (size_t j = 0; j < claim_.input_map.size(); ++j) {
+    const size_t n = claim_.input_map.size();
+    b_.inputs.resize(n);
+    b_.contiguous.resize(n);
+    for (size_t j = 0; j < n; ++j) {
       const Tensor* t = ctx_.input(claim_.input_map[j]);
-      OrtValue& v = inputs_[j];
+      OrtValue& v = b_.inputs[j];
       if (t == nullptr) {
         v = OrtValue{};
         continue;
       }
       if (!t->is_contiguous()) {
-        NXRT_ASSIGN_OR_RETURN(contiguous_[j], t->Clone());
-        t = &contiguous_[j];
+        NXRT_ASSIGN_OR_RETURN(b_.contiguous[j], t->Clone());
+        t = &b_.contiguous[j];
       }
       v.element_type = ToOrtElementType(t->dtype());
       v.shape.assign(t->shape().begin(), t->shape().end());
@@ -105,21 +124,36 @@ class KernelContextImpl final : public OrtKernelContext {
       v.bytes = t->byte_size();
       v.memory_info = cpu;
     }
-    outputs_.assign(ctx_.output_count(), OrtValue{});
-    return Status::Ok();
+    b_.outputs.assign(ctx_.output_count(), OrtValue{});
+    if (device_ == nullptr) return Status::Ok();
+    // Move the inputs to the plugin's memory in one CopyTensors call.
+    b_.host_values.assign(b_.inputs.begin(), b_.inputs.end());
+    b_.copy_src.clear();
+    b_.copy_dst.clear();
+    for (size_t j = 0; j < n; ++j) {
+      OrtValue& v = b_.inputs[j];
+      if (v.data == nullptr) continue;
+      NXRT_ASSIGN_OR_RETURN(void* block, device_->Allocate(v.bytes));
+      b_.device_blocks.push_back(block);
+      v.data = block;
+      v.memory_info = device_->info();
+      b_.copy_src.push_back(&b_.host_values[j]);
+      b_.copy_dst.push_back(&v);
+    }
+    return device_->Copy(b_.copy_src, b_.copy_dst);
   }
 
-  size_t InputCount() const override { return inputs_.size(); }
-  size_t OutputCount() const override { return outputs_.size(); }
+  size_t InputCount() const override { return b_.inputs.size(); }
+  size_t OutputCount() const override { return b_.outputs.size(); }
   const OrtValue* Input(size_t i) const override {
-    return i < inputs_.size() && inputs_[i].data != nullptr ? &inputs_[i] : nullptr;
+    return i < b_.inputs.size() && b_.inputs[i].data != nullptr ? &b_.inputs[i] : nullptr;
   }
   OrtStatus* Output(size_t i, const int64_t* shape, size_t rank, OrtValue** out) override {
-    if (i >= outputs_.size()) {
+    if (i >= b_.outputs.size()) {
       return MakeOrtStatus(ORT_INVALID_ARGUMENT,
                            "KernelContext_GetOutput: output index " + std::to_string(i) +
                                " is out of range; fused node '" + claim_.fused_name + "' has " +
-                               std::to_string(outputs_.size()) + " outputs");
+                               std::to_string(b_.outputs.size()) + " outputs");
     }
     Shape dims(shape, shape + rank);
     for (int64_t d : dims) {
@@ -129,14 +163,29 @@ class KernelContextImpl final : public OrtKernelContext {
                                  " shape " + ShapeToString(dims) + " has a negative dim");
       }
     }
-    OrtValue& v = outputs_[i];
-    if (v.data != nullptr || v.element_type != ONNX_TENSOR_ELEMENT_DATA_TYPE_UNDEFINED) {
+    OrtValue& v = b_.outputs[i];
+    if (v.data != nullptr) {
       if (v.shape != dims) {
         return MakeOrtStatus(ORT_INVALID_ARGUMENT,
                              "KernelContext_GetOutput: output " + std::to_string(i) +
                                  " was already allocated with shape " + ShapeToString(v.shape) +
                                  ", now asked for " + ShapeToString(dims));
       }
+      *out = &v;
+      return nullptr;
+    }
+    if (device_ != nullptr) {
+      Result<int64_t> count = ElementCount(dims);
+      if (!count.ok()) return ToOrtStatus(count.status());
+      const size_t bytes = static_cast<size_t>(*count) * DataTypeSize(output_dtypes_[i]);
+      Result<void*> block = device_->Allocate(bytes);
+      if (!block.ok()) return ToOrtStatus(block.status());
+      b_.device_blocks.push_back(*block);
+      v.element_type = ToOrtElementType(output_dtypes_[i]);
+      v.shape = std::move(dims);
+      v.data = *block;
+      v.bytes = bytes;
+      v.memory_info = device_->info();
       *out = &v;
       return nullptr;
     }
@@ -154,23 +203,39 @@ class KernelContextImpl final : public OrtKernelContext {
   OrtStatus* ParallelFor(void (*fn)(void*, size_t), size_t total, size_t num_batch,
                          void* data) override {
     if (total == 0) return nullptr;
-    const size_t batches = num_batch == 0 ? static_cast<size_t>(ctx_.thread_count()) : num_batch;
-    const int64_t chunk =
-        static_cast<int64_t>((total + std::max<size_t>(batches, 1) - 1) / std::max<size_t>(batches, 1));
+    const size_t batches = std::max<size_t>(
+        num_batch == 0 ? static_cast<size_t>(ctx_.thread_count()) : num_batch, 1);
+    const int64_t chunk = static_cast<int64_t>((total + batches - 1) / batches);
     ctx_.ParallelFor(static_cast<int64_t>(total), std::max<int64_t>(chunk, 1),
                      [&](int64_t begin, int64_t end) {
                        for (int64_t i = begin; i < end; ++i) fn(data, static_cast<size_t>(i));
                      });
     return nullptr;
   }
-  // True when every output was allocated (the plugin computed all of them).
-  int MissingOutput() const {
-    for (size_t i = 0; i < outputs_.size(); ++i) {
-      if (outputs_[i].element_type == ONNX_TENSOR_ELEMENT_DATA_TYPE_UNDEFINED &&
-          ctx_.output(static_cast<int>(i)) == nullptr) {
-        return static_cast<int>(i);
-      }
+
+  // After Compute: the first output the plugin never asked for, or -1; with device memory,
+  // copies every output back into the host tensors of the step.
+  Result<int> FinishOutputs() {
+    for (size_t i = 0; i < b_.outputs.size(); ++i) {
+      if (b_.outputs[i].data == nullptr) return static_cast<int>(i);
     }
+    if (device_ == nullptr) return -1;
+    b_.host_values.assign(b_.outputs.size(), OrtValue{});
+    b_.copy_src.clear();
+    b_.copy_dst.clear();
+    for (size_t i = 0; i < b_.outputs.size(); ++i) {
+      const OrtValue& v = b_.outputs[i];
+      NXRT_ASSIGN_OR_RETURN(Tensor * t, ctx_.AllocateOutput(static_cast<int>(i), v.shape));
+      OrtValue& host = b_.host_values[i];
+      host.element_type = v.element_type;
+      host.shape = v.shape;
+      host.data = t->mutable_raw_data();
+      host.bytes = t->byte_size();
+      host.memory_info = &DefaultCpuAllocator().info;
+      b_.copy_src.push_back(&v);
+      b_.copy_dst.push_back(&host);
+    }
+    NXRT_RETURN_IF_ERROR(device_->Copy(b_.copy_src, b_.copy_dst));
     return -1;
   }
 
@@ -178,9 +243,9 @@ class KernelContextImpl final : public OrtKernelContext {
   ComputeContext& ctx_;
   const CompiledClaim& claim_;
   const OrtLogger* logger_;
-  std::vector<OrtValue>& inputs_;
-  std::vector<OrtValue>& outputs_;
-  std::vector<Tensor>& contiguous_;
+  const std::vector<DataType>& output_dtypes_;
+  PluginDeviceMemory* device_;
+  CallBuffers& b_;
 };
 
 class PluginEp final : public ExecutionProvider,
@@ -250,6 +315,21 @@ class PluginEp final : public ExecutionProvider,
                         "; fix by building the plugin against ORT 1.23 or newer headers");
     }
     ep_version_ = Effective(declared);
+    // A plugin whose device memory is not host memory gets its inputs copied in and its outputs
+    // copied out through its own allocator and data transfer (device_memory.h).
+    for (OrtEpDevice* device : factory_.devices) {
+      if (device->ep_name != ep_name()) continue;
+      const OrtMemoryInfo* memory = device->MemoryInfo(OrtDeviceMemoryType_DEFAULT);
+      if (memory == nullptr || memory->device.type == OrtMemoryInfoDeviceType_CPU) break;
+      Result<std::unique_ptr<PluginDeviceMemory>> device_memory =
+          PluginDeviceMemory::Create(factory, factory_.version, memory, label());
+      if (!device_memory.ok()) {
+        ReleaseEp();
+        return device_memory.status();
+      }
+      device_memory_ = std::move(device_memory).value();
+      break;
+    }
     if (ep_version_ >= 24 && ep->IsConcurrentRunSupported != nullptr) {
       bool supported = true;
       OrtStatus* status = ep->IsConcurrentRunSupported(ep, &supported);
@@ -268,6 +348,7 @@ class PluginEp final : public ExecutionProvider,
     batches_.clear();
     compiled_.clear();
     projections_.clear();
+    device_memory_.reset();
     ReleaseEp();
   }
 
@@ -329,6 +410,8 @@ class PluginEp final : public ExecutionProvider,
   // "plugin libexample_ep.so ep 'example_ep'": how messages name this EP.
   const std::string& label() const { return label_; }
   const OrtLogger* logger() const { return &logger_; }
+  // The plugin's own device memory, or null when it computes in host memory.
+  PluginDeviceMemory* device_memory() const { return device_memory_.get(); }
   void CountCall() { calls_.fetch_add(1, std::memory_order_relaxed); }
 
  private:
@@ -376,6 +459,7 @@ class PluginEp final : public ExecutionProvider,
   std::unordered_map<const ir::Graph*, std::unique_ptr<RootProjection>> projections_;
   // Proposals that asked to drop constant initializers, by graph and sorted node ids.
   std::map<std::pair<const ir::Graph*, std::vector<ir::NodeId>>, bool> drop_constants_;
+  std::unique_ptr<PluginDeviceMemory> device_memory_;
   std::vector<CompiledBatch> batches_;
   std::unordered_map<std::string, std::shared_ptr<CompiledClaim>> compiled_;
 };
@@ -395,7 +479,8 @@ class PluginFusedKernel final : public Kernel {
   }
 
   Status Compute(ComputeContext& ctx) override {
-    KernelContextImpl kernel_context(ctx, *claim_, ep_.logger(), inputs_, outputs_, contiguous_);
+    KernelContextImpl kernel_context(ctx, *claim_, ep_.logger(), output_dtypes_,
+                                     ep_.device_memory(), buffers_);
     NXRT_RETURN_IF_ERROR(kernel_context.BindInputs());
     OrtStatus* error = claim_->info->Compute(claim_->info, claim_->state, &kernel_context);
     if (error != nullptr) {
@@ -404,7 +489,8 @@ class PluginFusedKernel final : public Kernel {
                                              "node '" + claim_->fused_name + "' failed")
                         .message());
     }
-    if (int missing = kernel_context.MissingOutput(); missing >= 0) {
+    NXRT_ASSIGN_OR_RETURN(int missing, kernel_context.FinishOutputs());
+    if (missing >= 0) {
       return MakeStatus(StatusCode::kRuntimeError, ep_.label(), ": fused node '",
                         claim_->fused_name, "' returned without producing output ", missing,
                         " (KernelContext_GetOutput was never called for it)");
@@ -417,10 +503,7 @@ class PluginFusedKernel final : public Kernel {
   PluginEp& ep_;
   std::shared_ptr<CompiledClaim> claim_;
   std::vector<DataType> output_dtypes_;
-  // Reused across calls (a kernel instance is never computed by two threads at once).
-  std::vector<OrtValue> inputs_;
-  std::vector<OrtValue> outputs_;
-  std::vector<Tensor> contiguous_;
+  CallBuffers buffers_;
 };
 
 Result<const GraphProjection*> PluginEp::ProjectionFor(const ir::GraphView& view) {
