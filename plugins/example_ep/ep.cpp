@@ -8,14 +8,15 @@
 #include <string>
 #include <unordered_map>
 
+#include "example_ep/counters.h"
 #include "example_ep/grouping.h"
-#include "example_ep/program.h"
 
 namespace nxrt_example_ep {
 namespace {
 
 constexpr const char* kMaxGroupSize = "max_group_size";
 constexpr const char* kClaimOps = "claim_ops";
+constexpr const char* kConcurrentRuns = "concurrent_runs";
 
 // "ep.<ep_name>.<key>".
 std::string OptionKey(const char* ep_name, const char* key) {
@@ -75,11 +76,23 @@ OrtStatus* ParseClaimOps(const OrtApi& ort, const std::string& key, const std::s
   return nullptr;
 }
 
+OrtStatus* ParseConcurrentRuns(const OrtApi& ort, const std::string& key, const std::string& value,
+                                bool* out) {
+  if (value != "0" && value != "1") {
+    return BadOption(ort, key, value,
+                     "is not 0 or 1; fix: give 1 (the EP may run concurrently) or 0 (the host "
+                     "must serialise runs)");
+  }
+  *out = value == "1";
+  return nullptr;
+}
+
 struct ExampleEp : OrtEp {
   HostApi api;
   const char* name = kEpName;
   const OrtLogger* logger = nullptr;
   EpOptions options;
+  EpRuntime runtime;  // shared with the EP's compute infos
 };
 
 const char* ORT_API_CALL GetName(const OrtEp* this_ptr) noexcept {
@@ -246,7 +259,7 @@ OrtStatus* ORT_API_CALL Compile(OrtEp* this_ptr, const OrtGraph** graphs,
     Program program;
     OrtStatus* status = BuildProgram(ort, graphs[i], fused_nodes[i], &program);
     if (status == nullptr) {
-      compute_infos[i] = NewComputeInfo(ort, std::move(program));
+      compute_infos[i] = NewComputeInfo(ort, &ep.runtime, std::move(program));
       if (compute_infos[i] == nullptr) status = MakeStatus(ort, ORT_FAIL, "Compile: out of memory");
     }
     if (status != nullptr) {
@@ -264,9 +277,21 @@ const char* ORT_API_CALL GetCompiledModelCompatibilityInfo(OrtEp*, const OrtGrap
   return "";
 }
 
-// Compute shares only immutable programs and an atomic counter across runs.
-OrtStatus* ORT_API_CALL IsConcurrentRunSupported(OrtEp*, bool* is_supported) noexcept {
-  *is_supported = true;
+// Compute shares only immutable programs and atomic counters across runs, so concurrent runs are
+// safe; option concurrent_runs=0 makes the EP say no, to test that the host then serialises.
+OrtStatus* ORT_API_CALL IsConcurrentRunSupported(OrtEp* this_ptr, bool* is_supported) noexcept {
+  *is_supported = static_cast<const ExampleEp*>(this_ptr)->options.concurrent_runs;
+  return nullptr;
+}
+
+// The run hooks only count calls (counters.h); the EP has no stream to synchronise.
+OrtStatus* ORT_API_CALL OnRunStart(OrtEp*, const OrtRunOptions*) noexcept {
+  Increment(Counter::kRunStarts);
+  return nullptr;
+}
+
+OrtStatus* ORT_API_CALL OnRunEnd(OrtEp*, const OrtRunOptions*, bool) noexcept {
+  Increment(Counter::kRunEnds);
   return nullptr;
 }
 
@@ -291,11 +316,14 @@ OrtStatus* ReadEpOptions(const OrtApi& ort, const char* ep_name,
         status = ParseMaxGroupSize(ort, key, values[i], &options->max_group_size);
       } else if (name == kClaimOps) {
         status = ParseClaimOps(ort, key, values[i], &options->claim_ops);
+      } else if (name == kConcurrentRuns) {
+        status = ParseConcurrentRuns(ort, key, values[i], &options->concurrent_runs);
       } else {
         status = BadOption(ort, key, values[i],
                            std::string("is not an option of ") + ep_name + "; fix: use " +
-                               OptionKey(ep_name, kMaxGroupSize) + " or " +
-                               OptionKey(ep_name, kClaimOps));
+                               OptionKey(ep_name, kMaxGroupSize) + ", " +
+                               OptionKey(ep_name, kClaimOps) + " or " +
+                               OptionKey(ep_name, kConcurrentRuns));
       }
     }
     ort.ReleaseKeyValuePairs(entries);
@@ -304,7 +332,7 @@ OrtStatus* ReadEpOptions(const OrtApi& ort, const char* ep_name,
 }
 
 OrtEp* NewExampleEp(const HostApi& api, const char* ep_name, const OrtLogger* logger,
-                    EpOptions options) {
+                    EpOptions options, const DeviceMemory& device_memory) {
   auto* ep = new (std::nothrow) ExampleEp();  // value-initialised: later slots stay null
   if (ep == nullptr) return nullptr;
   ep->ort_version_supported = ORT_API_VERSION;
@@ -314,10 +342,15 @@ OrtEp* NewExampleEp(const HostApi& api, const char* ep_name, const OrtLogger* lo
   ep->ReleaseNodeComputeInfos = ReleaseNodeComputeInfos;
   ep->GetCompiledModelCompatibilityInfo = GetCompiledModelCompatibilityInfo;
   ep->IsConcurrentRunSupported = IsConcurrentRunSupported;
+  ep->OnRunStart = OnRunStart;
+  ep->OnRunEnd = OnRunEnd;
   ep->api = api;
   ep->name = ep_name;
   ep->logger = logger;
   ep->options = std::move(options);
+  ep->runtime.ep_api = api.ep;
+  ep->runtime.serial_runs = !ep->options.concurrent_runs;
+  ep->runtime.device_memory = device_memory;
   return ep;
 }
 

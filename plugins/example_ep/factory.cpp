@@ -3,20 +3,12 @@
 #include "example_ep/factory.h"
 
 #include <new>
+#include <string>
 
 #include "example_ep/ep.h"
 
 namespace nxrt_example_ep {
 namespace {
-
-struct ExampleEpFactory : OrtEpFactory {
-  HostApi api;
-  const char* ep_name = kEpName;
-};
-
-const HostApi& Api(const OrtEpFactory* factory) {
-  return static_cast<const ExampleEpFactory*>(factory)->api;
-}
 
 const char* ORT_API_CALL GetName(const OrtEpFactory* this_ptr) noexcept {
   return static_cast<const ExampleEpFactory*>(this_ptr)->ep_name;
@@ -25,22 +17,31 @@ const char* ORT_API_CALL GetVendor(const OrtEpFactory*) noexcept { return kVendo
 uint32_t ORT_API_CALL GetVendorId(const OrtEpFactory*) noexcept { return 0; }
 const char* ORT_API_CALL GetVersion(const OrtEpFactory*) noexcept { return kVersion; }
 
-// One OrtEpDevice per CPU hardware device, as many as fit in `max_ep_devices`.
+// One OrtEpDevice per CPU hardware device, as many as fit in `max_ep_devices`, each with the
+// factory's device memory info when it has one.
 OrtStatus* ORT_API_CALL GetSupportedDevices(OrtEpFactory* this_ptr,
                                             const OrtHardwareDevice* const* devices,
                                             size_t num_devices, OrtEpDevice** ep_devices,
                                             size_t max_ep_devices,
                                             size_t* num_ep_devices) noexcept {
-  const HostApi& api = Api(this_ptr);
+  const auto* factory = static_cast<const ExampleEpFactory*>(this_ptr);
+  const HostApi& api = factory->api;
   *num_ep_devices = 0;
   for (size_t i = 0; i < num_devices && *num_ep_devices < max_ep_devices; ++i) {
     if (api.ort->HardwareDevice_Type(devices[i]) != OrtHardwareDeviceType_CPU) continue;
     OrtEpDevice* device = nullptr;
-    if (OrtStatus* status = api.ep->CreateEpDevice(this_ptr, devices[i], nullptr, nullptr, &device)) {
+    const char* step = "CreateEpDevice";
+    OrtStatus* status = api.ep->CreateEpDevice(this_ptr, devices[i], nullptr, nullptr, &device);
+    if (status == nullptr && factory->device_memory.info != nullptr) {
+      step = "EpDevice_AddAllocatorInfo";
+      status = api.ep->EpDevice_AddAllocatorInfo(device, factory->device_memory.info);
+      if (status != nullptr) api.ep->ReleaseEpDevice(device);
+    }
+    if (status != nullptr) {
       // Devices made so far are not the host's yet: release them.
       for (size_t j = 0; j < *num_ep_devices; ++j) api.ep->ReleaseEpDevice(ep_devices[j]);
       *num_ep_devices = 0;
-      return WithContext(*api.ort, status, "GetSupportedDevices: CreateEpDevice failed");
+      return WithContext(*api.ort, status, std::string("GetSupportedDevices: ") + step + " failed");
     }
     ep_devices[(*num_ep_devices)++] = device;
   }
@@ -61,7 +62,7 @@ OrtStatus* ORT_API_CALL CreateEp(OrtEpFactory* this_ptr, const OrtHardwareDevice
   }
   EpOptions options;
   EXAMPLE_EP_RETURN_IF_ERROR(ReadEpOptions(*api.ort, factory->ep_name, session_options, &options));
-  *ep = NewExampleEp(api, factory->ep_name, logger, std::move(options));
+  *ep = NewExampleEp(api, factory->ep_name, logger, std::move(options), factory->device_memory);
   if (*ep == nullptr) return MakeStatus(*api.ort, ORT_FAIL, "CreateEp: out of memory");
   return nullptr;
 }
@@ -111,13 +112,9 @@ OrtStatus* ORT_API_CALL GetCustomOpDomains(OrtEpFactory*, OrtCustomOpDomain**, s
 
 }  // namespace
 
-OrtStatus* CreateExampleEpFactories(const OrtApiBase* api_base, const char* ep_name,
-                                    OrtEpFactory** factories, size_t max_factories,
-                                    size_t* num_factories) {
-  *num_factories = 0;
-  HostApi api;
-  api.ort = api_base->GetApi(ORT_API_VERSION);
-  if (api.ort == nullptr) {
+OrtStatus* GetHostApi(const OrtApiBase* api_base, HostApi* api) {
+  api->ort = api_base->GetApi(ORT_API_VERSION);
+  if (api->ort == nullptr) {
     // Report through the oldest table, which every host has if it has any.
     const OrtApi* oldest = api_base->GetApi(1);
     if (oldest == nullptr) return nullptr;
@@ -125,13 +122,11 @@ OrtStatus* CreateExampleEpFactories(const OrtApiBase* api_base, const char* ep_n
                                 "example_ep: the host has no OrtApi version 29 (GetApi(29) gave "
                                 "NULL); fix: use ONNX Runtime 1.29 or newer");
   }
-  api.ep = api.ort->GetEpApi();
-  if (max_factories < 1) {
-    return MakeStatus(*api.ort, ORT_INVALID_ARGUMENT,
-                      "CreateEpFactories got room for 0 factories; fix: pass max_factories >= 1");
-  }
-  auto* factory = new (std::nothrow) ExampleEpFactory();  // value-initialised: every slot null
-  if (factory == nullptr) return MakeStatus(*api.ort, ORT_FAIL, "CreateEpFactories: out of memory");
+  api->ep = api->ort->GetEpApi();
+  return nullptr;
+}
+
+void InitExampleEpFactory(ExampleEpFactory* factory, const HostApi& api, const char* ep_name) {
   factory->api = api;
   factory->ep_name = ep_name;
   factory->ort_version_supported = ORT_API_VERSION;
@@ -150,6 +145,21 @@ OrtStatus* CreateExampleEpFactories(const OrtApiBase* api_base, const char* ep_n
   factory->CreateSyncStreamForDevice = CreateSyncStreamForDevice;
   factory->GetNumCustomOpDomains = GetNumCustomOpDomains;
   factory->GetCustomOpDomains = GetCustomOpDomains;
+}
+
+OrtStatus* CreateExampleEpFactories(const OrtApiBase* api_base, const char* ep_name,
+                                    OrtEpFactory** factories, size_t max_factories,
+                                    size_t* num_factories) {
+  *num_factories = 0;
+  HostApi api;
+  if (OrtStatus* status = GetHostApi(api_base, &api); api.ort == nullptr) return status;
+  if (max_factories < 1) {
+    return MakeStatus(*api.ort, ORT_INVALID_ARGUMENT,
+                      "CreateEpFactories got room for 0 factories; fix: pass max_factories >= 1");
+  }
+  auto* factory = new (std::nothrow) ExampleEpFactory();  // value-initialised: every slot null
+  if (factory == nullptr) return MakeStatus(*api.ort, ORT_FAIL, "CreateEpFactories: out of memory");
+  InitExampleEpFactory(factory, api, ep_name);
   factories[0] = factory;
   *num_factories = 1;
   return nullptr;

@@ -1,14 +1,14 @@
 // plugins/example_ep/program.cpp: Compile's graph reading and the fused kernel's Compute.
 #include "example_ep/program.h"
 
-#include <atomic>
+#include <cstdio>
 #include <new>
 #include <unordered_map>
 
+#include "example_ep/counters.h"
+
 namespace nxrt_example_ep {
 namespace {
-
-std::atomic<uint64_t> g_compute_calls{0};
 
 std::string DimsText(const Dims& dims) {
   std::string text = "[";
@@ -196,12 +196,60 @@ struct ComputeState {
   std::string node_name;
 };
 
+// A memory device for messages, e.g. "GPU memory (DEFAULT, vendor 0xe1e1, device 0)".
+std::string MemoryDeviceText(const OrtEpApi& ep, const OrtMemoryDevice* device) {
+  if (device == nullptr) return "no memory device";
+  static constexpr const char* kTypes[] = {"CPU", "GPU", "FPGA", "NPU"};
+  const OrtMemoryInfoDeviceType type = ep.MemoryDevice_GetDeviceType(device);
+  const std::string type_text = type >= 0 && type < 4 ? kTypes[type] : std::to_string(type);
+  const OrtDeviceMemoryType memory = ep.MemoryDevice_GetMemoryType(device);
+  char text[128];
+  std::snprintf(text, sizeof(text), "%s memory (%s, vendor 0x%x, device %u)", type_text.c_str(),
+                memory == OrtDeviceMemoryType_DEFAULT ? "DEFAULT"
+                : memory == OrtDeviceMemoryType_HOST_ACCESSIBLE ? "HOST_ACCESSIBLE"
+                                                                : "unknown memory type",
+                ep.MemoryDevice_GetVendorId(device), ep.MemoryDevice_GetDeviceId(device));
+  return text;
+}
+
+// Null when `value` (kernel input or output `which`) is in the EP's device memory: its memory
+// device is runtime.device_memory.device and its data (when it has any) lies in a block of the
+// EP's allocator. Otherwise an error saying where it is and what the host must do.
+OrtStatus* CheckDeviceMemory(const OrtApi& ort, const EpRuntime& runtime, const OrtValue* value,
+                             const std::string& which, const std::string& node_name) {
+  const OrtEpApi& ep = *runtime.ep_api;
+  const DeviceMemory& memory = runtime.device_memory;
+  const std::string fix = which.rfind("input", 0) == 0
+                              ? "copy it into the EP's memory with the EP's OrtDataTransferImpl "
+                                "before Compute"
+                              : "allocate it with the EP's allocator for that memory info";
+  const OrtMemoryDevice* device = ep.Value_GetMemoryDevice(value);
+  if (device == nullptr || !ep.MemoryDevice_AreEqual(device, memory.device)) {
+    return MakeStatus(ort, ORT_EP_FAIL,
+                      "fused node '" + node_name + "': " + which + " is in " +
+                          MemoryDeviceText(ep, device) + ", not in the EP's " +
+                          MemoryDeviceText(ep, memory.device) + "; fix: the host must " + fix);
+  }
+  const void* data = nullptr;
+  EXAMPLE_EP_RETURN_IF_ERROR(ort.GetTensorData(value, &data));
+  if (data != nullptr && memory.contains != nullptr && !memory.contains(data)) {
+    char address[32];
+    std::snprintf(address, sizeof(address), "%p", data);
+    return MakeStatus(ort, ORT_EP_FAIL,
+                      "fused node '" + node_name + "': " + which + " claims " +
+                          MemoryDeviceText(ep, device) + " but its data " + address +
+                          " is in no block of the EP's allocator; fix: the host must " + fix);
+  }
+  return nullptr;
+}
+
 // Runs `program` for fused node `node_name` (the host's name, used in messages).
-OrtStatus* RunProgram(const OrtApi& ort, const Program& program, const std::string& node_name,
-                      OrtKernelContext* context) {
+OrtStatus* RunProgram(const OrtApi& ort, const EpRuntime& runtime, const Program& program,
+                      const std::string& node_name, OrtKernelContext* context) {
   auto error = [&](const std::string& what) {
     return MakeStatus(ort, ORT_EP_FAIL, "fused node '" + node_name + "': " + what);
   };
+  const bool check_memory = runtime.device_memory.info != nullptr;
   size_t num_inputs = 0;
   size_t num_outputs = 0;
   EXAMPLE_EP_RETURN_IF_ERROR(ort.KernelContext_GetInputCount(context, &num_inputs));
@@ -221,6 +269,10 @@ OrtStatus* RunProgram(const OrtApi& ort, const Program& program, const std::stri
     const OrtValue* value = nullptr;
     EXAMPLE_EP_RETURN_IF_ERROR(ort.KernelContext_GetInput(context, i, &value));
     if (value == nullptr) return error("input " + std::to_string(i) + " is missing");
+    if (check_memory) {
+      EXAMPLE_EP_RETURN_IF_ERROR(
+          CheckDeviceMemory(ort, runtime, value, "input " + std::to_string(i), node_name));
+    }
     SlotValue& slot = slots[program.input_slots[i]];
     ONNXTensorElementDataType type = ONNX_TENSOR_ELEMENT_DATA_TYPE_UNDEFINED;
     EXAMPLE_EP_RETURN_IF_ERROR(TensorDims(ort, value, &type, &slot.dims));
@@ -254,6 +306,10 @@ OrtStatus* RunProgram(const OrtApi& ort, const Program& program, const std::stri
       OrtValue* tensor = nullptr;
       EXAMPLE_EP_RETURN_IF_ERROR(
           ort.KernelContext_GetOutput(context, output, dims.data(), dims.size(), &tensor));
+      if (check_memory) {
+        EXAMPLE_EP_RETURN_IF_ERROR(CheckDeviceMemory(ort, runtime, tensor,
+                                                     "output " + std::to_string(output), node_name));
+      }
       void* data = nullptr;
       EXAMPLE_EP_RETURN_IF_ERROR(ort.GetTensorMutableData(tensor, &data));
       destination = static_cast<float*>(data);
@@ -295,10 +351,17 @@ OrtStatus* ORT_API_CALL Compute(OrtNodeComputeInfo* this_ptr, void* compute_stat
     return MakeStatus(*info->ort, ORT_EP_FAIL,
                       "fused node '" + info->program.name + "': Compute called without a state");
   }
+  EpRuntime& runtime = *info->runtime;
+  // An overlap is a violation only when the EP told the host not to run it concurrently.
+  if (runtime.computes_in_flight.fetch_add(1) > 0) {
+    Increment(Counter::kComputeOverlaps);
+    if (runtime.serial_runs) Increment(Counter::kConcurrencyViolations);
+  }
   OrtStatus* status = Guarded(*info->ort, "Compute", [&] {
-    return RunProgram(*info->ort, info->program, state->node_name, kernel_context);
+    return RunProgram(*info->ort, runtime, info->program, state->node_name, kernel_context);
   });
-  if (status == nullptr) g_compute_calls.fetch_add(1, std::memory_order_relaxed);
+  runtime.computes_in_flight.fetch_sub(1);
+  if (status == nullptr) Increment(Counter::kComputeCalls);
   return status;
 }
 
@@ -313,7 +376,7 @@ OrtStatus* BuildProgram(const OrtApi& ort, const OrtGraph* graph, const OrtNode*
   return Guarded(ort, "Compile", [&] { return ProgramBuilder(ort, program).Build(graph, fused_node); });
 }
 
-ComputeInfo* NewComputeInfo(const OrtApi& ort, Program program) {
+ComputeInfo* NewComputeInfo(const OrtApi& ort, EpRuntime* runtime, Program program) {
   auto* info = new (std::nothrow) ComputeInfo();
   if (info == nullptr) return nullptr;
   info->ort_version_supported = ORT_API_VERSION;
@@ -321,14 +384,11 @@ ComputeInfo* NewComputeInfo(const OrtApi& ort, Program program) {
   info->Compute = Compute;
   info->ReleaseState = ReleaseState;
   info->ort = &ort;
+  info->runtime = runtime;
   info->program = std::move(program);
   return info;
 }
 
 void ReleaseComputeInfo(OrtNodeComputeInfo* info) { delete static_cast<ComputeInfo*>(info); }
-
-uint64_t ComputeCalls() { return g_compute_calls.load(std::memory_order_relaxed); }
-
-void ResetComputeCalls() { g_compute_calls.store(0, std::memory_order_relaxed); }
 
 }  // namespace nxrt_example_ep

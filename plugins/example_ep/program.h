@@ -9,6 +9,7 @@
 // buffer or, for a fused-node output, straight into the tensor KernelContext_GetOutput made.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <string>
 #include <vector>
@@ -46,22 +47,41 @@ struct Program {
 OrtStatus* BuildProgram(const OrtApi& ort, const OrtGraph* graph, const OrtNode* fused_node,
                         Program* program);
 
+// Memory of its own that an EP variant computes in (the device EP, plugins/device_ep); the
+// example EP has none and works in whatever host memory the host gives it.
+struct DeviceMemory {
+  // Added to every OrtEpDevice with EpDevice_AddAllocatorInfo (owned by the factory).
+  const OrtMemoryInfo* info = nullptr;
+  // The memory device of `info`: Compute fails unless every input and output is in it.
+  const OrtMemoryDevice* device = nullptr;
+  // True when `data` lies in a live block of the variant's allocator.
+  bool (*contains)(const void* data) = nullptr;
+};
+
+// What the compute infos of one EP share with it. Owned by the EP, which outlives them (the host
+// releases compute infos before the EP).
+struct EpRuntime {
+  const OrtEpApi* ep_api = nullptr;
+  // Compute counts a call that starts while another Compute of this EP runs as an overlap, and
+  // also as a concurrency violation when the EP answered IsConcurrentRunSupported with false
+  // (option concurrent_runs=0).
+  bool serial_runs = false;
+  std::atomic<int> computes_in_flight{0};
+  DeviceMemory device_memory;  // device_memory.info == nullptr: host memory, not checked
+};
+
 // The compute info of one fused group; ORT releases it through OrtEp::ReleaseNodeComputeInfos
 // (ReleaseComputeInfo). Compute is reentrant: concurrent runs share nothing mutable but the
-// global call counter.
+// counters (counters.h) and runtime->computes_in_flight.
 struct ComputeInfo : OrtNodeComputeInfo {
   const OrtApi* ort = nullptr;
+  EpRuntime* runtime = nullptr;
   Program program;
 };
 
 // A new compute info over `program` with every slot set (version ORT_API_VERSION), or nullptr when
-// out of memory.
-ComputeInfo* NewComputeInfo(const OrtApi& ort, Program program);
+// out of memory. `runtime` is the EP's and must outlive the info.
+ComputeInfo* NewComputeInfo(const OrtApi& ort, EpRuntime* runtime, Program program);
 void ReleaseComputeInfo(OrtNodeComputeInfo* info);
-
-// Successful Compute calls in this library since load or the last reset (all fused nodes, all
-// sessions).
-uint64_t ComputeCalls();
-void ResetComputeCalls();
 
 }  // namespace nxrt_example_ep
