@@ -4,25 +4,33 @@
 // Layer: acceptance test of the test plugins (DESIGN.md §5.3). Pure-elementwise models run with
 // ORT's CPU fallback disabled, so every node must run in the plugin; outputs are checked against
 // loops written here (fixed-seed inputs, rtol 1e-5). Mixed models run with fallback and must
-// equal ORT's CPU-only outputs. The plugin's Compute counter, read by dlopen-ing the library ORT
-// loaded, proves how many fused groups ran. Fault fixtures that ORT itself rejects cleanly are
-// checked to fail with their own message.
+// equal ORT's CPU-only outputs. The plugin's counters, read by dlopen-ing the library ORT
+// loaded, prove how many fused groups ran, how often ORT called OnRunStart/OnRunEnd, whether
+// Compute calls overlapped (concurrent_runs), and, for the device EP (plugins/device_ep), which
+// copies and allocations ORT made through the plugin. Fault fixtures that ORT itself rejects
+// cleanly are checked to fail with their own message.
 #include <dlfcn.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
+#include <memory>
 #include <random>
 #include <string>
+#include <string_view>
+#include <thread>
 #include <vector>
 
 #include "ort_oracle/oracle_test_util.h"
 #include "ort_oracle/ort_oracle.h"
 
-#if !defined(NXRT_EXAMPLE_EP) || !defined(NXRT_EXAMPLE_EP_MODELS) || !defined(NXRT_FAULT_PLUGIN_DIR)
-#error "NXRT_EXAMPLE_EP, NXRT_EXAMPLE_EP_MODELS and NXRT_FAULT_PLUGIN_DIR must come from the build"
+#if !defined(NXRT_EXAMPLE_EP) || !defined(NXRT_DEVICE_EP) || !defined(NXRT_EXAMPLE_EP_MODELS) || \
+    !defined(NXRT_FAULT_PLUGIN_DIR)
+#error "NXRT_EXAMPLE_EP, NXRT_DEVICE_EP, NXRT_EXAMPLE_EP_MODELS and NXRT_FAULT_PLUGIN_DIR must come from the build"
 #endif
 
 namespace nxrt::oracle {
@@ -52,27 +60,35 @@ OracleOptions WithPlugin(PluginEp plugin, bool fallback) {
   return options;
 }
 
-// The counters of the plugin instance ORT loaded (same file, so dlopen shares it).
-class ComputeCounter {
+// One counter `uint64_t symbol(void)` exported by the plugin instance ORT loaded from `library`
+// (same file, so dlopen shares it).
+class PluginCounter {
  public:
-  ComputeCounter() {
-    handle_ = dlopen(NXRT_EXAMPLE_EP, RTLD_NOW | RTLD_NOLOAD);
+  PluginCounter(const char* library, const char* symbol) {
+    handle_ = dlopen(library, RTLD_NOW | RTLD_NOLOAD);
     if (handle_ == nullptr) return;
-    calls_ = reinterpret_cast<uint64_t (*)()>(dlsym(handle_, "NxrtExampleEp_ComputeCalls"));
+    value_ = reinterpret_cast<uint64_t (*)()>(dlsym(handle_, symbol));
   }
-  ~ComputeCounter() {
+  ~PluginCounter() {
     if (handle_ != nullptr) dlclose(handle_);
   }
-  ComputeCounter(const ComputeCounter&) = delete;
-  ComputeCounter& operator=(const ComputeCounter&) = delete;
+  PluginCounter(const PluginCounter&) = delete;
+  PluginCounter& operator=(const PluginCounter&) = delete;
 
   // False when ORT has not loaded the plugin or it lacks the counter.
-  bool ok() const { return calls_ != nullptr; }
-  uint64_t calls() const { return calls_(); }
+  bool ok() const { return value_ != nullptr; }
+  uint64_t value() const { return value_(); }
 
  private:
   void* handle_ = nullptr;
-  uint64_t (*calls_)() = nullptr;
+  uint64_t (*value_)() = nullptr;
+};
+
+// The example EP's successful Compute calls.
+class ComputeCounter : public PluginCounter {
+ public:
+  ComputeCounter() : PluginCounter(NXRT_EXAMPLE_EP, "NxrtExampleEp_ComputeCalls") {}
+  uint64_t calls() const { return value(); }
 };
 
 std::vector<float> RandomValues(size_t count, uint32_t seed) {
@@ -282,6 +298,265 @@ TEST_F(ExampleEpOrtTest, BadOptionsFailSessionCreationWithThePluginsMessage) {
     ASSERT_FALSE(session.ok()) << option.first << "=" << option.second;
     EXPECT_THAT(session.status().message(), HasSubstr(message));
   }
+}
+
+// ---- run hooks and concurrency ---------------------------------------------------------------
+
+TEST_F(ExampleEpOrtTest, OnRunStartAndOnRunEndAreCalledOncePerRun) {
+  // split.onnx gives the EP two fused nodes: the hooks come once per run and EP, not per node.
+  struct Case {
+    std::string model;
+    bool fallback;
+    std::vector<NamedTensor> inputs;
+  };
+  const std::vector<Case> cases = {
+      {"chain.onnx", false,
+       {{"X", FloatTensor({2, 3, 4}, RandomValues(24, 1200))},
+        {"B", FloatTensor({3, 4}, RandomValues(12, 1201))}}},
+      {"split.onnx", true, {{"X", FloatTensor({2, 4}, RandomValues(8, 1202))}}},
+  };
+  for (const Case& c : cases) {
+    Result<OracleSession> session =
+        oracle().CreateSession(Model(c.model), WithPlugin(ExamplePlugin(), c.fallback));
+    ASSERT_TRUE(session.ok()) << c.model << ": " << session.status().ToString();
+    PluginCounter starts(NXRT_EXAMPLE_EP, "NxrtExampleEp_RunStarts");
+    PluginCounter ends(NXRT_EXAMPLE_EP, "NxrtExampleEp_RunEnds");
+    ASSERT_TRUE(starts.ok() && ends.ok());
+    const uint64_t starts_before = starts.value();
+    const uint64_t ends_before = ends.value();
+    constexpr int kRuns = 4;
+    for (int run = 0; run < kRuns; ++run) {
+      Result<std::vector<NamedTensor>> outputs = session->Run(c.inputs);
+      ASSERT_TRUE(outputs.ok()) << c.model << ": " << outputs.status().ToString();
+    }
+    EXPECT_EQ(starts.value() - starts_before, 1u * kRuns) << c.model;
+    EXPECT_EQ(ends.value() - ends_before, 1u * kRuns) << c.model;
+  }
+}
+
+struct ConcurrentRunCounts {
+  uint64_t computes = 0;
+  uint64_t overlaps = 0;    // Compute calls that began while another one of the EP ran
+  uint64_t violations = 0;  // overlaps the EP counted as violations (concurrent_runs=0)
+};
+
+// Runs dynamic.onnx (Y = tanh(X + B) * X, batch 50000 so that one Compute takes a while) from
+// `threads` threads at once on one ORT session whose example EP has option concurrent_runs =
+// `concurrent_runs`, checking every output; returns the EP's counts over those runs.
+ConcurrentRunCounts RunFromThreads(const OrtOracle& ort, const std::string& concurrent_runs,
+                                   int threads, int runs_per_thread) {
+  ConcurrentRunCounts counts;
+  Result<OracleSession> session = ort.CreateSession(
+      Model("dynamic.onnx"),
+      WithPlugin(ExamplePlugin({{"concurrent_runs", concurrent_runs}}), false));
+  EXPECT_TRUE(session.ok()) << session.status().ToString();
+  if (!session.ok()) return counts;
+  PluginCounter computes(NXRT_EXAMPLE_EP, "NxrtExampleEp_ComputeCalls");
+  PluginCounter overlaps(NXRT_EXAMPLE_EP, "NxrtExampleEp_ComputeOverlaps");
+  PluginCounter violations(NXRT_EXAMPLE_EP, "NxrtExampleEp_ConcurrencyViolations");
+  EXPECT_TRUE(computes.ok() && overlaps.ok() && violations.ok());
+  if (!computes.ok() || !overlaps.ok() || !violations.ok()) return counts;
+
+  constexpr int64_t kBatch = 50000;
+  const std::vector<float> x = RandomValues(kBatch * 3, 1300);
+  const std::vector<float> b = RandomValues(3, 1301);
+  std::vector<float> expected(x.size());
+  for (size_t i = 0; i < x.size(); ++i) expected[i] = std::tanh(x[i] + b[i % 3]) * x[i];
+  const std::vector<NamedTensor> inputs = {{"X", FloatTensor({kBatch, 3}, x)},
+                                           {"B", FloatTensor({3}, b)}};
+  const uint64_t computes_before = computes.value();
+  const uint64_t overlaps_before = overlaps.value();
+  const uint64_t violations_before = violations.value();
+  std::atomic<int> failures{0};
+  std::vector<std::thread> workers;
+  for (int t = 0; t < threads; ++t) {
+    workers.emplace_back([&] {
+      for (int run = 0; run < runs_per_thread; ++run) {
+        Result<std::vector<NamedTensor>> outputs = session->Run(inputs);
+        if (!outputs.ok() || (*outputs)[0].tensor.shape() != Shape{kBatch, 3}) {
+          failures.fetch_add(1);
+          continue;
+        }
+        std::span<const float> y = (*outputs)[0].tensor.span<float>();
+        for (size_t i = 0; i < y.size(); ++i) {
+          if (std::fabs(y[i] - expected[i]) > 1e-5f * std::fabs(expected[i]) + 1e-6f) {
+            failures.fetch_add(1);
+            break;
+          }
+        }
+      }
+    });
+  }
+  for (std::thread& worker : workers) worker.join();
+  EXPECT_EQ(failures.load(), 0) << "runs that failed or gave wrong values";
+  counts.computes = computes.value() - computes_before;
+  counts.overlaps = overlaps.value() - overlaps_before;
+  counts.violations = violations.value() - violations_before;
+  return counts;
+}
+
+TEST_F(ExampleEpOrtTest, ConcurrentRunsOfOneSessionOverlapInTheEpWhenItAllowsThem) {
+  // With concurrent_runs=1 ORT runs the session's Run calls in parallel, so Compute calls of the
+  // one fused node overlap: this is what the detector of the next test would see.
+  constexpr int kThreads = 4;
+  constexpr int kRuns = 12;
+  const ConcurrentRunCounts counts = RunFromThreads(oracle(), "1", kThreads, kRuns);
+  EXPECT_EQ(counts.computes, 1u * kThreads * kRuns);
+  EXPECT_EQ(counts.violations, 0u);
+  RecordProperty("overlaps", std::to_string(counts.overlaps));
+  std::printf("concurrent_runs=1: %llu of %llu Compute calls overlapped another\n",
+              static_cast<unsigned long long>(counts.overlaps),
+              static_cast<unsigned long long>(counts.computes));
+  EXPECT_GT(counts.overlaps, 0u) << "no Compute overlapped: ORT serialised the runs anyway, or "
+                                    "the machine ran the threads one after another";
+}
+
+TEST_F(ExampleEpOrtTest, OrtSerialisesRunsOfAnEpThatDoesNotSupportConcurrentRuns) {
+  constexpr int kThreads = 4;
+  constexpr int kRuns = 12;
+  const ConcurrentRunCounts counts = RunFromThreads(oracle(), "0", kThreads, kRuns);
+  EXPECT_EQ(counts.computes, 1u * kThreads * kRuns);
+  EXPECT_EQ(counts.overlaps, 0u);
+  EXPECT_EQ(counts.violations, 0u);
+}
+
+TEST_F(ExampleEpOrtTest, BadConcurrentRunsOptionFailsSessionCreation) {
+  Result<OracleSession> session = oracle().CreateSession(
+      Model("chain.onnx"), WithPlugin(ExamplePlugin({{"concurrent_runs", "yes"}}), true));
+  ASSERT_FALSE(session.ok());
+  EXPECT_THAT(session.status().message(),
+              HasSubstr("option ep.example_ep.concurrent_runs='yes' is not 0 or 1; fix:"));
+}
+
+// ---- the device EP (plugins/device_ep) in ORT 1.30 -------------------------------------------
+
+PluginEp DevicePlugin() {
+  PluginEp plugin;
+  plugin.library_path = NXRT_DEVICE_EP;
+  plugin.registration_name = "nxrt_device_ep";
+  plugin.ep_name = "example_device_ep";
+  return plugin;
+}
+
+// The device EP's counters (NxrtDeviceEp_<name>), as growth since construction. The library
+// must be loaded (registered) first.
+class DeviceEpCounters {
+ public:
+  static constexpr const char* kNames[] = {
+      "ComputeCalls",       "CopyCalls",          "HostToDeviceCopies", "DeviceToHostCopies",
+      "DeviceToDeviceCopies", "AllocatorsCreated", "AllocatorsReleased", "Allocs",
+      "Frees",              "BadFrees",           "RunStarts",          "RunEnds"};
+
+  DeviceEpCounters() {
+    for (const char* name : kNames) {
+      counters_.push_back(
+          std::make_unique<PluginCounter>(NXRT_DEVICE_EP, (std::string("NxrtDeviceEp_") + name).c_str()));
+      baseline_.push_back(counters_.back()->ok() ? counters_.back()->value() : 0);
+    }
+  }
+
+  bool ok() const {
+    return std::all_of(counters_.begin(), counters_.end(), [](const auto& c) { return c->ok(); });
+  }
+
+  uint64_t Since(std::string_view name) const {
+    for (size_t i = 0; i < std::size(kNames); ++i) {
+      if (name == kNames[i]) return counters_[i]->value() - baseline_[i];
+    }
+    ADD_FAILURE() << "no device EP counter " << name;
+    return 0;
+  }
+
+  // "ComputeCalls=3 CopyCalls=6 ...", for failure messages and the report.
+  std::string Report() const {
+    std::string text;
+    for (size_t i = 0; i < std::size(kNames); ++i) {
+      text += std::string(i == 0 ? "" : " ") + kNames[i] + "=" +
+              std::to_string(counters_[i]->value() - baseline_[i]);
+    }
+    return text;
+  }
+
+ private:
+  std::vector<std::unique_ptr<PluginCounter>> counters_;
+  std::vector<uint64_t> baseline_;
+};
+
+TEST_F(ExampleEpOrtTest, DeviceEpOffersTheCpuHardwareDevice) {
+  Result<std::vector<EpDeviceInfo>> devices = oracle().RegisterPlugin(DevicePlugin());
+  ASSERT_TRUE(devices.ok()) << devices.status().ToString();
+  ASSERT_FALSE(devices->empty());
+  for (const EpDeviceInfo& device : *devices) {
+    EXPECT_EQ(device.ep_name, "example_device_ep");
+    EXPECT_EQ(device.ep_vendor, "nxrt");
+    EXPECT_EQ(device.device_type, "cpu");
+  }
+  // ORT 1.30 makes the environment's shared allocator for the device memory info when the
+  // library is registered (it lives until the library is unregistered).
+  PluginCounter created(NXRT_DEVICE_EP, "NxrtDeviceEp_AllocatorsCreated");
+  ASSERT_TRUE(created.ok());
+  EXPECT_GE(created.value(), 1u);
+}
+
+TEST_F(ExampleEpOrtTest, DeviceEpRunsChainInDeviceMemoryThroughItsDataTransfer) {
+  // What ORT 1.30 does for a whole-graph device EP, counted by the plugin: one allocator per
+  // session (CreateAllocator at session creation, ReleaseAllocator when the session goes); per
+  // run one CopyTensors call moving both inputs host -> device, one moving the output device ->
+  // host, and three device blocks (the two input copies and the fused node's output), all freed.
+  ASSERT_TRUE(oracle().RegisterPlugin(DevicePlugin()).ok());
+  DeviceEpCounters counters;
+  ASSERT_TRUE(counters.ok()) << "ORT did not load " << NXRT_DEVICE_EP;
+  constexpr uint64_t kRuns = 3;
+  {
+    Result<OracleSession> session =
+        oracle().CreateSession(Model("chain.onnx"), WithPlugin(DevicePlugin(), false));
+    ASSERT_TRUE(session.ok()) << session.status().ToString();
+    EXPECT_EQ(counters.Since("AllocatorsCreated"), 1u) << counters.Report();
+    EXPECT_EQ(counters.Since("Allocs"), 0u) << counters.Report();
+    for (uint32_t run = 0; run < kRuns; ++run) {
+      const std::vector<float> x = RandomValues(24, 1400 + run);
+      const std::vector<float> b = RandomValues(12, 1500 + run);
+      Result<std::vector<NamedTensor>> outputs =
+          session->Run({{"X", FloatTensor({2, 3, 4}, x)}, {"B", FloatTensor({3, 4}, b)}});
+      ASSERT_TRUE(outputs.ok()) << outputs.status().ToString();
+      ExpectClose((*outputs)[0].tensor, {2, 3, 4}, ChainReference(x, b));
+    }
+    EXPECT_EQ(counters.Since("ComputeCalls"), kRuns) << counters.Report();
+    EXPECT_EQ(counters.Since("RunStarts"), kRuns) << counters.Report();
+    EXPECT_EQ(counters.Since("RunEnds"), kRuns) << counters.Report();
+    EXPECT_EQ(counters.Since("HostToDeviceCopies"), 2 * kRuns) << counters.Report();
+    EXPECT_EQ(counters.Since("DeviceToHostCopies"), kRuns) << counters.Report();
+    EXPECT_EQ(counters.Since("DeviceToDeviceCopies"), 0u) << counters.Report();
+    EXPECT_EQ(counters.Since("CopyCalls"), 2 * kRuns) << counters.Report();
+    EXPECT_EQ(counters.Since("Allocs"), 3 * kRuns) << counters.Report();
+  }
+  EXPECT_EQ(counters.Since("AllocatorsReleased"), 1u) << counters.Report();
+  EXPECT_EQ(counters.Since("Frees"), counters.Since("Allocs")) << counters.Report();
+  EXPECT_EQ(counters.Since("BadFrees"), 0u) << counters.Report();
+}
+
+TEST_F(ExampleEpOrtTest, DeviceEpGetsCpuMemoryFromOrtsMemcpyFromHostOnSplit) {
+  // ORT 1.30 puts MemcpyToHost before MatMul and MemcpyFromHost after it. The plugin has no
+  // kernels for them, so ORT runs its CPU EP's fallback kernels: MemcpyToHost copies through the
+  // plugin's CopyTensors, but MemcpyFromHost's output is planned in CPU memory, so the second
+  // fused node gets a CPU input and the plugin's check fails the run (ORT PR #27272 addresses
+  // this). A host must do better: nxrt's host has to copy that value into device memory.
+  ASSERT_TRUE(oracle().RegisterPlugin(DevicePlugin()).ok());
+  Result<OracleSession> session =
+      oracle().CreateSession(Model("split.onnx"), WithPlugin(DevicePlugin(), true));
+  ASSERT_TRUE(session.ok()) << session.status().ToString();
+  DeviceEpCounters counters;
+  ASSERT_TRUE(counters.ok());
+  Result<std::vector<NamedTensor>> outputs =
+      session->Run({{"X", FloatTensor({2, 4}, RandomValues(8, 1600))}});
+  ASSERT_FALSE(outputs.ok()) << "ORT now copies MemcpyFromHost's output into device memory: "
+                                "make this test check values against the CPU EP";
+  EXPECT_THAT(outputs.status().message(),
+              HasSubstr("input 0 is in CPU memory (DEFAULT, vendor 0x0, device 0), not in the "
+                        "EP's GPU memory (DEFAULT, vendor 0xe1e1, device 0)"));
+  EXPECT_EQ(counters.Since("ComputeCalls"), 1u) << counters.Report();        // first group
+  EXPECT_EQ(counters.Since("HostToDeviceCopies"), 1u) << counters.Report();  // X
+  EXPECT_EQ(counters.Since("DeviceToHostCopies"), 1u) << counters.Report();  // MemcpyToHost
 }
 
 // ---- fault fixtures (plugins/faults) in ORT 1.30 ------------------------------------------
