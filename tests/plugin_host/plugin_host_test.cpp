@@ -25,6 +25,7 @@ namespace nxrt {
 namespace {
 
 const std::string kExampleEp = NXRT_EXAMPLE_EP;
+const std::string kDeviceEp = NXRT_DEVICE_EP;
 
 std::string ModelPath(const std::string& name) {
   return std::string(NXRT_EXAMPLE_EP_MODELS) + "/" + name + ".onnx";
@@ -39,19 +40,30 @@ class ComputeCounter {
  public:
   ComputeCounter() {
     handle_ = dlopen(kExampleEp.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (handle_ != nullptr) {
-      calls_ = reinterpret_cast<uint64_t (*)()>(dlsym(handle_, "NxrtExampleEp_ComputeCalls"));
-    }
+    calls_ = Find("NxrtExampleEp_ComputeCalls");
+    run_starts_ = Find("NxrtExampleEp_RunStarts");
+    run_ends_ = Find("NxrtExampleEp_RunEnds");
+    violations_ = Find("NxrtExampleEp_ConcurrencyViolations");
   }
   ~ComputeCounter() {
     if (handle_ != nullptr) dlclose(handle_);
   }
-  bool ok() const { return calls_ != nullptr; }
+  bool ok() const { return calls_ && run_starts_ && run_ends_ && violations_; }
   uint64_t calls() const { return calls_(); }
+  uint64_t run_starts() const { return run_starts_(); }
+  uint64_t run_ends() const { return run_ends_(); }
+  uint64_t violations() const { return violations_(); }
 
  private:
+  using Counter = uint64_t (*)();
+  Counter Find(const char* symbol) const {
+    return handle_ ? reinterpret_cast<Counter>(dlsym(handle_, symbol)) : nullptr;
+  }
   void* handle_ = nullptr;
-  uint64_t (*calls_)() = nullptr;
+  Counter calls_ = nullptr;
+  Counter run_starts_ = nullptr;
+  Counter run_ends_ = nullptr;
+  Counter violations_ = nullptr;
 };
 
 SessionOptions WithPlugins(std::vector<std::string> types, bool allow_fallback = true) {
@@ -234,6 +246,39 @@ TEST(ExamplePlugin, ConcurrentRunsAgree) {
   EXPECT_EQ(failures, std::vector<int>(4, 0));
 }
 
+// OnRunStart/OnRunEnd once per run; a plugin that says it cannot run concurrently
+// (IsConcurrentRunSupported) never sees two runs at once, even from 4 threads.
+TEST(ExamplePlugin, RunHooksAndSerialisedRuns) {
+  ComputeCounter counter;
+  ASSERT_TRUE(counter.ok());
+  const std::string model = ModelPath("split");
+  SessionOptions options = WithPlugins({"plugin:" + kExampleEp});
+  options.providers[0].config.Set("concurrent_runs", "0");
+  Result<std::unique_ptr<Session>> session = Session::Create(model, options);
+  ASSERT_TRUE(session.ok()) << session.status().ToString();
+  const std::vector<NamedTensor> inputs = InputsFor(**session);
+  const std::vector<NamedTensor> want = RunModel(model, CpuOnly(), inputs);
+  const uint64_t starts = counter.run_starts(), ends = counter.run_ends();
+  const uint64_t violations = counter.violations();
+  std::vector<std::thread> threads;
+  std::vector<int> failures(4, 0);
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      for (int r = 0; r < 25; ++r) {
+        Result<std::vector<NamedTensor>> got = (*session)->Run(inputs);
+        if (!got.ok() || oracle::TensorDiff((*got)[0].tensor, want[0].tensor, 1e-5, 1e-6) != "") {
+          ++failures[t];
+        }
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  EXPECT_EQ(failures, std::vector<int>(4, 0));
+  EXPECT_EQ(counter.run_starts() - starts, 100u);
+  EXPECT_EQ(counter.run_ends() - ends, 100u);
+  EXPECT_EQ(counter.violations() - violations, 0u);
+}
+
 // Each fused call is a trace span labelled with the EP and its device.
 TEST(ExamplePlugin, FusedCallsAreTraceSpans) {
   SessionOptions options = WithPlugins({"plugin:" + kExampleEp});
@@ -288,6 +333,57 @@ TEST(ExamplePlugin, RealModelMatchesOnnxRuntime) {
                                        << (*session)->PlacementSummary();
     ExpectSame(*got, *want, name, model->rtol, model->atol);
   }
+}
+
+// The device-memory plugin (plugins/device_ep): inputs reach Compute in its memory (it checks),
+// outputs come back through its data transfer; values equal the CPU EP's, also on split, where
+// its two groups sit around a MatMul on the CPU EP. Every device block is freed.
+TEST(DevicePlugin, CopiesThroughItsDataTransfer) {
+  void* handle = dlopen(kDeviceEp.c_str(), RTLD_NOW | RTLD_LOCAL);
+  ASSERT_NE(handle, nullptr) << dlerror();
+  auto counter = [&](const char* name) {
+    auto fn = reinterpret_cast<uint64_t (*)()>(dlsym(handle, name));
+    return fn ? fn() : ~uint64_t{0};
+  };
+  for (const char* name : {"chain", "split"}) {
+    const std::string model = ModelPath(name);
+    const uint64_t computes = counter("NxrtDeviceEp_ComputeCalls");
+    const uint64_t to_device = counter("NxrtDeviceEp_HostToDeviceCopies");
+    const uint64_t to_host = counter("NxrtDeviceEp_DeviceToHostCopies");
+    {
+      Result<std::unique_ptr<Session>> session =
+          Session::Create(model, WithPlugins({"plugin:" + kDeviceEp}));
+      ASSERT_TRUE(session.ok()) << session.status().ToString();
+      const std::vector<NamedTensor> inputs = InputsFor(**session);
+      Result<std::vector<NamedTensor>> got = (*session)->Run(inputs);
+      ASSERT_TRUE(got.ok()) << got.status().ToString();
+      ExpectSame(*got, RunModel(model, CpuOnly(), inputs), std::string(name) + " on the device EP");
+      const int64_t fused = FusedSteps(**session, "example_device_ep");
+      EXPECT_GE(fused, 1);
+      EXPECT_EQ(counter("NxrtDeviceEp_ComputeCalls") - computes, static_cast<uint64_t>(fused));
+      EXPECT_GE(counter("NxrtDeviceEp_HostToDeviceCopies") - to_device, static_cast<uint64_t>(fused));
+      EXPECT_GE(counter("NxrtDeviceEp_DeviceToHostCopies") - to_host, static_cast<uint64_t>(fused));
+    }
+    EXPECT_EQ(counter("NxrtDeviceEp_Allocs"), counter("NxrtDeviceEp_Frees")) << name;
+    EXPECT_EQ(counter("NxrtDeviceEp_BadFrees"), 0u) << name;
+  }
+  dlclose(handle);
+}
+
+// Several plugins in one priority list: the example EP takes Add and Relu, the device EP the
+// Sigmoid and Mul after the MatMul, the CPU EP the MatMul.
+TEST(SeveralPlugins, ShareAGraphInPriorityOrder) {
+  const std::string model = ModelPath("split");
+  SessionOptions options = WithPlugins({"plugin:" + kExampleEp, "plugin:" + kDeviceEp, "cpu"});
+  options.providers[0].config.Set("claim_ops", "Add,Relu");
+  Result<std::unique_ptr<Session>> session = Session::Create(model, options);
+  ASSERT_TRUE(session.ok()) << session.status().ToString();
+  EXPECT_EQ(FusedSteps(**session, "example_ep"), 1) << (*session)->PlacementSummary();
+  EXPECT_EQ(FusedSteps(**session, "example_device_ep"), 1) << (*session)->PlacementSummary();
+  const std::vector<NamedTensor> inputs = InputsFor(**session);
+  Result<std::vector<NamedTensor>> got = (*session)->Run(inputs);
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  ExpectSame(*got, RunModel(model, CpuOnly(), inputs), "split on two plugins and the CPU EP");
 }
 
 // ---- Fault fixtures (plugins/faults): each gives its documented error; with fallback allowed
