@@ -113,6 +113,26 @@ void ExpectSame(const std::vector<NamedTensor>& got, const std::vector<NamedTens
   }
 }
 
+// Runs `session` from 4 threads, 25 times each; per thread, the runs that failed or whose first
+// output differs from `want`.
+std::vector<int> RunConcurrently(Session& session, const std::vector<NamedTensor>& inputs,
+                                 const Tensor& want) {
+  std::vector<std::thread> threads;
+  std::vector<int> failures(4, 0);
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      for (int r = 0; r < 25; ++r) {
+        Result<std::vector<NamedTensor>> got = session.Run(inputs);
+        if (!got.ok() || oracle::TensorDiff((*got)[0].tensor, want, 1e-5, 1e-6) != "") {
+          ++failures[t];
+        }
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  return failures;
+}
+
 int64_t FusedSteps(const Session& session, const std::string& ep) {
   int64_t n = 0;
   for (const KernelStats& k : session.Stats()) n += k.op_type == "fused" && k.ep == ep;
@@ -230,20 +250,7 @@ TEST(ExamplePlugin, ConcurrentRunsAgree) {
   ASSERT_TRUE(session.ok()) << session.status().ToString();
   const std::vector<NamedTensor> inputs = InputsFor(**session);
   const std::vector<NamedTensor> want = RunModel(model, CpuOnly(), inputs);
-  std::vector<std::thread> threads;
-  std::vector<int> failures(4, 0);
-  for (int t = 0; t < 4; ++t) {
-    threads.emplace_back([&, t] {
-      for (int r = 0; r < 25; ++r) {
-        Result<std::vector<NamedTensor>> got = (*session)->Run(inputs);
-        if (!got.ok() || oracle::TensorDiff((*got)[0].tensor, want[0].tensor, 1e-5, 1e-6) != "") {
-          ++failures[t];
-        }
-      }
-    });
-  }
-  for (std::thread& t : threads) t.join();
-  EXPECT_EQ(failures, std::vector<int>(4, 0));
+  EXPECT_EQ(RunConcurrently(**session, inputs, want[0].tensor), std::vector<int>(4, 0));
 }
 
 // OnRunStart/OnRunEnd once per run; a plugin that says it cannot run concurrently
@@ -260,20 +267,7 @@ TEST(ExamplePlugin, RunHooksAndSerialisedRuns) {
   const std::vector<NamedTensor> want = RunModel(model, CpuOnly(), inputs);
   const uint64_t starts = counter.run_starts(), ends = counter.run_ends();
   const uint64_t violations = counter.violations();
-  std::vector<std::thread> threads;
-  std::vector<int> failures(4, 0);
-  for (int t = 0; t < 4; ++t) {
-    threads.emplace_back([&, t] {
-      for (int r = 0; r < 25; ++r) {
-        Result<std::vector<NamedTensor>> got = (*session)->Run(inputs);
-        if (!got.ok() || oracle::TensorDiff((*got)[0].tensor, want[0].tensor, 1e-5, 1e-6) != "") {
-          ++failures[t];
-        }
-      }
-    });
-  }
-  for (std::thread& t : threads) t.join();
-  EXPECT_EQ(failures, std::vector<int>(4, 0));
+  EXPECT_EQ(RunConcurrently(**session, inputs, want[0].tensor), std::vector<int>(4, 0));
   EXPECT_EQ(counter.run_starts() - starts, 100u);
   EXPECT_EQ(counter.run_ends() - ends, 100u);
   EXPECT_EQ(counter.violations() - violations, 0u);
