@@ -46,7 +46,8 @@ TEST_P(RealModelTest, MatchesOnnxRuntime) {
   ASSERT_EQ(got->size(), want->size());
   for (size_t i = 0; i < want->size(); ++i) {
     EXPECT_EQ((*got)[i].name, (*want)[i].name);
-    EXPECT_EQ(oracle::TensorDiff((*got)[i].tensor, (*want)[i].tensor, model_->rtol, model_->atol), "")
+    EXPECT_EQ(oracle::TensorDiff((*got)[i].tensor, (*want)[i].tensor, model_->rtol, model_->atol),
+              "")
         << model_->name << " output '" << (*want)[i].name << "'";
   }
 }

@@ -206,8 +206,7 @@ TEST(ExamplePlugin, WithoutFallbackRunsOnlyWhatItClaims) {
   Result<std::unique_ptr<Session>> split =
       Session::Create(ModelPath("split"), WithPlugins({"plugin:" + kExampleEp}, false));
   ASSERT_FALSE(split.ok());
-  EXPECT_NE(split.status().message().find("MatMul"), std::string::npos)
-      << split.status().message();
+  EXPECT_NE(split.status().message().find("MatMul"), std::string::npos) << split.status().message();
   EXPECT_NE(split.status().message().find("fallback"), std::string::npos)
       << split.status().message();
 }
@@ -355,7 +354,8 @@ TEST(DevicePlugin, CopiesThroughItsDataTransfer) {
       const int64_t fused = FusedSteps(**session, "example_device_ep");
       EXPECT_GE(fused, 1);
       EXPECT_EQ(counter("NxrtDeviceEp_ComputeCalls") - computes, static_cast<uint64_t>(fused));
-      EXPECT_GE(counter("NxrtDeviceEp_HostToDeviceCopies") - to_device, static_cast<uint64_t>(fused));
+      EXPECT_GE(counter("NxrtDeviceEp_HostToDeviceCopies") - to_device,
+                static_cast<uint64_t>(fused));
       EXPECT_GE(counter("NxrtDeviceEp_DeviceToHostCopies") - to_host, static_cast<uint64_t>(fused));
     }
     EXPECT_EQ(counter("NxrtDeviceEp_Allocs"), counter("NxrtDeviceEp_Frees")) << name;
@@ -384,9 +384,9 @@ TEST(SeveralPlugins, ShareAGraphInPriorityOrder) {
 // the model still runs on the CPU EP with the right values.
 struct Fault {
   std::string name;
-  std::string message;      // expected in the error (fallback off) or the rejection/warning
-  bool second = false;      // listed after the example plugin (claims nodes it already owns)
-  bool runtime = false;     // fails while running, not while building the session
+  std::string message;   // expected in the error (fallback off) or the rejection/warning
+  bool second = false;   // listed after the example plugin (claims nodes it already owns)
+  bool runtime = false;  // fails while running, not while building the session
 };
 
 std::ostream& operator<<(std::ostream& os, const Fault& f) { return os << f.name; }
@@ -453,10 +453,8 @@ INSTANTIATE_TEST_SUITE_P(
         Fault{"create_ep_returns_null", "returned no OrtEp"},
         Fault{"capability_fails", "OrtEp::GetCapability failed"},
         Fault{"group_unknown_node", "not nodes of the main graph"},
-        Fault{"group_node_twice", "twice"},
-        Fault{"group_claims_all", "already claimed", true},
-        Fault{"group_non_convex", "convex"},
-        Fault{"compile_fails", "OrtEp::Compile failed"},
+        Fault{"group_node_twice", "twice"}, Fault{"group_claims_all", "already claimed", true},
+        Fault{"group_non_convex", "convex"}, Fault{"compile_fails", "OrtEp::Compile failed"},
         Fault{"compile_null_info", "null OrtNodeComputeInfo"},
         Fault{"create_state_null_fn", "lacks CreateState"},
         Fault{"create_state_fails", "OrtNodeComputeInfo::CreateState failed"},

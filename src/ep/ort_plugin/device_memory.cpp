@@ -11,9 +11,9 @@ Result<std::unique_ptr<PluginDeviceMemory>> PluginDeviceMemory::Create(
     OrtEpFactory* factory, uint32_t factory_version, const OrtMemoryInfo* device_info,
     std::string label) {
   auto fail = [&](std::string why) {
-    return Status(StatusCode::kFailedPrecondition,
-                  label + ": its device memory '" + device_info->name + "' is not host memory, " +
-                      why);
+    return Status(
+        StatusCode::kFailedPrecondition,
+        label + ": its device memory '" + device_info->name + "' is not host memory, " + why);
   };
   if (factory_version < 23 || factory->CreateAllocator == nullptr ||
       factory->CreateDataTransfer == nullptr) {
@@ -27,14 +27,15 @@ Result<std::unique_ptr<PluginDeviceMemory>> PluginDeviceMemory::Create(
   memory->label_ = std::move(label);
   OrtStatus* error = factory->CreateAllocator(factory, device_info, nullptr, &memory->allocator_);
   if (error != nullptr) {
-    return Status(StatusCode::kFailedPrecondition,
-                  TakeOrtStatus(error, memory->label_ + ": OrtEpFactory::CreateAllocator failed")
-                      .message());
+    return Status(
+        StatusCode::kFailedPrecondition,
+        TakeOrtStatus(error, memory->label_ + ": OrtEpFactory::CreateAllocator failed").message());
   }
   const OrtAllocator* a = memory->allocator_;
   if (a == nullptr || a->version == 0 || a->Alloc == nullptr || a->Free == nullptr) {
-    return fail("and CreateAllocator returned no usable allocator (null, version 0, or null "
-                "Alloc/Free)");
+    return fail(
+        "and CreateAllocator returned no usable allocator (null, version 0, or null "
+        "Alloc/Free)");
   }
   error = factory->CreateDataTransfer(factory, &memory->transfer_);
   if (error != nullptr) {
@@ -44,8 +45,9 @@ Result<std::unique_ptr<PluginDeviceMemory>> PluginDeviceMemory::Create(
   }
   const OrtDataTransferImpl* t = memory->transfer_;
   if (t == nullptr || t->ort_version_supported < 23 || t->CopyTensors == nullptr) {
-    return fail("and CreateDataTransfer returned no usable OrtDataTransferImpl (null, version "
-                "below 23, or null CopyTensors)");
+    return fail(
+        "and CreateDataTransfer returned no usable OrtDataTransferImpl (null, version "
+        "below 23, or null CopyTensors)");
   }
   const OrtMemoryDevice* host = &DefaultCpuAllocator().info.device;
   const OrtMemoryDevice* device = &device_info->device;
@@ -65,8 +67,8 @@ PluginDeviceMemory::~PluginDeviceMemory() {
 Result<void*> PluginDeviceMemory::Allocate(size_t bytes) {
   void* block = allocator_->Alloc(allocator_, bytes == 0 ? 1 : bytes);
   if (block == nullptr) {
-    return MakeStatus(StatusCode::kOutOfMemory, label_, ": its allocator returned null for ",
-                      bytes, " bytes of '", info_->name, "' memory");
+    return MakeStatus(StatusCode::kOutOfMemory, label_, ": its allocator returned null for ", bytes,
+                      " bytes of '", info_->name, "' memory");
   }
   return block;
 }
@@ -81,9 +83,9 @@ Status PluginDeviceMemory::Copy(std::span<const OrtValue*> src, std::span<OrtVal
   OrtStatus* error = transfer_->CopyTensors(transfer_, const_cast<const OrtValue**>(src.data()),
                                             dst.data(), streams.data(), src.size());
   if (error != nullptr) {
-    return Status(StatusCode::kRuntimeError,
-                  TakeOrtStatus(error, label_ + ": OrtDataTransferImpl::CopyTensors failed")
-                      .message());
+    return Status(
+        StatusCode::kRuntimeError,
+        TakeOrtStatus(error, label_ + ": OrtDataTransferImpl::CopyTensors failed").message());
   }
   return Status::Ok();
 }

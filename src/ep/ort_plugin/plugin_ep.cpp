@@ -19,7 +19,8 @@ uint32_t Effective(uint32_t declared) { return std::min<uint32_t>(declared, kHos
 // every line so declines can be attributed to nodes.
 class CapturingLogSink : public LogSink {
  public:
-  explicit CapturingLogSink(std::string prefix) : stderr_(std::move(prefix), ORT_LOGGING_LEVEL_WARNING) {}
+  explicit CapturingLogSink(std::string prefix)
+      : stderr_(std::move(prefix), ORT_LOGGING_LEVEL_WARNING) {}
   void Log(OrtLoggingLevel severity, std::string_view message, const char* file, int line,
            const char* function) override {
     stderr_.Log(severity, message, file, line, function);
@@ -74,15 +75,14 @@ Device DeviceOf(const PluginLibrary::Factory& factory) {
   return Device{};
 }
 
-
 // Buffers one fused kernel reuses from call to call (a kernel instance is never computed by two
 // threads at once).
 struct CallBuffers {
   std::vector<OrtValue> inputs;
   std::vector<OrtValue> outputs;
-  std::vector<Tensor> contiguous;       // gathered copies of strided inputs
-  std::vector<void*> device_blocks;     // device memory of this call, freed after it
-  std::vector<OrtValue> host_values;    // host sides of device copies
+  std::vector<Tensor> contiguous;     // gathered copies of strided inputs
+  std::vector<void*> device_blocks;   // device memory of this call, freed after it
+  std::vector<OrtValue> host_values;  // host sides of device copies
   std::vector<const OrtValue*> copy_src;
   std::vector<OrtValue*> copy_dst;
 };
@@ -95,8 +95,12 @@ class KernelContextImpl final : public OrtKernelContext {
   KernelContextImpl(ComputeContext& ctx, const CompiledClaim& claim, const OrtLogger* logger,
                     const std::vector<DataType>& output_dtypes, PluginDeviceMemory* device,
                     CallBuffers& buffers)
-      : ctx_(ctx), claim_(claim), logger_(logger), output_dtypes_(output_dtypes),
-        device_(device), b_(buffers) {}
+      : ctx_(ctx),
+        claim_(claim),
+        logger_(logger),
+        output_dtypes_(output_dtypes),
+        device_(device),
+        b_(buffers) {}
   ~KernelContextImpl() override {
     for (void* block : b_.device_blocks) device_->Free(block);
     b_.device_blocks.clear();
@@ -158,9 +162,9 @@ class KernelContextImpl final : public OrtKernelContext {
     Shape dims(shape, shape + rank);
     for (int64_t d : dims) {
       if (d < 0) {
-        return MakeOrtStatus(ORT_INVALID_ARGUMENT,
-                             "KernelContext_GetOutput: output " + std::to_string(i) +
-                                 " shape " + ShapeToString(dims) + " has a negative dim");
+        return MakeOrtStatus(ORT_INVALID_ARGUMENT, "KernelContext_GetOutput: output " +
+                                                       std::to_string(i) + " shape " +
+                                                       ShapeToString(dims) + " has a negative dim");
       }
     }
     OrtValue& v = b_.outputs[i];
@@ -203,8 +207,8 @@ class KernelContextImpl final : public OrtKernelContext {
   OrtStatus* ParallelFor(void (*fn)(void*, size_t), size_t total, size_t num_batch,
                          void* data) override {
     if (total == 0) return nullptr;
-    const size_t batches = std::max<size_t>(
-        num_batch == 0 ? static_cast<size_t>(ctx_.thread_count()) : num_batch, 1);
+    const size_t batches =
+        std::max<size_t>(num_batch == 0 ? static_cast<size_t>(ctx_.thread_count()) : num_batch, 1);
     const int64_t chunk = static_cast<int64_t>((total + batches - 1) / batches);
     ctx_.ParallelFor(static_cast<int64_t>(total), std::max<int64_t>(chunk, 1),
                      [&](int64_t begin, int64_t end) {
@@ -292,8 +296,8 @@ class PluginEp final : public ExecutionProvider,
                         ": OrtEpFactory::CreateEp is null; fix the factory's function table");
     }
     OrtEp* ep = nullptr;
-    OrtStatus* error = factory->CreateEp(factory, hardware.data(), metadata.data(),
-                                         hardware.size(), &session_options_, &logger_, &ep);
+    OrtStatus* error = factory->CreateEp(factory, hardware.data(), metadata.data(), hardware.size(),
+                                         &session_options_, &logger_, &ep);
     if (error != nullptr) {
       if (ep != nullptr && factory->ReleaseEp != nullptr) factory->ReleaseEp(factory, ep);
       return Status(StatusCode::kFailedPrecondition,
@@ -310,8 +314,9 @@ class PluginEp final : public ExecutionProvider,
     if (declared < 23 || ep->GetCapability == nullptr || ep->Compile == nullptr) {
       ReleaseEp();
       return MakeStatus(StatusCode::kFailedPrecondition, label(), ": the OrtEp declares version ",
-                        declared, declared < 23 ? " (GetCapability and Compile need 23)"
-                                                : " but GetCapability or Compile is null",
+                        declared,
+                        declared < 23 ? " (GetCapability and Compile need 23)"
+                                      : " but GetCapability or Compile is null",
                         "; fix by building the plugin against ORT 1.23 or newer headers");
     }
     ep_version_ = Effective(declared);
@@ -371,8 +376,7 @@ class PluginEp final : public ExecutionProvider,
   // ---- GraphClaimer
   Result<ep::GraphClaims> ProposeClaims(const ir::GraphView& view,
                                         const std::vector<bool>& unavailable) override;
-  Status CompileClaims(const ir::GraphView& view,
-                       std::span<const ClaimToCompile> claims) override;
+  Status CompileClaims(const ir::GraphView& view, std::span<const ClaimToCompile> claims) override;
 
   // ---- RunObserver
   Status OnRunStart() override {
@@ -485,8 +489,10 @@ class PluginFusedKernel final : public Kernel {
     OrtStatus* error = claim_->info->Compute(claim_->info, claim_->state, &kernel_context);
     if (error != nullptr) {
       return Status(StatusCode::kRuntimeError,
-                    TakeOrtStatus(error, ep_.label() + ": OrtNodeComputeInfo::Compute of fused "
-                                             "node '" + claim_->fused_name + "' failed")
+                    TakeOrtStatus(error, ep_.label() +
+                                             ": OrtNodeComputeInfo::Compute of fused "
+                                             "node '" +
+                                             claim_->fused_name + "' failed")
                         .message());
     }
     NXRT_ASSIGN_OR_RETURN(int missing, kernel_context.FinishOutputs());
@@ -651,20 +657,22 @@ Status PluginEp::CompileClaims(const ir::GraphView& view, std::span<const ClaimT
     }
     if (info->ort_version_supported < 23 || info->CreateState == nullptr ||
         info->Compute == nullptr) {
-      status = MakeStatus(StatusCode::kFailedPrecondition, which,
-                          ": its OrtNodeComputeInfo (version ", info->ort_version_supported,
-                          ") lacks ", info->ort_version_supported < 23 ? "version 23" :
-                          info->CreateState == nullptr ? "CreateState" : "Compute",
-                          "; fix the plugin's Compile");
+      status =
+          MakeStatus(StatusCode::kFailedPrecondition, which, ": its OrtNodeComputeInfo (version ",
+                     info->ort_version_supported, ") lacks ",
+                     info->ort_version_supported < 23 ? "version 23"
+                     : info->CreateState == nullptr   ? "CreateState"
+                                                      : "Compute",
+                     "; fix the plugin's Compile");
       break;
     }
     OrtNodeComputeContext context{claim.fused_name};
     void* state = nullptr;
     OrtStatus* state_error = info->CreateState(info, &context, &state);
     if (state_error != nullptr) {
-      status = Status(StatusCode::kFailedPrecondition,
-                      TakeOrtStatus(state_error, which + ": OrtNodeComputeInfo::CreateState failed")
-                          .message());
+      status = Status(
+          StatusCode::kFailedPrecondition,
+          TakeOrtStatus(state_error, which + ": OrtNodeComputeInfo::CreateState failed").message());
       break;
     }
     claim.state = state;

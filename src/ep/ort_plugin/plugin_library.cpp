@@ -141,8 +141,8 @@ Status PluginLibrary::Open(std::string_view path, std::string_view registration_
 
   OrtEpFactory* created[kMaxFactories] = {};
   size_t count = 0;
-  OrtStatus* error = create(registration_name_.c_str(), HostApiBase(), &logger_, created,
-                            kMaxFactories, &count);
+  OrtStatus* error =
+      create(registration_name_.c_str(), HostApiBase(), &logger_, created, kMaxFactories, &count);
   count = std::min(count, kMaxFactories);
   // Keep every non-null factory first, so a failure below still releases them.
   for (size_t i = 0; i < count; ++i) {
@@ -171,8 +171,9 @@ Status PluginLibrary::Describe(Factory& f) {
   const uint32_t declared = f.factory->ort_version_supported;
   const std::string which = label_ + ": factory " + std::to_string(&f - factories_.data());
   if (declared < 22) {
-    return MakeStatus(StatusCode::kFailedPrecondition, which, " declares ort_version_supported = ",
-                      declared, ", below 22, the first plugin-EP API; fix by setting it to "
+    return MakeStatus(StatusCode::kFailedPrecondition, which,
+                      " declares ort_version_supported = ", declared,
+                      ", below 22, the first plugin-EP API; fix by setting it to "
                       "ORT_API_VERSION when building the plugin");
   }
   f.version = std::min<uint32_t>(declared, kHostApiVersion);
