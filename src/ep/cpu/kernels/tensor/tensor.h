@@ -59,6 +59,19 @@ ep::KernelFactory PadFactory();
 ep::KernelFactory ResizeFactory();
 ep::KernelFactory UpsampleFactory();
 
+// Trilu (`upper`; optional value input 1 `k`), Compress (`axis` or flattened; dynamic output),
+// ReverseSequence (`batch_axis`, `time_axis`), OneHot (`axis`; value input 1 `depth`; negative
+// indices count from the end from opset 11).
+ep::KernelFactory TriluFactory();
+ep::KernelFactory CompressFactory();
+ep::KernelFactory ReverseSequenceFactory();
+ep::KernelFactory OneHotFactory();
+
+// TopK (`k` attribute at opset 1, value input 1 from opset 10; `axis`, `largest`) and Unique
+// (`axis`, `sorted`; all outputs dynamic).
+ep::KernelFactory TopKFactory();
+ep::KernelFactory UniqueFactory();
+
 // True when input `i` is bound: the slot exists and is not an omitted optional input.
 inline bool HasInput(const PrepareContext& ctx, int i) {
   return i < ctx.input_count() && ctx.has_input(i);
