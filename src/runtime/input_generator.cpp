@@ -4,9 +4,14 @@
 #include <algorithm>
 #include <cmath>
 #include <complex>
+#include <cstdio>
 #include <limits>
+#include <map>
 #include <numbers>
+#include <set>
 #include <sstream>
+
+#include "ir/tensor_io.h"
 
 namespace nxrt {
 namespace {
@@ -160,6 +165,80 @@ Status CheckShapeFits(const ValueInfo& input, const Shape& shape) {
   }
   return Status::Ok();
 }
+
+// Splits "NAME=VALUE" at the '=' whose left part is one of `names`, else at the last '='.
+Result<std::pair<std::string, std::string>> SplitAssignment(const std::string& text,
+                                                            const std::set<std::string>& names,
+                                                            std::string_view flag,
+                                                            std::string_view form) {
+  for (size_t at = text.find('='); at != std::string::npos; at = text.find('=', at + 1)) {
+    if (names.contains(text.substr(0, at))) {
+      return std::pair(text.substr(0, at), text.substr(at + 1));
+    }
+  }
+  const size_t last = text.rfind('=');
+  if (last == std::string::npos || last == 0) {
+    return MakeStatus(StatusCode::kInvalidArgument, flag, " '", text, "': expected ", form);
+  }
+  return std::pair(text.substr(0, last), text.substr(last + 1));
+}
+
+// The whole of `text` as a finite number; errors quote the flag's text.
+Result<double> ParseNumber(const std::string& text, std::string_view flag,
+                           const std::string& whole) {
+  std::istringstream in(text);
+  double value = 0;
+  in >> value;
+  if (text.empty() || !in || !in.eof() || !std::isfinite(value)) {
+    return MakeStatus(StatusCode::kInvalidArgument, flag, " '", whole, "': '", text,
+                      "' is not a number");
+  }
+  return value;
+}
+
+// A size >= 0 that is a whole number.
+Result<int64_t> ParseSize(const std::string& text, std::string_view flag, const std::string& whole) {
+  NXRT_ASSIGN_OR_RETURN(double size, ParseNumber(text, flag, whole));
+  if (size < 0 || size != std::floor(size) || size > 0x1p62) {
+    return MakeStatus(StatusCode::kInvalidArgument, flag, " '", whole, "': '", text,
+                      "' is not a size (a whole number >= 0)");
+  }
+  return static_cast<int64_t>(size);
+}
+
+InputSpec& SpecFor(std::vector<InputSpec>& specs, const std::string& name) {
+  for (InputSpec& spec : specs) {
+    if (spec.name == name) return spec;
+  }
+  specs.push_back({name, std::nullopt, std::nullopt, std::nullopt});
+  return specs.back();
+}
+
+Result<Tensor> ReadInputFile(const std::string& path) {
+  if (path.ends_with(".pb")) return ir::ReadTensorProtoFile(path);
+  if (path.ends_with(".npy")) return ir::ReadNpy(path);
+  return MakeStatus(StatusCode::kInvalidArgument, "input file '", path,
+                    "' must end in .npy (NumPy) or .pb (ONNX TensorProto)");
+}
+
+class Fnv1a {
+ public:
+  void Add(const void* data, size_t size) {
+    const auto* bytes = static_cast<const uint8_t*>(data);
+    for (size_t i = 0; i < size; ++i) {
+      hash_ ^= bytes[i];
+      hash_ *= 0x100000001b3ULL;
+    }
+  }
+  template <typename T>
+  void AddValue(T value) {
+    Add(&value, sizeof(value));
+  }
+  uint64_t hash() const { return hash_; }
+
+ private:
+  uint64_t hash_ = 0xcbf29ce484222325ULL;
+};
 
 }  // namespace
 
@@ -326,6 +405,138 @@ Result<std::vector<NamedTensor>> GenerateInputs(const std::vector<InputSpec>& sp
     tensors.push_back({spec.name, std::move(tensor).value()});
   }
   return tensors;
+}
+
+Result<GeneratorOptions> ParseGeneratorFlags(const InputFlags& flags,
+                                             const std::vector<ValueInfo>& inputs,
+                                             std::vector<InputSpec> base) {
+  GeneratorOptions options;
+  options.seed = flags.seed;
+  options.inputs = std::move(base);
+  std::set<std::string> input_names;
+  std::set<std::string> dim_names;
+  for (const ValueInfo& input : inputs) {
+    input_names.insert(input.name);
+    if (!input.shape) continue;
+    for (const DimInfo& dim : *input.shape) {
+      if (!dim.is_fixed() && !dim.symbol.empty()) dim_names.insert(dim.symbol);
+    }
+  }
+  for (const std::string& text : flags.dims) {
+    NXRT_ASSIGN_OR_RETURN(auto pair, SplitAssignment(text, dim_names, "--dim", "NAME=SIZE"));
+    NXRT_ASSIGN_OR_RETURN(options.dims[pair.first], ParseSize(pair.second, "--dim", text));
+  }
+  for (const std::string& text : flags.shapes) {
+    NXRT_ASSIGN_OR_RETURN(auto pair,
+                          SplitAssignment(text, input_names, "--shape", "INPUT=D0,D1,..."));
+    Shape shape;
+    std::istringstream in(pair.second);
+    std::string part;
+    while (std::getline(in, part, ',')) {
+      NXRT_ASSIGN_OR_RETURN(int64_t dim, ParseSize(part, "--shape", text));
+      shape.push_back(dim);
+    }
+    if (!pair.second.empty() && pair.second.back() == ',') {
+      return MakeStatus(StatusCode::kInvalidArgument, "--shape '", text,
+                        "': a dim is missing after the last ','");
+    }
+    SpecFor(options.inputs, pair.first).shape = shape;
+  }
+  for (const std::string& text : flags.ranges) {
+    NXRT_ASSIGN_OR_RETURN(auto pair, SplitAssignment(text, input_names, "--range", "INPUT=LOW,HIGH"));
+    const size_t comma = pair.second.find(',');
+    if (comma == std::string::npos) {
+      return MakeStatus(StatusCode::kInvalidArgument, "--range '", text,
+                        "': expected INPUT=LOW,HIGH (e.g. --range x=-1,1)");
+    }
+    NXRT_ASSIGN_OR_RETURN(double low, ParseNumber(pair.second.substr(0, comma), "--range", text));
+    NXRT_ASSIGN_OR_RETURN(double high,
+                          ParseNumber(pair.second.substr(comma + 1), "--range", text));
+    if (!(low <= high)) {
+      return MakeStatus(StatusCode::kInvalidArgument, "--range '", text, "': LOW ", low,
+                        " is above HIGH ", high, "; give LOW first");
+    }
+    SpecFor(options.inputs, pair.first).values = ValueDistribution::Uniform(low, high);
+  }
+  for (const std::string& text : flags.values) {
+    NXRT_ASSIGN_OR_RETURN(auto pair, SplitAssignment(text, input_names, "--value", "INPUT=V"));
+    NXRT_ASSIGN_OR_RETURN(double value, ParseNumber(pair.second, "--value", text));
+    SpecFor(options.inputs, pair.first).values = ValueDistribution::Constant(value);
+  }
+  return options;
+}
+
+Result<std::vector<NamedTensor>> BuildInputsFromFlags(const InputFlags& flags,
+                                                      const std::vector<ValueInfo>& inputs,
+                                                      bool generate_missing,
+                                                      std::vector<InputSpec> base) {
+  std::set<std::string> input_names;
+  for (const ValueInfo& input : inputs) input_names.insert(input.name);
+  std::map<std::string, Tensor> from_files;
+  for (const std::string& text : flags.files) {
+    NXRT_ASSIGN_OR_RETURN(auto pair, SplitAssignment(text, input_names, "--input", "INPUT=FILE"));
+    Result<Tensor> tensor = ReadInputFile(pair.second);
+    if (!tensor.ok()) return tensor.status().WithContext("--input " + text);
+    from_files[pair.first] = std::move(tensor).value();
+  }
+  std::vector<ValueInfo> to_generate;
+  for (const ValueInfo& input : inputs) {
+    if (from_files.contains(input.name)) continue;
+    if (!generate_missing) {
+      return MakeStatus(StatusCode::kInvalidArgument, "input '", input.name, "' (",
+                        input.ToString(), ") is not given; pass --input ", input.name,
+                        "=FILE.npy or --random");
+    }
+    to_generate.push_back(input);
+  }
+  NXRT_ASSIGN_OR_RETURN(GeneratorOptions options,
+                        ParseGeneratorFlags(flags, inputs, std::move(base)));
+  std::erase_if(options.inputs,
+                [&](const InputSpec& spec) { return from_files.contains(spec.name); });
+  NXRT_ASSIGN_OR_RETURN(std::vector<NamedTensor> generated, GenerateInputs(to_generate, options));
+  std::vector<NamedTensor> result;
+  for (const ValueInfo& input : inputs) {
+    auto file = from_files.find(input.name);
+    if (file != from_files.end()) {
+      result.push_back({input.name, file->second});
+      continue;
+    }
+    for (NamedTensor& tensor : generated) {
+      if (tensor.name == input.name) result.push_back(std::move(tensor));
+    }
+  }
+  for (const auto& [name, tensor] : from_files) {
+    if (!input_names.contains(name)) result.push_back({name, tensor});
+  }
+  return result;
+}
+
+std::string InputsDigest(const std::vector<NamedTensor>& inputs) {
+  Fnv1a fnv;
+  for (const NamedTensor& input : inputs) {
+    fnv.Add(input.name.data(), input.name.size() + 1);
+    const Tensor& tensor = input.tensor;
+    fnv.AddValue(static_cast<int32_t>(tensor.dtype()));
+    fnv.AddValue(static_cast<uint64_t>(tensor.shape().size()));
+    for (int64_t dim : tensor.shape()) fnv.AddValue(dim);
+    if (!tensor.defined()) continue;
+    Tensor contiguous = tensor;
+    if (!tensor.is_contiguous()) {
+      Result<Tensor> copy = tensor.Clone();
+      if (copy.ok()) contiguous = std::move(copy).value();
+    }
+    if (tensor.dtype() == DataType::kString) {
+      for (const std::string& s : contiguous.span<std::string>()) {
+        fnv.AddValue(static_cast<uint64_t>(s.size()));
+        fnv.Add(s.data(), s.size());
+      }
+    } else if (contiguous.element_count() > 0) {
+      fnv.Add(contiguous.raw_data(), contiguous.byte_size());
+    }
+  }
+  char text[17];
+  std::snprintf(text, sizeof(text), "%016llx", static_cast<unsigned long long>(fnv.hash()));
+  return text;
 }
 
 }  // namespace nxrt

@@ -102,4 +102,58 @@ Result<std::vector<NamedTensor>> GenerateInputs(const std::vector<ValueInfo>& in
 Result<std::vector<NamedTensor>> GenerateInputs(const std::vector<InputSpec>& specs,
                                                 uint64_t seed);
 
+// ---- Input flags shared by command-line tools ---------------------------------------------------
+//
+// `nxrt bench` and `ort_run` (tests/ort_oracle) take the same input flags and turn them into
+// inputs here, so the same flags give byte-identical inputs in nxrt and in ONNX Runtime:
+//   --seed S              generator seed
+//   --dim NAME=SIZE       size of a symbolic dim
+//   --shape INPUT=D0,D1   an input's whole shape ("INPUT=" for a scalar)
+//   --range INPUT=LO,HI   uniform values in [LO, HI)
+//   --value INPUT=V       every element V
+//   --input INPUT=FILE    the input read from FILE (.npy, or ONNX TensorProto .pb)
+// A NAME=VALUE text splits at the '=' whose left part is a known name (names may hold '='), else
+// at the last '='.
+struct InputFlags {
+  uint64_t seed = 1;
+  std::vector<std::string> dims;
+  std::vector<std::string> shapes;
+  std::vector<std::string> ranges;
+  std::vector<std::string> values;
+  std::vector<std::string> files;
+};
+
+// Registers the flags above on a CLI11 app or subcommand (a template so that nxrt_runtime does
+// not depend on CLI11; both tools pass a CLI::App).
+template <typename App>
+void AddInputFlags(App& app, InputFlags& flags) {
+  app.add_option("--seed", flags.seed, "Seed of the generated inputs")->capture_default_str();
+  app.add_option("--dim", flags.dims, "NAME=SIZE: size of a symbolic dim of generated inputs");
+  app.add_option("--shape", flags.shapes, "INPUT=D0,D1,...: an input's shape (INPUT= a scalar)");
+  app.add_option("--range", flags.ranges, "INPUT=LOW,HIGH: uniform values in [LOW, HIGH)");
+  app.add_option("--value", flags.values, "INPUT=V: every element of the input is V");
+  app.add_option("--input", flags.files, "INPUT=FILE: read the input from .npy or TensorProto .pb");
+}
+
+// The generator options the flags ask for (--input excluded). `base` specs (e.g. a known model's
+// table) come first and the flags override them field by field. Errors (kInvalidArgument) name
+// the flag and its text and say the expected form.
+Result<GeneratorOptions> ParseGeneratorFlags(const InputFlags& flags,
+                                             const std::vector<ValueInfo>& inputs,
+                                             std::vector<InputSpec> base = {});
+
+// One tensor per model input, in the order of `inputs`: read from its --input file when given,
+// else generated from the flags. With `generate_missing` false an input without a file is an
+// error that says to pass --input or --random. Files naming no input are passed through, so the
+// session reports the unknown name.
+Result<std::vector<NamedTensor>> BuildInputsFromFlags(const InputFlags& flags,
+                                                      const std::vector<ValueInfo>& inputs,
+                                                      bool generate_missing,
+                                                      std::vector<InputSpec> base = {});
+
+// 16 hex digits of FNV-1a (64 bit) over each input's name, element type, shape and bytes (string
+// elements with their lengths), in order: two tools that print the same digest fed the same
+// inputs.
+std::string InputsDigest(const std::vector<NamedTensor>& inputs);
+
 }  // namespace nxrt

@@ -1,6 +1,7 @@
 // runtime/input_generator_test.cpp: the fixed-seed generator is deterministic (golden values
 // from an independent Python model of SplitMix64), respects ranges and types, and explains
-// shapes it cannot resolve.
+// shapes it cannot resolve; the shared command-line input flags give the same bytes as the
+// equivalent specs and name the flag in their errors.
 //
 // Layer: tests of nxrt_runtime.
 #include "runtime/input_generator.h"
@@ -204,6 +205,117 @@ TEST(InputGeneratorTest, CompleteSpecsNeedNoMetadata) {
   Result<std::vector<NamedTensor>> incomplete = GenerateInputs(
       std::vector<InputSpec>{{"x", DataType::kFloat, std::nullopt, std::nullopt}}, 9);
   EXPECT_FALSE(incomplete.ok());
+}
+
+// Silero VAD v5's inputs as declared (input[?,?], state[?,?,?], sr scalar).
+std::vector<ValueInfo> SileroInputs() {
+  const DimInfo unknown{};
+  return {Decl("input", DataType::kFloat, std::vector<DimInfo>{unknown, unknown}),
+          Decl("state", DataType::kFloat, std::vector<DimInfo>{unknown, unknown, unknown}),
+          Decl("sr", DataType::kInt64, std::vector<DimInfo>{})};
+}
+
+TEST(InputFlagsTest, FlagsGiveTheBytesOfTheEquivalentSpecs) {
+  InputFlags flags;
+  flags.seed = 3;
+  flags.shapes = {"input=1,512", "state=2,1,128", "sr="};
+  flags.ranges = {"input=-0.5,0.5"};
+  flags.values = {"state=0", "sr=16000"};
+  Result<std::vector<NamedTensor>> from_flags =
+      BuildInputsFromFlags(flags, SileroInputs(), /*generate_missing=*/true);
+  ASSERT_TRUE(from_flags.ok()) << from_flags.status().ToString();
+
+  using V = ValueDistribution;
+  const std::vector<InputSpec> specs = {
+      {"input", DataType::kFloat, Shape{1, 512}, V::Uniform(-0.5, 0.5)},
+      {"state", DataType::kFloat, Shape{2, 1, 128}, V::Constant(0.0)},
+      {"sr", DataType::kInt64, Shape{}, V::Constant(16000)}};
+  Result<std::vector<NamedTensor>> from_specs = GenerateInputs(specs, 3);
+  ASSERT_TRUE(from_specs.ok());
+  ASSERT_EQ(from_flags->size(), 3u);
+  for (size_t i = 0; i < 3; ++i) {
+    const Tensor& a = (*from_flags)[i].tensor;
+    const Tensor& b = (*from_specs)[i].tensor;
+    EXPECT_EQ((*from_flags)[i].name, (*from_specs)[i].name);
+    ASSERT_EQ(a.shape(), b.shape());
+    EXPECT_EQ(std::memcmp(a.raw_data(), b.raw_data(), a.byte_size()), 0) << i;
+  }
+  EXPECT_EQ(InputsDigest(*from_flags), InputsDigest(*from_specs));
+  EXPECT_EQ((*from_flags)[2].tensor.data<int64_t>()[0], 16000);
+}
+
+TEST(InputFlagsTest, SymbolicDimsAndNamesHoldingEquals) {
+  const std::vector<ValueInfo> inputs = {
+      Decl("a=b", DataType::kFloat,
+           std::vector<DimInfo>{DimInfo::Symbolic("batch=size"), DimInfo::Fixed(3)})};
+  InputFlags flags;
+  flags.dims = {"batch=size=4"};
+  flags.values = {"a=b=2.5"};
+  Result<std::vector<NamedTensor>> inputs_made = BuildInputsFromFlags(flags, inputs, true);
+  ASSERT_TRUE(inputs_made.ok()) << inputs_made.status().ToString();
+  EXPECT_EQ((*inputs_made)[0].tensor.shape(), (Shape{4, 3}));
+  EXPECT_EQ((*inputs_made)[0].tensor.data<float>()[11], 2.5f);
+}
+
+TEST(InputFlagsTest, FlagsOverrideTheBaseSpecs) {
+  InputFlags flags;
+  flags.ranges = {"input=5,6"};
+  std::vector<InputSpec> base = {{"input", std::nullopt, Shape{1, 4}, ValueDistribution::Constant(1)}};
+  Result<GeneratorOptions> options = ParseGeneratorFlags(flags, SileroInputs(), base);
+  ASSERT_TRUE(options.ok());
+  ASSERT_EQ(options->inputs.size(), 1u);
+  EXPECT_EQ(options->inputs[0].shape, (Shape{1, 4}));
+  EXPECT_EQ(options->inputs[0].values->kind, ValueDistribution::Kind::kUniform);
+  EXPECT_EQ(options->inputs[0].values->a, 5.0);
+}
+
+TEST(InputFlagsTest, ErrorsNameTheFlagAndTheText) {
+  auto error = [](InputFlags flags) {
+    Result<std::vector<NamedTensor>> made = BuildInputsFromFlags(flags, SileroInputs(), true);
+    return made.ok() ? std::string("ok") : made.status().message();
+  };
+  InputFlags dim;
+  dim.dims = {"N=two"};
+  EXPECT_THAT(error(dim), HasSubstr("--dim 'N=two': 'two' is not a number"));
+  InputFlags size;
+  size.shapes = {"input=1,-2"};
+  EXPECT_THAT(error(size), HasSubstr("--shape 'input=1,-2': '-2' is not a size"));
+  InputFlags range;
+  range.ranges = {"input=1"};
+  EXPECT_THAT(error(range), HasSubstr("--range 'input=1': expected INPUT=LOW,HIGH"));
+  InputFlags reversed;
+  reversed.ranges = {"input=2,1"};
+  EXPECT_THAT(error(reversed), HasSubstr("LOW 2 is above HIGH 1"));
+  InputFlags no_name;
+  no_name.values = {"=3"};
+  EXPECT_THAT(error(no_name), HasSubstr("--value '=3': expected INPUT=V"));
+  InputFlags typo;
+  typo.values = {"inptu=3"};
+  EXPECT_THAT(error(typo), HasSubstr("no model input is named 'inptu'"));
+  InputFlags file;
+  file.files = {"input=x.txt"};
+  EXPECT_THAT(error(file), HasSubstr("must end in .npy"));
+
+  Result<std::vector<NamedTensor>> missing =
+      BuildInputsFromFlags(InputFlags{}, SileroInputs(), /*generate_missing=*/false);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_THAT(missing.status().message(), HasSubstr("pass --input input=FILE.npy or --random"));
+}
+
+TEST(InputFlagsTest, DigestSeesEveryByteNameAndShape) {
+  const std::vector<InputSpec> specs = {
+      {"x", DataType::kFloat, Shape{2, 3}, ValueDistribution::Uniform(0, 1)}};
+  Result<std::vector<NamedTensor>> a = GenerateInputs(specs, 1);
+  Result<std::vector<NamedTensor>> b = GenerateInputs(specs, 1);
+  ASSERT_TRUE(a.ok() && b.ok());
+  const std::string digest = InputsDigest(*a);
+  EXPECT_EQ(digest.size(), 16u);
+  EXPECT_EQ(InputsDigest(*b), digest);
+  (*b)[0].tensor.mutable_data<float>()[5] += 1.0f;
+  EXPECT_NE(InputsDigest(*b), digest);
+  Result<std::vector<NamedTensor>> renamed = GenerateInputs(specs, 1);
+  (*renamed)[0].name = "y";
+  EXPECT_NE(InputsDigest(*renamed), digest);
 }
 
 }  // namespace
