@@ -23,4 +23,8 @@ void AddClaimsCommand(CLI::App& app, int& exit_code);
 // skip counts and a reason per failure; exits 1 on a regression against the manifest.
 void AddTestOnnxCommand(CLI::App& app, int& exit_code);
 
+// `nxrt bench MODEL [--threads N] [--warmup K] [--iterations N] [--min-seconds S] [--json]` plus
+// the shared input flags: session-creation time, latency statistics and peak RSS.
+void AddBenchCommand(CLI::App& app, int& exit_code);
+
 }  // namespace nxrt::cli

@@ -11,6 +11,7 @@ int main(int argc, char** argv) {
   nxrt::cli::AddRunCommand(app, exit_code);
   nxrt::cli::AddClaimsCommand(app, exit_code);
   nxrt::cli::AddTestOnnxCommand(app, exit_code);
+  nxrt::cli::AddBenchCommand(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
