@@ -3,10 +3,16 @@
 // Layer: test tool over nxrt_ort_oracle and nxrt_ir (.npy/.pb files); not installed.
 //   ort_run MODEL --random --seed 3 --dim N=1 --threads 2 --output-dir /tmp/ort
 //   ort_run MODEL --input x=x.npy --no-opt --plugin build/plugins/libexample_ep.so:example
-// Inputs come from files (--input) or the fixed-seed generator (--random); for the real models of
-// tests/real_models.h (matched by file name) --random uses that table's shapes and ranges. It
-// prints the model's inputs and outputs, each output's summary and the run times, and writes the
-// outputs as .npy (.pb for bfloat16 and strings, which .npy cannot hold) with --output-dir.
+//   ort_run MODEL --bench --threads 2 --iterations 50 --json
+// Inputs come from files (--input) or the fixed-seed generator (--random), through the input flags
+// shared with `nxrt bench` (runtime/input_generator.h); for the real models of
+// tests/real_models.h (matched by file name) --random uses that table's shapes and ranges unless
+// flags override them. It prints the model's inputs and outputs, each output's summary and the
+// run times, and writes the outputs as .npy (.pb for bfloat16 and strings, which .npy cannot hold)
+// with --output-dir.
+// --bench measures like `nxrt bench` (runtime/bench_report.h: warm-up, timed runs, session
+// creation, latency statistics, peak RSS; the same JSON fields with --json). Its inputs follow the
+// flags only (no real-model table), as nxrt bench's do, so the same flags feed the same bytes.
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
@@ -19,6 +25,7 @@
 #include <sstream>
 
 #include "ir/tensor_io.h"
+#include "runtime/bench_report.h"
 #include "runtime/input_generator.h"
 #include "ort_oracle/ort_oracle.h"
 #include "real_models.h"
@@ -30,13 +37,8 @@ namespace fs = std::filesystem;
 
 struct Flags {
   std::string model;
-  std::vector<std::string> input_files;
+  InputFlags inputs;
   bool random = false;
-  uint64_t seed = 1;
-  std::vector<std::string> dims;
-  std::vector<std::string> shapes;
-  std::vector<std::string> ranges;
-  std::vector<std::string> values;
   int threads = 1;
   bool no_opt = false;
   std::string output_dir;
@@ -44,151 +46,34 @@ struct Flags {
   std::vector<std::string> config;
   int repeat = 1;
   bool info = false;
+  bool bench = false;
+  BenchConfig bench_config;
+  bool json = false;
 };
 
-// Splits "NAME=VALUE" at the '=' whose left part is one of `names` (names may contain '='),
-// else at the last '='.
-Result<std::pair<std::string, std::string>> SplitAssignment(const std::string& text,
-                                                            const std::set<std::string>& names,
-                                                            std::string_view flag) {
-  for (size_t at = text.find('='); at != std::string::npos; at = text.find('=', at + 1)) {
-    if (names.contains(text.substr(0, at)))
-      return std::pair(text.substr(0, at), text.substr(at + 1));
+// "KEY=VALUE" split at the first '='.
+Result<std::pair<std::string, std::string>> SplitConfigEntry(const std::string& text) {
+  const size_t eq = text.find('=');
+  if (eq == std::string::npos || eq == 0) {
+    return MakeStatus(StatusCode::kInvalidArgument, "--config '", text, "': expected KEY=VALUE");
   }
-  const size_t last = text.rfind('=');
-  if (last == std::string::npos || last == 0) {
-    return MakeStatus(StatusCode::kInvalidArgument, flag, " '", text, "': expected NAME=VALUE");
-  }
-  return std::pair(text.substr(0, last), text.substr(last + 1));
+  return std::pair(text.substr(0, eq), text.substr(eq + 1));
 }
 
-Result<double> ParseNumber(const std::string& text, std::string_view what) {
-  std::istringstream in(text);
-  double value = 0;
-  in >> value;
-  if (!in || !in.eof()) {
-    return MakeStatus(StatusCode::kInvalidArgument, what, ": '", text, "' is not a number");
-  }
-  return value;
+std::vector<nxrt::ValueInfo> NxrtInputs(const OracleSession& session) {
+  std::vector<nxrt::ValueInfo> inputs;
+  for (const ValueInfo& input : session.inputs()) inputs.push_back(ToNxrtValueInfo(input));
+  return inputs;
 }
 
-// "1,3,480,640" (or "" for a scalar) -> Shape.
-Result<Shape> ParseShape(const std::string& text, std::string_view what) {
-  Shape shape;
-  if (text.empty()) return shape;
-  std::istringstream in(text);
-  std::string part;
-  while (std::getline(in, part, ',')) {
-    NXRT_ASSIGN_OR_RETURN(double dim, ParseNumber(part, what));
-    if (dim < 0 || dim != std::floor(dim)) {
-      return MakeStatus(StatusCode::kInvalidArgument, what, ": dim '", part,
-                        "' is not a size >= 0");
-    }
-    shape.push_back(static_cast<int64_t>(dim));
-  }
-  return shape;
-}
-
-InputSpec& SpecFor(std::vector<InputSpec>& specs, const std::string& name) {
-  for (InputSpec& spec : specs) {
-    if (spec.name == name) return spec;
-  }
-  specs.push_back({name, std::nullopt, std::nullopt, std::nullopt});
-  return specs.back();
-}
-
-Result<Tensor> ReadTensorFile(const std::string& path) {
-  if (path.ends_with(".pb")) return ir::ReadTensorProtoFile(path);
-  return ir::ReadNpy(path);
-}
-
-// Generator options from the real-model table (when MODEL is one of them) and the flags.
-Result<GeneratorOptions> BuildGeneratorOptions(const Flags& flags,
-                                               const std::vector<ValueInfo>& inputs) {
-  GeneratorOptions options;
-  options.seed = flags.seed;
-  std::set<std::string> input_names;
-  std::set<std::string> dim_names;
-  for (const ValueInfo& input : inputs) {
-    input_names.insert(input.name);
-    for (const std::string& dim : input.dim_names) {
-      if (!dim.empty()) dim_names.insert(dim);
-    }
-  }
+// Inputs from the flags over the real-model table's specs when MODEL is one of them.
+Result<std::vector<NamedTensor>> BuildInputs(const Flags& flags, const OracleSession& session) {
+  std::vector<InputSpec> base;
   if (const RealModel* real = FindRealModel(fs::path(flags.model).stem().string())) {
     std::cout << "generated inputs follow tests/real_models.h for '" << real->name << "'\n";
-    options.inputs = real->inputs;
+    base = real->inputs;
   }
-  for (const std::string& text : flags.dims) {
-    NXRT_ASSIGN_OR_RETURN(auto pair, SplitAssignment(text, dim_names, "--dim"));
-    NXRT_ASSIGN_OR_RETURN(double size, ParseNumber(pair.second, "--dim " + text));
-    options.dims[pair.first] = static_cast<int64_t>(size);
-  }
-  for (const std::string& text : flags.shapes) {
-    NXRT_ASSIGN_OR_RETURN(auto pair, SplitAssignment(text, input_names, "--shape"));
-    NXRT_ASSIGN_OR_RETURN(Shape shape, ParseShape(pair.second, "--shape " + text));
-    SpecFor(options.inputs, pair.first).shape = shape;
-  }
-  for (const std::string& text : flags.ranges) {
-    NXRT_ASSIGN_OR_RETURN(auto pair, SplitAssignment(text, input_names, "--range"));
-    const size_t comma = pair.second.find(',');
-    if (comma == std::string::npos) {
-      return MakeStatus(StatusCode::kInvalidArgument, "--range '", text,
-                        "': expected NAME=LOW,HIGH");
-    }
-    NXRT_ASSIGN_OR_RETURN(double low, ParseNumber(pair.second.substr(0, comma), "--range"));
-    NXRT_ASSIGN_OR_RETURN(double high, ParseNumber(pair.second.substr(comma + 1), "--range"));
-    SpecFor(options.inputs, pair.first).values = ValueDistribution::Uniform(low, high);
-  }
-  for (const std::string& text : flags.values) {
-    NXRT_ASSIGN_OR_RETURN(auto pair, SplitAssignment(text, input_names, "--value"));
-    NXRT_ASSIGN_OR_RETURN(double value, ParseNumber(pair.second, "--value " + text));
-    SpecFor(options.inputs, pair.first).values = ValueDistribution::Constant(value);
-  }
-  return options;
-}
-
-Result<std::vector<NamedTensor>> BuildInputs(const Flags& flags, const OracleSession& session) {
-  std::set<std::string> input_names;
-  for (const ValueInfo& input : session.inputs()) input_names.insert(input.name);
-  std::map<std::string, Tensor> from_files;
-  for (const std::string& text : flags.input_files) {
-    NXRT_ASSIGN_OR_RETURN(auto pair, SplitAssignment(text, input_names, "--input"));
-    Result<Tensor> tensor = ReadTensorFile(pair.second);
-    if (!tensor.ok()) return tensor.status().WithContext("--input " + text);
-    from_files[pair.first] = std::move(tensor).value();
-  }
-  std::vector<nxrt::ValueInfo> to_generate;
-  for (const ValueInfo& input : session.inputs()) {
-    if (from_files.contains(input.name)) continue;
-    if (!flags.random) {
-      return MakeStatus(StatusCode::kInvalidArgument, "input '", input.name, "' ",
-                        input.Description(), " is not given; pass --input ", input.name,
-                        "=FILE.npy or --random");
-    }
-    to_generate.push_back(ToNxrtValueInfo(input));
-  }
-  NXRT_ASSIGN_OR_RETURN(GeneratorOptions options, BuildGeneratorOptions(flags, session.inputs()));
-  std::erase_if(options.inputs,
-                [&](const InputSpec& spec) { return from_files.contains(spec.name); });
-  NXRT_ASSIGN_OR_RETURN(std::vector<NamedTensor> generated, GenerateInputs(to_generate, options));
-  std::vector<NamedTensor> inputs;
-  for (const ValueInfo& input : session.inputs()) {
-    auto file = from_files.find(input.name);
-    if (file != from_files.end()) {
-      inputs.push_back({input.name, file->second});
-      continue;
-    }
-    for (NamedTensor& tensor : generated) {
-      if (tensor.name == input.name) inputs.push_back(std::move(tensor));
-    }
-  }
-  for (const auto& [name, tensor] : from_files) {
-    if (!input_names.contains(name)) {
-      inputs.push_back({name, tensor});  // the session reports the unknown name
-    }
-  }
-  return inputs;
+  return BuildInputsFromFlags(flags.inputs, NxrtInputs(session), flags.random, std::move(base));
 }
 
 double ElementAsDouble(const Tensor& t, int64_t i) {
@@ -274,8 +159,7 @@ void PrintValues(std::string_view title, const std::vector<ValueInfo>& values) {
   }
 }
 
-Status RunTool(const Flags& flags) {
-  NXRT_ASSIGN_OR_RETURN(OrtOracle oracle, OrtOracle::Load());
+Result<OracleOptions> SessionOptionsFromFlags(const Flags& flags) {
   OracleOptions options;
   options.intra_op_threads = flags.threads;
   options.optimization = flags.no_opt ? OptimizationLevel::kDisableAll : OptimizationLevel::kAll;
@@ -284,9 +168,47 @@ Status RunTool(const Flags& flags) {
     options.plugins.push_back(std::move(plugin));
   }
   for (const std::string& entry : flags.config) {
-    NXRT_ASSIGN_OR_RETURN(auto pair, SplitAssignment(entry, {}, "--config"));
+    NXRT_ASSIGN_OR_RETURN(auto pair, SplitConfigEntry(entry));
     options.config_entries.push_back(pair);
   }
+  return options;
+}
+
+// --bench: the loop and report of runtime/bench_report.h, as `nxrt bench` measures.
+Status RunBench(const Flags& flags) {
+  NXRT_ASSIGN_OR_RETURN(OrtOracle oracle, OrtOracle::Load());
+  NXRT_ASSIGN_OR_RETURN(OracleOptions options, SessionOptionsFromFlags(flags));
+  using Clock = std::chrono::steady_clock;
+  const Clock::time_point created = Clock::now();
+  NXRT_ASSIGN_OR_RETURN(OracleSession session, oracle.CreateSession(flags.model, options));
+  BenchReport report;
+  report.session_ms = std::chrono::duration<double, std::milli>(Clock::now() - created).count();
+  NXRT_ASSIGN_OR_RETURN(
+      std::vector<NamedTensor> inputs,
+      BuildInputsFromFlags(flags.inputs, NxrtInputs(session), /*generate_missing=*/true));
+  NXRT_ASSIGN_OR_RETURN(LatencyStats latency, TimeRuns(
+                                                  [&]() -> Status {
+                                                    Result<std::vector<NamedTensor>> outputs =
+                                                        session.Run(inputs);
+                                                    return outputs.status();
+                                                  },
+                                                  flags.bench_config));
+  report.runtime = "onnxruntime";
+  report.runtime_version = oracle.version();
+  report.model = flags.model;
+  report.threads = flags.threads;
+  report.config = flags.bench_config;
+  report.latency = latency;
+  report.peak_rss_mib = PeakRssMib();
+  report.inputs_digest = InputsDigest(inputs);
+  std::cout << (flags.json ? BenchReportJson(report) + "\n" : BenchReportText(report));
+  return Status::Ok();
+}
+
+Status RunTool(const Flags& flags) {
+  if (flags.bench) return RunBench(flags);
+  NXRT_ASSIGN_OR_RETURN(OrtOracle oracle, OrtOracle::Load());
+  NXRT_ASSIGN_OR_RETURN(OracleOptions options, SessionOptionsFromFlags(flags));
   using Clock = std::chrono::steady_clock;
   const Clock::time_point created = Clock::now();
   NXRT_ASSIGN_OR_RETURN(OracleSession session, oracle.CreateSession(flags.model, options));
@@ -335,13 +257,8 @@ int main(int argc, char** argv) {
   nxrt::oracle::Flags flags;
   CLI::App app{"Runs an ONNX model in ONNX Runtime 1.30 (NXRT_ORT_LIBRARY overrides the library)"};
   app.add_option("model", flags.model, "ONNX model file")->required();
-  app.add_option("--input", flags.input_files, "NAME=FILE (.npy or TensorProto .pb)");
   app.add_flag("--random", flags.random, "generate the inputs not given by --input");
-  app.add_option("--seed", flags.seed, "generator seed")->capture_default_str();
-  app.add_option("--dim", flags.dims, "NAME=SIZE for a symbolic dim");
-  app.add_option("--shape", flags.shapes, "INPUT=D0,D1,... (INPUT= for a scalar)");
-  app.add_option("--range", flags.ranges, "INPUT=LOW,HIGH: uniform values");
-  app.add_option("--value", flags.values, "INPUT=V: every element V");
+  AddInputFlags(app, flags.inputs);
   app.add_option("--threads", flags.threads, "intra-op threads (0: ORT's default)")
       ->capture_default_str();
   app.add_flag("--no-opt", flags.no_opt, "disable graph optimisations (exact reference)");
@@ -352,6 +269,19 @@ int main(int argc, char** argv) {
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
   app.add_flag("--info", flags.info, "print the model's inputs and outputs only");
+  app.add_flag("--bench", flags.bench,
+               "time the model as `nxrt bench` does (inputs from the flags only)");
+  app.add_option("--warmup", flags.bench_config.warmup, "--bench: untimed runs first")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  app.add_option("--iterations", flags.bench_config.iterations, "--bench: timed runs (at least)")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  app.add_option("--min-seconds", flags.bench_config.min_seconds,
+                 "--bench: keep running until the timed runs took this many seconds")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  app.add_flag("--json", flags.json, "--bench: print one JSON object instead of text");
   CLI11_PARSE(app, argc, argv);
 
   const nxrt::Status status = nxrt::oracle::RunTool(flags);
