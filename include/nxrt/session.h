@@ -10,6 +10,10 @@
 //   if (!session.ok()) { print(session.status().message()); ... }
 //   auto outputs = (*session)->Run({{"x", x_tensor}});
 //
+// Models whose inputs or outputs are sequences or optionals (ONNX seq(tensor(T)),
+// optional(...)) run through RunValues, which takes and returns nxrt::Value (nxrt/value.h);
+// Run is the tensors-only form of the same call.
+//
 // Errors follow nxrt/status.h: every message names the model, node or value and the fix.
 #pragma once
 
@@ -26,6 +30,7 @@
 #include "nxrt/node_info.h"
 #include "nxrt/status.h"
 #include "nxrt/tensor.h"
+#include "nxrt/value.h"
 
 namespace nxrt {
 
@@ -60,6 +65,12 @@ struct SessionOptions {
 struct NamedTensor {
   std::string name;
   Tensor tensor;
+};
+
+// A named value (tensor, sequence or empty optional): a run's input or output in RunValues.
+struct NamedValue {
+  std::string name;
+  Value value;
 };
 
 // Calls and time of one step of the plan (a node kernel or a fused claim), summed over runs.
@@ -98,8 +109,21 @@ class Session {
   // wrong dtype, rank or dim (naming the input, the expected and the given value); an unknown
   // output name; kRuntimeError from a kernel, prefixed with its node. After any error the
   // session stays usable.
+  // Errors also: an output that is a sequence or an empty optional (kInvalidArgument: use
+  // RunValues).
   virtual Result<std::vector<NamedTensor>> Run(const std::vector<NamedTensor>& inputs,
                                                const std::vector<std::string>& output_names = {}) = 0;
+
+  // Run for models with sequence or optional inputs and outputs. Each input's kind must fit its
+  // declaration (ValueInfo::kind): a tensor for kTensor, a sequence whose element dtype is the
+  // declared one for kSequence, and for kOptional either Value::None() or the value it holds.
+  // Tensors (and sequence elements) are checked against declared dtypes; tensor shapes against
+  // declared fixed dims. Outputs come back in the order asked: tensors, sequences, or
+  // Value::None() for an optional output that holds nothing. Output buffers never alias the
+  // inputs' buffers. Errors: those of Run, plus an input of the wrong kind (kInvalidArgument,
+  // naming the input, the declared type and the value given).
+  virtual Result<std::vector<NamedValue>> RunValues(
+      const std::vector<NamedValue>& inputs, const std::vector<std::string>& output_names = {}) = 0;
 
   // Per-step statistics summed over all runs so far, in plan order.
   virtual std::vector<KernelStats> Stats() const = 0;

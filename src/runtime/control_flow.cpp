@@ -1,37 +1,23 @@
 // runtime/control_flow.cpp: If, Loop and Scan steps (see control_flow.h).
 #include "runtime/control_flow.h"
 
-#include <cstring>
+#include <algorithm>
+
+#include "runtime/tensor_copy.h"
 
 namespace nxrt::runtime {
 namespace {
-
-// Copies `count` elements of `dtype` (std::string objects for kString).
-void CopyElements(DataType dtype, const void* src, void* dst, int64_t count) {
-  if (dtype == DataType::kString) {
-    const auto* s = static_cast<const std::string*>(src);
-    auto* d = static_cast<std::string*>(dst);
-    for (int64_t i = 0; i < count; ++i) d[i] = s[i];
-    return;
-  }
-  std::memcpy(dst, src, static_cast<size_t>(count) * DataTypeSize(dtype));
-}
-
-int64_t Product(const Shape& shape, size_t begin, size_t end) {
-  int64_t p = 1;
-  for (size_t i = begin; i < end; ++i) p *= shape[i];
-  return p;
-}
 
 // A subgraph plan with its lazily created instance.
 class SubgraphRunner {
  public:
   explicit SubgraphRunner(SubgraphPlan sub) : sub_(std::move(sub)) {}
 
-  // Runs the subgraph with `graph_inputs` (one per plan input, in order; undefined = omitted)
-  // and the enclosing step's inputs for outer-scope values. Returns owned outputs.
-  Result<std::vector<Tensor>> Run(std::span<const Tensor* const> step_inputs,
-                                  std::vector<Tensor> graph_inputs, ThreadPool& pool) {
+  // Runs the subgraph with `graph_inputs` (one per plan input, in order; unset = omitted)
+  // and the enclosing step's inputs for outer-scope values. Returns outputs that own their
+  // buffers.
+  Result<std::vector<Value>> Run(std::span<const Value* const> step_inputs,
+                                 std::vector<Value> graph_inputs, ThreadPool& pool) {
     const GraphPlan& plan = *sub_.plan;
     if (!instance_) {
       NXRT_ASSIGN_OR_RETURN(instance_, PlanInstance::Create(plan));
@@ -41,7 +27,7 @@ class SubgraphRunner {
                         plan.inputs.size(), " inputs, but ", graph_inputs.size(),
                         " values are passed to it");
     }
-    std::vector<Tensor> values(plan.values.size());
+    std::vector<Value> values(plan.values.size());
     for (size_t i = 0; i < plan.inputs.size(); ++i) {
       values[plan.inputs[i]] = std::move(graph_inputs[i]);
     }
@@ -50,20 +36,20 @@ class SubgraphRunner {
     }
     NXRT_RETURN_IF_ERROR(instance_->Run(values, pool, {}).WithContext(
         "in subgraph '" + plan.graph->name + "'"));
-    std::vector<Tensor> outputs;
+    std::vector<Value> outputs;
     outputs.reserve(plan.outputs.size());
     for (ir::ValueId v : plan.outputs) {
-      Tensor& t = values[v];
-      if (!t.defined()) {
+      Value& value = values[v];
+      if (!value.defined()) {
         return MakeStatus(StatusCode::kRuntimeError, "subgraph '", plan.graph->name,
                           "' output '", plan.graph->values[v].name, "' has no value");
       }
-      // Outputs that are inputs, initializers or outer values are borrowed: copy them.
-      if (plan.values[v].source != ValueSource::kStep) {
-        NXRT_ASSIGN_OR_RETURN(Tensor copy, t.Clone());
-        outputs.push_back(std::move(copy));
+      // Tensors that are inputs, initializers or outer values may be borrowed: copy them.
+      if (plan.values[v].source != ValueSource::kStep && value.is_tensor()) {
+        NXRT_ASSIGN_OR_RETURN(Tensor copy, value.tensor().Clone());
+        outputs.emplace_back(std::move(copy));
       } else {
-        outputs.push_back(std::move(t));
+        outputs.push_back(std::move(value));
       }
     }
     return outputs;
@@ -74,71 +60,60 @@ class SubgraphRunner {
   std::unique_ptr<PlanInstance> instance_;
 };
 
-Result<bool> ReadBool(const Tensor* t, std::string_view what) {
+Result<bool> ReadBool(const Value* v, std::string_view what) {
+  const Tensor* t = v != nullptr && v->is_tensor() ? &v->tensor() : nullptr;
   if (t == nullptr || t->dtype() != DataType::kBool || t->element_count() != 1) {
     return MakeStatus(StatusCode::kInvalidArgument, what, " must be a bool tensor with one ",
-                      "element, got ", t ? t->Description() : std::string("nothing"));
+                      "element, got ", v ? v->Description() : std::string("nothing"));
   }
   return *t->data<bool>();
 }
 
-// Stacks `items` (equal dtypes and shapes) along a new axis `axis`, in reverse order when
-// `reverse`.
-Result<Tensor> Stack(const std::vector<Tensor>& items, int64_t axis, bool reverse,
+// Stacks `items` (tensors of equal dtypes and shapes) along a new axis `axis`, in reverse order
+// when `reverse`.
+Result<Tensor> Stack(const std::vector<Value>& items, int64_t axis, bool reverse,
                      std::string_view what) {
-  const Tensor& first = items.front();
-  for (const Tensor& t : items) {
-    if (t.dtype() != first.dtype() || t.shape() != first.shape()) {
+  const Tensor& first = items.front().tensor();
+  std::vector<Tensor> unit;  // each item with a dim of 1 inserted at `axis`
+  unit.reserve(items.size());
+  for (const Value& v : items) {
+    const Tensor& t = v.tensor();
+    if (!v.is_tensor() || t.dtype() != first.dtype() || t.shape() != first.shape()) {
       return MakeStatus(StatusCode::kRuntimeError, what, " changes from ", first.Description(),
-                        " to ", t.Description(), " between iterations");
+                        " to ", v.Description(), " between iterations; it must be a tensor of ",
+                        "one dtype and shape");
     }
-  }
-  if (axis < 0 || axis > static_cast<int64_t>(first.rank())) {
-    return MakeStatus(StatusCode::kInvalidModel, what, " axis ", axis, " is out of range for rank ",
-                      first.rank() + 1);
-  }
-  Shape shape = first.shape();
-  shape.insert(shape.begin() + axis, static_cast<int64_t>(items.size()));
-  NXRT_ASSIGN_OR_RETURN(Tensor out, Tensor::Allocate(first.dtype(), shape));
-  const int64_t outer = Product(first.shape(), 0, static_cast<size_t>(axis));
-  const int64_t inner = Product(first.shape(), static_cast<size_t>(axis), first.rank());
-  const size_t elem = DataTypeSize(first.dtype());
-  const int64_t n = static_cast<int64_t>(items.size());
-  for (int64_t j = 0; j < n; ++j) {
-    const Tensor& item = items[reverse ? n - 1 - j : j];
-    for (int64_t o = 0; o < outer; ++o) {
-      CopyElements(first.dtype(), static_cast<const char*>(item.raw_data()) + o * inner * elem,
-                   static_cast<char*>(out.mutable_raw_data()) + (o * n + j) * inner * elem, inner);
+    if (axis < 0 || axis > static_cast<int64_t>(first.rank())) {
+      return MakeStatus(StatusCode::kInvalidModel, what, " axis ", axis,
+                        " is out of range for rank ", first.rank() + 1);
     }
+    Shape shape = t.shape();
+    shape.insert(shape.begin() + axis, 1);
+    NXRT_ASSIGN_OR_RETURN(Tensor c, t.is_contiguous() ? t : t.Clone());
+    NXRT_ASSIGN_OR_RETURN(Tensor r, c.Reshaped(std::move(shape)));
+    unit.push_back(std::move(r));
   }
-  return out;
+  if (reverse) std::reverse(unit.begin(), unit.end());
+  return ConcatAlongAxis(unit, axis);
 }
 
 // Slice `index` of `t` along `axis`, without that axis.
 Result<Tensor> SliceAxis(const Tensor& t, int64_t axis, int64_t index) {
+  NXRT_ASSIGN_OR_RETURN(Tensor slice, SliceAlongAxis(t, axis, index, 1));
   Shape shape = t.shape();
-  const int64_t n = shape[axis];
   shape.erase(shape.begin() + axis);
-  NXRT_ASSIGN_OR_RETURN(Tensor out, Tensor::Allocate(t.dtype(), shape));
-  const int64_t outer = Product(t.shape(), 0, static_cast<size_t>(axis));
-  const int64_t inner = Product(t.shape(), static_cast<size_t>(axis) + 1, t.rank());
-  const size_t elem = DataTypeSize(t.dtype());
-  for (int64_t o = 0; o < outer; ++o) {
-    CopyElements(t.dtype(), static_cast<const char*>(t.raw_data()) + (o * n + index) * inner * elem,
-                 static_cast<char*>(out.mutable_raw_data()) + o * inner * elem, inner);
-  }
-  return out;
+  return slice.Reshaped(std::move(shape));
 }
 
-class IfStep final : public ControlFlowStep {
+class IfStep final : public RuntimeStep {
  public:
   IfStep(SubgraphPlan then_branch, SubgraphPlan else_branch)
       : then_(std::move(then_branch)), else_(std::move(else_branch)) {}
 
-  Status Run(std::span<const Tensor* const> inputs, std::vector<Tensor>& outputs,
+  Status Run(std::span<const Value* const> inputs, std::vector<Value>& outputs,
              ThreadPool& pool) override {
     NXRT_ASSIGN_OR_RETURN(bool cond, ReadBool(inputs[0], "input 0 'cond'"));
-    NXRT_ASSIGN_OR_RETURN(std::vector<Tensor> result,
+    NXRT_ASSIGN_OR_RETURN(std::vector<Value> result,
                           (cond ? then_ : else_).Run(inputs, {}, pool));
     if (result.size() != outputs.size()) {
       return MakeStatus(StatusCode::kInvalidModel, cond ? "then_branch" : "else_branch", " has ",
@@ -153,20 +128,20 @@ class IfStep final : public ControlFlowStep {
   SubgraphRunner else_;
 };
 
-class LoopStep final : public ControlFlowStep {
+class LoopStep final : public RuntimeStep {
  public:
   LoopStep(SubgraphPlan body, size_t explicit_inputs, std::vector<DataType> scan_dtypes)
       : body_(std::move(body)), explicit_inputs_(explicit_inputs),
         scan_dtypes_(std::move(scan_dtypes)) {}
 
-  Status Run(std::span<const Tensor* const> inputs, std::vector<Tensor>& outputs,
+  Status Run(std::span<const Value* const> inputs, std::vector<Value>& outputs,
              ThreadPool& pool) override {
     int64_t max_trips = -1;  // -1: no limit
     if (explicit_inputs_ > 0 && inputs[0] != nullptr) {
-      const Tensor& m = *inputs[0];
+      const Tensor& m = inputs[0]->tensor();
       if (m.dtype() != DataType::kInt64 || m.element_count() != 1) {
         return MakeStatus(StatusCode::kInvalidArgument, "input 0 'M' must be an int64 tensor ",
-                          "with one element, got ", m.Description());
+                          "with one element, got ", inputs[0]->Description());
       }
       max_trips = *m.data<int64_t>();
     }
@@ -175,25 +150,26 @@ class LoopStep final : public ControlFlowStep {
       NXRT_ASSIGN_OR_RETURN(cond, ReadBool(inputs[1], "input 1 'cond'"));
     }
     const size_t carried = explicit_inputs_ > 2 ? explicit_inputs_ - 2 : 0;
-    std::vector<Tensor> state(carried);
+    std::vector<Value> state(carried);
     for (size_t i = 0; i < carried; ++i) {
       if (inputs[2 + i] == nullptr) {
         return MakeStatus(StatusCode::kInvalidModel, "loop-carried input ", 2 + i, " is omitted");
       }
-      state[i] = *inputs[2 + i];
+      // Owned, because a loop that runs zero times outputs it.
+      NXRT_ASSIGN_OR_RETURN(state[i], OwnBuffers(*inputs[2 + i]));
     }
     if (outputs.size() < carried) {
       return MakeStatus(StatusCode::kInvalidModel, "Loop has ", carried,
                         " loop-carried inputs but only ", outputs.size(), " outputs");
     }
     const size_t scan_count = outputs.size() - carried;
-    std::vector<std::vector<Tensor>> scans(scan_count);
+    std::vector<std::vector<Value>> scans(scan_count);
     for (int64_t it = 0; (max_trips < 0 || it < max_trips) && cond; ++it) {
-      std::vector<Tensor> body_inputs;
-      body_inputs.push_back(Tensor::Scalar<int64_t>(it));
-      body_inputs.push_back(Tensor::Scalar<bool>(cond));
-      for (const Tensor& s : state) body_inputs.push_back(s);
-      NXRT_ASSIGN_OR_RETURN(std::vector<Tensor> result,
+      std::vector<Value> body_inputs;
+      body_inputs.emplace_back(Tensor::Scalar<int64_t>(it));
+      body_inputs.emplace_back(Tensor::Scalar<bool>(cond));
+      for (const Value& s : state) body_inputs.push_back(s);
+      NXRT_ASSIGN_OR_RETURN(std::vector<Value> result,
                             body_.Run(inputs, std::move(body_inputs), pool));
       if (result.size() != 1 + carried + scan_count) {
         return MakeStatus(StatusCode::kInvalidModel, "Loop body has ", result.size(),
@@ -225,12 +201,12 @@ class LoopStep final : public ControlFlowStep {
   std::vector<DataType> scan_dtypes_;
 };
 
-class ScanStep final : public ControlFlowStep {
+class ScanStep final : public RuntimeStep {
  public:
   ScanStep(SubgraphPlan body, ScanAttributes attrs, size_t explicit_inputs)
       : body_(std::move(body)), attrs_(std::move(attrs)), explicit_inputs_(explicit_inputs) {}
 
-  Status Run(std::span<const Tensor* const> inputs, std::vector<Tensor>& outputs,
+  Status Run(std::span<const Value* const> inputs, std::vector<Value>& outputs,
              ThreadPool& pool) override {
     const size_t m = static_cast<size_t>(attrs_.num_scan_inputs);
     if (m == 0 || m > explicit_inputs_) {
@@ -238,11 +214,17 @@ class ScanStep final : public ControlFlowStep {
                         explicit_inputs_, " inputs");
     }
     const size_t n = explicit_inputs_ - m;
-    std::vector<Tensor> state(n);
-    for (size_t i = 0; i < n; ++i) state[i] = *inputs[i];
+    std::vector<Value> state(n);
+    for (size_t i = 0; i < n; ++i) {
+      NXRT_ASSIGN_OR_RETURN(state[i], OwnBuffers(*inputs[i]));
+    }
     int64_t length = -1;
     for (size_t j = 0; j < m; ++j) {
-      const Tensor& x = *inputs[n + j];
+      if (!inputs[n + j]->is_tensor()) {
+        return MakeStatus(StatusCode::kInvalidArgument, "scan input ", j, " is ",
+                          inputs[n + j]->Description(), "; scan inputs must be tensors");
+      }
+      const Tensor& x = inputs[n + j]->tensor();
       const int64_t axis = attrs_.input_axes[j];
       if (axis >= static_cast<int64_t>(x.rank())) {
         return MakeStatus(StatusCode::kInvalidModel, "scan input ", j, " has rank ", x.rank(),
@@ -255,16 +237,16 @@ class ScanStep final : public ControlFlowStep {
       length = x.shape()[axis];
     }
     const size_t k_count = outputs.size() - n;
-    std::vector<std::vector<Tensor>> scans(k_count);
+    std::vector<std::vector<Value>> scans(k_count);
     for (int64_t it = 0; it < length; ++it) {
-      std::vector<Tensor> body_inputs = state;
+      std::vector<Value> body_inputs = state;
       for (size_t j = 0; j < m; ++j) {
         const int64_t index = attrs_.input_directions[j] == 1 ? length - 1 - it : it;
         NXRT_ASSIGN_OR_RETURN(Tensor slice,
-                              SliceAxis(*inputs[n + j], attrs_.input_axes[j], index));
-        body_inputs.push_back(std::move(slice));
+                              SliceAxis(inputs[n + j]->tensor(), attrs_.input_axes[j], index));
+        body_inputs.emplace_back(std::move(slice));
       }
-      NXRT_ASSIGN_OR_RETURN(std::vector<Tensor> result,
+      NXRT_ASSIGN_OR_RETURN(std::vector<Value> result,
                             body_.Run(inputs, std::move(body_inputs), pool));
       if (result.size() != n + k_count) {
         return MakeStatus(StatusCode::kInvalidModel, "Scan body has ", result.size(),
@@ -292,25 +274,99 @@ class ScanStep final : public ControlFlowStep {
   size_t explicit_inputs_;
 };
 
+class SequenceMapStep final : public RuntimeStep {
+ public:
+  SequenceMapStep(SubgraphPlan body, size_t explicit_inputs, std::vector<DataType> out_dtypes)
+      : body_(std::move(body)), explicit_inputs_(explicit_inputs),
+        out_dtypes_(std::move(out_dtypes)) {}
+
+  Status Run(std::span<const Value* const> inputs, std::vector<Value>& outputs,
+             ThreadPool& pool) override {
+    if (inputs[0] == nullptr || !inputs[0]->is_sequence()) {
+      return MakeStatus(StatusCode::kInvalidArgument, "input 0 'input_sequence' must be a ",
+                        "sequence, got ", inputs[0] ? inputs[0]->Description() : "nothing");
+    }
+    const size_t length = inputs[0]->sequence().size();
+    for (size_t j = 1; j < explicit_inputs_; ++j) {
+      const Value* in = inputs[j];
+      if (in == nullptr || !(in->is_tensor() || in->is_sequence())) {
+        return MakeStatus(StatusCode::kInvalidArgument, "additional input ", j, " is ",
+                          in ? in->Description() : "omitted",
+                          "; it must be a tensor or a sequence");
+      }
+      if (in->is_sequence() && in->sequence().size() != length) {
+        return MakeStatus(StatusCode::kInvalidArgument, "input ", j, " is a sequence of ",
+                          in->sequence().size(), " tensors, but input 0 has ", length,
+                          "; sequences must have the same length");
+      }
+    }
+    std::vector<std::vector<Tensor>> results(outputs.size());
+    for (size_t i = 0; i < length; ++i) {
+      std::vector<Value> body_inputs;
+      for (size_t j = 0; j < explicit_inputs_; ++j) {
+        if (inputs[j]->is_sequence()) {
+          body_inputs.emplace_back(inputs[j]->sequence()[i]);
+        } else {
+          body_inputs.push_back(*inputs[j]);
+        }
+      }
+      NXRT_ASSIGN_OR_RETURN(std::vector<Value> result,
+                            body_.Run(inputs, std::move(body_inputs), pool));
+      if (result.size() != outputs.size()) {
+        return MakeStatus(StatusCode::kInvalidModel, "SequenceMap body has ", result.size(),
+                          " outputs, the node has ", outputs.size());
+      }
+      for (size_t k = 0; k < outputs.size(); ++k) {
+        if (!result[k].is_tensor()) {
+          return MakeStatus(StatusCode::kInvalidModel, "body output ", k, " is ",
+                            result[k].Description(), "; SequenceMap collects tensors only");
+        }
+        results[k].push_back(result[k].tensor());
+      }
+    }
+    for (size_t k = 0; k < outputs.size(); ++k) {
+      DataType dtype = results[k].empty() ? out_dtypes_[k] : results[k].front().dtype();
+      if (dtype == DataType::kUndefined) {
+        return MakeStatus(StatusCode::kInvalidModel, "output ", k, " is an empty sequence whose ",
+                          "element type the model does not declare; declare the output's type");
+      }
+      NXRT_ASSIGN_OR_RETURN(outputs[k], Value::Sequence(dtype, std::move(results[k])));
+    }
+    return Status::Ok();
+  }
+
+ private:
+  SubgraphRunner body_;
+  size_t explicit_inputs_;
+  std::vector<DataType> out_dtypes_;
+};
+
 }  // namespace
 
-ControlFlowFactory MakeIfStep(SubgraphPlan then_branch, SubgraphPlan else_branch) {
+RuntimeStepFactory MakeIfStep(SubgraphPlan then_branch, SubgraphPlan else_branch) {
   return [then_branch = std::move(then_branch), else_branch = std::move(else_branch)] {
-    return std::unique_ptr<ControlFlowStep>(new IfStep(then_branch, else_branch));
+    return std::unique_ptr<RuntimeStep>(new IfStep(then_branch, else_branch));
   };
 }
 
-ControlFlowFactory MakeLoopStep(SubgraphPlan body, size_t explicit_inputs,
+RuntimeStepFactory MakeLoopStep(SubgraphPlan body, size_t explicit_inputs,
                                 std::vector<DataType> scan_dtypes) {
   return [body = std::move(body), explicit_inputs, scan_dtypes = std::move(scan_dtypes)] {
-    return std::unique_ptr<ControlFlowStep>(new LoopStep(body, explicit_inputs, scan_dtypes));
+    return std::unique_ptr<RuntimeStep>(new LoopStep(body, explicit_inputs, scan_dtypes));
   };
 }
 
-ControlFlowFactory MakeScanStep(SubgraphPlan body, ScanAttributes attributes,
+RuntimeStepFactory MakeScanStep(SubgraphPlan body, ScanAttributes attributes,
                                 size_t explicit_inputs) {
   return [body = std::move(body), attributes = std::move(attributes), explicit_inputs] {
-    return std::unique_ptr<ControlFlowStep>(new ScanStep(body, attributes, explicit_inputs));
+    return std::unique_ptr<RuntimeStep>(new ScanStep(body, attributes, explicit_inputs));
+  };
+}
+
+RuntimeStepFactory MakeSequenceMapStep(SubgraphPlan body, size_t explicit_inputs,
+                                       std::vector<DataType> out_dtypes) {
+  return [body = std::move(body), explicit_inputs, out_dtypes = std::move(out_dtypes)] {
+    return std::unique_ptr<RuntimeStep>(new SequenceMapStep(body, explicit_inputs, out_dtypes));
   };
 }
 

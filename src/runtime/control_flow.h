@@ -1,11 +1,14 @@
-// runtime/control_flow.h: If, Loop and Scan: nodes whose subgraphs run through the same plan
-// machinery as the main graph (runtime/graph_plan.h).
+// runtime/control_flow.h: If, Loop, Scan and SequenceMap: nodes whose subgraphs run through the
+// same plan machinery as the main graph (runtime/graph_plan.h).
 //
 // Layer: nxrt_runtime. The plan builder compiles each subgraph into a GraphPlan and hands it to
 // the factory here. A subgraph reads outer-scope values by name: the node's implicit inputs
 // (GraphView::implicit_inputs), which follow its explicit inputs in the step's input list, are
 // bound to the subgraph's outer-scope values with the same names.
-// Source: ONNX operator spec, If-1/11/13/16, Loop-1/11/13/16, Scan-9/11/16.
+// Values flowing through If and Loop (outputs, loop-carried values, outer-scope values) may be
+// tensors, sequences or empty optionals (If-13/16, Loop-13/16); scan inputs and outputs and
+// SequenceMap's per-element body outputs are tensors.
+// Source: ONNX operator spec, If-1/11/13/16, Loop-1/11/13/16, Scan-9/11/16, SequenceMap-17.
 #pragma once
 
 #include <memory>
@@ -24,14 +27,14 @@ struct SubgraphPlan {
 };
 
 // If: runs `then_branch` when input 0 (a one-element bool tensor) is true, else `else_branch`.
-ControlFlowFactory MakeIfStep(SubgraphPlan then_branch, SubgraphPlan else_branch);
+RuntimeStepFactory MakeIfStep(SubgraphPlan then_branch, SubgraphPlan else_branch);
 
 // Loop: inputs M (optional int64 trip count), cond (optional bool), then N loop-carried values;
 // the body maps (iteration_num, cond, N values) → (cond, N values, K scan outputs). Outputs: the
 // N final values, then the K scan outputs stacked along a new axis 0. `explicit_inputs` is the
 // node's input count; `scan_dtypes` the declared dtypes of the K scan outputs (used for the
 // empty outputs of a loop that runs zero times).
-ControlFlowFactory MakeLoopStep(SubgraphPlan body, size_t explicit_inputs,
+RuntimeStepFactory MakeLoopStep(SubgraphPlan body, size_t explicit_inputs,
                                 std::vector<DataType> scan_dtypes);
 
 // Scan (opset ≥ 9): N state inputs then `num_scan_inputs` scan inputs, sliced along
@@ -45,7 +48,16 @@ struct ScanAttributes {
   std::vector<int64_t> output_axes;
   std::vector<int64_t> output_directions;
 };
-ControlFlowFactory MakeScanStep(SubgraphPlan body, ScanAttributes attributes,
+RuntimeStepFactory MakeScanStep(SubgraphPlan body, ScanAttributes attributes,
                                 size_t explicit_inputs);
+
+// SequenceMap (opset 17): input 0 a sequence of L tensors, inputs 1.. tensors or sequences of
+// length L; the body runs L times on (element i of each sequence, each tensor whole) and output
+// k is the sequence of the body's output k over the L runs. `out_dtypes`: the element dtypes of
+// the outputs, from the model (for L = 0; kUndefined when not declared).
+// Errors: input 0 not a sequence, sequences of different lengths, a body output that is not a
+// tensor (kInvalidArgument / kInvalidModel, naming the input or output).
+RuntimeStepFactory MakeSequenceMapStep(SubgraphPlan body, size_t explicit_inputs,
+                                       std::vector<DataType> out_dtypes);
 
 }  // namespace nxrt::runtime

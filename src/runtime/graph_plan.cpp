@@ -74,7 +74,7 @@ void GraphPlan::ComputeValuePlans() {
 // What a PlanInstance keeps per step between runs.
 struct PlanInstance::StepState {
   std::unique_ptr<Kernel> kernel;
-  std::unique_ptr<ControlFlowStep> control_flow;
+  std::unique_ptr<RuntimeStep> runtime_step;
   std::vector<int> value_inputs;
   bool prepared = false;
   std::vector<DataType> in_dtypes;
@@ -239,8 +239,8 @@ Result<std::unique_ptr<PlanInstance>> PlanInstance::Create(const GraphPlan& plan
   inst->steps_.reserve(plan.steps.size());
   for (const StepPlan& step : plan.steps) {
     auto state = std::make_unique<StepState>();
-    if (step.make_control_flow) {
-      state->control_flow = step.make_control_flow();
+    if (step.make_runtime_step) {
+      state->runtime_step = step.make_runtime_step();
     } else {
       Result<std::unique_ptr<Kernel>> kernel = step.make_kernel();
       if (!kernel.ok()) return kernel.status().WithContext(step.description);
@@ -257,11 +257,11 @@ Result<std::unique_ptr<PlanInstance>> PlanInstance::Create(const GraphPlan& plan
   return inst;
 }
 
-Status PlanInstance::Run(std::vector<Tensor>& values, ThreadPool& pool,
+Status PlanInstance::Run(std::vector<Value>& values, ThreadPool& pool,
                          std::span<StepCounters> counters, std::vector<StepSpan>* spans) {
   const ir::Graph& g = *plan_.graph;
   for (const ir::Initializer& init : g.initializers) {
-    if (!values[init.value].defined()) values[init.value] = init.tensor;
+    if (!values[init.value].defined()) values[init.value] = Value(init.tensor);
   }
   std::fill(seen_bytes_.begin(), seen_bytes_.end(), -1);
   bool mismatch = false;
@@ -292,17 +292,17 @@ Status PlanInstance::Run(std::vector<Tensor>& values, ThreadPool& pool,
   // Drop every intermediate still held (after an error, or values nobody read).
   for (size_t v = 0; v < values.size(); ++v) {
     const ValuePlan& vp = plan_.values[v];
-    if (vp.source == ValueSource::kStep && !vp.graph_output) values[v] = Tensor();
+    if (vp.source == ValueSource::kStep && !vp.graph_output) values[v] = Value();
   }
   if (status.ok() && (mismatch || plan_mismatch_)) RebuildMemoryPlan();
   return status;
 }
 
-Status PlanInstance::RunStep(size_t index, std::vector<Tensor>& values, ThreadPool& pool) {
+Status PlanInstance::RunStep(size_t index, std::vector<Value>& values, ThreadPool& pool) {
   const StepPlan& step = plan_.steps[index];
   StepState& st = *steps_[index];
 
-  std::vector<const Tensor*> inputs(step.inputs.size(), nullptr);
+  std::vector<const Value*> inputs(step.inputs.size(), nullptr);
   for (size_t i = 0; i < step.inputs.size(); ++i) {
     const ir::ValueId v = step.inputs[i];
     if (v == ir::kNoValue) continue;
@@ -313,14 +313,26 @@ Status PlanInstance::RunStep(size_t index, std::vector<Tensor>& values, ThreadPo
     inputs[i] = &values[v];
   }
 
-  if (st.control_flow) {
-    std::vector<Tensor> outs(step.outputs.size());
-    NXRT_RETURN_IF_ERROR(st.control_flow->Run(inputs, outs, pool).WithContext(step.description));
+  if (st.runtime_step) {
+    std::vector<Value> outs(step.outputs.size());
+    NXRT_RETURN_IF_ERROR(st.runtime_step->Run(inputs, outs, pool).WithContext(step.description));
     for (size_t o = 0; o < step.outputs.size(); ++o) {
       if (step.outputs[o] != ir::kNoValue) values[step.outputs[o]] = std::move(outs[o]);
     }
   } else {
-    std::span<const Tensor* const> kernel_inputs(inputs.data(), step.explicit_inputs);
+    // Kernels take tensors only (nxrt/kernel.h).
+    std::vector<const Tensor*> tensors(step.explicit_inputs, nullptr);
+    for (size_t i = 0; i < step.explicit_inputs; ++i) {
+      if (inputs[i] == nullptr) continue;
+      if (!inputs[i]->is_tensor()) {
+        return MakeStatus(StatusCode::kInvalidModel, step.description, ": input ", i, " '",
+                          plan_.graph->values[step.inputs[i]].name, "' is ",
+                          inputs[i]->Description(), ", but this kernel takes tensors only; ",
+                          "only sequence and optional ops accept sequences and optionals");
+      }
+      tensors[i] = &inputs[i]->tensor();
+    }
+    std::span<const Tensor* const> kernel_inputs(tensors.data(), tensors.size());
     // Prepare again only when shapes, dtypes or value-input contents changed.
     bool changed = !st.prepared;
     if (!changed) {
@@ -378,12 +390,12 @@ Status PlanInstance::RunStep(size_t index, std::vector<Tensor>& values, ThreadPo
 
     // Outputs: graph outputs and dynamic ones are owned; intermediates go to the arena when the
     // memory plan has their exact size.
+    std::vector<Tensor> out_tensors(step.outputs.size());
     std::vector<Tensor*> outs(step.outputs.size(), nullptr);
     for (size_t o = 0; o < step.outputs.size(); ++o) {
       const ir::ValueId v = step.outputs[o];
       if (v == ir::kNoValue) continue;
-      Tensor& slot = values[v];
-      slot = Tensor();
+      Tensor& slot = out_tensors[o];
       outs[o] = &slot;
       if (st.out_dynamic[o]) continue;
       const ValuePlan& vp = plan_.values[v];
@@ -407,10 +419,12 @@ Status PlanInstance::RunStep(size_t index, std::vector<Tensor>& values, ThreadPo
     cctx.dynamic_dtypes = st.out_dtypes;
     NXRT_RETURN_IF_ERROR(st.kernel->Compute(cctx).WithContext(step.description));
     for (size_t o = 0; o < step.outputs.size(); ++o) {
-      if (step.outputs[o] != ir::kNoValue && st.out_dynamic[o] && !outs[o]->defined()) {
+      if (step.outputs[o] == ir::kNoValue) continue;
+      if (st.out_dynamic[o] && !outs[o]->defined()) {
         return MakeStatus(StatusCode::kInternal, step.description, ": dynamic output ", o,
                           " was never allocated by Compute");
       }
+      values[step.outputs[o]] = Value(std::move(out_tensors[o]));
     }
   }
 
@@ -420,13 +434,13 @@ Status PlanInstance::RunStep(size_t index, std::vector<Tensor>& values, ThreadPo
     const ValuePlan& vp = plan_.values[v];
     if (vp.source == ValueSource::kStep && !vp.graph_output &&
         vp.last_use_step == static_cast<int32_t>(index)) {
-      values[v] = Tensor();
+      values[v] = Value();
     }
   }
   for (ir::ValueId v : step.outputs) {
     if (v == ir::kNoValue) continue;
     const ValuePlan& vp = plan_.values[v];
-    if (!vp.graph_output && vp.last_use_step < 0) values[v] = Tensor();
+    if (!vp.graph_output && vp.last_use_step < 0) values[v] = Value();
   }
   return Status::Ok();
 }

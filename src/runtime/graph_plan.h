@@ -2,9 +2,15 @@
 //
 // Layer: nxrt_runtime. A GraphPlan is built once per session (and once per subgraph) from the
 // placement: an ordered list of steps, each a kernel of one EP for one node or one fused claim,
-// or a control-flow step (If/Loop/Scan) that runs sub-plans through this same machinery. It also
-// knows, for every value of the graph, where it comes from (graph input, initializer, outer
-// scope, a step) and the last step that reads it.
+// or a runtime step: control flow (If/Loop/Scan/SequenceMap, running sub-plans through this same
+// machinery) and the sequence and optional ops (runtime/sequence_steps.h). It also knows, for
+// every value of the graph, where it comes from (graph input, initializer, outer scope, a step)
+// and the last step that reads it.
+//
+// Values are nxrt::Value (nxrt/value.h): tensors, sequences of tensors, empty optionals. Kernels
+// see tensors only; a kernel step given a sequence or an empty optional fails naming the input.
+// Only runtime steps make or take sequences and optionals; their outputs own their buffers
+// (never the arena), so a sequence may outlive every step that fed it.
 //
 // A PlanInstance holds what one concurrent run needs: its own kernel instances (kernels are not
 // re-entrant), their prepared state, and the arena. Running a plan:
@@ -32,26 +38,29 @@
 #include "nxrt/kernel.h"
 #include "nxrt/status.h"
 #include "nxrt/tensor.h"
+#include "nxrt/value.h"
 
 namespace nxrt::runtime {
 
 class PlanInstance;
 struct GraphPlan;
 
-// Runs a node with subgraphs (If, Loop, Scan). Built by the plan builder with the sub-plans; an
-// instance per PlanInstance (it holds sub-plan instances).
-class ControlFlowStep {
+// Runs a node in the runtime itself rather than on an EP: a node with subgraphs (If, Loop, Scan,
+// SequenceMap) or a sequence/optional op. Built by the plan builder; an instance per
+// PlanInstance (control flow holds sub-plan instances).
+class RuntimeStep {
  public:
-  virtual ~ControlFlowStep() = default;
+  virtual ~RuntimeStep() = default;
   // `inputs`: the node's explicit inputs (nullptr when omitted) followed by its implicit inputs
   // (outer-scope values its subgraphs read, in GraphView::implicit_inputs order). Fills
-  // `outputs` (one per node output; left undefined for omitted ones) with owned tensors.
-  virtual Status Run(std::span<const Tensor* const> inputs, std::vector<Tensor>& outputs,
+  // `outputs` (one per node output; left unset for omitted ones) with values whose tensors own
+  // their buffers (an input tensor in the arena is copied, never aliased).
+  virtual Status Run(std::span<const Value* const> inputs, std::vector<Value>& outputs,
                      ThreadPool& pool) = 0;
 };
 
-// Makes one ControlFlowStep for a new PlanInstance.
-using ControlFlowFactory = std::function<std::unique_ptr<ControlFlowStep>()>;
+// Makes one RuntimeStep for a new PlanInstance.
+using RuntimeStepFactory = std::function<std::unique_ptr<RuntimeStep>()>;
 
 struct StepPlan {
   std::string name;     // node name, or the fused claim's name
@@ -60,7 +69,7 @@ struct StepPlan {
   ExecutionProvider* ep = nullptr;
   // How a PlanInstance makes this step's kernel: exactly one of the two is set.
   std::function<Result<std::unique_ptr<Kernel>>()> make_kernel;
-  ControlFlowFactory make_control_flow;
+  RuntimeStepFactory make_runtime_step;
   // Values read: explicit inputs (kNoValue when omitted), then implicit inputs.
   std::vector<ir::ValueId> inputs;
   size_t explicit_inputs = 0;  // how many of `inputs` a kernel sees
@@ -116,9 +125,9 @@ class PlanInstance {
 
   // Runs the plan. `values` has one slot per value of the graph: the caller binds graph inputs
   // and outer-scope values; initializers are bound here. On return the graph outputs' slots
-  // hold owned tensors. `counters` (one per step, may be empty) receive calls and time; `spans`,
-  // when given, one entry per successful step.
-  Status Run(std::vector<Tensor>& values, ThreadPool& pool, std::span<StepCounters> counters,
+  // hold their values (tensors produced by steps own their buffers). `counters` (one per step,
+  // may be empty) receive calls and time; `spans`, when given, one entry per successful step.
+  Status Run(std::vector<Value>& values, ThreadPool& pool, std::span<StepCounters> counters,
              std::vector<StepSpan>* spans = nullptr);
   // The step whose failure ended the last Run, or nullopt when it succeeded.
   std::optional<size_t> failed_step() const { return failed_step_; }
@@ -126,7 +135,7 @@ class PlanInstance {
  private:
   struct StepState;
   explicit PlanInstance(const GraphPlan& plan);
-  Status RunStep(size_t index, std::vector<Tensor>& values, ThreadPool& pool);
+  Status RunStep(size_t index, std::vector<Value>& values, ThreadPool& pool);
   void RebuildMemoryPlan();
 
   const GraphPlan& plan_;

@@ -1,6 +1,7 @@
 // runtime/plan_builder.cpp: see plan_builder.h.
 #include "runtime/plan_builder.h"
 
+#include <algorithm>
 #include <optional>
 #include <queue>
 #include <sstream>
@@ -9,13 +10,90 @@
 #include "ep/node_info_builder.h"
 #include "ep/placement.h"
 #include "runtime/control_flow.h"
+#include "runtime/sequence_steps.h"
 
 namespace nxrt::runtime {
 namespace {
 
 bool IsControlFlow(const ir::Node& node) {
-  return node.domain.empty() &&
-         (node.op_type == "If" || node.op_type == "Loop" || node.op_type == "Scan");
+  return node.domain.empty() && (node.op_type == "If" || node.op_type == "Loop" ||
+                                 node.op_type == "Scan" || node.op_type == "SequenceMap");
+}
+
+bool IsNonTensorType(const ir::TypeInfo& type) {
+  return type.kind == ir::TypeInfo::Kind::kSequence || type.kind == ir::TypeInfo::Kind::kOptional;
+}
+
+// Output `i` of graph attribute `attr` of `node` is declared a sequence or optional.
+bool SubgraphOutputIsNonTensor(const ir::Node& node, std::string_view attr, size_t i) {
+  const ir::Attribute* a = node.FindAttribute(attr);
+  if (a == nullptr || !a->g || i >= a->g->outputs.size()) return false;
+  return IsNonTensorType(a->g->values[a->g->outputs[i]].type);
+}
+
+// Values of the graph known to be sequences or optionals: declared so, made by a sequence op,
+// or passed on by Identity, If or Loop. Decides where Identity runs (an EP kernel for tensors,
+// the runtime otherwise) when the model declares no type for its input.
+std::vector<bool> NonTensorValues(const ir::GraphView& view) {
+  const ir::Graph& g = view.graph();
+  std::vector<bool> non_tensor(g.values.size());
+  for (size_t v = 0; v < g.values.size(); ++v) non_tensor[v] = IsNonTensorType(g.values[v].type);
+  auto mark = [&](const ir::Node& node, size_t o) {
+    if (o < node.outputs.size() && node.outputs[o] != ir::kNoValue) {
+      non_tensor[node.outputs[o]] = true;
+    }
+  };
+  for (ir::NodeId n : view.topological_order()) {
+    const ir::Node& node = g.nodes[n];
+    if (!node.domain.empty()) continue;
+    const std::string& op = node.op_type;
+    const bool input0_non_tensor =
+        !node.inputs.empty() && node.inputs[0] != ir::kNoValue && non_tensor[node.inputs[0]];
+    if (op == "SequenceConstruct" || op == "SequenceEmpty" || op == "SequenceInsert" ||
+        op == "SequenceErase" || op == "SplitToSequence" || op == "Optional") {
+      mark(node, 0);
+    } else if (op == "SequenceMap") {
+      for (size_t o = 0; o < node.outputs.size(); ++o) mark(node, o);
+    } else if (op == "Identity" && input0_non_tensor) {
+      mark(node, 0);
+    } else if (op == "OptionalGetElement" && input0_non_tensor) {
+      const ir::TypeInfo& t = g.values[node.inputs[0]].type;
+      if (t.element && IsNonTensorType(*t.element)) mark(node, 0);
+    } else if (op == "If") {
+      for (size_t o = 0; o < node.outputs.size(); ++o) {
+        if (SubgraphOutputIsNonTensor(node, "then_branch", o) ||
+            SubgraphOutputIsNonTensor(node, "else_branch", o)) {
+          mark(node, o);
+        }
+      }
+    } else if (op == "Loop") {
+      const size_t carried = node.inputs.size() > 2 ? node.inputs.size() - 2 : 0;
+      for (size_t o = 0; o < carried; ++o) {
+        if (non_tensor[node.inputs[2 + o]] || SubgraphOutputIsNonTensor(node, "body", 1 + o)) {
+          mark(node, o);
+        }
+      }
+    }
+  }
+  return non_tensor;
+}
+
+// Nodes the runtime runs itself (no EP is asked): control flow, the sequence and optional ops,
+// and Identity of a sequence or optional.
+std::vector<bool> RuntimeNodes(const ir::GraphView& view) {
+  const ir::Graph& g = view.graph();
+  const std::vector<bool> non_tensor = NonTensorValues(view);
+  std::vector<bool> runtime(g.nodes.size());
+  for (size_t n = 0; n < g.nodes.size(); ++n) {
+    const ir::Node& node = g.nodes[n];
+    runtime[n] = IsControlFlow(node) || IsSequenceOp(node.domain, node.op_type);
+    if (node.domain.empty() && node.op_type == "Identity") {
+      auto is_non_tensor = [&](ir::ValueId v) { return v != ir::kNoValue && non_tensor[v]; };
+      runtime[n] = std::any_of(node.inputs.begin(), node.inputs.end(), is_non_tensor) ||
+                   std::any_of(node.outputs.begin(), node.outputs.end(), is_non_tensor);
+    }
+  }
+  return runtime;
 }
 
 }  // namespace
@@ -34,17 +112,20 @@ Result<std::shared_ptr<GraphPlan>> PlanBuilder::Build(const ir::Graph& graph) {
       graph.parent == nullptr ? "main graph" : "subgraph '" + graph.name + "'";
 
   // Placement (ep/placement.h). Control-flow nodes run in the runtime itself (their bodies are
-  // placed like any graph), so no EP is asked about them; they count as the last EP's. EPs that
+  // placed like any graph), and so do the sequence and optional ops (EPs see tensors only), so
+  // no EP is asked about them; they count as the last EP's. EPs that
   // compile whole claims (ORT plugins, ep/graph_claimer.h) compile this graph's claims right
   // after placement; when one fails and fallback is allowed, the graph is placed again without
   // it (and it stays out of every later graph of the session).
   ep::PlacementOptions placement_options;
   placement_options.allow_unplaced = true;
-  placement_options.exclude = [this](std::string_view ep_name, const NodeInfo& node)
+  const std::vector<bool> runtime_nodes = RuntimeNodes(view);
+  placement_options.exclude = [this, &runtime_nodes](std::string_view ep_name,
+                                                     const NodeInfo& node)
       -> std::optional<std::string> {
-    if (node.domain().empty() &&
-        (node.op_type() == "If" || node.op_type() == "Loop" || node.op_type() == "Scan")) {
-      return std::string("control flow runs in the runtime");
+    if (node.id() >= 0 && static_cast<size_t>(node.id()) < runtime_nodes.size() &&
+        runtime_nodes[static_cast<size_t>(node.id())]) {
+      return std::string("control flow, sequences and optionals run in the runtime");
     }
     if (auto it = failed_eps_.find(ep_name); it != failed_eps_.end()) {
       return "ep '" + it->first + "' was dropped: " + it->second;
@@ -55,7 +136,7 @@ Result<std::shared_ptr<GraphPlan>> PlanBuilder::Build(const ir::Graph& graph) {
   std::vector<std::string> claim_names;
   for (;;) {
     NXRT_ASSIGN_OR_RETURN(placement, ep::PlaceGraph(view, eps_, placement_options));
-    std::erase_if(placement.unplaced, [&](ir::NodeId n) { return IsControlFlow(graph.nodes[n]); });
+    std::erase_if(placement.unplaced, [&](ir::NodeId n) { return runtime_nodes[n]; });
     if (!placement.complete()) {
       Status error = ep::UnplacedError(placement, view);
       return options_.allow_fallback
@@ -158,7 +239,7 @@ Result<std::shared_ptr<GraphPlan>> PlanBuilder::Build(const ir::Graph& graph) {
     const ir::NodeId n = unit_node[u];
     const ir::Node& node = graph.nodes[n];
     const int32_t c = placement.claim_of_node[n];
-    // Control-flow nodes are unplaced by construction and run on the last EP (the CPU EP).
+    // Runtime nodes are unplaced by construction and count as the last EP's (the CPU EP).
     const auto& entry = c >= 0 ? entries[placement.claims[c].ep] : entries.back();
     step.name = node.name;
     step.op_type = node.op_type;
@@ -171,7 +252,9 @@ Result<std::shared_ptr<GraphPlan>> PlanBuilder::Build(const ir::Graph& graph) {
     NodeInfo info = infos.Node(n);
     step.description = info.Description();
     if (IsControlFlow(node)) {
-      NXRT_ASSIGN_OR_RETURN(step.make_control_flow, BuildControlFlow(view, n, info));
+      NXRT_ASSIGN_OR_RETURN(step.make_runtime_step, BuildControlFlow(view, n, info));
+    } else if (runtime_nodes[n]) {
+      NXRT_ASSIGN_OR_RETURN(step.make_runtime_step, MakeSequenceStep(info));
     } else {
       ExecutionProvider* ep = entry.provider.get();
       step.make_kernel = [ep, info = std::move(info)] { return ep->CreateKernel(info); };
@@ -239,7 +322,7 @@ Result<SubgraphPlan> PlanBuilder::BuildSubgraph(const ir::GraphView& view, ir::N
   return sub;
 }
 
-Result<ControlFlowFactory> PlanBuilder::BuildControlFlow(const ir::GraphView& view,
+Result<RuntimeStepFactory> PlanBuilder::BuildControlFlow(const ir::GraphView& view,
                                                          ir::NodeId node, const NodeInfo& info) {
   const ir::Node& n = view.graph().nodes[node];
   auto graph_attr = [&](std::string_view name) -> Result<const ir::Graph*> {
@@ -258,6 +341,17 @@ Result<ControlFlowFactory> PlanBuilder::BuildControlFlow(const ir::GraphView& vi
   }
   NXRT_ASSIGN_OR_RETURN(const ir::Graph* body_graph, graph_attr("body"));
   NXRT_ASSIGN_OR_RETURN(SubgraphPlan body, BuildSubgraph(view, node, *body_graph));
+  if (n.op_type == "SequenceMap") {
+    std::vector<DataType> out_dtypes;
+    for (size_t o = 0; o < info.outputs().size(); ++o) {
+      DataType dtype = info.outputs()[o].dtype;
+      if (dtype == DataType::kUndefined && o < body_graph->outputs.size()) {
+        dtype = body_graph->values[body_graph->outputs[o]].type.elem_type;
+      }
+      out_dtypes.push_back(dtype);
+    }
+    return MakeSequenceMapStep(std::move(body), n.inputs.size(), std::move(out_dtypes));
+  }
   if (n.op_type == "Loop") {
     const size_t carried = n.inputs.size() > 2 ? n.inputs.size() - 2 : 0;
     std::vector<DataType> scan_dtypes;

@@ -5,8 +5,9 @@
 // session's EPs (ep/placement.h: priority order, convex claims, the CPU EP takes the rest),
 // then order the steps (a topological order of the claims contracted to one unit each) and give
 // every step its kernel factory: EPs that compile whole claims (CreateFusedKernel) get one step
-// per claim, native EPs one step per node. Control-flow nodes become ControlFlowSteps over
-// sub-plans built by the same function.
+// per claim, native EPs one step per node. Control-flow nodes (If, Loop, Scan, SequenceMap)
+// become RuntimeSteps over sub-plans built by the same function; the sequence and optional ops
+// (and Identity of a sequence or optional) become RuntimeSteps too (runtime/sequence_steps.h).
 #pragma once
 
 #include <map>
@@ -55,7 +56,7 @@ class PlanBuilder {
   // the EP in failed_eps_) when one failed and fallback is allowed: place the graph again.
   Result<bool> CompileClaims(const ir::GraphView& view, const ep::Placement& placement,
                              const std::vector<std::string>& claim_names);
-  Result<ControlFlowFactory> BuildControlFlow(const ir::GraphView& view, ir::NodeId node,
+  Result<RuntimeStepFactory> BuildControlFlow(const ir::GraphView& view, ir::NodeId node,
                                               const NodeInfo& info);
 
   const ir::Model& model_;

@@ -19,6 +19,7 @@
 #include "ep/graph_claimer.h"
 #include "ep/node_info_builder.h"
 #include "ep/run_observer.h"
+#include "ir/gradient.h"
 #include "ir/onnx_loader.h"
 #include "runtime/ep_factory.h"
 #include "runtime/graph_plan.h"
@@ -45,8 +46,27 @@ class SessionImpl final : public Session {
 
   Result<std::vector<NamedTensor>> Run(const std::vector<NamedTensor>& inputs,
                                        const std::vector<std::string>& output_names) override {
+    std::vector<NamedValue> fed;
+    fed.reserve(inputs.size());
+    for (const NamedTensor& in : inputs) fed.push_back({in.name, Value(in.tensor)});
+    NXRT_ASSIGN_OR_RETURN(std::vector<NamedValue> outputs, RunValues(fed, output_names));
+    std::vector<NamedTensor> result;
+    result.reserve(outputs.size());
+    for (NamedValue& out : outputs) {
+      if (!out.value.is_tensor()) {
+        return MakeStatus(StatusCode::kInvalidArgument, "output '", out.name, "' is ",
+                          out.value.Description(), ", not a tensor; call RunValues to get ",
+                          "sequences and optionals");
+      }
+      result.push_back({std::move(out.name), out.value.tensor()});
+    }
+    return result;
+  }
+
+  Result<std::vector<NamedValue>> RunValues(const std::vector<NamedValue>& inputs,
+                                            const std::vector<std::string>& output_names) override {
     const ir::Graph& g = *model_.graph;
-    std::vector<Tensor> values(g.values.size());
+    std::vector<Value> values(g.values.size());
     NXRT_RETURN_IF_ERROR(BindInputs(inputs, values));
     std::vector<ir::ValueId> wanted;
     if (output_names.empty()) {
@@ -71,27 +91,47 @@ class SessionImpl final : public Session {
     if (!status.ok() && options_.allow_fallback) {
       NXRT_ASSIGN_OR_RETURN(bool replanned, DropFailedPluginEp(plan, failed_step, status));
       if (replanned) {
-        std::fill(values.begin(), values.end(), Tensor());
+        std::fill(values.begin(), values.end(), Value());
         NXRT_RETURN_IF_ERROR(BindInputs(inputs, values));
         status = RunPlan(values, plan, failed_step);
       }
     }
     if (!status.ok()) return status;
 
-    std::vector<NamedTensor> result;
+    // Tensors that are the caller's buffers (graph inputs, also when passed through a sequence
+    // or an optional) or the model's (initializers) are copied.
+    std::vector<const void*> fed_buffers;
+    for (const NamedValue& in : inputs) {
+      if (in.value.is_tensor()) fed_buffers.push_back(in.value.tensor().raw_data());
+      for (const Tensor& t : in.value.sequence()) fed_buffers.push_back(t.raw_data());
+    }
+    auto owned = [&](const Tensor& t) -> Result<Tensor> {
+      const bool fed = t.byte_size() > 0 && std::find(fed_buffers.begin(), fed_buffers.end(),
+                                                      t.raw_data()) != fed_buffers.end();
+      if (fed || !t.owns_data()) return t.Clone();
+      return t;
+    };
+    std::vector<NamedValue> result;
     result.reserve(wanted.size());
     for (ir::ValueId v : wanted) {
-      Tensor& t = values[v];
-      if (!t.defined()) {
+      const Value& value = values[v];
+      if (!value.defined()) {
         return MakeStatus(StatusCode::kInternal, "output '", g.values[v].name,
                           "' has no value after the run");
       }
-      // Outputs that are graph inputs or initializers are the caller's or the model's buffers.
-      if (plan->values[v].source != ValueSource::kStep || !t.owns_data()) {
-        NXRT_ASSIGN_OR_RETURN(Tensor copy, t.Clone());
-        result.push_back({g.values[v].name, std::move(copy)});
+      if (value.is_tensor()) {
+        NXRT_ASSIGN_OR_RETURN(Tensor t, owned(value.tensor()));
+        result.push_back({g.values[v].name, Value(std::move(t))});
+      } else if (value.is_sequence()) {
+        std::vector<Tensor> elements;
+        for (const Tensor& e : value.sequence()) {
+          NXRT_ASSIGN_OR_RETURN(Tensor t, owned(e));
+          elements.push_back(std::move(t));
+        }
+        NXRT_ASSIGN_OR_RETURN(Value seq, Value::Sequence(value.dtype(), std::move(elements)));
+        result.push_back({g.values[v].name, std::move(seq)});
       } else {
-        result.push_back({g.values[v].name, t});
+        result.push_back({g.values[v].name, value});
       }
     }
     return result;
@@ -99,7 +139,7 @@ class SessionImpl final : public Session {
 
   // Runs the current plan on a pooled instance; `plan` receives the plan that ran and
   // `failed_step` the step that failed, if one did.
-  Status RunPlan(std::vector<Tensor>& values, std::shared_ptr<GraphPlan>& plan,
+  Status RunPlan(std::vector<Value>& values, std::shared_ptr<GraphPlan>& plan,
                  std::optional<size_t>& failed_step) {
     std::unique_ptr<PlanInstance> instance;
     {
@@ -235,6 +275,8 @@ class SessionImpl final : public Session {
       return MakeStatus(StatusCode::kInvalidArgument, "intra_op_threads = ",
                         options.intra_op_threads, " is negative; use 0 for one per core");
     }
+    // Gradient nodes become the backward nodes of the graph around them (ir/gradient.h).
+    NXRT_RETURN_IF_ERROR(ir::ExpandGradients(model_));
     std::vector<EpSpec> specs = options.providers;
     if (specs.empty()) specs.push_back(EpSpec{"cpu", {}, {}, nullptr});
     const bool has_cpu = std::any_of(specs.begin(), specs.end(), [](const EpSpec& s) {
@@ -298,9 +340,9 @@ class SessionImpl final : public Session {
   }
 
   // Checks `inputs` against the model's declared inputs and binds them into `values`.
-  Status BindInputs(const std::vector<NamedTensor>& inputs, std::vector<Tensor>& values) const {
+  Status BindInputs(const std::vector<NamedValue>& inputs, std::vector<Value>& values) const {
     std::vector<bool> bound(all_inputs_.size(), false);
-    for (const NamedTensor& in : inputs) {
+    for (const NamedValue& in : inputs) {
       auto it = std::find_if(all_inputs_.begin(), all_inputs_.end(),
                              [&](const ValueInfo& v) { return v.name == in.name; });
       if (it == all_inputs_.end()) {
@@ -312,35 +354,70 @@ class SessionImpl final : public Session {
         return MakeStatus(StatusCode::kInvalidArgument, "input '", in.name, "' is given twice");
       }
       bound[k] = true;
-      NXRT_RETURN_IF_ERROR(CheckInput(*it, in.tensor));
-      Tensor t = in.tensor;
-      if (!t.is_contiguous()) {
-        NXRT_ASSIGN_OR_RETURN(t, in.tensor.Clone());
-      }
-      values[layout_->inputs[k]] = std::move(t);
+      NXRT_RETURN_IF_ERROR(CheckInput(*it, in.value));
+      NXRT_ASSIGN_OR_RETURN(values[layout_->inputs[k]], Contiguous(in.value));
     }
     for (size_t k = 0; k < all_inputs_.size(); ++k) {
       if (bound[k]) continue;
       if (layout_->values[layout_->inputs[k]].initializer != nullptr) {
-        values[layout_->inputs[k]] = *layout_->values[layout_->inputs[k]].initializer;
+        values[layout_->inputs[k]] = Value(*layout_->values[layout_->inputs[k]].initializer);
         continue;
       }
       return MakeStatus(StatusCode::kInvalidArgument, "missing input '", all_inputs_[k].name,
                         "' (", all_inputs_[k].ToString(),
-                        "); give it a tensor of that type and shape");
+                        "); give it a value of that type and shape");
     }
     return Status::Ok();
   }
 
-  static Status CheckInput(const ValueInfo& declared, const Tensor& t) {
-    if (!t.defined()) {
+  // `value` with its tensors made contiguous (kernels read contiguous tensors).
+  static Result<Value> Contiguous(const Value& value) {
+    if (value.is_tensor() && !value.tensor().is_contiguous()) {
+      NXRT_ASSIGN_OR_RETURN(Tensor t, value.tensor().Clone());
+      return Value(std::move(t));
+    }
+    if (!value.is_sequence()) return value;
+    std::vector<Tensor> elements;
+    for (const Tensor& e : value.sequence()) {
+      if (e.is_contiguous()) {
+        elements.push_back(e);
+      } else {
+        NXRT_ASSIGN_OR_RETURN(Tensor t, e.Clone());
+        elements.push_back(std::move(t));
+      }
+    }
+    return Value::Sequence(value.dtype(), std::move(elements));
+  }
+
+  static Status CheckInput(const ValueInfo& declared, const Value& value) {
+    if (!value.defined()) {
       return MakeStatus(StatusCode::kInvalidArgument, "input '", declared.name,
                         "' is an empty tensor with no dtype");
     }
-    if (declared.kind != ValueKind::kTensor && declared.kind != ValueKind::kUnknown) {
+    const bool fits = declared.kind == ValueKind::kUnknown ||
+                      (declared.kind == ValueKind::kTensor && value.is_tensor()) ||
+                      (declared.kind == ValueKind::kSequence && value.is_sequence()) ||
+                      declared.kind == ValueKind::kOptional;
+    if (declared.kind == ValueKind::kSparseTensor || declared.kind == ValueKind::kMap) {
       return MakeStatus(StatusCode::kNotImplemented, "input '", declared.name, "' is a ",
-                        ValueKindName(declared.kind), "; only tensor inputs can be fed");
+                        ValueKindName(declared.kind), "; nxrt runs tensors, sequences and ",
+                        "optionals only");
     }
+    if (!fits) {
+      return MakeStatus(StatusCode::kInvalidArgument, "input '", declared.name, "' is declared ",
+                        declared.ToString(), " but the value given is ", value.Description(),
+                        "; give it a ", ValueKindName(declared.kind));
+    }
+    if (!value.is_tensor()) {
+      if (declared.dtype != DataType::kUndefined && value.is_sequence() &&
+          value.dtype() != declared.dtype) {
+        return MakeStatus(StatusCode::kInvalidArgument, "input '", declared.name,
+                          "' is a sequence of ", DataTypeName(value.dtype()),
+                          " tensors, the model declares ", declared.ToString());
+      }
+      return Status::Ok();
+    }
+    const Tensor& t = value.tensor();
     if (declared.dtype != DataType::kUndefined && t.dtype() != declared.dtype) {
       return MakeStatus(StatusCode::kInvalidArgument, "input '", declared.name, "' has dtype ",
                         DataTypeName(t.dtype()), ", the model declares ",
