@@ -249,7 +249,7 @@ void IntConvTyped(const IntConvPlan& p, const QuantOperands& q, void* y,
         if (!requantize) continue;
         const int32_t bias = q.bias != nullptr ? q.bias[m] : 0;
         const float multiplier =
-            x_scale * LoadScale(q.scale_dtype, q.b_scale, m * p.w_param_stride) / y_scale;
+            x_scale * LoadScale(q.scale_dtype, q.b_scale, m * p.w_scale_stride) / y_scale;
         for (int64_t o = 0; o < p.output_pixels; ++o) {
           StoreQuantized(p.y_dtype, y, out_offset + o,
                          static_cast<float>(acc[o] + bias) * multiplier, y_zp);
@@ -480,7 +480,8 @@ void IntMatMul(const IntMatMulPlan& plan, const QuantOperands& operands, void* y
 Result<IntConvPlan> PrepareIntConv(std::string_view op, DataType x_dtype, DataType w_dtype,
                                    DataType y_dtype, std::span<const int64_t> x_shape,
                                    std::span<const int64_t> w_shape,
-                                   std::span<const int64_t> w_param_shape,
+                                   std::span<const int64_t> w_zero_point_shape,
+                                   std::span<const int64_t> w_scale_shape,
                                    const IntConvAttributes& attributes) {
   IntConvPlan p;
   p.x_dtype = x_dtype;
@@ -522,13 +523,17 @@ Result<IntConvPlan> PrepareIntConv(std::string_view op, DataType x_dtype, DataTy
   window.pads = attributes.pads;
   NXRT_ASSIGN_OR_RETURN(p.geometry,
                         ComputeWindowGeometry(op, p.input_spatial, w_spatial, window));
-  const int64_t w_params = Product(w_param_shape);
-  if (w_params == p.out_channels && w_params != 1 && w_param_shape.size() == 1) {
-    p.w_param_stride = 1;
-  } else if (w_params != 1) {
-    return MakeStatus(StatusCode::kInvalidArgument, op, ": w zero point/scale has shape ",
-                      Dims(w_param_shape), "; expected one element or [", p.out_channels, "]");
-  }
+  // Per tensor (one element) or per output channel ([M]): the stride of the channel index.
+  const auto channel_stride = [&](std::span<const int64_t> shape,
+                                  const char* what) -> Result<int64_t> {
+    const int64_t count = Product(shape);
+    if (count == p.out_channels && count != 1 && shape.size() == 1) return int64_t{1};
+    if (count == 1) return int64_t{0};
+    return MakeStatus(StatusCode::kInvalidArgument, op, ": ", what, " has shape ", Dims(shape),
+                      "; expected one element or [", p.out_channels, "]");
+  };
+  NXRT_ASSIGN_OR_RETURN(p.w_param_stride, channel_stride(w_zero_point_shape, "w zero point"));
+  NXRT_ASSIGN_OR_RETURN(p.w_scale_stride, channel_stride(w_scale_shape, "w scale"));
   p.output_shape = {p.batch, p.out_channels};
   p.output_shape.insert(p.output_shape.end(), p.geometry.output.begin(), p.geometry.output.end());
   p.columns_rows = (p.in_channels / p.group) * Product(p.geometry.kernel);

@@ -146,7 +146,8 @@ struct IntConvPlan {
   int64_t batch = 0, in_channels = 0, out_channels = 0, group = 1;
   Shape input_spatial;
   WindowGeometry geometry;
-  int64_t w_param_stride = 0;  // 1 for per-channel w zero point / scale
+  int64_t w_param_stride = 0;  // 1 for a per-channel w zero point
+  int64_t w_scale_stride = 0;  // 1 for a per-channel w scale (QLinearConv)
   int64_t columns_rows = 0;    // (C / group) * prod(kernel)
   int64_t output_pixels = 0;   // prod(output spatial)
   // Workspace: int32 columns [columns_rows, output_pixels] plus an int32 row of output_pixels.
@@ -160,13 +161,14 @@ struct IntConvAttributes {
   int64_t group = 1;
 };
 
-// Errors (kInvalidArgument) print the shapes: X rank < 3, W rank != X rank, C != W[1] * group,
-// M not divisible by group, kernel_shape not W's spatial dims, a w zero point/scale that is
-// neither one element nor [M], a bias that is not [M].
+// `w_zero_point_shape` and `w_scale_shape` are empty when absent. Errors (kInvalidArgument)
+// print the shapes: X rank < 3, W rank != X rank, C != W[1] * group, M not divisible by group,
+// kernel_shape not W's spatial dims, a w zero point or scale that is neither one element nor [M].
 Result<IntConvPlan> PrepareIntConv(std::string_view op, DataType x_dtype, DataType w_dtype,
                                    DataType y_dtype, std::span<const int64_t> x_shape,
                                    std::span<const int64_t> w_shape,
-                                   std::span<const int64_t> w_param_shape,
+                                   std::span<const int64_t> w_zero_point_shape,
+                                   std::span<const int64_t> w_scale_shape,
                                    const IntConvAttributes& attributes);
 
 void IntConv(const IntConvPlan& plan, const QuantOperands& operands, void* y,

@@ -119,7 +119,8 @@ class IntConvKernel final : public Kernel {
         plan_, nn::PrepareIntConv(op_, ctx.input_dtype(slots_.a), ctx.input_dtype(slots_.b),
                                   QLinearOutputType(ctx, slots_), InputShape(ctx, slots_.a),
                                   InputShape(ctx, slots_.b),
-                                  ParamShape(ctx, slots_.b_zero_point, slots_.b_scale),
+                                  Has(ctx, slots_.b_zero_point) ? InputShape(ctx, slots_.b_zero_point) : Shape{},
+                                  Has(ctx, slots_.b_scale) ? InputShape(ctx, slots_.b_scale) : Shape{},
                                   attributes_));
     if (Has(ctx, slots_.bias)) {
       const Shape bias = InputShape(ctx, slots_.bias);
