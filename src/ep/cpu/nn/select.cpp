@@ -5,7 +5,6 @@
 #include <cmath>
 #include <string>
 #include <type_traits>
-#include <vector>
 
 #include "ep/cpu/nn/nn_common.h"
 
@@ -173,9 +172,15 @@ Result<OneHotPlan> PrepareOneHot(DataType index_type, std::span<const int64_t> i
   return plan;
 }
 
-Status OneHot(const OneHotPlan& plan, const void* indices, const void* values, void* output) {
+size_t OneHotScratchBytes(const OneHotPlan& plan) {
+  return static_cast<size_t>(plan.outer * plan.inner) * sizeof(int64_t);
+}
+
+Status OneHot(const OneHotPlan& plan, const void* indices, const void* values, void* output,
+              int64_t* scratch) {
   // Each index as int64 (floating ones truncated); a NaN or huge value is simply out of range.
-  std::vector<int64_t> hot(static_cast<size_t>(plan.outer * plan.inner));
+  // hot[i]: the class of index i, or -1 for an all-off row.
+  const std::span<int64_t> hot(scratch, static_cast<size_t>(plan.outer * plan.inner));
   NXRT_RETURN_IF_ERROR(VisitNumeric("OneHot indices", plan.index_type, [&](auto tag) -> Status {
     using T = typename decltype(tag)::type;
     const T* in = static_cast<const T*>(indices);

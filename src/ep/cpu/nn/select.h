@@ -9,6 +9,7 @@
 // checked while computing.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <span>
 
@@ -93,6 +94,9 @@ struct OneHotPlan {
 Result<OneHotPlan> PrepareOneHot(DataType index_type, std::span<const int64_t> indices_shape,
                                  int64_t depth, DataType dtype, int64_t axis,
                                  bool negative_indices);
-Status OneHot(const OneHotPlan& plan, const void* indices, const void* values, void* output);
+// `scratch` holds plan.outer * plan.inner int64 values (OneHotScratchBytes).
+size_t OneHotScratchBytes(const OneHotPlan& plan);
+Status OneHot(const OneHotPlan& plan, const void* indices, const void* values, void* output,
+              int64_t* scratch);
 
 }  // namespace nxrt::cpu::nn

@@ -63,12 +63,17 @@ Result<TopKPlan> PrepareTopK(DataType dtype, std::span<const int64_t> shape, int
   return plan;
 }
 
-Status TopK(const TopKPlan& plan, const void* input, void* values, int64_t* indices) {
+size_t TopKScratchBytes(const TopKPlan& plan) {
+  return static_cast<size_t>(plan.axis_dim) * sizeof(int64_t);
+}
+
+Status TopK(const TopKPlan& plan, const void* input, void* values, int64_t* indices,
+            int64_t* scratch) {
   return VisitNumeric("TopK", plan.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     const T* in = static_cast<const T*>(input);
     T* out = static_cast<T*>(values);
-    std::vector<int64_t> order(static_cast<size_t>(plan.axis_dim));
+    const std::span<int64_t> order(scratch, static_cast<size_t>(plan.axis_dim));
     for (int64_t o = 0; o < plan.outer; ++o) {
       for (int64_t i = 0; i < plan.inner; ++i) {
         const T* base = in + o * plan.axis_dim * plan.inner + i;

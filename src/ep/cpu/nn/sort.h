@@ -7,6 +7,7 @@
 // functions take contiguous buffers.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -33,8 +34,11 @@ struct TopKPlan {
 // a valid order); equal values keep the lower index first, as the spec requires. Numeric dtypes.
 Result<TopKPlan> PrepareTopK(DataType dtype, std::span<const int64_t> shape, int64_t axis,
                              int64_t k, bool largest);
-// `values` (dtype) and `indices` (int64) both have plan.output_shape.
-Status TopK(const TopKPlan& plan, const void* input, void* values, int64_t* indices);
+// `values` (dtype) and `indices` (int64) both have plan.output_shape; `scratch` holds
+// plan.axis_dim int64 values (TopKScratchBytes).
+size_t TopKScratchBytes(const TopKPlan& plan);
+Status TopK(const TopKPlan& plan, const void* input, void* values, int64_t* indices,
+            int64_t* scratch);
 
 // Unique (ONNX opset 11): the distinct elements (no axis: of the flattened input) or the distinct
 // slices along `axis` (compared element by element in row-major order). Numeric, bool and string

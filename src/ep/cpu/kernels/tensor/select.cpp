@@ -127,12 +127,14 @@ class OneHotKernel final : public Kernel {
     }
     NXRT_ASSIGN_OR_RETURN(plan_, nn::PrepareOneHot(ctx.input_dtype(0), ctx.input_shape(0), depth,
                                                    ctx.input_dtype(2), axis_, negative_indices_));
+    ctx.SetWorkspaceBytes(nn::OneHotScratchBytes(plan_));
     return ctx.SetOutput(0, plan_.dtype, plan_.output_shape);
   }
 
   Status Compute(ComputeContext& ctx) override {
     return AsRuntimeError(nn::OneHot(plan_, ctx.input(0)->raw_data(), ctx.input(2)->raw_data(),
-                                     ctx.output(0)->mutable_raw_data()));
+                                     ctx.output(0)->mutable_raw_data(),
+                                     reinterpret_cast<int64_t*>(ctx.workspace().data())));
   }
 
  private:

@@ -1,8 +1,9 @@
 // ep/cpu/kernels/tensor/sort.cpp: glue of TopK and Unique over nn/sort.h.
 //
 // Layer: nxrt_ep_cpu (kernel glue). TopK takes `k` from its attribute (opset 1) or from value
-// input 1 (opset >= 10, a 1-element int64 tensor). Unique's output sizes depend on the data, so
-// all four of its outputs are dynamic and allocated in Compute.
+// input 1 (opset >= 10, a 1-element int64 tensor), and sorts in a workspace index buffer.
+// Unique's output sizes depend on the data, so its used outputs are dynamic and allocated in
+// Compute, as are the lists it builds to find them.
 #include <algorithm>
 #include <memory>
 #include <vector>
@@ -36,13 +37,15 @@ class TopKKernel final : public Kernel {
     }
     NXRT_ASSIGN_OR_RETURN(plan_, nn::PrepareTopK(ctx.input_dtype(0), ctx.input_shape(0), axis_,
                                                  k, largest_));
+    ctx.SetWorkspaceBytes(nn::TopKScratchBytes(plan_));
     NXRT_RETURN_IF_ERROR(ctx.SetOutput(0, plan_.dtype, plan_.output_shape));
     return ctx.SetOutput(1, DataType::kInt64, plan_.output_shape);
   }
 
   Status Compute(ComputeContext& ctx) override {
     return nn::TopK(plan_, ctx.input(0)->raw_data(), ctx.output(0)->mutable_raw_data(),
-                    ctx.output(1)->mutable_data<int64_t>());
+                    ctx.output(1)->mutable_data<int64_t>(),
+                    reinterpret_cast<int64_t*>(ctx.workspace().data()));
   }
 
  private:
