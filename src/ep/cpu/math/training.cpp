@@ -2,7 +2,6 @@
 #include "ep/cpu/math/training.h"
 
 #include <cmath>
-#include <vector>
 
 #include "ep/cpu/math/element_types.h"
 
@@ -12,22 +11,20 @@ namespace {
 using BatchNormTypes = TypeList<float, double, Float16, BFloat16>;
 using OptimizerTypes = TypeList<float, double>;
 
-// The `count` elements of `data` (of `type`, one of BatchNormTypes) as doubles.
-std::vector<double> LoadDoubles(DataType type, const void* data, int64_t count) {
-  std::vector<double> values(static_cast<size_t>(count));
+// The `count` elements of `data` (of `type`, one of BatchNormTypes) as doubles into `values`.
+void LoadDoubles(DataType type, const void* data, int64_t count, double* values) {
   VisitType(BatchNormTypes{}, type, [&](auto tag) {
     using T = typename decltype(tag)::type;
     for (int64_t i = 0; i < count; ++i) {
-      values[static_cast<size_t>(i)] = static_cast<double>(Load(static_cast<const T*>(data)[i]));
+      values[i] = static_cast<double>(Load(static_cast<const T*>(data)[i]));
     }
   });
-  return values;
 }
 
-void StoreDoubles(DataType type, const std::vector<double>& values, void* data) {
+void StoreDoubles(DataType type, const double* values, int64_t count, void* data) {
   VisitType(BatchNormTypes{}, type, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    for (size_t i = 0; i < values.size(); ++i) {
+    for (int64_t i = 0; i < count; ++i) {
       static_cast<T*>(data)[i] = Store<T>(static_cast<Compute<T>>(values[i]));
     }
   });
@@ -120,14 +117,21 @@ Result<BatchNormTrainingPlan> PrepareBatchNormTraining(DataType type, const Shap
   return plan;
 }
 
+int64_t BatchNormTrainingScratch(const BatchNormTrainingPlan& plan) {
+  return 4 * plan.channels;
+}
+
 void RunBatchNormTraining(const BatchNormTrainingPlan& plan, const void* x_raw,
                           const void* scale_raw, const void* bias_raw, const void* mean_raw,
                           const void* var_raw, void* y_raw, void* running_mean,
-                          void* running_var) {
+                          void* running_var, double* scratch) {
   const int64_t n = plan.batch, c = plan.channels, s = plan.spatial;
-  const std::vector<double> scale = LoadDoubles(plan.param_type, scale_raw, c);
-  const std::vector<double> bias = LoadDoubles(plan.param_type, bias_raw, c);
-  std::vector<double> mean(static_cast<size_t>(c), 0.0), var(static_cast<size_t>(c), 0.0);
+  double* scale = scratch;
+  double* bias = scratch + c;
+  double* mean = scratch + 2 * c;  // the batch statistics, then the blended ones
+  double* var = scratch + 3 * c;
+  LoadDoubles(plan.param_type, scale_raw, c, scale);
+  LoadDoubles(plan.param_type, bias_raw, c, bias);
   VisitType(BatchNormTypes{}, plan.type, [&](auto tag) {
     using T = typename decltype(tag)::type;
     const T* x = static_cast<const T*>(x_raw);
@@ -149,27 +153,27 @@ void RunBatchNormTraining(const BatchNormTrainingPlan& plan, const void* x_raw,
         }
       }
       const double v = squares / count;
-      const double k = scale[static_cast<size_t>(ch)] / std::sqrt(v + plan.epsilon);
+      const double k = scale[ch] / std::sqrt(v + plan.epsilon);
       for (int64_t b = 0; b < n; ++b) {
         const T* row = x + (b * c + ch) * s;
         T* out = y + (b * c + ch) * s;
         for (int64_t i = 0; i < s; ++i) {
-          const double value =
-              (static_cast<double>(Load(row[i])) - m) * k + bias[static_cast<size_t>(ch)];
+          const double value = (static_cast<double>(Load(row[i])) - m) * k + bias[ch];
           out[i] = Store<T>(static_cast<Compute<T>>(value));
         }
       }
-      mean[static_cast<size_t>(ch)] = m;
-      var[static_cast<size_t>(ch)] = v;
+      mean[ch] = m;
+      var[ch] = v;
     }
   });
-  const auto blend = [&](const void* input, const std::vector<double>& current, void* out) {
+  // scale and bias are no longer needed: their space holds the input statistics.
+  const auto blend = [&](const void* input, double* current, void* out) {
     if (out == nullptr) return;
-    std::vector<double> values = LoadDoubles(plan.stats_type, input, c);
-    for (size_t i = 0; i < values.size(); ++i) {
-      values[i] = values[i] * plan.momentum + current[i] * (1 - plan.momentum);
+    LoadDoubles(plan.stats_type, input, c, scale);
+    for (int64_t i = 0; i < c; ++i) {
+      current[i] = scale[i] * plan.momentum + current[i] * (1 - plan.momentum);
     }
-    StoreDoubles(plan.stats_type, values, out);
+    StoreDoubles(plan.stats_type, current, c, out);
   };
   blend(mean_raw, mean, running_mean);
   blend(var_raw, var, running_var);

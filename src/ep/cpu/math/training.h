@@ -51,10 +51,14 @@ Result<BatchNormTrainingPlan> PrepareBatchNormTraining(DataType type, const Shap
                                                        std::span<const Shape, 4> params,
                                                        double epsilon, double momentum);
 
-// Writes Y and, when non-null, running_mean and running_var ([C] of stats_type).
+// Doubles of scratch RunBatchNormTraining needs: 4 * C.
+int64_t BatchNormTrainingScratch(const BatchNormTrainingPlan& plan);
+
+// Writes Y and, when non-null, running_mean and running_var ([C] of stats_type). `scratch` holds
+// BatchNormTrainingScratch(plan) doubles.
 void RunBatchNormTraining(const BatchNormTrainingPlan& plan, const void* x, const void* scale,
                           const void* bias, const void* input_mean, const void* input_var,
-                          void* y, void* running_mean, void* running_var);
+                          void* y, void* running_mean, void* running_var, double* scratch);
 
 // ---- optimizers ----
 

@@ -4,6 +4,7 @@
 // Layer: nxrt_ep_cpu (kernel glue). ONNX sources: onnx/defs/generator/defs.cc (RandomUniform-1,
 // RandomNormal-1, their -Like forms, Bernoulli-15) and onnx/defs/math/defs.cc (Multinomial-7).
 // Output dtypes come from the `dtype` attribute (an ONNX TensorProto type number) when present.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <memory>
@@ -138,17 +139,20 @@ class BernoulliKernel final : public Kernel {
     NXRT_RETURN_IF_ERROR(CheckFloatOutput(in_type_, "Bernoulli input 0"));
     NXRT_RETURN_IF_ERROR(
         math::DispatchType<math::NumericAndBoolTypes>(out_type_, "Bernoulli output", [](auto) {}));
-    return ctx.SetOutput(0, out_type_, InputShape(ctx, 0));
+    const Shape shape = InputShape(ctx, 0);
+    NXRT_ASSIGN_OR_RETURN(int64_t count, ElementCount(shape));
+    ctx.SetWorkspaceBytes(static_cast<size_t>(count) * sizeof(double));  // the probabilities
+    return ctx.SetOutput(0, out_type_, shape);
   }
 
   Status Compute(ComputeContext& ctx) override {
     const Tensor& x = *ctx.input(0);
     const int64_t count = x.element_count();
-    std::vector<double> probabilities(static_cast<size_t>(count));
+    auto* probabilities = reinterpret_cast<double*>(ctx.workspace().data());
     math::VisitType(math::FloatTypes{}, in_type_, [&](auto tag) {
       using T = typename decltype(tag)::type;
       for (int64_t i = 0; i < count; ++i) {
-        probabilities[static_cast<size_t>(i)] = static_cast<double>(math::Load(x.data<T>()[i]));
+        probabilities[i] = static_cast<double>(math::Load(x.data<T>()[i]));
       }
     });
     void* out = ctx.output(0)->mutable_raw_data();
@@ -156,7 +160,7 @@ class BernoulliKernel final : public Kernel {
       using T = typename decltype(tag)::type;
       T* y = static_cast<T*>(out);
       for (int64_t i = 0; i < count; ++i) {
-        y[i] = math::ConvertElement<T>(engine_.Uniform() < probabilities[static_cast<size_t>(i)]);
+        y[i] = math::ConvertElement<T>(engine_.Uniform() < probabilities[i]);
       }
     });
     return Status::Ok();

@@ -31,6 +31,8 @@ class BatchNormTrainingKernel final : public Kernel {
     NXRT_ASSIGN_OR_RETURN(plan_, math::PrepareBatchNormTraining(
                                      ctx.input_dtype(0), x_shape, ctx.input_dtype(1),
                                      ctx.input_dtype(3), params, epsilon_, momentum_));
+    ctx.SetWorkspaceBytes(static_cast<size_t>(math::BatchNormTrainingScratch(plan_)) *
+                          sizeof(double));
     NXRT_RETURN_IF_ERROR(ctx.SetOutput(0, plan_.type, x_shape));
     for (int i = 1; i < ctx.output_count() && i < 3; ++i) {
       NXRT_RETURN_IF_ERROR(ctx.SetOutput(i, plan_.stats_type, {plan_.channels}));
@@ -45,7 +47,8 @@ class BatchNormTrainingKernel final : public Kernel {
     };
     math::RunBatchNormTraining(plan_, ctx.input(0)->raw_data(), ctx.input(1)->raw_data(),
                                ctx.input(2)->raw_data(), ctx.input(3)->raw_data(),
-                               ctx.input(4)->raw_data(), output(0), output(1), output(2));
+                               ctx.input(4)->raw_data(), output(0), output(1), output(2),
+                               reinterpret_cast<double*>(ctx.workspace().data()));
     return Status::Ok();
   }
 
