@@ -256,7 +256,7 @@ def write_svg(path, results, thread_counts, geomeans):
            f'<rect width="{width}" height="{height}" fill="white"/>',
            f'<text x="{left}" y="20" font-size="14">nxrt / ONNX Runtime median latency '
            f'(log scale; &lt; 1: nxrt faster)</text>']
-    ticks = [t for t in (0.1, 0.2, 0.25, 0.5, 1, 2, 4, 5, 10, 20, 50, 100) if low <= t <= high]
+    ticks = [m * 10.0 ** e for e in range(-3, 6) for m in (1, 2, 5) if low <= m * 10.0 ** e <= high]
     for t in ticks:
         x = x_of(t)
         out.append(f'<line x1="{x:.1f}" y1="{top - 8}" x2="{x:.1f}" '
