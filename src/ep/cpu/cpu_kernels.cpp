@@ -15,6 +15,12 @@ Status RegisterCpuKernels(ep::OpRegistry& registry) {
   NXRT_RETURN_IF_ERROR(RegisterShapeKernels(registry));
   NXRT_RETURN_IF_ERROR(RegisterTensorKernels(registry));
   NXRT_RETURN_IF_ERROR(RegisterNnKernels(registry));
+  NXRT_RETURN_IF_ERROR(RegisterStringKernels(registry));
+  NXRT_RETURN_IF_ERROR(RegisterQuantKernels(registry));
+  NXRT_RETURN_IF_ERROR(RegisterSignalKernels(registry));
+  NXRT_RETURN_IF_ERROR(RegisterLossKernels(registry));
+  NXRT_RETURN_IF_ERROR(RegisterRandomKernels(registry));
+  NXRT_RETURN_IF_ERROR(RegisterTrainingKernels(registry));
   return Status::Ok();
 }
 

@@ -31,10 +31,29 @@ Status RegisterNormalizationKernels(ep::OpRegistry& registry);
 Status RegisterShapeKernels(ep::OpRegistry& registry);
 
 // Data movement: Transpose, Concat, Split, Slice, Gather*, Scatter*, Tile, Expand, Pad, Resize,
-// DepthToSpace, SpaceToDepth.
+// DepthToSpace, SpaceToDepth, Trilu, Compress, ReverseSequence, OneHot, TopK, Unique.
 Status RegisterTensorKernels(ep::OpRegistry& registry);
 
 // MatMul, Gemm, Conv, ConvTranspose, pooling, recurrent ops.
 Status RegisterNnKernels(ep::OpRegistry& registry);
+
+// StringNormalizer, TfIdfVectorizer.
+Status RegisterStringKernels(ep::OpRegistry& registry);
+
+// QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear, MatMulInteger, QLinearMatMul,
+// ConvInteger, QLinearConv.
+Status RegisterQuantKernels(ep::OpRegistry& registry);
+
+// HannWindow, HammingWindow, BlackmanWindow, MelWeightMatrix, DFT, STFT.
+Status RegisterSignalKernels(ep::OpRegistry& registry);
+
+// NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss.
+Status RegisterLossKernels(ep::OpRegistry& registry);
+
+// RandomUniform[Like], RandomNormal[Like], Bernoulli, Multinomial, Dropout-12+ (training mode).
+Status RegisterRandomKernels(ep::OpRegistry& registry);
+
+// The ai.onnx.preview.training optimizers: Adagrad, Momentum, Adam.
+Status RegisterTrainingKernels(ep::OpRegistry& registry);
 
 }  // namespace nxrt::cpu

@@ -36,4 +36,20 @@ ep::KernelFactory GlobalPoolFactory(nn::PoolKind kind);
 // optional.
 ep::KernelFactory RnnFactory(nn::RnnCell cell);
 
+// GridSample (`align_corners`, `mode`, `padding_mode`; 2-D).
+ep::KernelFactory GridSampleFactory();
+// NonMaxSuppression (`center_point_box`; inputs 2-4 read in Prepare, output dynamic).
+ep::KernelFactory NonMaxSuppressionFactory();
+// LRN (`alpha`, `beta`, `bias`, `size`).
+ep::KernelFactory LrnFactory();
+// Einsum (`equation`, parsed once; any number of inputs).
+ep::KernelFactory EinsumFactory();
+// Det (no attributes).
+ep::KernelFactory DetFactory();
+// RoiAlign (`mode`, `output_height`, `output_width`, `sampling_ratio`, `spatial_scale`,
+// `coordinate_transformation_mode` from opset 16).
+ep::KernelFactory RoiAlignFactory();
+// MaxUnpool (`kernel_shape`, `pads`, `strides`; input 2 'output_shape' read in Prepare).
+ep::KernelFactory MaxUnpoolFactory();
+
 }  // namespace nxrt::cpu::kernels

@@ -101,6 +101,38 @@ Status RegisterNnKernels(ep::OpRegistry& registry) {
   for (auto [since, until] : {std::pair{1, 2}, {3, 6}, {7, 13}, {14, kLatest}}) {
     defs.push_back(recurrent("GRU", nn::RnnCell::kGru, since, until));
   }
+
+  // GridSample-16 (2-D; opset 20 made it N-D): X T1, grid T2; this kernel samples X's type.
+  const Types grid_types = {DataType::kFloat, DataType::kDouble, DataType::kFloat16};
+  defs.push_back(OnnxKernel("GridSample", 16, 19,
+                            {Bind("T1", {0}, {0}, grid_types), Bind("T2", {1}, {}, grid_types)},
+                            kernels::GridSampleFactory()));
+  for (auto [since, until] : {std::pair{10, 10}, {11, kLatest}}) {
+    defs.push_back(OnnxKernel("NonMaxSuppression", since, until,
+                              {Bind("F", {0, 1, 3, 4}, {}, {DataType::kFloat}),
+                               Bind("I", {2}, {0}, {DataType::kInt64})},
+                              kernels::NonMaxSuppressionFactory()));
+  }
+  defs.push_back(Uniform("LRN", 1, 12, {0}, FloatTypes(), kernels::LrnFactory()));
+  defs.push_back(Uniform("LRN", 13, kLatest, {0}, kernels::FloatTypesBf16(), kernels::LrnFactory()));
+  defs.push_back(OnnxKernel("Einsum", 12, kLatest,
+                            {kernels::BindVariadic("T", 0, {0}, kernels::NumericTypes())},
+                            kernels::EinsumFactory()));
+  defs.push_back(Uniform("Det", 11, kLatest, {0}, FloatTypes(), kernels::DetFactory()));
+  // RoiAlign-16 added coordinate_transformation_mode (opset 10 is output_half_pixel).
+  for (auto [since, until] : {std::pair{10, 15}, {16, kLatest}}) {
+    defs.push_back(OnnxKernel("RoiAlign", since, until,
+                              {Bind("T1", {0, 1}, {0}, FloatTypes()),
+                               Bind("T2", {2}, {}, {DataType::kInt64})},
+                              kernels::RoiAlignFactory()));
+  }
+  // MaxUnpool-11 only clarified how output_shape pads the output.
+  for (auto [since, until] : {std::pair{9, 10}, {11, kLatest}}) {
+    defs.push_back(OnnxKernel("MaxUnpool", since, until,
+                              {Bind("T1", {0}, {0}, FloatTypes()),
+                               Bind("T2", {1, 2}, {}, {DataType::kInt64})},
+                              kernels::MaxUnpoolFactory()));
+  }
   return kernels::RegisterAll(registry, std::move(defs));
 }
 

@@ -4,6 +4,7 @@
 // over that range (onnx/defs/tensor/defs.cc and old.cc; opsets 18+ from the ONNX changelog); a
 // range ends where a later schema version changed the types or the semantics. Tile before opset
 // 6 is not covered (its `tiles`/`axis` inputs are typed as the data, which no exporter writes).
+// Unique leaves out the complex types, which have no order to sort by.
 #include <utility>
 #include <vector>
 
@@ -16,6 +17,7 @@ namespace {
 
 using kernels::Bind;
 using kernels::BindVariadic;
+using kernels::CompressFactory;
 using kernels::ConcatFactory;
 using kernels::DepthToSpaceFactory;
 using kernels::ExpandFactory;
@@ -24,16 +26,21 @@ using kernels::GatherElementsFactory;
 using kernels::GatherFactory;
 using kernels::GatherNDFactory;
 using kernels::NumericTypes;
+using kernels::OneHotFactory;
 using kernels::OnnxKernel;
 using kernels::PadFactory;
 using kernels::ResizeFactory;
+using kernels::ReverseSequenceFactory;
 using kernels::ScatterElementsFactory;
 using kernels::ScatterNDFactory;
 using kernels::SliceFactory;
 using kernels::SpaceToDepthFactory;
 using kernels::SplitFactory;
 using kernels::TileFactory;
+using kernels::TopKFactory;
 using kernels::TransposeFactory;
+using kernels::TriluFactory;
+using kernels::UniqueFactory;
 using kernels::UpsampleFactory;
 using Types = std::vector<DataType>;
 constexpr int kLatest = ep::kLatestOpset;
@@ -156,6 +163,40 @@ Status RegisterTensorKernels(ep::OpRegistry& registry) {
   defs.push_back(OnnxKernel("Upsample", 9, 9,
                             {Bind("T", {0}, {0}, All(9)), Bind("scales", {1}, {}, Float())},
                             UpsampleFactory()));
+
+  defs.push_back(OnnxKernel("Trilu", 14, kLatest,
+                            {Bind("T", {0}, {0}, All(14)), Bind("k", {1}, {}, Int64())},
+                            TriluFactory()));
+  for (auto [since, until] : {std::pair{9, 10}, {11, kLatest}}) {
+    defs.push_back(OnnxKernel("Compress", since, until,
+                              {Bind("T", {0}, {0}, AllTypesNoBf16()),
+                               Bind("T1", {1}, {}, {DataType::kBool})},
+                              CompressFactory()));
+    defs.push_back(OnnxKernel("OneHot", since, until,
+                              {Bind("T1", {0}, {}, NumericTypes()),
+                               Bind("T2", {1}, {}, NumericTypes()),
+                               Bind("T3", {2}, {0}, AllTypesNoBf16())},
+                              OneHotFactory()));
+  }
+  defs.push_back(OnnxKernel("ReverseSequence", 10, kLatest,
+                            {Bind("T", {0}, {0}, AllTypesNoBf16()),
+                             Bind("sequence_lens", {1}, {}, Int64())},
+                            ReverseSequenceFactory()));
+  // TopK: the float types until opset 11 added the integers; indices are int64.
+  const auto topk = [](int since, int until, Types types) {
+    return OnnxKernel("TopK", since, until,
+                      {Bind("T", {0}, {0}, std::move(types)), Bind("K", {1}, {}, Int64()),
+                       Bind("I", {}, {1}, Int64())},
+                      TopKFactory());
+  };
+  defs.push_back(topk(1, 9, FloatTypes()));
+  defs.push_back(topk(10, 10, FloatTypes()));
+  defs.push_back(topk(11, kLatest, NumericTypes()));
+  // Unique over the types with an order (not complex).
+  defs.push_back(OnnxKernel(
+      "Unique", 11, kLatest,
+      {Bind("T", {0}, {0}, kernels::Union(NumericTypes(), {DataType::kBool, DataType::kString}))},
+      UniqueFactory()));
   return kernels::RegisterAll(registry, std::move(defs));
 }
 
