@@ -250,14 +250,7 @@ Status RegisterElementwiseKernels(ep::OpRegistry& registry) {
   defs.push_back(OnnxKernel("Dropout", 10, 11,
                             {Bind("T", {0}, {0}, FloatTypes()), Bind("T1", {}, {1}, kBool)},
                             kernels::DropoutFactory(/*mask_is_bool=*/true)));
-  defs.push_back(OnnxKernel("Dropout", 12, 12,
-                            {Bind("T", {0}, {0}, FloatTypes()), Bind("T1", {1}, {}, FloatTypes()),
-                             Bind("T2", {2}, {1}, kBool)},
-                            kernels::DropoutFactory(/*mask_is_bool=*/true)));
-  defs.push_back(OnnxKernel("Dropout", 13, kLatest,
-                            {Bind("T", {0}, {0}, FloatTypesBf16()),
-                             Bind("T1", {1}, {}, FloatTypes()), Bind("T2", {2}, {1}, kBool)},
-                            kernels::DropoutFactory(/*mask_is_bool=*/true)));
+  // Dropout-12+ (ratio and training_mode inputs) is in the random family (kernels/random/).
   return kernels::RegisterAll(registry, std::move(defs));
 }
 

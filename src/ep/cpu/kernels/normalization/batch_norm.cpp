@@ -2,14 +2,17 @@
 // (math/normalization.h).
 //
 // Layer: nxrt_ep_cpu (kernel glue). Prepare checks the four parameter inputs against X's channel
-// count and splits the batch into parts; Compute normalises the parts in parallel. Training
-// (training_mode = 1, is_test = 0, spatial = 0, the running/saved statistics outputs) is refused:
-// the factory names the attribute, the check names the output.
+// count and splits the batch into parts; Compute normalises the parts in parallel.
+// training_mode = 1 (opset 14+) gets the training family's kernel (kernels/training/), which
+// also writes the running statistics. The older training forms (is_test = 0, spatial = 0, the
+// mean/var/saved statistics outputs of opsets 6-13) are refused: the factory names the attribute,
+// the check names the output.
 #include <memory>
 #include <vector>
 
 #include "ep/cpu/kernels/kernel_util.h"
 #include "ep/cpu/kernels/normalization/normalization.h"
+#include "ep/cpu/kernels/training/training.h"
 #include "ep/cpu/math/normalization.h"
 
 namespace nxrt::cpu::kernels {
@@ -76,9 +79,10 @@ ep::KernelFactory BatchNormFactory(bool has_is_test) {
     }
     NXRT_ASSIGN_OR_RETURN(int64_t training_mode, node.GetInt("training_mode", 0));
     NXRT_ASSIGN_OR_RETURN(int64_t spatial, node.GetInt("spatial", 1));
+    if (training_mode == 1) return CreateBatchNormTrainingKernel(node);
     if (training_mode != 0) {
-      return node.Error(StatusCode::kUnsupported, "attribute 'training_mode' is ", training_mode,
-                        "; the CPU EP runs BatchNormalization in inference mode only");
+      return node.Error(StatusCode::kInvalidModel, "attribute 'training_mode' is ", training_mode,
+                        ", expected 0 or 1");
     }
     if (spatial != 1) {
       return node.Error(StatusCode::kUnsupported, "attribute 'spatial' is ", spatial,
@@ -90,6 +94,11 @@ ep::KernelFactory BatchNormFactory(bool has_is_test) {
 
 ep::KernelCheck BatchNormCheck() {
   return [](const NodeInfo& node) {
+    const AttributeValue* training_mode = node.FindAttribute("training_mode");
+    if (training_mode != nullptr && training_mode->type == AttributeType::kInt &&
+        training_mode->i == 1) {
+      return KernelMatch::Supported();
+    }
     for (size_t i = 1; i < node.outputs().size(); ++i) {
       if (!node.has_output(i)) continue;
       return KernelMatch::Unsupported(

@@ -19,11 +19,12 @@ ep::KernelFactory SoftmaxFactory(math::SoftmaxKind kind, math::SoftmaxAxisMode m
 // LayerNormalization (`axis`, `epsilon`, `stash_type`; optional Mean/InvStdDev outputs).
 ep::KernelFactory LayerNormFactory();
 
-// BatchNormalization in inference mode (`epsilon`; `spatial` must be 1 and `training_mode` 0).
-// `has_is_test`: opset 6, whose `is_test` (default 0, training) must be 1.
+// BatchNormalization (`epsilon`; `spatial` must be 1), in inference mode, or in training mode for
+// `training_mode` 1 (kernels/training/). `has_is_test`: opset 6, whose `is_test` (default 0,
+// training) must be 1.
 ep::KernelFactory BatchNormFactory(bool has_is_test);
-// Refuses BatchNormalization nodes that ask for the training outputs (running or saved
-// statistics), which inference does not produce.
+// Refuses BatchNormalization nodes without training_mode 1 that ask for the statistics outputs
+// (the running or saved statistics of opsets 6-13).
 ep::KernelCheck BatchNormCheck();
 
 // InstanceNormalization (`epsilon`) and GroupNormalization (`num_groups`, `epsilon`).

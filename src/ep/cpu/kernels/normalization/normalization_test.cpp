@@ -251,24 +251,5 @@ TEST(NormalizationKernelsTest, LargeInputsSplitOverThreadsGiveTheSameResult) {
                {expected}, "large BatchNormalization", options);
 }
 
-TEST(NormalizationKernelsTest, BatchNormalizationTrainingIsRefused) {
-  Tensor channel = Tensor::FromVector<float>({1}, {1.0f}).value();
-  SingleOpModel model("BatchNormalization", 15);
-  model.AddAttribute(testing::IntAttr("training_mode", 1))
-      .AddInput(Input(Tensor::Allocate(DataType::kFloat, {1, 1, 2}).value()))
-      .AddInput(Initializer(channel))
-      .AddInput(Initializer(channel))
-      .AddInput(Initializer(channel))
-      .AddInput(Initializer(channel))
-      .AddOutput(DataType::kFloat);
-  Result<std::vector<Tensor>> outputs = model.Run();
-  ASSERT_FALSE(outputs.ok());
-  EXPECT_NE(outputs.status().message().find(
-                "attribute 'training_mode' is 1; the CPU EP runs BatchNormalization in "
-                "inference mode only"),
-            std::string::npos)
-      << outputs.status().message();
-}
-
 }  // namespace
 }  // namespace nxrt::cpu
