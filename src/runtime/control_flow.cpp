@@ -203,28 +203,33 @@ class LoopStep final : public RuntimeStep {
 
 class ScanStep final : public RuntimeStep {
  public:
-  ScanStep(SubgraphPlan body, ScanAttributes attrs, size_t explicit_inputs)
-      : body_(std::move(body)), attrs_(std::move(attrs)), explicit_inputs_(explicit_inputs) {}
+  // The node's inputs from `first_input` on are the states and scan inputs (Scan-8 has
+  // sequence_lens before them).
+  ScanStep(SubgraphPlan body, ScanAttributes attrs, size_t explicit_inputs,
+           size_t first_input = 0)
+      : body_(std::move(body)), attrs_(std::move(attrs)), explicit_inputs_(explicit_inputs),
+        first_(first_input) {}
 
   Status Run(std::span<const Value* const> inputs, std::vector<Value>& outputs,
              ThreadPool& pool) override {
     const size_t m = static_cast<size_t>(attrs_.num_scan_inputs);
-    if (m == 0 || m > explicit_inputs_) {
+    if (m == 0 || m + first_ > explicit_inputs_) {
       return MakeStatus(StatusCode::kInvalidModel, "num_scan_inputs = ", m, " but the node has ",
                         explicit_inputs_, " inputs");
     }
-    const size_t n = explicit_inputs_ - m;
+    const size_t n = explicit_inputs_ - first_ - m;
+    const auto own = inputs.subspan(first_);  // the states, then the scan inputs
     std::vector<Value> state(n);
     for (size_t i = 0; i < n; ++i) {
-      NXRT_ASSIGN_OR_RETURN(state[i], OwnBuffers(*inputs[i]));
+      NXRT_ASSIGN_OR_RETURN(state[i], OwnBuffers(*own[i]));
     }
     int64_t length = -1;
     for (size_t j = 0; j < m; ++j) {
-      if (!inputs[n + j]->is_tensor()) {
+      if (!own[n + j]->is_tensor()) {
         return MakeStatus(StatusCode::kInvalidArgument, "scan input ", j, " is ",
-                          inputs[n + j]->Description(), "; scan inputs must be tensors");
+                          own[n + j]->Description(), "; scan inputs must be tensors");
       }
-      const Tensor& x = inputs[n + j]->tensor();
+      const Tensor& x = own[n + j]->tensor();
       const int64_t axis = attrs_.input_axes[j];
       if (axis >= static_cast<int64_t>(x.rank())) {
         return MakeStatus(StatusCode::kInvalidModel, "scan input ", j, " has rank ", x.rank(),
@@ -243,7 +248,7 @@ class ScanStep final : public RuntimeStep {
       for (size_t j = 0; j < m; ++j) {
         const int64_t index = attrs_.input_directions[j] == 1 ? length - 1 - it : it;
         NXRT_ASSIGN_OR_RETURN(Tensor slice,
-                              SliceAxis(inputs[n + j]->tensor(), attrs_.input_axes[j], index));
+                              SliceAxis(own[n + j]->tensor(), attrs_.input_axes[j], index));
         body_inputs.emplace_back(std::move(slice));
       }
       NXRT_ASSIGN_OR_RETURN(std::vector<Value> result,
@@ -272,6 +277,105 @@ class ScanStep final : public RuntimeStep {
   SubgraphRunner body_;
   ScanAttributes attrs_;
   size_t explicit_inputs_;
+  size_t first_;
+};
+
+// Scan-8: inputs are sequence_lens (optional int64 [batch]), N states [batch, ...] and M scan
+// inputs [batch, sequence, ...]. Each batch entry runs as the later Scan over its slices (the
+// first sequence_lens[b] steps, all when omitted) and the outputs are stacked along a new axis 0;
+// scan outputs of entries shorter than the longest are padded with zeros (empty strings).
+class BatchedScanStep final : public RuntimeStep {
+ public:
+  BatchedScanStep(SubgraphPlan body, ScanAttributes attrs, size_t explicit_inputs)
+      : num_scan_inputs_(static_cast<size_t>(attrs.num_scan_inputs)),
+        explicit_inputs_(explicit_inputs),
+        scan_(std::move(body), std::move(attrs), explicit_inputs, /*first_input=*/1) {}
+
+  Status Run(std::span<const Value* const> inputs, std::vector<Value>& outputs,
+             ThreadPool& pool) override {
+    if (num_scan_inputs_ == 0 || num_scan_inputs_ + 1 > explicit_inputs_) {
+      return MakeStatus(StatusCode::kInvalidModel, "num_scan_inputs = ", num_scan_inputs_,
+                        " but the node has ", explicit_inputs_, " inputs");
+    }
+    const size_t n = explicit_inputs_ - 1 - num_scan_inputs_;
+    int64_t batch = -1, steps = -1;
+    for (size_t i = 1; i < explicit_inputs_; ++i) {
+      const Value* v = inputs[i];
+      const bool scan_input = i > n;
+      if (v == nullptr || !v->is_tensor() || v->tensor().rank() < (scan_input ? 2u : 1u)) {
+        return MakeStatus(StatusCode::kInvalidArgument, "input ", i, " is ",
+                          v ? v->Description() : std::string("omitted"), "; Scan-8 needs ",
+                          scan_input ? "[batch, sequence, ...] scan inputs" : "[batch, ...] states");
+      }
+      const Shape& shape = v->tensor().shape();
+      if ((batch >= 0 && shape[0] != batch) || (scan_input && steps >= 0 && shape[1] != steps)) {
+        return MakeStatus(StatusCode::kInvalidArgument, "input ", i, " has shape ",
+                          ShapeToString(shape), ", but the others have batch ", batch,
+                          " and sequence length ", steps);
+      }
+      batch = shape[0];
+      if (scan_input) steps = shape[1];
+    }
+    std::vector<int64_t> lens(static_cast<size_t>(batch), steps);
+    if (inputs[0] != nullptr) {
+      const Value* v = inputs[0];
+      if (!v->is_tensor() || v->tensor().dtype() != DataType::kInt64 ||
+          v->tensor().shape() != Shape{batch}) {
+        return MakeStatus(StatusCode::kInvalidArgument, "input 0 'sequence_lens' is ",
+                          v->Description(), ", expected int64 [", batch, "]");
+      }
+      NXRT_ASSIGN_OR_RETURN(Tensor own, v->tensor().Clone());
+      for (int64_t b = 0; b < batch; ++b) {
+        lens[b] = own.data<int64_t>()[b];
+        if (lens[b] < 0 || lens[b] > steps) {
+          return MakeStatus(StatusCode::kInvalidArgument, "sequence_lens[", b, "] is ", lens[b],
+                            ", expected a length in [0, ", steps, "]");
+        }
+      }
+    }
+    if (batch == 0) {
+      return MakeStatus(StatusCode::kNotImplemented, "Scan-8 with batch size 0: the shapes of ",
+                        "its outputs cannot be derived");
+    }
+    std::vector<std::vector<Value>> per_output(outputs.size());
+    for (int64_t b = 0; b < batch; ++b) {
+      std::vector<Value> slices(explicit_inputs_);
+      std::vector<const Value*> entry(inputs.begin(), inputs.end());
+      entry[0] = nullptr;
+      for (size_t i = 1; i < explicit_inputs_; ++i) {
+        NXRT_ASSIGN_OR_RETURN(Tensor slice, SliceAxis(inputs[i]->tensor(), 0, b));
+        if (i > n && lens[b] < steps) {
+          NXRT_ASSIGN_OR_RETURN(slice, SliceAlongAxis(slice, 0, 0, lens[b]));
+        }
+        slices[i] = Value(std::move(slice));
+        entry[i] = &slices[i];
+      }
+      std::vector<Value> result(outputs.size());
+      NXRT_RETURN_IF_ERROR(scan_.Run(entry, result, pool).WithContext(
+          "batch entry " + std::to_string(b)));
+      for (size_t k = 0; k < result.size(); ++k) {
+        if (k >= n && lens[b] < steps) {
+          const Tensor& t = result[k].tensor();
+          Shape pad_shape = t.shape();
+          pad_shape[0] = steps - lens[b];
+          NXRT_ASSIGN_OR_RETURN(Tensor pad, Tensor::Allocate(t.dtype(), std::move(pad_shape)));
+          NXRT_ASSIGN_OR_RETURN(Tensor padded, ConcatAlongAxis(std::vector<Tensor>{t, pad}, 0));
+          result[k] = Value(std::move(padded));
+        }
+        per_output[k].push_back(std::move(result[k]));
+      }
+    }
+    for (size_t k = 0; k < outputs.size(); ++k) {
+      NXRT_ASSIGN_OR_RETURN(outputs[k],
+                            Stack(per_output[k], 0, false, "Scan output " + std::to_string(k)));
+    }
+    return Status::Ok();
+  }
+
+ private:
+  size_t num_scan_inputs_;
+  size_t explicit_inputs_;
+  ScanStep scan_;
 };
 
 class SequenceMapStep final : public RuntimeStep {
@@ -359,6 +463,9 @@ RuntimeStepFactory MakeLoopStep(SubgraphPlan body, size_t explicit_inputs,
 RuntimeStepFactory MakeScanStep(SubgraphPlan body, ScanAttributes attributes,
                                 size_t explicit_inputs) {
   return [body = std::move(body), attributes = std::move(attributes), explicit_inputs] {
+    if (attributes.batched) {
+      return std::unique_ptr<RuntimeStep>(new BatchedScanStep(body, attributes, explicit_inputs));
+    }
     return std::unique_ptr<RuntimeStep>(new ScanStep(body, attributes, explicit_inputs));
   };
 }

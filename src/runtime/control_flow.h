@@ -47,6 +47,9 @@ struct ScanAttributes {
   std::vector<int64_t> input_directions;
   std::vector<int64_t> output_axes;
   std::vector<int64_t> output_directions;
+  // Scan-8: input 0 is sequence_lens and every other input and output has a leading batch axis
+  // (the axes above are then those of one batch entry: all 0).
+  bool batched = false;
 };
 RuntimeStepFactory MakeScanStep(SubgraphPlan body, ScanAttributes attributes,
                                 size_t explicit_inputs);

@@ -361,8 +361,29 @@ Result<RuntimeStepFactory> PlanBuilder::BuildControlFlow(const ir::GraphView& vi
     return MakeLoopStep(std::move(body), n.inputs.size(), std::move(scan_dtypes));
   }
   if (info.opset() < 9) {
-    return info.Error(StatusCode::kNotImplemented,
-                      "Scan before opset 9 (batched, with sequence_lens) is not supported");
+    // Scan-8: sequence_lens first, batched inputs; scan inputs run along axis 0 of each batch
+    // entry in the order of `directions`, scan outputs stack forward.
+    ScanAttributes attrs;
+    attrs.batched = true;
+    NXRT_ASSIGN_OR_RETURN(attrs.num_scan_inputs, info.GetInt("num_scan_inputs"));
+    const int64_t m = attrs.num_scan_inputs;
+    const int64_t state = static_cast<int64_t>(n.inputs.size()) - 1 - m;
+    const int64_t k = static_cast<int64_t>(n.outputs.size()) - state;
+    if (m <= 0 || state < 0 || k < 0) {
+      return info.Error(StatusCode::kInvalidModel, "num_scan_inputs = ", m, " does not fit ",
+                        n.inputs.size(), " inputs (sequence_lens first) and ", n.outputs.size(),
+                        " outputs");
+    }
+    NXRT_ASSIGN_OR_RETURN(attrs.input_directions,
+                          info.GetInts("directions", std::vector<int64_t>(m, 0)));
+    if (static_cast<int64_t>(attrs.input_directions.size()) != m) {
+      return info.Error(StatusCode::kInvalidModel, "attribute 'directions' has ",
+                        attrs.input_directions.size(), " entries, expected ", m);
+    }
+    attrs.input_axes.assign(m, 0);
+    attrs.output_axes.assign(k, 0);
+    attrs.output_directions.assign(k, 0);
+    return MakeScanStep(std::move(body), std::move(attrs), n.inputs.size());
   }
   ScanAttributes attrs;
   NXRT_ASSIGN_OR_RETURN(attrs.num_scan_inputs, info.GetInt("num_scan_inputs"));

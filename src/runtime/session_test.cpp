@@ -7,6 +7,7 @@
 #include <onnx/onnx_pb.h>
 
 #include <cmath>
+#include <random>
 #include <string>
 #include <thread>
 #include <vector>
@@ -243,6 +244,82 @@ TEST(Session, LoopCarriesStateAndStacksScanOutputs) {
   ASSERT_EQ(all.shape(), (Shape{3, 2}));
   const std::vector<float> want = {11, 22, 12, 24, 13, 26};
   for (size_t i = 0; i < want.size(); ++i) EXPECT_FLOAT_EQ(all.data<float>()[i], want[i]);
+}
+
+// Scan-8 (batched, sequence_lens): per batch entry b, sum += x[b, t] over the first lens[b]
+// steps (reversed when directions = [1]); the scan output is the running sum, zero-padded past
+// lens[b]. Random batches, lengths and values (fixed seed) against that reference.
+TEST(Session, BatchedScan8HonoursSequenceLensAndDirections) {
+  std::mt19937 rng(81);
+  for (int iter = 0; iter < 12; ++iter) {
+    const int64_t batch = std::uniform_int_distribution<int64_t>(1, 3)(rng);
+    const int64_t steps = std::uniform_int_distribution<int64_t>(1, 4)(rng);
+    const int64_t direction = iter % 2;
+    const bool with_lens = iter % 3 != 0;
+    onnx::ModelProto m = NewModel(8);
+    auto* g = m.mutable_graph();
+    if (with_lens) AddTensorValue(g->add_input(), "lens", onnx::TensorProto::INT64, {batch});
+    AddTensorValue(g->add_input(), "s0", onnx::TensorProto::FLOAT, {batch, 2});
+    AddTensorValue(g->add_input(), "x", onnx::TensorProto::FLOAT, {batch, steps, 2});
+    onnx::NodeProto* n =
+        AddNode(g, "Scan", {with_lens ? "lens" : "", "s0", "x"}, {"s_final", "s_all"}, "scan");
+    auto* count = n->add_attribute();
+    count->set_name("num_scan_inputs");
+    count->set_type(onnx::AttributeProto::INT);
+    count->set_i(1);
+    auto* directions = n->add_attribute();
+    directions->set_name("directions");
+    directions->set_type(onnx::AttributeProto::INTS);
+    directions->add_ints(direction);
+    auto* body_attr = n->add_attribute();
+    body_attr->set_name("body");
+    body_attr->set_type(onnx::AttributeProto::GRAPH);
+    auto* body = body_attr->mutable_g();
+    body->set_name("body");
+    AddTensorValue(body->add_input(), "s", onnx::TensorProto::FLOAT, {2});
+    AddTensorValue(body->add_input(), "xt", onnx::TensorProto::FLOAT, {2});
+    AddNode(body, "Add", {"s", "xt"}, {"s_next"});
+    AddNode(body, "Identity", {"s_next"}, {"s_scan"});
+    AddTensorValue(body->add_output(), "s_next", onnx::TensorProto::FLOAT, {2});
+    AddTensorValue(body->add_output(), "s_scan", onnx::TensorProto::FLOAT, {2});
+    AddTensorValue(g->add_output(), "s_final", onnx::TensorProto::FLOAT, {batch, 2});
+    AddTensorValue(g->add_output(), "s_all", onnx::TensorProto::FLOAT, {batch, steps, 2});
+    auto session = Session::CreateFromBytes(Serialize(m));
+    ASSERT_TRUE(session.ok()) << session.status().ToString();
+
+    std::vector<int64_t> lens(batch, steps);
+    // Lengths from 1: an entry of length 0 has no scan output to derive the shape from.
+    if (with_lens) {
+      for (int64_t& l : lens) l = std::uniform_int_distribution<int64_t>(1, steps)(rng);
+    }
+    std::vector<float> s0(batch * 2), x(batch * steps * 2);
+    for (float& v : s0) v = static_cast<float>(std::uniform_int_distribution<int>(-5, 5)(rng));
+    for (float& v : x) v = static_cast<float>(std::uniform_int_distribution<int>(-5, 5)(rng));
+    std::vector<float> want_final(batch * 2), want_all(batch * steps * 2, 0.0f);
+    for (int64_t b = 0; b < batch; ++b) {
+      for (int64_t c = 0; c < 2; ++c) {
+        float sum = s0[b * 2 + c];
+        for (int64_t t = 0; t < lens[b]; ++t) {
+          const int64_t from = direction == 1 ? lens[b] - 1 - t : t;
+          sum += x[(b * steps + from) * 2 + c];
+          want_all[(b * steps + t) * 2 + c] = sum;
+        }
+        want_final[b * 2 + c] = sum;
+      }
+    }
+    std::vector<NamedTensor> feeds = {{"s0", Floats({batch, 2}, s0)},
+                                      {"x", Floats({batch, steps, 2}, x)}};
+    if (with_lens) feeds.push_back({"lens", Tensor::FromVector<int64_t>({batch}, lens).value()});
+    auto out = (*session)->Run(feeds);
+    ASSERT_TRUE(out.ok()) << out.status().ToString();
+    const Tensor& fin = (*out)[0].tensor;
+    const Tensor& all = (*out)[1].tensor;
+    ASSERT_EQ(all.shape(), (Shape{batch, steps, 2}));
+    EXPECT_EQ(std::vector<float>(fin.data<float>(), fin.data<float>() + fin.element_count()),
+              want_final) << "iter " << iter;
+    EXPECT_EQ(std::vector<float>(all.data<float>(), all.data<float>() + all.element_count()),
+              want_all) << "iter " << iter;
+  }
 }
 
 TEST(Session, ConcurrentRunsFromFourThreadsAgree) {
