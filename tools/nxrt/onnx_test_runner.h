@@ -6,6 +6,9 @@
 // passes when every data set's outputs match: same dtype and shape, integers, bools and strings
 // equal, floating values within |got - want| <= atol + rtol * |want| (NaN matches NaN), the
 // tolerances of ONNX's backend test runner (rtol 1e-3, atol 1e-7) unless told otherwise.
+// Tests whose outputs are random draws (Bernoulli, Dropout in training mode) cannot match the
+// data, which NumPy's generator produced: a short explicit list in onnx_test_runner.cpp checks
+// them by dtype, shape and the values the op may produce instead, each entry with its reason.
 #pragma once
 
 #include <filesystem>
@@ -25,7 +28,8 @@ std::string_view TestOutcomeName(TestOutcome outcome);
 struct TestResult {
   std::string name;  // "<suite>/<test>", e.g. "node/test_add"
   TestOutcome outcome = TestOutcome::kError;
-  std::string reason;  // why it did not pass ("" on pass)
+  // Why it did not pass; on a pass, "" or, for a test checked by properties, how it was checked.
+  std::string reason;
   double seconds = 0;
 };
 
