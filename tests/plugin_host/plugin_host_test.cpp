@@ -163,7 +163,9 @@ TEST_P(ExamplePluginTest, MatchesCpuEp) {
   }
   EXPECT_EQ(counter.calls() - before, static_cast<uint64_t>(fused * kRuns));
   for (const KernelStats& k : (*session)->Stats()) {
-    if (k.op_type == "fused") EXPECT_EQ(k.calls, kRuns) << k.name;
+    if (k.op_type == "fused") {
+      EXPECT_EQ(k.calls, kRuns) << k.name;
+    }
   }
 }
 
