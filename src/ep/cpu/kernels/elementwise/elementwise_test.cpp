@@ -9,7 +9,9 @@
 
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <random>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -20,6 +22,8 @@
 #include "ep/cpu/math/where.h"
 #include "ep/cpu/testing/expect_tensor.h"
 #include "ep/cpu/testing/single_op_model.h"
+#include "nxrt/session.h"
+#include "onnx/onnx_pb.h"
 
 namespace nxrt::cpu {
 namespace {
@@ -443,6 +447,147 @@ TEST(ElementwiseKernelsTest, ClipBoundOfAnotherTypeIsRefusedWithBothTypes) {
                 "both are type T and must agree"),
             std::string::npos)
       << outputs.status().message();
+}
+
+// Issue 6: the integer edge cases of Div and Mod, values from the ONNX definitions.
+template <typename T>
+Tensor Ints(std::vector<T> values) {
+  return Tensor::FromVector<T>({static_cast<int64_t>(values.size())}, values).value();
+}
+
+template <typename T>
+std::vector<T> RunBinaryInts(const char* op, std::vector<T> a, std::vector<T> b,
+                             std::vector<AttributeValue> attributes = {}) {
+  SingleOpModel model(op, kOpset);
+  for (const AttributeValue& attribute : attributes) model.AddAttribute(attribute);
+  model.AddInput(Input(Ints<T>(a))).AddInput(Input(Ints<T>(b)));
+  model.AddOutput(Ints<T>(a).dtype());
+  Result<std::vector<Tensor>> outputs = model.Run();
+  EXPECT_TRUE(outputs.ok()) << op << ": " << outputs.status().ToString();
+  if (!outputs.ok()) return {};
+  const Tensor& y = outputs->front();
+  return std::vector<T>(y.data<T>(), y.data<T>() + y.element_count());
+}
+
+TEST(ElementwiseKernelsTest, Issue6IntegerDivTruncatesTowardZero) {
+  EXPECT_EQ(RunBinaryInts<int32_t>("Div", {8, -8, 7, -7}, {-3, 3, -2, 2}),
+            (std::vector<int32_t>{-2, -2, -3, -3}));
+  EXPECT_EQ(RunBinaryInts<int64_t>("Div", {8, -8, 7, -7}, {-3, 3, -2, 2}),
+            (std::vector<int64_t>{-2, -2, -3, -3}));
+  EXPECT_EQ(RunBinaryInts<int8_t>("Div", {8, -8, 7, -7}, {-3, 3, -2, 2}),
+            (std::vector<int8_t>{-2, -2, -3, -3}));
+}
+
+// fmod=0 is Python's % (the result takes the divisor's sign); fmod=1 is C's fmod (the
+// dividend's). The ONNX mod_mixed_sign cases.
+TEST(ElementwiseKernelsTest, Issue6ModWithFmod0TakesTheDivisorsSign) {
+  const std::vector<int32_t> x = {-4, 7, 5, 4, -7, 8};
+  const std::vector<int32_t> y = {2, -3, 8, -2, 3, 5};
+  EXPECT_EQ(RunBinaryInts<int32_t>("Mod", x, y, {testing::IntAttr("fmod", 0)}),
+            (std::vector<int32_t>{0, -2, 5, 0, 2, 3}));
+  EXPECT_EQ(RunBinaryInts<int32_t>("Mod", x, y, {testing::IntAttr("fmod", 1)}),
+            (std::vector<int32_t>{0, 1, 5, 0, -1, 3}));
+  const std::vector<int64_t> x64(x.begin(), x.end());
+  const std::vector<int64_t> y64(y.begin(), y.end());
+  EXPECT_EQ(RunBinaryInts<int64_t>("Mod", x64, y64), (std::vector<int64_t>{0, -2, 5, 0, 2, 3}));
+}
+
+// INT_MIN / -1 overflows; x86's idiv traps on it. The result wraps to INT_MIN (two's complement,
+// NumPy's answer) and the remainder is 0.
+template <typename T>
+void ExpectMinOverMinusOneDoesNotTrap() {
+  const T lowest = std::numeric_limits<T>::min();
+  EXPECT_EQ(RunBinaryInts<T>("Div", {lowest, lowest}, {-1, 1}), (std::vector<T>{lowest, lowest}));
+  EXPECT_EQ(RunBinaryInts<T>("Mod", {lowest}, {-1}), (std::vector<T>{0}));
+  EXPECT_EQ(RunBinaryInts<T>("Mod", {lowest}, {-1}, {testing::IntAttr("fmod", 1)}),
+            (std::vector<T>{0}));
+}
+
+TEST(ElementwiseKernelsTest, Issue6IntMinDividedByMinusOneDoesNotTrap) {
+  ExpectMinOverMinusOneDoesNotTrap<int32_t>();
+  ExpectMinOverMinusOneDoesNotTrap<int64_t>();
+}
+
+// Issue 6: Erf, Max, Min, Clip and Relu propagate NaN (Max/Min from either side).
+TEST(ElementwiseKernelsTest, Issue6NanPropagatesThroughErfMaxMinClipRelu) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const Tensor x = Tensor::FromVector<float>({3}, {nan, 1.0f, nan}).value();
+  const Tensor other = Tensor::FromVector<float>({3}, {1.0f, nan, nan}).value();
+  const auto expect_all_nan = [](const SingleOpModel& model, const std::string& where) {
+    Result<std::vector<Tensor>> outputs = model.Run();
+    ASSERT_TRUE(outputs.ok()) << where << ": " << outputs.status().ToString();
+    const Tensor& y = outputs->front();
+    ASSERT_EQ(y.element_count(), 3) << where;
+    for (int64_t i = 0; i < 3; ++i) {
+      EXPECT_TRUE(std::isnan(y.data<float>()[i])) << where << ", element " << i << " is "
+                                                  << y.data<float>()[i];
+    }
+  };
+  expect_all_nan(SingleOpModel("Max", kOpset).AddInput(Input(x)).AddInput(Input(other)).AddOutput(
+                     DataType::kFloat),
+                 "Max");
+  expect_all_nan(SingleOpModel("Min", kOpset).AddInput(Input(x)).AddInput(Input(other)).AddOutput(
+                     DataType::kFloat),
+                 "Min");
+  const Tensor all_nan = Tensor::FromVector<float>({3}, {nan, nan, nan}).value();
+  for (const char* op : {"Erf", "Relu"}) {
+    expect_all_nan(SingleOpModel(op, kOpset).AddInput(Input(all_nan)).AddOutput(DataType::kFloat),
+                   op);
+  }
+  expect_all_nan(SingleOpModel("Clip", kOpset)
+                     .AddInput(Input(all_nan))
+                     .AddInput(Initializer(Tensor::Scalar(-1.0f)))
+                     .AddInput(Initializer(Tensor::Scalar(1.0f)))
+                     .AddOutput(DataType::kFloat),
+                 "Clip-13");
+  expect_all_nan(SingleOpModel("Clip", 6)
+                     .AddAttribute(testing::FloatAttr("min", -1.0f))
+                     .AddAttribute(testing::FloatAttr("max", 1.0f))
+                     .AddInput(Input(all_nan))
+                     .AddOutput(DataType::kFloat),
+                 "Clip-6");
+}
+
+// Issue 6: Cast float -> int32 -> bool truncates first, so every value is false. Two nodes, so
+// the runtime must not fold the casts into one float -> bool (which would make +-0.1 true).
+TEST(ElementwiseKernelsTest, Issue6CastFloatToInt32ToBoolIsAllFalse) {
+  onnx::ModelProto model;
+  model.set_ir_version(8);
+  model.add_opset_import()->set_version(kOpset);
+  onnx::GraphProto* graph = model.mutable_graph();
+  graph->set_name("cast_cast");
+  const auto add_cast = [&](const char* name, const char* in, const char* out, DataType to) {
+    onnx::NodeProto* node = graph->add_node();
+    node->set_name(name);
+    node->set_op_type("Cast");
+    node->add_input(in);
+    node->add_output(out);
+    onnx::AttributeProto* attribute = node->add_attribute();
+    attribute->set_name("to");
+    attribute->set_type(onnx::AttributeProto::INT);
+    attribute->set_i(static_cast<int64_t>(to));
+  };
+  add_cast("to_int32", "x", "ints", DataType::kInt32);
+  add_cast("to_bool", "ints", "y", DataType::kBool);
+  const auto declare = [](onnx::ValueInfoProto* value, const char* name, DataType dtype) {
+    value->set_name(name);
+    onnx::TypeProto::Tensor* type = value->mutable_type()->mutable_tensor_type();
+    type->set_elem_type(static_cast<int32_t>(dtype));
+    type->mutable_shape()->add_dim()->set_dim_value(5);
+  };
+  declare(graph->add_input(), "x", DataType::kFloat);
+  declare(graph->add_output(), "y", DataType::kBool);
+  std::string bytes;
+  ASSERT_TRUE(model.SerializeToString(&bytes));
+  Result<std::unique_ptr<Session>> session =
+      Session::CreateFromBytes(std::as_bytes(std::span(bytes)));
+  ASSERT_TRUE(session.ok()) << session.status().ToString();
+  const Tensor x = Tensor::FromVector<float>({5}, {-0.2f, -0.1f, 0.0f, 0.1f, 0.2f}).value();
+  Result<std::vector<NamedTensor>> outputs = (*session)->Run({{"x", x}});
+  ASSERT_TRUE(outputs.ok()) << outputs.status().ToString();
+  ASSERT_EQ(outputs->size(), 1u);
+  const Tensor expected = Tensor::FromVector<bool>({5}, {false, false, false, false, false}).value();
+  ExpectSameTensor(expected, outputs->front().tensor, "Cast float -> int32 -> bool");
 }
 
 }  // namespace

@@ -71,6 +71,44 @@ TEST(NormalizationKernelsTest, SoftmaxFamilyMatchesTheReferenceInBothSemantics) 
   }
 }
 
+// Issue 6: [[[0,1],[2,3]]] with axis=1. Before opset 13 the input is coerced to 2-D at the axis,
+// so all four values form one row; from opset 13 the op runs along axis 1 alone (pairs {0,2} and
+// {1,3}). Values: softmax([0,1,2,3]) and softmax([0,2]) = [0.119203, 0.880797].
+std::vector<float> RunAxis1(const char* op, int64_t opset) {
+  SingleOpModel model(op, opset);
+  model.AddAttribute(testing::IntAttr("axis", 1))
+      .AddInput(Input(Tensor::FromVector<float>({1, 2, 2}, {0, 1, 2, 3}).value()))
+      .AddOutput(DataType::kFloat);
+  Result<std::vector<Tensor>> outputs = model.Run();
+  EXPECT_TRUE(outputs.ok()) << op << "-" << opset << ": " << outputs.status().ToString();
+  if (!outputs.ok()) return {};
+  const Tensor& y = outputs->front();
+  EXPECT_EQ(ShapeToString(y.shape()), "[1,2,2]");
+  return std::vector<float>(y.data<float>(), y.data<float>() + y.element_count());
+}
+
+void ExpectNear(const std::vector<float>& actual, const std::vector<float>& expected,
+                const std::string& where) {
+  ASSERT_EQ(actual.size(), expected.size()) << where;
+  for (size_t i = 0; i < expected.size(); ++i) {
+    EXPECT_NEAR(actual[i], expected[i], 1e-5) << where << ", element " << i;
+  }
+}
+
+TEST(NormalizationKernelsTest, Issue6SoftmaxOpset11Axis1NormalisesAllFourValues) {
+  ExpectNear(RunAxis1("Softmax", 11), {0.032059f, 0.087144f, 0.236883f, 0.643914f}, "Softmax-11");
+  ExpectNear(RunAxis1("LogSoftmax", 11), {-3.440190f, -2.440190f, -1.440190f, -0.440190f},
+             "LogSoftmax-11");
+  ExpectNear(RunAxis1("Hardmax", 11), {0, 0, 0, 1}, "Hardmax-11");
+}
+
+TEST(NormalizationKernelsTest, Issue6SoftmaxOpset13Axis1NormalisesAlongAxis1) {
+  ExpectNear(RunAxis1("Softmax", 13), {0.119203f, 0.119203f, 0.880797f, 0.880797f}, "Softmax-13");
+  ExpectNear(RunAxis1("LogSoftmax", 13), {-2.126928f, -2.126928f, -0.126928f, -0.126928f},
+             "LogSoftmax-13");
+  ExpectNear(RunAxis1("Hardmax", 13), {0, 0, 1, 1}, "Hardmax-13");
+}
+
 TEST(NormalizationKernelsTest, LayerNormalizationWithOptionalBiasAndStatistics) {
   std::mt19937_64 rng(17);
   for (int c = 0; c < 6; ++c) {

@@ -9,8 +9,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ep/cpu/math/reduce.h"
@@ -109,6 +112,73 @@ TEST(ReductionKernelsTest, EmptyAxesWithNoopLeaveTheInput) {
   model.AddAttribute(testing::IntAttr("noop_with_empty_axes", 1));
   model.AddInput(Input(x)).AddInput(Initializer(Int64s({}))).AddOutput(DataType::kFloat);
   ExpectRunsTo(model, expected, "ReduceSumSquare noop");
+}
+
+// Issue 6: ReduceSum-13 with noop_with_empty_axes=1 returns its input unchanged, whether the axes
+// input is an empty tensor or absent.
+TEST(ReductionKernelsTest, Issue6ReduceSumNoopWithEmptyOrAbsentAxesReturnsTheInput) {
+  const Tensor x = Tensor::FromVector<float>({2, 3}, {1, -2, 3, -4, 5, -6}).value();
+  for (bool absent : {false, true}) {
+    for (int64_t keepdims : {0, 1}) {
+      SingleOpModel model("ReduceSum", 13);
+      model.AddAttribute(testing::IntAttr("noop_with_empty_axes", 1))
+          .AddAttribute(testing::IntAttr("keepdims", keepdims))
+          .AddInput(Input(x));
+      if (!absent) model.AddInput(Initializer(Int64s({})));
+      model.AddOutput(DataType::kFloat);
+      ExpectRunsTo(model, x,
+                   std::string(absent ? "absent" : "empty") + " axes, keepdims " +
+                       std::to_string(keepdims));
+    }
+  }
+}
+
+// Issue 6: reductions propagate NaN, whatever else the reduced values hold.
+TEST(ReductionKernelsTest, Issue6NanPropagatesThroughEveryReduction) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const Tensor x = Tensor::FromVector<float>({2, 3}, {1, nan, 3, 4, 5, nan}).value();
+  for (ReduceKind kind : AllReduceKinds()) {
+    const std::string op(math::ReduceKindName(kind));
+    SingleOpModel model(op, 18);
+    model.AddAttribute(testing::IntAttr("keepdims", 0))
+        .AddInput(Input(x))
+        .AddInput(Initializer(Int64s({1})))
+        .AddOutput(DataType::kFloat);
+    Result<std::vector<Tensor>> outputs = model.Run();
+    ASSERT_TRUE(outputs.ok()) << op << ": " << outputs.status().ToString();
+    const Tensor& y = outputs->front();
+    ASSERT_EQ(y.element_count(), 2) << op;
+    EXPECT_TRUE(std::isnan(y.data<float>()[0])) << op << " gave " << y.data<float>()[0];
+    EXPECT_TRUE(std::isnan(y.data<float>()[1])) << op << " gave " << y.data<float>()[1];
+  }
+}
+
+// Issue 6: a reduction over a zero-length axis gives the op's identity element (ONNX 1.15,
+// onnx/onnx#5568): ReduceSum, ReduceSumSquare, ReduceL1, ReduceL2 0; ReduceProd 1; ReduceMax the
+// lowest value of the type (-inf for float), ReduceMin the highest (+inf); ReduceLogSum and
+// ReduceLogSumExp -inf. ReduceMean of nothing is undefined in the spec and is not checked.
+TEST(ReductionKernelsTest, Issue6EmptyAxisGivesTheIdentityElement) {
+  const float inf = std::numeric_limits<float>::infinity();
+  const std::pair<const char*, float> cases[] = {
+      {"ReduceSum", 0.0f},       {"ReduceSumSquare", 0.0f}, {"ReduceL1", 0.0f},
+      {"ReduceL2", 0.0f},        {"ReduceProd", 1.0f},      {"ReduceMax", -inf},
+      {"ReduceMin", inf},        {"ReduceLogSum", -inf},    {"ReduceLogSumExp", -inf}};
+  for (auto [op, identity] : cases) {
+    SingleOpModel model(op, 18);
+    model.AddAttribute(testing::IntAttr("keepdims", 1))
+        .AddInput(Input(Tensor::Allocate(DataType::kFloat, {2, 0}).value()))
+        .AddInput(Initializer(Int64s({1})))
+        .AddOutput(DataType::kFloat);
+    ExpectRunsTo(model, Tensor::FromVector<float>({2, 1}, {identity, identity}).value(), op);
+  }
+  const int32_t lowest = std::numeric_limits<int32_t>::min();
+  SingleOpModel max_int("ReduceMax", 18);
+  max_int.AddAttribute(testing::IntAttr("keepdims", 0))
+      .AddInput(Input(Tensor::Allocate(DataType::kInt32, {0, 2}).value()))
+      .AddInput(Initializer(Int64s({0})))
+      .AddOutput(DataType::kInt32);
+  ExpectRunsTo(max_int, Tensor::FromVector<int32_t>({2}, {lowest, lowest}).value(),
+               "ReduceMax int32");
 }
 
 TEST(ReductionKernelsTest, ReduceMaxTakesBoolFromOpset20) {
