@@ -73,6 +73,9 @@ class PrepareContext {
   // Scratch memory Compute needs, in bytes (default 0), handed out 64-byte aligned and
   // uninitialised. Planned by the memory planner, so no kernel allocates it itself.
   virtual void SetWorkspaceBytes(size_t bytes) = 0;
+  // Threads the following Compute may use (ComputeContext::thread_count), so that Prepare can
+  // size thread-dependent state (e.g. a oneDNN primitive and its scratchpad) once.
+  virtual int thread_count() const { return 1; }
 };
 
 class ComputeContext {

@@ -69,6 +69,12 @@ void GraphPlan::ComputeValuePlans() {
   }
   outputs = g.outputs;
   for (ir::ValueId v : outputs) values[v].graph_output = true;
+  for (const StepPlan& step : steps) {
+    if (!step.constant) continue;
+    for (ir::ValueId v : step.outputs) {
+      if (v != ir::kNoValue) values[v].pinned = !values[v].graph_output;
+    }
+  }
 }
 
 // What a PlanInstance keeps per step between runs.
@@ -77,6 +83,7 @@ struct PlanInstance::StepState {
   std::unique_ptr<RuntimeStep> runtime_step;
   std::vector<int> value_inputs;
   bool prepared = false;
+  bool constant_done = false;  // a Constant step whose output is bound for good
   std::vector<DataType> in_dtypes;
   std::vector<Shape> in_shapes;
   std::vector<Tensor> in_values;  // copies of value inputs' contents at the last Prepare
@@ -85,6 +92,12 @@ struct PlanInstance::StepState {
   std::vector<bool> out_set;
   std::vector<bool> out_dynamic;
   size_t workspace_bytes = 0;
+  // Scratch reused by every run (sized once): bound inputs, kernel inputs, output tensors.
+  std::vector<const Value*> inputs;
+  std::vector<const Tensor*> tensors;
+  std::vector<Tensor> out_tensors;
+  std::vector<Tensor*> outs;
+  std::vector<Value> runtime_outputs;
 };
 
 namespace {
@@ -160,6 +173,9 @@ class PrepareContextImpl final : public PrepareContext {
     return Status::Ok();
   }
   void SetWorkspaceBytes(size_t bytes) override { workspace = bytes; }
+  int thread_count() const override { return threads; }
+
+  int threads = 1;  // the intra-op pool's size
 
  private:
   Status CheckOutput(int i, DataType dtype) const {
@@ -183,10 +199,10 @@ class PrepareContextImpl final : public PrepareContext {
 class ComputeContextImpl final : public ComputeContext {
  public:
   ComputeContextImpl(std::span<const Tensor* const> inputs, std::span<Tensor*> outputs,
-                     const std::vector<bool>& dynamic, std::span<std::byte> workspace,
-                     ThreadPool& pool)
-      : inputs_(inputs), outputs_(outputs), dynamic_(dynamic), workspace_(workspace),
-        pool_(pool) {}
+                     const std::vector<bool>& dynamic, const std::vector<DataType>& dtypes,
+                     std::span<std::byte> workspace, ThreadPool& pool)
+      : inputs_(inputs), outputs_(outputs), dynamic_(dynamic), dtypes_(dtypes),
+        workspace_(workspace), pool_(pool) {}
 
   int input_count() const override { return static_cast<int>(inputs_.size()); }
   const Tensor* input(int i) const override {
@@ -217,14 +233,13 @@ class ComputeContextImpl final : public ComputeContext {
   }
   int thread_count() const override { return pool_.num_threads(); }
 
-  std::vector<DataType> dynamic_dtypes;
-
  private:
-  DataType pending_dtype(int i) const { return dynamic_dtypes[i]; }
+  DataType pending_dtype(int i) const { return dtypes_[i]; }
 
   std::span<const Tensor* const> inputs_;
   std::span<Tensor*> outputs_;
   const std::vector<bool>& dynamic_;
+  const std::vector<DataType>& dtypes_;
   std::span<std::byte> workspace_;
   ThreadPool& pool_;
 };
@@ -248,40 +263,64 @@ Result<std::unique_ptr<PlanInstance>> PlanInstance::Create(const GraphPlan& plan
       state->value_inputs = state->kernel->ValueInputs();
       std::sort(state->value_inputs.begin(), state->value_inputs.end());
     }
+    state->inputs.assign(step.inputs.size(), nullptr);
+    state->tensors.assign(step.explicit_inputs, nullptr);
+    state->out_tensors.resize(step.outputs.size());
+    state->outs.assign(step.outputs.size(), nullptr);
+    state->runtime_outputs.resize(step.outputs.size());
     inst->steps_.push_back(std::move(state));
   }
   const size_t n = plan.values.size();
+  inst->values_.resize(n);
+  inst->spare_.resize(n);
   inst->planned_offset_.assign(n, -1);
   inst->planned_bytes_.assign(n, -1);
   inst->seen_bytes_.assign(n, -1);
   return inst;
 }
 
-Status PlanInstance::Run(std::vector<Value>& values, ThreadPool& pool,
-                         std::span<StepCounters> counters, std::vector<StepSpan>* spans) {
+void PlanInstance::ReleaseBindings() {
+  for (ir::ValueId v : plan_.inputs) values_[v] = Value();
+  for (ir::ValueId v : plan_.outer_scope) values_[v] = Value();
+  for (ir::ValueId v : plan_.outputs) values_[v] = Value();
+}
+
+void PlanInstance::Drop(ir::ValueId v) {
+  Value& slot = values_[v];
+  if (arena_ && planned_offset_[v] >= 0 && slot.is_tensor() &&
+      slot.tensor().raw_data() == arena_.get() + planned_offset_[v]) {
+    spare_[v] = std::move(slot);
+  }
+  slot = Value();
+}
+
+Status PlanInstance::Run(ThreadPool& pool, std::span<StepCounters> counters,
+                         std::vector<StepSpan>* spans) {
   const ir::Graph& g = *plan_.graph;
   for (const ir::Initializer& init : g.initializers) {
-    if (!values[init.value].defined()) values[init.value] = Value(init.tensor);
+    if (!values_[init.value].defined()) values_[init.value] = Value(init.tensor);
   }
   std::fill(seen_bytes_.begin(), seen_bytes_.end(), -1);
   bool mismatch = false;
   Status status;
   failed_step_.reset();
+  const bool timed = !counters.empty() || spans != nullptr;
+  auto start = timed ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
   for (size_t s = 0; s < plan_.steps.size(); ++s) {
-    const auto start = std::chrono::steady_clock::now();
-    status = RunStep(s, values, pool);
+    status = RunStep(s, pool);
     if (!status.ok()) {
       failed_step_ = s;
       break;
     }
-    if (!counters.empty() || spans != nullptr) {
-      const auto us = std::chrono::duration<double, std::micro>(
-                          std::chrono::steady_clock::now() - start).count();
+    if (timed) {  // a step's time runs from the end of the step before
+      const auto end = std::chrono::steady_clock::now();
+      const double us = std::chrono::duration<double, std::micro>(end - start).count();
       if (!counters.empty()) {
         counters[s].calls += 1;
         counters[s].total_us += us;
       }
       if (spans != nullptr) spans->push_back(StepSpan{s, start, us});
+      start = end;
     }
     for (ir::ValueId v : plan_.steps[s].outputs) {
       if (v != ir::kNoValue && seen_bytes_[v] >= 0 && seen_bytes_[v] != planned_bytes_[v]) {
@@ -290,20 +329,26 @@ Status PlanInstance::Run(std::vector<Value>& values, ThreadPool& pool,
     }
   }
   // Drop every intermediate still held (after an error, or values nobody read).
-  for (size_t v = 0; v < values.size(); ++v) {
+  for (size_t v = 0; v < values_.size(); ++v) {
     const ValuePlan& vp = plan_.values[v];
-    if (vp.source == ValueSource::kStep && !vp.graph_output) values[v] = Value();
+    if (vp.source == ValueSource::kStep && !vp.graph_output && !vp.pinned &&
+        values_[v].defined()) {
+      Drop(static_cast<ir::ValueId>(v));
+    }
   }
   if (status.ok() && (mismatch || plan_mismatch_)) RebuildMemoryPlan();
   return status;
 }
 
-Status PlanInstance::RunStep(size_t index, std::vector<Value>& values, ThreadPool& pool) {
+Status PlanInstance::RunStep(size_t index, ThreadPool& pool) {
   const StepPlan& step = plan_.steps[index];
   StepState& st = *steps_[index];
+  if (st.constant_done) return Status::Ok();
+  std::vector<Value>& values = values_;
 
-  std::vector<const Value*> inputs(step.inputs.size(), nullptr);
+  std::vector<const Value*>& inputs = st.inputs;
   for (size_t i = 0; i < step.inputs.size(); ++i) {
+    inputs[i] = nullptr;
     const ir::ValueId v = step.inputs[i];
     if (v == ir::kNoValue) continue;
     if (!values[v].defined()) {
@@ -314,15 +359,20 @@ Status PlanInstance::RunStep(size_t index, std::vector<Value>& values, ThreadPoo
   }
 
   if (st.runtime_step) {
-    std::vector<Value> outs(step.outputs.size());
-    NXRT_RETURN_IF_ERROR(st.runtime_step->Run(inputs, outs, pool).WithContext(step.description));
+    std::vector<Value>& outs = st.runtime_outputs;  // unset between runs
+    Status status = st.runtime_step->Run(inputs, outs, pool);
     for (size_t o = 0; o < step.outputs.size(); ++o) {
-      if (step.outputs[o] != ir::kNoValue) values[step.outputs[o]] = std::move(outs[o]);
+      if (status.ok() && step.outputs[o] != ir::kNoValue) {
+        values[step.outputs[o]] = std::move(outs[o]);
+      }
+      outs[o] = Value();
     }
+    NXRT_RETURN_IF_ERROR(status.WithContext(step.description));
   } else {
     // Kernels take tensors only (nxrt/kernel.h).
-    std::vector<const Tensor*> tensors(step.explicit_inputs, nullptr);
+    std::vector<const Tensor*>& tensors = st.tensors;
     for (size_t i = 0; i < step.explicit_inputs; ++i) {
+      tensors[i] = nullptr;
       if (inputs[i] == nullptr) continue;
       if (!inputs[i]->is_tensor()) {
         return MakeStatus(StatusCode::kInvalidModel, step.description, ": input ", i, " '",
@@ -388,43 +438,79 @@ Status PlanInstance::RunStep(size_t index, std::vector<Value>& values, ThreadPoo
       st.prepared = true;
     }
 
-    // Outputs: graph outputs and dynamic ones are owned; intermediates go to the arena when the
-    // memory plan has their exact size.
-    std::vector<Tensor> out_tensors(step.outputs.size());
-    std::vector<Tensor*> outs(step.outputs.size(), nullptr);
+    // Outputs: graph outputs, dynamic ones and constants are owned; intermediates go to the
+    // arena when the memory plan has their exact size, reusing the tensor parked there by the
+    // run before when it still fits.
+    std::vector<Tensor*>& outs = st.outs;
     for (size_t o = 0; o < step.outputs.size(); ++o) {
+      outs[o] = nullptr;
       const ir::ValueId v = step.outputs[o];
       if (v == ir::kNoValue) continue;
-      Tensor& slot = out_tensors[o];
-      outs[o] = &slot;
-      if (st.out_dynamic[o]) continue;
+      Tensor& slot = st.out_tensors[o];
+      if (st.out_dynamic[o]) {
+        slot = Tensor();
+        outs[o] = &slot;
+        continue;
+      }
       const ValuePlan& vp = plan_.values[v];
       NXRT_ASSIGN_OR_RETURN(int64_t count, ElementCount(st.out_shapes[o]));
       const int64_t bytes = count * static_cast<int64_t>(DataTypeSize(st.out_dtypes[o]));
-      const bool arena_candidate = !vp.graph_output && st.out_dtypes[o] != DataType::kString;
+      const bool arena_candidate =
+          !vp.graph_output && !step.constant && st.out_dtypes[o] != DataType::kString;
       if (arena_candidate) seen_bytes_[v] = bytes;
       if (arena_candidate && arena_ && planned_bytes_[v] == bytes) {
-        slot = Tensor::Borrow(st.out_dtypes[o], st.out_shapes[o],
-                              arena_.get() + planned_offset_[v]);
+        std::byte* at = arena_.get() + planned_offset_[v];
+        Value& spare = spare_[v];
+        if (spare.is_tensor() && spare.tensor().raw_data() == at &&
+            spare.tensor().dtype() == st.out_dtypes[o] &&
+            spare.tensor().shape() == st.out_shapes[o]) {
+          values[v] = std::move(spare);
+          spare = Value();
+          // The slot holds this instance's own view of its arena; Compute writes through it.
+          outs[o] = const_cast<Tensor*>(&values[v].tensor());
+          continue;
+        }
+        slot = Tensor::Borrow(st.out_dtypes[o], st.out_shapes[o], at);
       } else {
         NXRT_ASSIGN_OR_RETURN(slot, Tensor::Allocate(st.out_dtypes[o], st.out_shapes[o]));
       }
+      outs[o] = &slot;
     }
     if (st.workspace_bytes > workspace_bytes_) {
       NXRT_ASSIGN_OR_RETURN(workspace_, AlignedBuffer(st.workspace_bytes));
       workspace_bytes_ = st.workspace_bytes;
     }
-    ComputeContextImpl cctx(kernel_inputs, outs, st.out_dynamic,
+    ComputeContextImpl cctx(kernel_inputs, outs, st.out_dynamic, st.out_dtypes,
                             std::span<std::byte>(workspace_.get(), st.workspace_bytes), pool);
-    cctx.dynamic_dtypes = st.out_dtypes;
-    NXRT_RETURN_IF_ERROR(st.kernel->Compute(cctx).WithContext(step.description));
-    for (size_t o = 0; o < step.outputs.size(); ++o) {
-      if (step.outputs[o] == ir::kNoValue) continue;
-      if (st.out_dynamic[o] && !outs[o]->defined()) {
-        return MakeStatus(StatusCode::kInternal, step.description, ": dynamic output ", o,
-                          " was never allocated by Compute");
+    Status status = st.kernel->Compute(cctx).WithContext(step.description);
+    for (size_t o = 0; o < step.outputs.size() && status.ok(); ++o) {
+      if (step.outputs[o] != ir::kNoValue && st.out_dynamic[o] && !outs[o]->defined()) {
+        status = MakeStatus(StatusCode::kInternal, step.description, ": dynamic output ", o,
+                            " was never allocated by Compute");
       }
-      values[step.outputs[o]] = Value(std::move(out_tensors[o]));
+    }
+    for (size_t o = 0; o < step.outputs.size(); ++o) {
+      if (status.ok() && outs[o] == &st.out_tensors[o]) {
+        values[step.outputs[o]] = Value(std::move(st.out_tensors[o]));
+      }
+      st.out_tensors[o] = Tensor();
+    }
+    NXRT_RETURN_IF_ERROR(status);
+    if (step.constant) {
+      // Bound for good as a view that keeps its owned buffer alive: a copy that leaves the run
+      // (a graph output downstream, a sequence) is then cloned like any borrowed tensor.
+      bool pinned = true;
+      for (ir::ValueId v : step.outputs) {
+        if (v == ir::kNoValue) continue;
+        if (!plan_.values[v].pinned || !values[v].is_tensor()) {
+          pinned = false;
+          continue;
+        }
+        auto owner = std::make_shared<Tensor>(values[v].tensor());
+        values[v] = Value(Tensor::Borrow(owner->dtype(), owner->shape(),
+                                         owner->mutable_raw_data(), owner));
+      }
+      st.constant_done = pinned;
     }
   }
 
@@ -432,15 +518,15 @@ Status PlanInstance::RunStep(size_t index, std::vector<Value>& values, ThreadPoo
   for (ir::ValueId v : step.inputs) {
     if (v == ir::kNoValue) continue;
     const ValuePlan& vp = plan_.values[v];
-    if (vp.source == ValueSource::kStep && !vp.graph_output &&
+    if (vp.source == ValueSource::kStep && !vp.graph_output && !vp.pinned &&
         vp.last_use_step == static_cast<int32_t>(index)) {
-      values[v] = Value();
+      Drop(v);
     }
   }
   for (ir::ValueId v : step.outputs) {
     if (v == ir::kNoValue) continue;
     const ValuePlan& vp = plan_.values[v];
-    if (!vp.graph_output && vp.last_use_step < 0) values[v] = Value();
+    if (!vp.graph_output && !vp.pinned && vp.last_use_step < 0) Drop(v);
   }
   return Status::Ok();
 }
@@ -459,6 +545,7 @@ void PlanInstance::RebuildMemoryPlan() {
   Result<std::shared_ptr<std::byte>> arena = AlignedBuffer(static_cast<size_t>(mp.arena_bytes));
   std::fill(planned_offset_.begin(), planned_offset_.end(), -1);
   std::fill(planned_bytes_.begin(), planned_bytes_.end(), -1);
+  std::fill(spare_.begin(), spare_.end(), Value());  // views of the old arena
   if (!arena.ok()) {  // runs go on with per-value buffers
     arena_.reset();
     plan_mismatch_ = true;
