@@ -8,6 +8,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
+#include <cstring>
 #include <random>
 #include <string>
 #include <vector>
@@ -288,6 +290,105 @@ TEST(ShapeKernelsTest, EyeLikeShiftsTheDiagonal) {
                      .AddInput(Input(x))
                      .AddOutput(DataType::kFloat),
                  expected, "EyeLike k=" + std::to_string(k));
+  }
+}
+
+// A scalar of `type` holding `value` (integer types take it as an integer).
+Tensor ScalarOf(DataType type, double value) {
+  Tensor t = Tensor::Allocate(type, {}).value();
+  math::testing::SetValue(&t, 0, value, static_cast<int64_t>(value));
+  return t;
+}
+
+// Range on random starts, limits and steps in quarters (exact in every type): the reference is
+// the definition, max(ceil((limit - start) / delta), 0) elements start + i * delta.
+TEST(ShapeKernelsTest, RangeOnRandomBoundsMatchesTheDefinition) {
+  std::mt19937_64 rng(2611);
+  const auto draw = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  int cases = 0;
+  for (DataType type : {DataType::kFloat, DataType::kDouble, DataType::kInt16, DataType::kInt32,
+                        DataType::kInt64}) {
+    const bool is_float = math::testing::IsFloatType(type);
+    const double unit = is_float ? 0.25 : 1.0;
+    for (int c = 0; c < 12; ++c) {
+      const double start = draw(-20, 20) * unit;
+      const double limit = draw(-20, 20) * unit;
+      double delta = 0;
+      while (delta == 0) delta = draw(-6, 6) * unit;
+      const auto count = static_cast<int64_t>(std::max(0.0, std::ceil((limit - start) / delta)));
+      Tensor expected = Tensor::Allocate(type, {count}).value();
+      for (int64_t i = 0; i < count; ++i) {
+        const double v = start + static_cast<double>(i) * delta;
+        math::testing::SetValue(&expected, i, v, static_cast<int64_t>(v));
+      }
+      SingleOpModel model("Range", 11);
+      for (double bound : {start, limit, delta}) {
+        model.AddInput(c % 2 ? Input(ScalarOf(type, bound)) : Initializer(ScalarOf(type, bound)));
+      }
+      model.AddOutput(type);
+      ExpectRunsTo(model, expected,
+                   "Range " + std::string(DataTypeName(type)) + " " + std::to_string(start) +
+                       ", " + std::to_string(limit) + ", " + std::to_string(delta));
+      ++cases;
+    }
+  }
+  EXPECT_EQ(cases, 60);
+}
+
+// EyeLike on random 2-D shapes (empty ones included), diagonals beyond either edge, every output
+// type, with and without the dtype attribute: ones where column == row + k, zeros elsewhere.
+TEST(ShapeKernelsTest, EyeLikeOnRandomShapesAndTypesMatchesTheDefinition) {
+  std::mt19937_64 rng(2612);
+  const std::vector<DataType> types = {DataType::kFloat,  DataType::kDouble, DataType::kFloat16,
+                                       DataType::kInt8,   DataType::kInt32,  DataType::kInt64,
+                                       DataType::kUint8,  DataType::kUint64, DataType::kBool};
+  for (int c = 0; c < 40; ++c) {
+    const Shape shape = RandomShape(rng, 2, 2, 0, 5);
+    const DataType in_type = types[rng() % types.size()];
+    const bool with_dtype = c % 3 != 0;
+    const DataType out_type = with_dtype ? types[rng() % types.size()] : in_type;
+    const int64_t k = std::uniform_int_distribution<int64_t>(-shape[0] - 1, shape[1] + 1)(rng);
+    Tensor expected = Tensor::Allocate(out_type, shape).value();
+    for (int64_t i = 0; i < expected.element_count(); ++i) {
+      const bool on = i % shape[1] == i / shape[1] + k;
+      math::testing::SetValue(&expected, i, on ? 1.0 : 0.0, on ? 1 : 0);
+    }
+    SingleOpModel model("EyeLike", 9);
+    if (k != 0 || c % 2) model.AddAttribute(testing::IntAttr("k", k));
+    if (with_dtype) {
+      model.AddAttribute(testing::IntAttr("dtype", static_cast<int64_t>(out_type)));
+    }
+    model.AddInput(Input(RandomTensor(rng, in_type, shape, 0, 3))).AddOutput(out_type);
+    ExpectRunsTo(model, expected,
+                 "EyeLike " + std::string(DataTypeName(in_type)) + " -> " +
+                     std::string(DataTypeName(out_type)) + " " + ShapeToString(shape) + " k=" +
+                     std::to_string(k));
+  }
+}
+
+// ConstantOfShape on random shapes (rank 0 and empty dims included) and random one-element values
+// of several types: the value repeated over the shape.
+TEST(ShapeKernelsTest, ConstantOfShapeOnRandomShapesAndValuesMatchesTheDefinition) {
+  std::mt19937_64 rng(2613);
+  const std::vector<DataType> types = {DataType::kFloat, DataType::kDouble, DataType::kFloat16,
+                                       DataType::kInt8,  DataType::kInt32,  DataType::kInt64,
+                                       DataType::kUint8, DataType::kBool};
+  for (int c = 0; c < 30; ++c) {
+    const Shape shape = RandomShape(rng, 0, 3, 0, 4);
+    const DataType type = types[rng() % types.size()];
+    const Tensor value = RandomTensor(rng, type, {1}, -50, 50);
+    Tensor expected = Tensor::Allocate(type, shape).value();
+    for (int64_t i = 0; i < expected.element_count(); ++i) {
+      std::memcpy(static_cast<std::byte*>(expected.mutable_raw_data()) + i * DataTypeSize(type),
+                  value.raw_data(), DataTypeSize(type));
+    }
+    SingleOpModel model("ConstantOfShape", 9);
+    model.AddAttribute(testing::TensorAttr("value", value))
+        .AddInput(c % 2 ? Input(Int64s(shape)) : Initializer(Int64s(shape)))
+        .AddOutput(type);
+    ExpectRunsTo(model, expected,
+                 "ConstantOfShape " + std::string(DataTypeName(type)) + " " +
+                     ShapeToString(shape));
   }
 }
 

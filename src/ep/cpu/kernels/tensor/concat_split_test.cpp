@@ -53,6 +53,20 @@ TEST(ConcatKernel, RandomInputsAlongEveryAxisMatchReference) {
   }
 }
 
+// Issue 6: a zero-sized input adds nothing, wherever it stands, and all-empty inputs give an
+// empty output.
+TEST(ConcatKernel, Issue6EmptyInputAddsNothing) {
+  const Tensor empty = Tensor::Allocate(DataType::kFloat, {2, 0}).value();
+  const Tensor x = Tensor::FromVector<float>({2, 2}, {1, 2, 3, 4}).value();
+  OpCase op{"Concat", 13, {In(empty), In(x), In(empty)}, {IntAttr("axis", 1)}};
+  NXRT_ASSERT_OK_AND_ASSIGN(std::vector<Tensor> y, RunOp(op));
+  EXPECT_EQ(y[0].shape(), (Shape{2, 2}));
+  EXPECT_EQ(Values<float>(y[0]), (std::vector<float>{1, 2, 3, 4}));
+  OpCase all_empty{"Concat", 13, {In(empty), In(empty)}, {IntAttr("axis", 0)}};
+  NXRT_ASSERT_OK_AND_ASSIGN(std::vector<Tensor> z, RunOp(all_empty));
+  EXPECT_EQ(z[0].shape(), (Shape{4, 0}));
+}
+
 TEST(ConcatKernel, Opset1DefaultsToAxis1AndLaterOpsetsNeedAxis) {
   const Tensor x = Tensor::FromVector<float>({1, 2}, {1, 2}).value();
   OpCase op{"Concat", 1, {In(x), In(x)}};

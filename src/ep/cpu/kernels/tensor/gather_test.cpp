@@ -160,6 +160,34 @@ TEST(GatherNDKernel, IndexOutOfRangeIsARuntimeError) {
   EXPECT_EQ(y.status().code(), StatusCode::kRuntimeError);
 }
 
+// Issue 6: a negative index counts from the end of its axis, in every gather.
+TEST(GatherKernel, Issue6NegativeIndicesCountFromTheEnd) {
+  OpCase op{"Gather", 13,
+            {In(Tensor::FromVector<float>({2, 3}, {1, 2, 3, 4, 5, 6}).value()),
+             In(Tensor::FromVector<int64_t>({2}, {-1, -3}).value())},
+            {IntAttr("axis", 1)}};
+  NXRT_ASSERT_OK_AND_ASSIGN(std::vector<Tensor> y, RunOp(op));
+  EXPECT_EQ(y[0].shape(), (Shape{2, 2}));
+  EXPECT_EQ(Values<float>(y[0]), (std::vector<float>{3, 1, 6, 4}));
+}
+
+TEST(GatherElementsKernel, Issue6NegativeIndicesCountFromTheEnd) {
+  OpCase op{"GatherElements", 13,
+            {In(Tensor::FromVector<float>({2, 3}, {1, 2, 3, 4, 5, 6}).value()),
+             In(Tensor::FromVector<int64_t>({2, 2}, {-1, -3, -2, 0}).value())},
+            {IntAttr("axis", 1)}};
+  NXRT_ASSERT_OK_AND_ASSIGN(std::vector<Tensor> y, RunOp(op));
+  EXPECT_EQ(Values<float>(y[0]), (std::vector<float>{3, 1, 5, 4}));
+}
+
+TEST(GatherNDKernel, Issue6NegativeIndicesCountFromTheEnd) {
+  OpCase op{"GatherND", 13,
+            {In(Tensor::FromVector<float>({2, 3}, {1, 2, 3, 4, 5, 6}).value()),
+             In(Tensor::FromVector<int64_t>({3, 2}, {-1, -1, -2, 0, 0, -2}).value())}};
+  NXRT_ASSERT_OK_AND_ASSIGN(std::vector<Tensor> y, RunOp(op));
+  EXPECT_EQ(Values<float>(y[0]), (std::vector<float>{6, 1, 2}));
+}
+
 TEST(GatherNDKernel, Int32IndicesAreNotInTheSchema) {
   OpCase op{"GatherND", 13,
             {In(Tensor::Allocate(DataType::kFloat, {2}).value()),

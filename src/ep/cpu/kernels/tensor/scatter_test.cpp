@@ -91,6 +91,41 @@ TEST(ScatterKernel, Opset9IsScatterElementsWithoutReduction) {
   EXPECT_FALSE(RunOp(op).ok());  // deprecated from opset 11: ScatterElements replaces it
 }
 
+// Scatter-9/10 (ScatterElements before it had a name) on random shapes and axes, with int32 and
+// int64 indices, negative ones included: updates written in index order.
+TEST(ScatterKernel, RandomAxesAndIndicesMatchReference) {
+  std::mt19937 rng(53);
+  for (int iter = 0; iter < 30; ++iter) {
+    const int64_t r = RandomInt(rng, 1, 3);
+    const Shape data_shape = RandomShape(rng, r, 1, 4);
+    const int64_t a = RandomInt(rng, 0, r - 1);
+    Shape idx_shape = data_shape;
+    for (int64_t d = 0; d < r; ++d) idx_shape[d] = RandomInt(rng, 1, data_shape[d]);
+    std::vector<int64_t> idx(Count(idx_shape));
+    for (int64_t& i : idx) i = RandomInt(rng, -data_shape[a], data_shape[a] - 1);
+    const std::vector<float> x = RandomVector<float>(rng, Count(data_shape));
+    const std::vector<float> u = RandomVector<float>(rng, Count(idx_shape));
+    const bool int32 = iter % 2 == 0;
+    const std::vector<int32_t> idx32(idx.begin(), idx.end());
+    OpCase op{"Scatter", iter % 3 ? 9 : 10,
+              {In(Tensor::FromVector<float>(data_shape, x).value()),
+               int32 ? In(Tensor::FromVector<int32_t>(idx_shape, idx32).value())
+                     : In(Tensor::FromVector<int64_t>(idx_shape, idx).value()),
+               In(Tensor::FromVector<float>(idx_shape, u).value())},
+              {IntAttr("axis", a - (iter % 4 < 2 ? r : 0))}};
+    std::vector<float> expected = x;
+    ForEachIndex(idx_shape, [&](const std::vector<int64_t>& i) {
+      std::vector<int64_t> j = i;
+      const int64_t v = idx[Offset(idx_shape, i)];
+      j[a] = v < 0 ? v + data_shape[a] : v;
+      expected[Offset(data_shape, j)] = u[Offset(idx_shape, i)];
+    });
+    NXRT_ASSERT_OK_AND_ASSIGN(std::vector<Tensor> y, RunOp(op));
+    EXPECT_EQ(y[0].shape(), data_shape);
+    EXPECT_EQ(Values<float>(y[0]), expected) << "case " << iter;
+  }
+}
+
 TEST(ScatterNDKernel, EveryReductionMatchesReference) {
   std::mt19937 rng(52);
   const std::string reductions[] = {"none", "add", "mul", "max", "min"};
@@ -133,6 +168,16 @@ TEST(ScatterNDKernel, EveryReductionMatchesReference) {
     NXRT_ASSERT_OK_AND_ASSIGN(std::vector<Tensor> y, RunOp(op));
     EXPECT_TRUE(nn::testing::AllClose(Values<float>(y[0]), expected, 1e-6, 1e-6)) << reduction;
   }
+}
+
+// Issue 6: a negative index counts from the end of its axis.
+TEST(ScatterNDKernel, Issue6NegativeIndicesCountFromTheEnd) {
+  OpCase op{"ScatterND", 13,
+            {In(Tensor::FromVector<float>({2, 3}, {1, 2, 3, 4, 5, 6}).value()),
+             In(Tensor::FromVector<int64_t>({2, 2}, {-1, -1, 0, -3}).value()),
+             In(Tensor::FromVector<float>({2}, {60, 10}).value())}};
+  NXRT_ASSERT_OK_AND_ASSIGN(std::vector<Tensor> y, RunOp(op));
+  EXPECT_EQ(Values<float>(y[0]), (std::vector<float>{10, 2, 3, 4, 5, 60}));
 }
 
 TEST(ScatterNDKernel, IndexOutOfRangeIsARuntimeError) {
