@@ -3,6 +3,7 @@
 
 #include <omp.h>
 
+#include <algorithm>
 #include <memory>
 
 #include "ep/cpu/nn/dnnl_threads.h"
@@ -42,6 +43,11 @@ Result<dnnl::stream*> DnnlStream() {
     }
   }
   return stream.get();
+}
+
+int DnnlThreadsFor(int64_t macs, int max_threads) {
+  const int64_t wanted = macs / kDnnlMacsPerThread;
+  return static_cast<int>(std::clamp<int64_t>(wanted, 1, std::max(max_threads, 1)));
 }
 
 void SetDnnlThreads(int num_threads) { omp_set_num_threads(num_threads < 1 ? 1 : num_threads); }

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <oneapi/dnnl/dnnl.hpp>
+#include <cstdint>
 #include <string_view>
 
 #include "nxrt/status.h"
@@ -19,6 +20,14 @@ Result<dnnl::engine> DnnlEngine();
 
 // The calling thread's stream on DnnlEngine() (created on first use per thread).
 Result<dnnl::stream*> DnnlStream();
+
+// The threads a oneDNN op of `macs` multiply-adds should use given `max_threads` (>= 1 result):
+// one per kDnnlMacsPerThread of work, so small products run on the calling thread alone (an
+// OpenMP team's start-up and barrier cost more than they save, and stall on a busy machine).
+// Call SetDnnlThreads (dnnl_threads.h) with it before creating the primitive and before each
+// execution: oneDNN sizes its decomposition by the thread count at creation.
+inline constexpr int64_t kDnnlMacsPerThread = int64_t{1} << 20;
+int DnnlThreadsFor(int64_t macs, int max_threads);
 
 // A Status for a caught dnnl::error: kUnsupported for an unimplemented configuration, otherwise
 // kRuntimeError; the message names `what` and oneDNN's own text and status.

@@ -4,8 +4,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <memory>
 #include <type_traits>
 
+#include "ep/cpu/nn/dnnl_threads.h"
 #include "ep/cpu/nn/dnnl_util.h"
 #include "ep/cpu/nn/nn_common.h"
 
@@ -13,15 +16,47 @@ namespace nxrt::cpu::nn {
 
 struct DnnlMatMulPrimitive {
   dnnl::matmul primitive;
-  dnnl::memory::desc src_md, weights_md, dst_md;
+  dnnl::memory::desc src_md, weights_md, dst_md, bias_md, scratchpad_md;
+  bool has_bias = false;
   // Execute once per output batch at the plan's offsets (broadcast batches), or once in all.
   bool per_batch = false;
+  int threads = 1;  // the OpenMP thread count the primitive was created (and runs) with
+  // B packed at Prepare into weights_md's layout (owns its buffer); empty: B is read as given.
+  dnnl::memory packed_weights;
 };
 
-struct DnnlGemmPrimitive {
-  dnnl::matmul primitive;
-  dnnl::memory::desc src_md, weights_md, dst_md;
+struct DnnlMatMulBindings::Impl {
+  dnnl::memory src, weights, dst, bias, scratchpad;
 };
+
+namespace {
+
+// A memory object over `handle` (null: bound later) with `like`'s descriptor; empty for empty.
+dnnl::memory Rebind(const dnnl::memory& like, const dnnl::engine& engine) {
+  if (!like) return {};
+  return dnnl::memory(like.get_desc(), engine, like.get_data_handle());
+}
+
+}  // namespace
+
+DnnlMatMulBindings::DnnlMatMulBindings() = default;
+DnnlMatMulBindings::~DnnlMatMulBindings() = default;
+DnnlMatMulBindings::DnnlMatMulBindings(DnnlMatMulBindings&&) noexcept = default;
+DnnlMatMulBindings& DnnlMatMulBindings::operator=(DnnlMatMulBindings&&) noexcept = default;
+DnnlMatMulBindings::DnnlMatMulBindings(const DnnlMatMulBindings& other) { *this = other; }
+DnnlMatMulBindings& DnnlMatMulBindings::operator=(const DnnlMatMulBindings& other) {
+  if (this == &other) return *this;
+  impl.reset();
+  Result<dnnl::engine> engine = DnnlEngine();
+  if (other.impl == nullptr || !engine.ok()) return *this;
+  // Copies are made at Prepare time (plans are returned by value), not per Compute.
+  impl = std::make_unique<Impl>(Impl{Rebind(other.impl->src, *engine),
+                                     Rebind(other.impl->weights, *engine),
+                                     Rebind(other.impl->dst, *engine),
+                                     Rebind(other.impl->bias, *engine),
+                                     Rebind(other.impl->scratchpad, *engine)});
+  return *this;
+}
 
 namespace {
 
@@ -89,17 +124,167 @@ void MatMulRef(const T* a, int64_t a_row, int64_t a_col, const T* b, int64_t b_r
   }
 }
 
-Status ExecuteMatMul(const dnnl::matmul& primitive, const dnnl::memory::desc& src_md, const void* a,
-                     const dnnl::memory::desc& weights_md, const void* b,
-                     const dnnl::memory::desc& dst_md, void* y, std::string_view what) {
-  NXRT_ASSIGN_OR_RETURN(dnnl::engine engine, DnnlEngine());
-  NXRT_ASSIGN_OR_RETURN(dnnl::stream * stream, DnnlStream());
+// Plain row-major strides of `dims`.
+dnnl::memory::dims DenseStrides(const dnnl::memory::dims& dims) {
+  dnnl::memory::dims strides(dims.size(), 1);
+  for (size_t i = dims.size() - 1; i-- > 0;) strides[i] = strides[i + 1] * dims[i + 1];
+  return strides;
+}
+
+dnnl::algorithm EltwiseAlgorithm(MatMulActivation activation) {
+  switch (activation) {
+    case MatMulActivation::kRelu:
+    case MatMulActivation::kLeakyRelu:
+      return dnnl::algorithm::eltwise_relu;
+    case MatMulActivation::kClip:
+      return dnnl::algorithm::eltwise_clip;
+    case MatMulActivation::kSigmoid:
+      return dnnl::algorithm::eltwise_logistic;
+    case MatMulActivation::kTanh:
+      return dnnl::algorithm::eltwise_tanh;
+    case MatMulActivation::kGeluErf:
+      return dnnl::algorithm::eltwise_gelu_erf;
+    case MatMulActivation::kNone:
+      break;
+  }
+  return dnnl::algorithm::undef;
+}
+
+// What CreateDnnlPrimitive builds: descriptors with plain strides (weights possibly transposed),
+// the constant B when packing is wanted, Gemm's alpha/beta(sum) and the epilogue.
+struct DnnlMatMulSpec {
+  dnnl::memory::desc src_md, weights_md, dst_md;
+  const void* constant_weights = nullptr;
+  float alpha = 1.0f;
+  float sum_beta = 0.0f;  // != 0: add beta * (what Y holds before the call)
+  bool bias = false;      // bias [N] broadcast over the other dst dims
+  MatMulEpilogue epilogue;
+  int threads = 1;
+};
+
+// The created primitive, or null when oneDNN declines the problem.
+std::shared_ptr<DnnlMatMulPrimitive> CreateDnnlPrimitive(const DnnlMatMulSpec& spec) {
+  Result<dnnl::engine> engine = DnnlEngine();
+  Result<dnnl::stream*> stream = DnnlStream();
+  if (!engine.ok() || !stream.ok()) return nullptr;
+  auto prim = std::make_shared<DnnlMatMulPrimitive>();
+  prim->threads = std::max(spec.threads, 1);
+  prim->src_md = spec.src_md;
+  prim->dst_md = spec.dst_md;
+  // oneDNN sizes its parallel decomposition by the creating thread's OpenMP setting.
+  SetDnnlThreads(prim->threads);
   try {
-    dnnl::memory src(src_md, engine, const_cast<void*>(a));
-    dnnl::memory weights(weights_md, engine, const_cast<void*>(b));
-    dnnl::memory dst(dst_md, engine, y);
-    primitive.execute(*stream,
-                      {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, weights}, {DNNL_ARG_DST, dst}});
+    dnnl::primitive_attr attr;
+    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+    if (spec.alpha != 1.0f) attr.set_output_scales(0, {spec.alpha});
+    dnnl::post_ops ops;
+    if (spec.sum_beta != 0.0f) ops.append_sum(spec.sum_beta);
+    if (spec.epilogue.activation != MatMulActivation::kNone) {
+      const bool leaky = spec.epilogue.activation == MatMulActivation::kLeakyRelu;
+      const bool clip = spec.epilogue.activation == MatMulActivation::kClip;
+      ops.append_eltwise(1.0f, EltwiseAlgorithm(spec.epilogue.activation),
+                         leaky || clip ? spec.epilogue.alpha : 0.0f,
+                         clip ? spec.epilogue.beta : 0.0f);
+    }
+    attr.set_post_ops(ops);
+    if (spec.bias) {
+      dnnl::memory::dims bias_dims(spec.dst_md.dims().size(), 1);
+      bias_dims.back() = spec.dst_md.dims().back();
+      prim->bias_md = dnnl::memory::desc(bias_dims, dnnl::memory::data_type::f32,
+                                         DenseStrides(bias_dims));
+      prim->has_bias = true;
+    }
+    auto make_pd = [&](const dnnl::memory::desc& weights) {
+      auto desc = prim->has_bias
+                      ? dnnl::matmul::desc(spec.src_md, weights, prim->bias_md, spec.dst_md)
+                      : dnnl::matmul::desc(spec.src_md, weights, spec.dst_md);
+      return dnnl::matmul::primitive_desc(desc, attr, *engine);
+    };
+    dnnl::matmul::primitive_desc pd;
+    bool packed = false;
+    if (spec.constant_weights != nullptr) {
+      // Let oneDNN choose the weights layout; fall back to the plain one if it cannot.
+      try {
+        pd = make_pd(dnnl::memory::desc(spec.weights_md.dims(), dnnl::memory::data_type::f32,
+                                        dnnl::memory::format_tag::any));
+        packed = pd.weights_desc() != spec.weights_md;
+      } catch (const dnnl::error&) {
+        packed = false;
+      }
+    }
+    if (!packed) pd = make_pd(spec.weights_md);
+    prim->weights_md = pd.weights_desc();
+    prim->scratchpad_md = pd.scratchpad_desc();
+    prim->primitive = dnnl::matmul(pd);
+    if (packed) {
+      // Packed once here; every Compute reads the packed copy.
+      prim->packed_weights = dnnl::memory(prim->weights_md, *engine);
+      dnnl::memory plain(spec.weights_md, *engine, const_cast<void*>(spec.constant_weights));
+      dnnl::reorder(plain, prim->packed_weights).execute(**stream, plain, prim->packed_weights);
+      (*stream)->wait();
+    }
+  } catch (const dnnl::error&) {
+    return nullptr;
+  }
+  return prim;
+}
+
+// Memory objects for `prim`'s arguments, bound to buffers at each Execute.
+DnnlMatMulBindings MakeBindings(const DnnlMatMulPrimitive& prim) {
+  DnnlMatMulBindings bindings;
+  Result<dnnl::engine> engine = DnnlEngine();
+  if (!engine.ok()) return bindings;
+  bindings.impl = std::make_unique<DnnlMatMulBindings::Impl>();
+  DnnlMatMulBindings::Impl& b = *bindings.impl;
+  b.src = dnnl::memory(prim.src_md, *engine, DNNL_MEMORY_NONE);
+  b.weights = prim.packed_weights ? dnnl::memory(prim.weights_md, *engine,
+                                                 prim.packed_weights.get_data_handle())
+                                  : dnnl::memory(prim.weights_md, *engine, DNNL_MEMORY_NONE);
+  b.dst = dnnl::memory(prim.dst_md, *engine, DNNL_MEMORY_NONE);
+  if (prim.has_bias) b.bias = dnnl::memory(prim.bias_md, *engine, DNNL_MEMORY_NONE);
+  if (prim.scratchpad_md.get_size() > 0) {
+    b.scratchpad = dnnl::memory(prim.scratchpad_md, *engine, DNNL_MEMORY_NONE);
+  }
+  return bindings;
+}
+
+// Runs `prim` on the given buffers (a null `b` when the weights are packed) through the plan's
+// bindings: no oneDNN object and, with a big enough scratchpad, no buffer is allocated.
+Status ExecuteDnnl(const DnnlMatMulPrimitive& prim, DnnlMatMulBindings& bindings, const void* a,
+                   const void* b, const void* bias, void* y, std::span<std::byte> scratchpad,
+                   std::string_view what) {
+  if (bindings.impl == nullptr) {
+    return MakeStatus(StatusCode::kInternal, what, ": the oneDNN plan has no bindings");
+  }
+  NXRT_ASSIGN_OR_RETURN(dnnl::stream * stream, DnnlStream());
+  DnnlMatMulBindings::Impl& m = *bindings.impl;
+  const size_t need = prim.scratchpad_md.get_size();
+  std::unique_ptr<std::byte[]> temporary;  // only for callers that pass too little scratchpad
+  void* pad = scratchpad.data();
+  if (need > 0 && scratchpad.size() < need) {
+    temporary = std::make_unique<std::byte[]>(need + 64);
+    pad = temporary.get() + (64 - reinterpret_cast<uintptr_t>(temporary.get()) % 64) % 64;
+  }
+  SetDnnlThreads(prim.threads);
+  dnnl_exec_arg_t args[5];
+  int count = 0;
+  try {
+    m.src.set_data_handle(const_cast<void*>(a));
+    args[count++] = {DNNL_ARG_SRC, m.src.get()};
+    if (!prim.packed_weights) m.weights.set_data_handle(const_cast<void*>(b));
+    args[count++] = {DNNL_ARG_WEIGHTS, m.weights.get()};
+    m.dst.set_data_handle(y);
+    args[count++] = {DNNL_ARG_DST, m.dst.get()};
+    if (prim.has_bias) {
+      m.bias.set_data_handle(const_cast<void*>(bias));
+      args[count++] = {DNNL_ARG_BIAS, m.bias.get()};
+    }
+    if (m.scratchpad) {
+      m.scratchpad.set_data_handle(pad);
+      args[count++] = {DNNL_ARG_SCRATCHPAD, m.scratchpad.get()};
+    }
+    dnnl::error::wrap_c_api(dnnl_primitive_execute(prim.primitive.get(), stream->get(), count, args),
+                            "could not execute a matmul");
     stream->wait();
   } catch (const dnnl::error& e) {
     return DnnlErrorStatus(what, e);
@@ -107,42 +292,106 @@ Status ExecuteMatMul(const dnnl::matmul& primitive, const dnnl::memory::desc& sr
   return Status::Ok();
 }
 
-// Creates the float matmul of `plan`, or leaves plan.dnnl null when oneDNN declines.
-void CreateDnnlMatMul(MatMulPlan& plan, int64_t batch, bool b_batched, bool same_batches) {
-  Result<dnnl::engine> engine = DnnlEngine();
-  if (!engine.ok()) return;
+// Creates the float matmul of `plan` (one primitive over all batches when oneDNN takes it), or
+// leaves plan.dnnl null when oneDNN declines.
+void CreateDnnlMatMul(MatMulPlan& plan, std::span<const int64_t> a_batch,
+                      std::span<const int64_t> b_batch, const Shape& batch_shape,
+                      const MatMulOptions& options) {
   using dt = dnnl::memory::data_type;
-  auto prim = std::make_shared<DnnlMatMulPrimitive>();
   const int64_t m = plan.m, n = plan.n, k = plan.k;
-  if (!b_batched) {
-    // B is shared by every batch: fold the batches of A into M.
-    prim->src_md = dnnl::memory::desc(Dims({batch * m, k}), dt::f32, Dims({k, 1}));
-    prim->weights_md = dnnl::memory::desc(Dims({k, n}), dt::f32, Dims({n, 1}));
-    prim->dst_md = dnnl::memory::desc(Dims({batch * m, n}), dt::f32, Dims({n, 1}));
-  } else if (same_batches) {
-    prim->src_md = dnnl::memory::desc(Dims({batch, m, k}), dt::f32, Dims({m * k, k, 1}));
-    prim->weights_md = dnnl::memory::desc(Dims({batch, k, n}), dt::f32, Dims({k * n, n, 1}));
-    prim->dst_md = dnnl::memory::desc(Dims({batch, m, n}), dt::f32, Dims({m * n, n, 1}));
-  } else {
-    prim->per_batch = true;
-    prim->src_md = dnnl::memory::desc(Dims({m, k}), dt::f32, Dims({k, 1}));
-    prim->weights_md = dnnl::memory::desc(Dims({k, n}), dt::f32, Dims({n, 1}));
-    prim->dst_md = dnnl::memory::desc(Dims({m, n}), dt::f32, Dims({n, 1}));
+  const int64_t batch = Product(batch_shape);
+  DnnlMatMulSpec spec;
+  spec.bias = plan.epilogue.bias;
+  spec.epilogue = plan.epilogue;
+  spec.threads = DnnlThreadsFor(batch * m * n * k, options.threads);
+  auto plain = [](dnnl::memory::dims dims) {
+    return dnnl::memory::desc(dims, dt::f32, DenseStrides(dims));
+  };
+  std::shared_ptr<DnnlMatMulPrimitive> prim;
+  if (Product(b_batch) == 1) {
+    // B is shared by every batch: fold the batches of A into M (and pack a constant B).
+    spec.src_md = plain({batch * m, k});
+    spec.weights_md = plain({k, n});
+    spec.dst_md = plain({batch * m, n});
+    spec.constant_weights = options.constant_b;
+    prim = CreateDnnlPrimitive(spec);
+  } else if (batch_shape.size() + 2 <= DNNL_MAX_NDIMS) {
+    // One batched matmul; batch dims of 1 in A or B broadcast.
+    const size_t r = batch_shape.size();
+    dnnl::memory::dims ad(r + 2, 1), bd(r + 2, 1), yd(r + 2, 1);
+    std::copy(a_batch.begin(), a_batch.end(), ad.begin() + (r - a_batch.size()));
+    std::copy(b_batch.begin(), b_batch.end(), bd.begin() + (r - b_batch.size()));
+    std::copy(batch_shape.begin(), batch_shape.end(), yd.begin());
+    ad[r] = m, ad[r + 1] = k, bd[r] = k, bd[r + 1] = n, yd[r] = m, yd[r + 1] = n;
+    spec.src_md = plain(ad);
+    spec.weights_md = plain(bd);
+    spec.dst_md = plain(yd);
+    prim = CreateDnnlPrimitive(spec);
   }
-  try {
-    dnnl::matmul::desc desc(prim->src_md, prim->weights_md, prim->dst_md);
-    prim->primitive = dnnl::matmul(dnnl::matmul::primitive_desc(desc, *engine));
-  } catch (const dnnl::error&) {
-    return;
+  if (prim == nullptr) {
+    spec.src_md = plain({m, k});
+    spec.weights_md = plain({k, n});
+    spec.dst_md = plain({m, n});
+    spec.constant_weights = nullptr;
+    spec.threads = DnnlThreadsFor(m * n * k, options.threads);
+    prim = CreateDnnlPrimitive(spec);
+    if (prim == nullptr) return;
+    prim->per_batch = batch > 1;
   }
+  plan.bindings = MakeBindings(*prim);
+  plan.scratchpad_bytes = prim->scratchpad_md.get_size();
   plan.dnnl = std::move(prim);
+}
+
+// Applies the epilogue (bias, then activation) to `rows` rows of `n` outputs.
+template <typename T>
+void EpilogueRef(const MatMulEpilogue& e, const T* bias, T* y, int64_t rows, int64_t n) {
+  if constexpr (!std::is_integral_v<T>) {
+    if (!e.bias && e.activation == MatMulActivation::kNone) return;
+    for (int64_t i = 0; i < rows; ++i) {
+      for (int64_t j = 0; j < n; ++j) {
+        double v = static_cast<double>(ToAcc(y[i * n + j]));
+        if (e.bias) v += static_cast<double>(ToAcc(bias[j]));
+        switch (e.activation) {
+          case MatMulActivation::kNone:
+            break;
+          case MatMulActivation::kRelu:
+            v = std::max(v, 0.0);
+            break;
+          case MatMulActivation::kLeakyRelu:
+            v = v < 0 ? e.alpha * v : v;
+            break;
+          case MatMulActivation::kClip:
+            v = std::min(std::max(v, static_cast<double>(e.alpha)), static_cast<double>(e.beta));
+            break;
+          case MatMulActivation::kSigmoid:
+            v = 1.0 / (1.0 + std::exp(-v));
+            break;
+          case MatMulActivation::kTanh:
+            v = std::tanh(v);
+            break;
+          case MatMulActivation::kGeluErf:
+            v = 0.5 * v * (1.0 + std::erf(v / std::sqrt(2.0)));
+            break;
+        }
+        y[i * n + j] = FromAcc<T>(static_cast<RefAcc<T>>(v));
+      }
+    }
+  }
 }
 
 }  // namespace
 
 Result<MatMulPlan> PrepareMatMul(DataType dtype, std::span<const int64_t> a_shape,
-                                 std::span<const int64_t> b_shape) {
+                                 std::span<const int64_t> b_shape, const MatMulOptions& options) {
   NXRT_RETURN_IF_ERROR(VisitMatMulType("MatMul", dtype, [](auto) { return Status::Ok(); }));
+  const MatMulEpilogue& epilogue = options.epilogue;
+  if ((epilogue.bias || epilogue.activation != MatMulActivation::kNone) &&
+      dtype != DataType::kFloat && dtype != DataType::kDouble && dtype != DataType::kFloat16 &&
+      dtype != DataType::kBFloat16) {
+    return MakeStatus(StatusCode::kUnsupported, "MatMul: a bias or activation epilogue needs a ",
+                      "float type, got ", DataTypeName(dtype));
+  }
   NXRT_RETURN_IF_ERROR(CheckShape("MatMul", "input A", a_shape));
   NXRT_RETURN_IF_ERROR(CheckShape("MatMul", "input B", b_shape));
   if (a_shape.empty() || b_shape.empty()) {
@@ -156,6 +405,7 @@ Result<MatMulPlan> PrepareMatMul(DataType dtype, std::span<const int64_t> a_shap
       b_shape.size() == 1 ? Shape{b_shape[0], 1} : Shape(b_shape.begin(), b_shape.end());
   MatMulPlan plan;
   plan.dtype = dtype;
+  plan.epilogue = epilogue;
   plan.m = a[a.size() - 2];
   plan.k = a[a.size() - 1];
   plan.n = b[b.size() - 1];
@@ -192,27 +442,26 @@ Result<MatMulPlan> PrepareMatMul(DataType dtype, std::span<const int64_t> a_shap
     }
   }
   if (dtype == DataType::kFloat && batch * plan.m * plan.n > 0 && plan.k > 0) {
-    const bool b_batched = Product(b_batch) > 1;
-    const bool same = std::equal(a_batch.begin(), a_batch.end(), b_batch.begin(), b_batch.end());
-    CreateDnnlMatMul(plan, batch, b_batched, same);
+    CreateDnnlMatMul(plan, a_batch, b_batch, *batch_shape, options);
   }
   return plan;
 }
 
-Status MatMul(const MatMulPlan& plan, const void* a, const void* b, void* y) {
+Status MatMul(const MatMulPlan& plan, const void* a, const void* b, void* y,
+              std::span<std::byte> scratchpad, const void* bias) {
   const int64_t batch = static_cast<int64_t>(plan.a_offsets.size());
   const int64_t mn = plan.m * plan.n;
   if (batch * mn == 0) return Status::Ok();
   if (plan.dnnl != nullptr) {
     const DnnlMatMulPrimitive& p = *plan.dnnl;
     if (!p.per_batch) {
-      return ExecuteMatMul(p.primitive, p.src_md, a, p.weights_md, b, p.dst_md, y, "MatMul");
+      return ExecuteDnnl(p, plan.bindings, a, b, bias, y, scratchpad, "MatMul");
     }
     for (int64_t i = 0; i < batch; ++i) {
-      NXRT_RETURN_IF_ERROR(
-          ExecuteMatMul(p.primitive, p.src_md, static_cast<const float*>(a) + plan.a_offsets[i],
-                        p.weights_md, static_cast<const float*>(b) + plan.b_offsets[i], p.dst_md,
-                        static_cast<float*>(y) + i * mn, "MatMul"));
+      NXRT_RETURN_IF_ERROR(ExecuteDnnl(p, plan.bindings,
+                                       static_cast<const float*>(a) + plan.a_offsets[i],
+                                       static_cast<const float*>(b) + plan.b_offsets[i], bias,
+                                       static_cast<float*>(y) + i * mn, scratchpad, "MatMul"));
     }
     return Status::Ok();
   }
@@ -220,9 +469,11 @@ Status MatMul(const MatMulPlan& plan, const void* a, const void* b, void* y) {
     using T = typename decltype(tag)::type;
     std::vector<RefAcc<T>> row;
     for (int64_t i = 0; i < batch; ++i) {
+      T* yi = static_cast<T*>(y) + i * mn;
       MatMulRef(static_cast<const T*>(a) + plan.a_offsets[i], plan.k, 1,
-                static_cast<const T*>(b) + plan.b_offsets[i], plan.n, 1,
-                static_cast<T*>(y) + i * mn, plan.m, plan.n, plan.k, row);
+                static_cast<const T*>(b) + plan.b_offsets[i], plan.n, 1, yi, plan.m, plan.n,
+                plan.k, row);
+      EpilogueRef(plan.epilogue, static_cast<const T*>(bias), yi, plan.m, plan.n);
     }
     return Status::Ok();
   });
@@ -231,7 +482,7 @@ Status MatMul(const MatMulPlan& plan, const void* a, const void* b, void* y) {
 Result<GemmPlan> PrepareGemm(DataType dtype, std::span<const int64_t> a_shape,
                              std::span<const int64_t> b_shape,
                              std::optional<std::span<const int64_t>> c_shape,
-                             const GemmAttributes& attributes) {
+                             const GemmAttributes& attributes, const GemmOptions& options) {
   NXRT_RETURN_IF_ERROR(VisitMatMulType("Gemm", dtype, [](auto) { return Status::Ok(); }));
   if (a_shape.size() != 2 || b_shape.size() != 2) {
     return MakeStatus(StatusCode::kInvalidArgument, "Gemm: A ", Str(a_shape), " and B ",
@@ -267,30 +518,32 @@ Result<GemmPlan> PrepareGemm(DataType dtype, std::span<const int64_t> a_shape,
     plan.c_strides = BroadcastStrides(c, plan.output_shape);
   }
   if (dtype != DataType::kFloat || plan.m * plan.n == 0 || plan.k == 0) return plan;
-  Result<dnnl::engine> engine = DnnlEngine();
-  if (!engine.ok()) return plan;
   using dt = dnnl::memory::data_type;
-  auto prim = std::make_shared<DnnlGemmPrimitive>();
   const int64_t m = plan.m, n = plan.n, k = plan.k;
-  prim->src_md =
-      dnnl::memory::desc(Dims({m, k}), dt::f32, attributes.trans_a ? Dims({1, m}) : Dims({k, 1}));
-  prim->weights_md =
-      dnnl::memory::desc(Dims({k, n}), dt::f32, attributes.trans_b ? Dims({1, k}) : Dims({n, 1}));
-  prim->dst_md = dnnl::memory::desc(Dims({m, n}), dt::f32, Dims({n, 1}));
-  try {
-    dnnl::primitive_attr attr;
-    if (attributes.alpha != 1.0f) attr.set_output_scales(0, {attributes.alpha});
-    if (plan.has_c && attributes.beta != 0.0f) {
-      // Compute writes beta's operand (C broadcast) into Y first; the sum post-op adds it.
-      dnnl::post_ops ops;
-      ops.append_sum(attributes.beta);
-      attr.set_post_ops(ops);
-    }
-    dnnl::matmul::desc desc(prim->src_md, prim->weights_md, prim->dst_md);
-    prim->primitive = dnnl::matmul(dnnl::matmul::primitive_desc(desc, attr, *engine));
-  } catch (const dnnl::error&) {
+  DnnlMatMulSpec spec;
+  spec.src_md = dnnl::memory::desc({m, k}, dt::f32,
+                                   attributes.trans_a ? Dims({1, m}) : Dims({k, 1}));
+  spec.weights_md = dnnl::memory::desc({k, n}, dt::f32,
+                                       attributes.trans_b ? Dims({1, k}) : Dims({n, 1}));
+  spec.dst_md = dnnl::memory::desc({m, n}, dt::f32, Dims({n, 1}));
+  spec.constant_weights = options.constant_b;
+  spec.alpha = attributes.alpha;
+  spec.threads = DnnlThreadsFor(m * n * k, options.threads);
+  if (plan.has_c && attributes.beta != 0.0f) {
+    // A C row [N] with unit scales is oneDNN's bias; otherwise Compute writes C (broadcast) into
+    // Y first and the sum post-op adds beta times it.
+    plan.c_as_bias = attributes.alpha == 1.0f && attributes.beta == 1.0f &&
+                     plan.c_strides[0] == 0 && (plan.c_strides[1] == 1 || n == 1);
+    spec.bias = plan.c_as_bias;
+    if (!plan.c_as_bias) spec.sum_beta = attributes.beta;
+  }
+  std::shared_ptr<DnnlMatMulPrimitive> prim = CreateDnnlPrimitive(spec);
+  if (prim == nullptr) {
+    plan.c_as_bias = false;
     return plan;
   }
+  plan.bindings = MakeBindings(*prim);
+  plan.scratchpad_bytes = prim->scratchpad_md.get_size();
   plan.dnnl = std::move(prim);
   return plan;
 }
@@ -332,15 +585,16 @@ void GemmRef(const GemmPlan& plan, const T* a, const T* b, const T* c, T* y) {
 
 }  // namespace
 
-Status Gemm(const GemmPlan& plan, const void* a, const void* b, const void* c, void* y) {
+Status Gemm(const GemmPlan& plan, const void* a, const void* b, const void* c, void* y,
+            std::span<std::byte> scratchpad) {
   if (plan.m * plan.n == 0) return Status::Ok();
   if (plan.dnnl != nullptr) {
-    if (plan.has_c && plan.attributes.beta != 0.0f) {
+    if (plan.has_c && plan.attributes.beta != 0.0f && !plan.c_as_bias) {
       const int64_t out_strides[] = {plan.n, 1};
       StridedCopy(plan.dtype, plan.output_shape, c, plan.c_strides, y, out_strides);
     }
-    const DnnlGemmPrimitive& p = *plan.dnnl;
-    return ExecuteMatMul(p.primitive, p.src_md, a, p.weights_md, b, p.dst_md, y, "Gemm");
+    return ExecuteDnnl(*plan.dnnl, plan.bindings, a, b, plan.c_as_bias ? c : nullptr, y,
+                       scratchpad, "Gemm");
   }
   return VisitMatMulType("Gemm", plan.dtype, [&](auto tag) -> Status {
     using T = typename decltype(tag)::type;

@@ -2,15 +2,22 @@
 // reference for the other dtypes.
 //
 // Layer: nxrt_cpu_nn (framework-free; no IR, no EP API). Prepare checks shapes, computes the
-// output shape and, for float, creates the oneDNN primitive (kept in the plan and shared by its
-// copies); compute only executes it on the given buffers. A plan may run from several threads
-// at once. When oneDNN cannot take a float problem (too many dims, an unimplemented case), the
-// plan falls back to the reference loops, so float always works.
+// output shape and, for float, creates the oneDNN primitive for `threads` threads (shared by the
+// plan's copies), packs a constant B once into the layout the primitive prefers, and sizes the
+// primitive's scratchpad; compute only binds the buffers and executes, allocating nothing when
+// the caller passes a scratchpad of `scratchpad_bytes`. One plan (a copy shares the primitive and
+// packed weights but has its own buffer bindings) runs on one thread at a time; copy it to run
+// from several threads at once. When oneDNN cannot take a float problem (too many dims, an
+// unimplemented case), the plan falls back to the reference loops, so float always works.
+//
+// Epilogue (the capability a fusion pass uses): a per-column bias [N] and then an activation,
+// executed as oneDNN post-ops in the same pass over the output (reference loops: afterwards).
 //
 // Reference dtypes: double and float accumulate in double, float16/bfloat16 in float, integer
 // types in 64-bit wrap-around arithmetic (results wrap like the element type).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -23,8 +30,43 @@
 
 namespace nxrt::cpu::nn {
 
-// A created oneDNN matmul primitive; defined in matmul.cpp.
+// A created oneDNN matmul primitive (and packed weights); defined in matmul.cpp.
 struct DnnlMatMulPrimitive;
+
+// The oneDNN memory objects one plan copy binds its buffers to, so Compute creates none. Copying
+// makes fresh objects (a copy may run on another thread); defined in matmul.cpp.
+class DnnlMatMulBindings {
+ public:
+  DnnlMatMulBindings();
+  ~DnnlMatMulBindings();
+  DnnlMatMulBindings(const DnnlMatMulBindings& other);
+  DnnlMatMulBindings& operator=(const DnnlMatMulBindings& other);
+  DnnlMatMulBindings(DnnlMatMulBindings&&) noexcept;
+  DnnlMatMulBindings& operator=(DnnlMatMulBindings&&) noexcept;
+  struct Impl;
+  std::unique_ptr<Impl> impl;
+};
+
+// Activation applied to the output after the bias (MatMulEpilogue).
+enum class MatMulActivation { kNone, kRelu, kLeakyRelu, kClip, kSigmoid, kTanh, kGeluErf };
+
+// What runs over the output of the product before it is stored: y = act(a @ b + bias).
+struct MatMulEpilogue {
+  bool bias = false;  // Compute takes a bias vector [N] of the plan's dtype, added to every row
+  MatMulActivation activation = MatMulActivation::kNone;
+  float alpha = 0.0f;  // LeakyRelu: slope; Clip: min
+  float beta = 0.0f;   // Clip: max
+};
+
+// How to prepare a MatMul (every field optional).
+struct MatMulOptions {
+  // Threads oneDNN may use (values < 1 mean 1); the plan takes fewer for small products.
+  int threads = 1;
+  // When B is a constant: its contents (B's shape, the plan's dtype), read during Prepare only.
+  // A float plan then keeps B packed in oneDNN's preferred layout and MatMul ignores its `b`.
+  const void* constant_b = nullptr;
+  MatMulEpilogue epilogue;  // float, double, float16 and bfloat16 only
+};
 
 struct MatMulPlan {
   DataType dtype = DataType::kUndefined;
@@ -35,7 +77,11 @@ struct MatMulPlan {
   int64_t k = 0;
   std::vector<int64_t> a_offsets;
   std::vector<int64_t> b_offsets;
+  MatMulEpilogue epilogue;
   std::shared_ptr<const DnnlMatMulPrimitive> dnnl;  // null: reference loops
+  mutable DnnlMatMulBindings bindings;
+  // Bytes of the scratchpad MatMul wants (64-byte aligned); with less it allocates its own.
+  size_t scratchpad_bytes = 0;
 };
 
 // MatMul (ONNX opset 1, 9, 13): NumPy matmul. A is [..., M, K] (rank 1: [K], promoted to [1, K]
@@ -44,11 +90,16 @@ struct MatMulPlan {
 // uint64. Zero-sized M, N or batch give an empty output; K = 0 gives zeros.
 // Errors: kInvalidArgument printing both shapes when K differs or batch dims do not broadcast;
 // kUnsupported for other dtypes.
+// With options.constant_b, B must be that constant on every MatMul call of the plan.
+// Errors also: kUnsupported for an epilogue on an integer dtype.
 Result<MatMulPlan> PrepareMatMul(DataType dtype, std::span<const int64_t> a_shape,
-                                 std::span<const int64_t> b_shape);
+                                 std::span<const int64_t> b_shape,
+                                 const MatMulOptions& options = {});
 
-// y (contiguous, output_shape) = a @ b.
-Status MatMul(const MatMulPlan& plan, const void* a, const void* b, void* y);
+// y (contiguous, output_shape) = act(a @ b + bias); `bias` ([N]) only with epilogue.bias.
+// `scratchpad` should hold plan.scratchpad_bytes (else MatMul allocates a temporary one).
+Status MatMul(const MatMulPlan& plan, const void* a, const void* b, void* y,
+              std::span<std::byte> scratchpad = {}, const void* bias = nullptr);
 
 struct GemmAttributes {
   bool trans_a = false;
@@ -56,9 +107,6 @@ struct GemmAttributes {
   float alpha = 1.0f;
   float beta = 1.0f;
 };
-
-// A created oneDNN matmul primitive with Gemm's scales; defined in matmul.cpp.
-struct DnnlGemmPrimitive;
 
 struct GemmPlan {
   DataType dtype = DataType::kUndefined;
@@ -70,7 +118,17 @@ struct GemmPlan {
   int64_t k = 0;
   bool has_c = false;
   std::vector<int64_t> c_strides;
-  std::shared_ptr<const DnnlGemmPrimitive> dnnl;  // null: reference loops
+  // True when C is a [N] row (broadcast over M) added by oneDNN as a bias (alpha = beta = 1).
+  bool c_as_bias = false;
+  std::shared_ptr<const DnnlMatMulPrimitive> dnnl;  // null: reference loops
+  mutable DnnlMatMulBindings bindings;
+  size_t scratchpad_bytes = 0;  // as MatMulPlan
+};
+
+// How to prepare a Gemm: threads and a constant B as MatMulOptions (B as stored, before transB).
+struct GemmOptions {
+  int threads = 1;
+  const void* constant_b = nullptr;
 };
 
 // Gemm (ONNX opset 1, 6, 7, 9, 11, 13): Y = alpha * A' @ B' + beta * C with A' = transpose(A) if
@@ -80,9 +138,11 @@ struct GemmPlan {
 Result<GemmPlan> PrepareGemm(DataType dtype, std::span<const int64_t> a_shape,
                              std::span<const int64_t> b_shape,
                              std::optional<std::span<const int64_t>> c_shape,
-                             const GemmAttributes& attributes);
+                             const GemmAttributes& attributes, const GemmOptions& options = {});
 
-// y (contiguous [M, N]); `c` is ignored (may be null) when the plan has no C.
-Status Gemm(const GemmPlan& plan, const void* a, const void* b, const void* c, void* y);
+// y (contiguous [M, N]); `c` is ignored (may be null) when the plan has no C. `scratchpad` as
+// MatMul's.
+Status Gemm(const GemmPlan& plan, const void* a, const void* b, const void* c, void* y,
+            std::span<std::byte> scratchpad = {});
 
 }  // namespace nxrt::cpu::nn

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <random>
 #include <string>
 #include <thread>
@@ -225,12 +226,15 @@ TEST(MatMulTest, OnePlanRunsFromSeveralThreads) {
   const std::vector<float> af = Cast<float>(a), bf = Cast<float>(b);
   std::vector<int> failures(4, 0);
   std::vector<std::thread> threads;
+  // Each thread runs its own copy: copies share the primitive, each binds its own buffers.
+  std::vector<MatMulPlan> copies(4, plan);
   for (int t = 0; t < 4; ++t) {
     threads.emplace_back([&, t] {
       SetDnnlThreads(t % 2 + 1);
       for (int run = 0; run < 20; ++run) {
         std::vector<float> y(want.size());
-        if (!MatMul(plan, af.data(), bf.data(), y.data()).ok() || !AllClose(y, want, 1e-5, 1e-5)) {
+        if (!MatMul(copies[t], af.data(), bf.data(), y.data()).ok() ||
+            !AllClose(y, want, 1e-5, 1e-5)) {
           ++failures[t];
         }
       }
@@ -240,6 +244,127 @@ TEST(MatMulTest, OnePlanRunsFromSeveralThreads) {
   EXPECT_EQ(failures, std::vector<int>(4, 0));
   SetDnnlThreads(1);
   EXPECT_EQ(DnnlThreads(), 1);
+}
+
+// A constant B packed at Prepare, one or two threads, batches folded into M or broadcast in one
+// batched primitive (attention's [B,H,S,D] x [B,H,D,S] and broadcast batch dims), with the
+// caller's scratchpad.
+TEST(MatMulTest, PackedConstantBBatchedAndThreads) {
+  std::mt19937 rng(45);
+  struct Case {
+    Shape a, b;
+    bool constant_b;
+  };
+  const Case cases[] = {{{1, 300}, {300, 200}, true},         {{64, 128}, {128, 96}, true},
+                        {{2, 3, 17, 128}, {128, 40}, true},   {{2, 4, 33, 16}, {2, 4, 16, 33}, false},
+                        {{2, 1, 9, 8}, {1, 3, 8, 5}, false},  {{5, 7}, {3, 7, 4}, false}};
+  for (const Case& c : cases) {
+    const std::vector<double> a = testing::RandomVector<double>(rng, Count(c.a));
+    const std::vector<double> b = testing::RandomVector<double>(rng, Count(c.b));
+    Shape shape;
+    const std::vector<double> want = NaiveMatMul(c.a, a, c.b, b, &shape);
+    const std::vector<float> af = Cast<float>(a), bf = Cast<float>(b);
+    for (int threads : {1, 2}) {
+      MatMulOptions options;
+      options.threads = threads;
+      options.constant_b = c.constant_b ? bf.data() : nullptr;
+      NXRT_ASSERT_OK_AND_ASSIGN(MatMulPlan plan,
+                                PrepareMatMul(DataType::kFloat, c.a, c.b, options));
+      EXPECT_NE(plan.dnnl, nullptr);
+      EXPECT_EQ(plan.output_shape, shape);
+      std::vector<std::byte> scratch(plan.scratchpad_bytes + 64);
+      const size_t skew = (64 - reinterpret_cast<uintptr_t>(scratch.data()) % 64) % 64;
+      const std::span<std::byte> pad(scratch.data() + skew, plan.scratchpad_bytes);
+      for (int run = 0; run < 2; ++run) {
+        std::vector<float> y(want.size(), -1.0f);
+        NXRT_ASSERT_OK(MatMul(plan, af.data(), c.constant_b ? nullptr : bf.data(), y.data(),
+                              pad));
+        EXPECT_TRUE(AllClose(y, want, 1e-4, 1e-4)) << ShapeToString(c.a) << " x " << ShapeToString(c.b);
+      }
+    }
+  }
+}
+
+// Bias [N] and each activation, on oneDNN (float) and on the reference loops (double).
+TEST(MatMulTest, BiasAndActivationEpilogue) {
+  std::mt19937 rng(46);
+  const Shape a_shape = {2, 6, 11}, b_shape = {11, 7};
+  const std::vector<double> a = testing::RandomVector<double>(rng, Count(a_shape));
+  const std::vector<double> b = testing::RandomVector<double>(rng, Count(b_shape));
+  const std::vector<double> bias = testing::RandomVector<double>(rng, 7);
+  Shape shape;
+  const std::vector<double> product = NaiveMatMul(a_shape, a, b_shape, b, &shape);
+  const MatMulActivation activations[] = {
+      MatMulActivation::kNone,    MatMulActivation::kRelu, MatMulActivation::kLeakyRelu,
+      MatMulActivation::kClip,    MatMulActivation::kSigmoid, MatMulActivation::kTanh,
+      MatMulActivation::kGeluErf};
+  for (MatMulActivation act : activations) {
+    MatMulOptions options;
+    options.epilogue = {true, act, act == MatMulActivation::kClip ? -0.2f : 0.1f, 0.3f};
+    std::vector<double> want = product;
+    for (size_t i = 0; i < want.size(); ++i) {
+      double v = want[i] + bias[i % 7];
+      switch (act) {
+        case MatMulActivation::kNone: break;
+        case MatMulActivation::kRelu: v = std::max(v, 0.0); break;
+        case MatMulActivation::kLeakyRelu: v = v < 0 ? 0.1 * v : v; break;
+        case MatMulActivation::kClip: v = std::min(std::max(v, -0.2), 0.3); break;
+        case MatMulActivation::kSigmoid: v = 1 / (1 + std::exp(-v)); break;
+        case MatMulActivation::kTanh: v = std::tanh(v); break;
+        case MatMulActivation::kGeluErf: v = 0.5 * v * (1 + std::erf(v / std::sqrt(2.0))); break;
+      }
+      want[i] = v;
+    }
+    NXRT_ASSERT_OK_AND_ASSIGN(MatMulPlan fp, PrepareMatMul(DataType::kFloat, a_shape, b_shape,
+                                                           options));
+    EXPECT_NE(fp.dnnl, nullptr);
+    std::vector<float> yf(want.size());
+    NXRT_ASSERT_OK(MatMul(fp, Cast<float>(a).data(), Cast<float>(b).data(), yf.data(), {},
+                          Cast<float>(bias).data()));
+    EXPECT_TRUE(AllClose(yf, want, 1e-5, 1e-5)) << static_cast<int>(act);
+    NXRT_ASSERT_OK_AND_ASSIGN(MatMulPlan dp, PrepareMatMul(DataType::kDouble, a_shape, b_shape,
+                                                           options));
+    std::vector<double> yd(want.size());
+    NXRT_ASSERT_OK(MatMul(dp, a.data(), b.data(), yd.data(), {}, bias.data()));
+    EXPECT_TRUE(AllClose(yd, want, 1e-7, 1e-7)) << static_cast<int>(act);  // float attributes
+  }
+  MatMulOptions relu;
+  relu.epilogue.activation = MatMulActivation::kRelu;
+  EXPECT_EQ(PrepareMatMul(DataType::kInt32, a_shape, b_shape, relu).status().code(),
+            StatusCode::kUnsupported);
+}
+
+// C as a [N] row with unit scales runs as oneDNN's bias, with B constant (packed) or not.
+TEST(GemmTest, RowCAsBiasWithPackedB) {
+  std::mt19937 rng(47);
+  const int64_t m = 3, n = 70, k = 50;
+  for (int iter = 0; iter < 4; ++iter) {
+    GemmAttributes attr;
+    attr.trans_b = iter & 1;
+    const Shape a_shape = {m, k}, b_shape = attr.trans_b ? Shape{n, k} : Shape{k, n};
+    const Shape c_shape = iter & 2 ? Shape{1, n} : Shape{n};
+    const std::vector<float> a = Cast<float>(testing::RandomVector<double>(rng, m * k));
+    const std::vector<float> b = Cast<float>(testing::RandomVector<double>(rng, n * k));
+    const std::vector<float> c = Cast<float>(testing::RandomVector<double>(rng, n));
+    std::vector<double> want(m * n);
+    for (int64_t i = 0; i < m; ++i) {
+      for (int64_t j = 0; j < n; ++j) {
+        double s = c[j];
+        for (int64_t p = 0; p < k; ++p) s += a[i * k + p] * (attr.trans_b ? b[j * k + p] : b[p * n + j]);
+        want[i * n + j] = s;
+      }
+    }
+    GemmOptions options;
+    options.constant_b = iter < 2 ? b.data() : nullptr;
+    NXRT_ASSERT_OK_AND_ASSIGN(GemmPlan plan,
+                              PrepareGemm(DataType::kFloat, a_shape, b_shape,
+                                          std::optional<std::span<const int64_t>>(c_shape), attr,
+                                          options));
+    EXPECT_TRUE(plan.c_as_bias);
+    std::vector<float> y(m * n);
+    NXRT_ASSERT_OK(Gemm(plan, a.data(), b.data(), c.data(), y.data()));
+    EXPECT_TRUE(AllClose(y, want, 1e-5, 1e-5)) << "iteration " << iter;
+  }
 }
 
 TEST(GemmTest, RandomTransposesScalesAndBroadcastC) {
