@@ -3,6 +3,9 @@
 #include "ep/cpu/nn/conv.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <new>
 #include <unordered_map>
 
 #include "ep/cpu/nn/dnnl_util.h"
@@ -12,10 +15,25 @@ namespace nxrt::cpu::nn {
 
 struct DnnlConvPrimitive {
   dnnl::primitive primitive;
+  // The tensors' plain (ONNX) layouts, and the primitive's own where they differ (has_*_reorder).
   dnnl::memory::desc src_md, weights_md, bias_md, dst_md;
-  // Scratchpad is per call (user mode): oneDNN's primitive cache may hand two kernels the same
-  // primitive, and a library-owned scratchpad is not safe under concurrent execution.
-  dnnl::memory::desc scratchpad_md;
+  dnnl::memory::desc conv_src_md, conv_weights_md, conv_dst_md;
+  dnnl::reorder src_reorder, weights_reorder, dst_reorder, sum_reorder;
+  bool has_src_reorder = false, has_weights_reorder = false, has_dst_reorder = false;
+  // Scratchpads are per call (user mode, in the workspace): oneDNN's primitive cache may hand two
+  // kernels the same primitive, and a library-owned scratchpad is not safe under concurrent
+  // execution. One region serves the primitive and its reorders, which run one after another.
+  dnnl::memory::desc scratchpad_md, src_reorder_scratchpad_md, weights_reorder_scratchpad_md,
+      dst_reorder_scratchpad_md, sum_reorder_scratchpad_md;
+  // Workspace layout: [scratchpad | blocked X | blocked Y | blocked W (unless packed)].
+  size_t src_offset = 0, dst_offset = 0, weights_offset = 0, weights_bytes = 0;
+};
+
+struct PackedConvWeights {
+  struct Free {
+    void operator()(std::byte* p) const { ::operator delete[](p, std::align_val_t{64}); }
+  };
+  std::unique_ptr<std::byte[], Free> data;
 };
 
 namespace {
@@ -130,39 +148,141 @@ void CreateDnnlConv(ConvPlan& plan) {
                                          geo.pads_begin[i] - geo.output[i]
                                    : geo.pads_end[i]);
   }
-  auto prim = std::make_shared<DnnlConvPrimitive>();
-  try {
-    prim->src_md =
-        dnnl::memory::desc(ToDims(src_dims), dt::f32, ToDims(ContiguousStrides(src_dims)));
-    prim->weights_md = dnnl::memory::desc(ToDims(wdims), dt::f32, ToDims(wstrides));
-    prim->bias_md = dnnl::memory::desc({plan.out_channels}, dt::f32, {1});
-    prim->dst_md = dnnl::memory::desc(ToDims(plan.output_shape), dt::f32,
-                                      ToDims(ContiguousStrides(plan.output_shape)));
-    const dnnl::memory::desc no_bias;
-    const dnnl::memory::desc& bias = plan.has_bias ? prim->bias_md : no_bias;
-    dnnl::primitive_attr attr;
-    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-    if (!plan.transpose) {
-      dnnl::convolution_forward::desc desc(
-          dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, prim->src_md,
-          prim->weights_md, bias, prim->dst_md, ToDims(geo.strides), ToDims(dilates),
-          ToDims(geo.pads_begin), ToDims(pad_r));
-      dnnl::convolution_forward::primitive_desc pd(desc, attr, *engine);
-      prim->scratchpad_md = pd.scratchpad_desc();
-      prim->primitive = dnnl::convolution_forward(pd);
-    } else {
-      dnnl::deconvolution_forward::desc desc(
-          dnnl::prop_kind::forward_inference, dnnl::algorithm::deconvolution_direct, prim->src_md,
-          prim->weights_md, bias, prim->dst_md, ToDims(geo.strides), ToDims(dilates),
-          ToDims(geo.pads_begin), ToDims(pad_r));
-      dnnl::deconvolution_forward::primitive_desc pd(desc, attr, *engine);
-      prim->scratchpad_md = pd.scratchpad_desc();
-      prim->primitive = dnnl::deconvolution_forward(pd);
+  dnnl::post_ops post_ops;
+  const ConvPostOps& po = plan.post_ops;
+  if (po.sum) post_ops.append_sum(1.0f);
+  using alg = dnnl::algorithm;
+  switch (po.activation) {
+    case ConvActivation::kNone:
+      break;
+    case ConvActivation::kRelu:
+      post_ops.append_eltwise(1.0f, alg::eltwise_relu, 0.0f, 0.0f);
+      break;
+    case ConvActivation::kLeakyRelu:
+      post_ops.append_eltwise(1.0f, alg::eltwise_relu, po.alpha, 0.0f);
+      break;
+    case ConvActivation::kClip:
+      post_ops.append_eltwise(1.0f, alg::eltwise_clip, po.alpha, po.beta);
+      break;
+    case ConvActivation::kHardSigmoid:
+      post_ops.append_eltwise(1.0f, alg::eltwise_linear, po.alpha, po.beta);
+      post_ops.append_eltwise(1.0f, alg::eltwise_clip, 0.0f, 1.0f);
+      break;
+    case ConvActivation::kSigmoid:
+      post_ops.append_eltwise(1.0f, alg::eltwise_logistic, 0.0f, 0.0f);
+      break;
+  }
+  const auto any = dnnl::memory::format_tag::any;
+  // Blocked layouts first (oneDNN's direct JIT kernels; the plain layout falls back to im2col +
+  // GEMM, several times slower), then the plain layouts, then the reference loops.
+  for (const bool blocked : {true, false}) {
+    auto prim = std::make_shared<DnnlConvPrimitive>();
+    try {
+      prim->src_md =
+          dnnl::memory::desc(ToDims(src_dims), dt::f32, ToDims(ContiguousStrides(src_dims)));
+      prim->weights_md = dnnl::memory::desc(ToDims(wdims), dt::f32, ToDims(wstrides));
+      prim->bias_md = dnnl::memory::desc({plan.out_channels}, dt::f32, {1});
+      prim->dst_md = dnnl::memory::desc(ToDims(plan.output_shape), dt::f32,
+                                        ToDims(ContiguousStrides(plan.output_shape)));
+      const dnnl::memory::desc src_md =
+          blocked ? dnnl::memory::desc(ToDims(src_dims), dt::f32, any) : prim->src_md;
+      const dnnl::memory::desc weights_md =
+          blocked ? dnnl::memory::desc(ToDims(wdims), dt::f32, any) : prim->weights_md;
+      const dnnl::memory::desc dst_md =
+          blocked ? dnnl::memory::desc(ToDims(plan.output_shape), dt::f32, any) : prim->dst_md;
+      const dnnl::memory::desc no_bias;
+      const dnnl::memory::desc& bias = plan.has_bias ? prim->bias_md : no_bias;
+      dnnl::primitive_attr attr;
+      attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+      attr.set_post_ops(post_ops);
+      if (!plan.transpose) {
+        dnnl::convolution_forward::desc desc(
+            dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, src_md,
+            weights_md, bias, dst_md, ToDims(geo.strides), ToDims(dilates),
+            ToDims(geo.pads_begin), ToDims(pad_r));
+        dnnl::convolution_forward::primitive_desc pd(desc, attr, *engine);
+        prim->scratchpad_md = pd.scratchpad_desc();
+        prim->conv_src_md = pd.src_desc();
+        prim->conv_weights_md = pd.weights_desc();
+        prim->conv_dst_md = pd.dst_desc();
+        prim->primitive = dnnl::convolution_forward(pd);
+      } else {
+        dnnl::deconvolution_forward::desc desc(
+            dnnl::prop_kind::forward_inference, dnnl::algorithm::deconvolution_direct, src_md,
+            weights_md, bias, dst_md, ToDims(geo.strides), ToDims(dilates),
+            ToDims(geo.pads_begin), ToDims(pad_r));
+        dnnl::deconvolution_forward::primitive_desc pd(desc, attr, *engine);
+        prim->scratchpad_md = pd.scratchpad_desc();
+        prim->conv_src_md = pd.src_desc();
+        prim->conv_weights_md = pd.weights_desc();
+        prim->conv_dst_md = pd.dst_desc();
+        prim->primitive = dnnl::deconvolution_forward(pd);
+      }
+      dnnl::primitive_attr reorder_attr;
+      reorder_attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+      auto make_reorder = [&](const dnnl::memory::desc& from, const dnnl::memory::desc& to,
+                              dnnl::reorder& reorder, dnnl::memory::desc& scratchpad) {
+        dnnl::reorder::primitive_desc pd(*engine, from, *engine, to, reorder_attr);
+        scratchpad = pd.scratchpad_desc();
+        reorder = dnnl::reorder(pd);
+      };
+      size_t scratch = prim->scratchpad_md.get_size();
+      prim->has_src_reorder = prim->conv_src_md != prim->src_md;
+      prim->has_weights_reorder = prim->conv_weights_md != prim->weights_md;
+      prim->has_dst_reorder = prim->conv_dst_md != prim->dst_md;
+      if (prim->has_src_reorder) {
+        make_reorder(prim->src_md, prim->conv_src_md, prim->src_reorder,
+                     prim->src_reorder_scratchpad_md);
+        scratch = std::max(scratch, prim->src_reorder_scratchpad_md.get_size());
+      }
+      if (prim->has_weights_reorder) {
+        make_reorder(prim->weights_md, prim->conv_weights_md, prim->weights_reorder,
+                     prim->weights_reorder_scratchpad_md);
+        scratch = std::max(scratch, prim->weights_reorder_scratchpad_md.get_size());
+      }
+      if (prim->has_dst_reorder) {
+        make_reorder(prim->conv_dst_md, prim->dst_md, prim->dst_reorder,
+                     prim->dst_reorder_scratchpad_md);
+        scratch = std::max(scratch, prim->dst_reorder_scratchpad_md.get_size());
+        if (plan.post_ops.sum) {
+          make_reorder(prim->dst_md, prim->conv_dst_md, prim->sum_reorder,
+                       prim->sum_reorder_scratchpad_md);
+          scratch = std::max(scratch, prim->sum_reorder_scratchpad_md.get_size());
+        }
+      }
+      auto align = [](size_t n) { return (n + 63) / 64 * 64; };
+      prim->src_offset = align(scratch);
+      prim->dst_offset =
+          prim->src_offset + (prim->has_src_reorder ? align(prim->conv_src_md.get_size()) : 0);
+      prim->weights_offset =
+          prim->dst_offset + (prim->has_dst_reorder ? align(prim->conv_dst_md.get_size()) : 0);
+      prim->weights_bytes =
+          prim->has_weights_reorder ? align(prim->conv_weights_md.get_size()) : 0;
+    } catch (const dnnl::error&) {
+      continue;
     }
-  } catch (const dnnl::error&) {
+    plan.workspace_bytes = prim->weights_offset + prim->weights_bytes;
+    plan.dnnl = std::move(prim);
     return;
   }
-  plan.dnnl = std::move(prim);
+}
+
+double Activate(double v, const ConvPostOps& po) {
+  switch (po.activation) {
+    case ConvActivation::kNone:
+      return v;
+    case ConvActivation::kRelu:
+      return v > 0 ? v : 0.0;
+    case ConvActivation::kLeakyRelu:
+      return v > 0 ? v : v * po.alpha;
+    case ConvActivation::kClip:
+      return std::min<double>(std::max<double>(v, po.alpha), po.beta);
+    case ConvActivation::kHardSigmoid:
+      return std::min(1.0, std::max(0.0, po.alpha * v + po.beta));
+    case ConvActivation::kSigmoid:
+      return 1.0 / (1.0 + std::exp(-v));
+  }
+  return v;
 }
 
 // For spatial dim d: the input coordinate that output coordinate o reads through kernel tap k,
@@ -180,7 +300,7 @@ int64_t TapCoordinate(const ConvPlan& plan, size_t d, int64_t o, int64_t k) {
 }
 
 template <typename T>
-void ConvRef(const ConvPlan& plan, const T* x, const T* w, const T* b, T* y) {
+void ConvRef(const ConvPlan& plan, const T* x, const T* w, const T* b, const T* z, T* y) {
   const WindowGeometry& geo = plan.geometry;
   const size_t nsp = plan.input_spatial.size();
   const int64_t in_size = Product(plan.input_spatial);
@@ -219,7 +339,9 @@ void ConvRef(const ConvPlan& plan, const T* x, const T* w, const T* b, T* y) {
             k[d] = 0;
           }
         }
-        ym[oi] = FromAcc<T>(acc);
+        // Z is read at the index written, so it may alias Y.
+        if (plan.post_ops.sum) acc += static_cast<double>(ToAcc(z[ym - y + oi]));
+        ym[oi] = FromAcc<T>(Activate(acc, plan.post_ops));
         for (size_t d = nsp; d-- > 0;) {
           if (++o[d] < geo.output[d]) break;
           o[d] = 0;
@@ -234,9 +356,10 @@ void ConvRef(const ConvPlan& plan, const T* x, const T* w, const T* b, T* y) {
 Result<ConvPlan> PrepareConv(DataType dtype, std::span<const int64_t> x_shape,
                              std::span<const int64_t> w_shape,
                              std::optional<std::span<const int64_t>> b_shape,
-                             const ConvAttributes& attributes) {
+                             const ConvAttributes& attributes, const ConvPostOps& post_ops) {
   ConvPlan plan;
   plan.dtype = dtype;
+  plan.post_ops = post_ops;
   std::vector<int64_t> kernel;
   NXRT_RETURN_IF_ERROR(
       CheckConvShapes("Conv", false, x_shape, w_shape, b_shape, attributes, plan, kernel));
@@ -257,10 +380,12 @@ Result<ConvPlan> PrepareConv(DataType dtype, std::span<const int64_t> x_shape,
 Result<ConvPlan> PrepareConvTranspose(DataType dtype, std::span<const int64_t> x_shape,
                                       std::span<const int64_t> w_shape,
                                       std::optional<std::span<const int64_t>> b_shape,
-                                      const ConvAttributes& attributes) {
+                                      const ConvAttributes& attributes,
+                                      const ConvPostOps& post_ops) {
   constexpr std::string_view kOp = "ConvTranspose";
   ConvPlan plan;
   plan.dtype = dtype;
+  plan.post_ops = post_ops;
   plan.transpose = true;
   std::vector<int64_t> kernel;
   NXRT_RETURN_IF_ERROR(
@@ -318,45 +443,140 @@ Result<ConvPlan> PrepareConvTranspose(DataType dtype, std::span<const int64_t> x
   return plan;
 }
 
-Status Conv(const ConvPlan& plan, const void* x, const void* w, const void* b, void* y) {
+Status PackConvWeights(ConvPlan& plan, const void* w) {
+  if (plan.dnnl == nullptr || !plan.dnnl->has_weights_reorder || plan.packed_weights != nullptr) {
+    return Status::Ok();
+  }
+  const DnnlConvPrimitive& p = *plan.dnnl;
+  NXRT_ASSIGN_OR_RETURN(dnnl::engine engine, DnnlEngine());
+  NXRT_ASSIGN_OR_RETURN(dnnl::stream * stream, DnnlStream());
+  auto packed = std::make_shared<PackedConvWeights>();
+  packed->data.reset(new (std::align_val_t{64}) std::byte[p.weights_bytes]);
+  std::vector<std::byte> scratch(p.weights_reorder_scratchpad_md.get_size());
+  try {
+    std::unordered_map<int, dnnl::memory> args = {
+        {DNNL_ARG_FROM, dnnl::memory(p.weights_md, engine, const_cast<void*>(w))},
+        {DNNL_ARG_TO, dnnl::memory(p.conv_weights_md, engine, packed->data.get())}};
+    if (!scratch.empty()) {
+      args.emplace(DNNL_ARG_SCRATCHPAD,
+                   dnnl::memory(p.weights_reorder_scratchpad_md, engine, scratch.data()));
+    }
+    p.weights_reorder.execute(*stream, args);
+    stream->wait();
+  } catch (const dnnl::error& e) {
+    return DnnlErrorStatus(plan.transpose ? "ConvTranspose weights" : "Conv weights", e);
+  }
+  plan.packed_weights = std::move(packed);
+  plan.workspace_bytes = p.weights_offset;
+  return Status::Ok();
+}
+
+namespace {
+
+Status RunDnnl(const ConvPlan& plan, const ConvBuffers& io) {
+  const DnnlConvPrimitive& p = *plan.dnnl;
+  NXRT_ASSIGN_OR_RETURN(dnnl::engine engine, DnnlEngine());
+  NXRT_ASSIGN_OR_RETURN(dnnl::stream * stream, DnnlStream());
+  std::byte* ws = io.workspace.data();
+  auto run = [&](const dnnl::primitive& prim, const dnnl::memory::desc& scratchpad_md,
+                 std::unordered_map<int, dnnl::memory> args) {
+    if (scratchpad_md.get_size() > 0) {
+      args.emplace(DNNL_ARG_SCRATCHPAD, dnnl::memory(scratchpad_md, engine, ws));
+    }
+    prim.execute(*stream, args);
+  };
+  try {
+    dnnl::memory src(p.src_md, engine, const_cast<void*>(io.x));
+    if (p.has_src_reorder) {
+      dnnl::memory blocked(p.conv_src_md, engine, ws + p.src_offset);
+      run(p.src_reorder, p.src_reorder_scratchpad_md,
+          {{DNNL_ARG_FROM, src}, {DNNL_ARG_TO, blocked}});
+      src = blocked;
+    }
+    dnnl::memory weights;
+    if (plan.packed_weights != nullptr) {
+      weights = dnnl::memory(p.conv_weights_md, engine, plan.packed_weights->data.get());
+    } else {
+      weights = dnnl::memory(p.weights_md, engine, const_cast<void*>(io.w));
+      if (p.has_weights_reorder) {
+        dnnl::memory blocked(p.conv_weights_md, engine, ws + p.weights_offset);
+        run(p.weights_reorder, p.weights_reorder_scratchpad_md,
+            {{DNNL_ARG_FROM, weights}, {DNNL_ARG_TO, blocked}});
+        weights = blocked;
+      }
+    }
+    dnnl::memory y(p.dst_md, engine, io.y);
+    dnnl::memory dst = y;
+    if (p.has_dst_reorder) dst = dnnl::memory(p.conv_dst_md, engine, ws + p.dst_offset);
+    if (plan.post_ops.sum) {
+      if (p.has_dst_reorder) {
+        dnnl::memory z(p.dst_md, engine, const_cast<void*>(io.sum));
+        run(p.sum_reorder, p.sum_reorder_scratchpad_md, {{DNNL_ARG_FROM, z}, {DNNL_ARG_TO, dst}});
+      } else if (io.sum != io.y) {
+        std::memcpy(io.y, io.sum, p.dst_md.get_size());
+      }
+    }
+    std::unordered_map<int, dnnl::memory> args = {
+        {DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, weights}, {DNNL_ARG_DST, dst}};
+    if (plan.has_bias) {
+      args.emplace(DNNL_ARG_BIAS, dnnl::memory(p.bias_md, engine, const_cast<void*>(io.b)));
+    }
+    run(p.primitive, p.scratchpad_md, std::move(args));
+    if (p.has_dst_reorder) {
+      run(p.dst_reorder, p.dst_reorder_scratchpad_md, {{DNNL_ARG_FROM, dst}, {DNNL_ARG_TO, y}});
+    }
+    stream->wait();
+  } catch (const dnnl::error& e) {
+    return DnnlErrorStatus(plan.transpose ? "ConvTranspose" : "Conv", e);
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status Conv(const ConvPlan& plan, const ConvBuffers& io) {
   if (Product(plan.output_shape) == 0) return Status::Ok();
   const std::string_view op = plan.transpose ? "ConvTranspose" : "Conv";
   if (plan.dnnl != nullptr) {
-    const DnnlConvPrimitive& p = *plan.dnnl;
-    NXRT_ASSIGN_OR_RETURN(dnnl::engine engine, DnnlEngine());
-    NXRT_ASSIGN_OR_RETURN(dnnl::stream * stream, DnnlStream());
-    try {
-      std::unordered_map<int, dnnl::memory> args = {
-          {DNNL_ARG_SRC, dnnl::memory(p.src_md, engine, const_cast<void*>(x))},
-          {DNNL_ARG_WEIGHTS, dnnl::memory(p.weights_md, engine, const_cast<void*>(w))},
-          {DNNL_ARG_DST, dnnl::memory(p.dst_md, engine, y)}};
-      if (plan.has_bias) {
-        args.emplace(DNNL_ARG_BIAS, dnnl::memory(p.bias_md, engine, const_cast<void*>(b)));
-      }
-      args.emplace(DNNL_ARG_SCRATCHPAD, dnnl::memory(p.scratchpad_md, engine));
-      p.primitive.execute(*stream, args);
-      stream->wait();
-    } catch (const dnnl::error& e) {
-      return DnnlErrorStatus(op, e);
+    if (io.workspace.size() < plan.workspace_bytes) {
+      return MakeStatus(StatusCode::kInvalidArgument, op, ": workspace of ", io.workspace.size(),
+                        " bytes, expected ", plan.workspace_bytes);
     }
-    return Status::Ok();
+    return RunDnnl(plan, io);
   }
   switch (plan.dtype) {
     case DataType::kFloat:
-      ConvRef(plan, static_cast<const float*>(x), static_cast<const float*>(w),
-              static_cast<const float*>(b), static_cast<float*>(y));
+      ConvRef(plan, static_cast<const float*>(io.x), static_cast<const float*>(io.w),
+              static_cast<const float*>(io.b), static_cast<const float*>(io.sum),
+              static_cast<float*>(io.y));
       return Status::Ok();
     case DataType::kDouble:
-      ConvRef(plan, static_cast<const double*>(x), static_cast<const double*>(w),
-              static_cast<const double*>(b), static_cast<double*>(y));
+      ConvRef(plan, static_cast<const double*>(io.x), static_cast<const double*>(io.w),
+              static_cast<const double*>(io.b), static_cast<const double*>(io.sum),
+              static_cast<double*>(io.y));
       return Status::Ok();
     case DataType::kFloat16:
-      ConvRef(plan, static_cast<const Float16*>(x), static_cast<const Float16*>(w),
-              static_cast<const Float16*>(b), static_cast<Float16*>(y));
+      ConvRef(plan, static_cast<const Float16*>(io.x), static_cast<const Float16*>(io.w),
+              static_cast<const Float16*>(io.b), static_cast<const Float16*>(io.sum),
+              static_cast<Float16*>(io.y));
       return Status::Ok();
     default:
       return CheckConvType(op, plan.dtype);
   }
+}
+
+Status Conv(const ConvPlan& plan, const void* x, const void* w, const void* b, void* y) {
+  std::vector<std::byte> storage(plan.workspace_bytes + 64);
+  void* base = storage.data();
+  size_t space = storage.size();
+  std::align(64, plan.workspace_bytes, base, space);
+  ConvBuffers io;
+  io.x = x;
+  io.w = w;
+  io.b = b;
+  io.y = y;
+  io.workspace = std::span<std::byte>(static_cast<std::byte*>(base), plan.workspace_bytes);
+  return Conv(plan, io);
 }
 
 }  // namespace nxrt::cpu::nn

@@ -3,10 +3,15 @@
 //
 // Layer: nxrt_cpu_nn (framework-free; no IR, no EP API). 1-D, 2-D and 3-D (any spatial rank for
 // the reference), groups including depthwise, dilations, strides, explicit pads and auto_pad,
-// kernel_shape taken from the weights when absent, optional bias. Prepare computes the output
-// shape and pads (window.h) and creates the oneDNN primitive; compute only executes it. A plan
-// may run from several threads at once. Layouts are ONNX's: X [N, C, D...], Conv W
-// [M, C/group, k...], ConvTranspose W [C, M/group, k...], B [M], Y [N, M, D'...], contiguous.
+// kernel_shape taken from the weights when absent, optional bias, optional fused post-ops (a sum
+// and an activation, for a fusion pass). Prepare computes the output shape and pads (window.h)
+// and creates the oneDNN primitive in the layouts oneDNN prefers (blocked channels on AVX-512),
+// with reorders from and to the plain tensors at the op's boundary; constant weights are
+// reordered once (PackConvWeights), other weights on each call. Compute only executes: the
+// blocked copies of X, Y and W and oneDNN's scratchpad live in the caller's workspace
+// (ConvPlan::workspace_bytes). A plan may run from several threads at once, each with its own
+// workspace. Layouts are ONNX's: X [N, C, D...], Conv W [M, C/group, k...], ConvTranspose W
+// [C, M/group, k...], B [M], Y [N, M, D'...], contiguous.
 #pragma once
 
 #include <cstdint>
@@ -34,8 +39,22 @@ struct ConvAttributes {
   std::vector<int64_t> output_shape;    // spatial dims (or N, C and spatial); empty: computed
 };
 
-// A created oneDNN (de)convolution primitive; defined in conv.cpp.
+// The activation applied after the convolution, bias and sum: Y = act(conv(X, W) + B + Z).
+enum class ConvActivation { kNone, kRelu, kLeakyRelu, kClip, kHardSigmoid, kSigmoid };
+
+// Post-ops fused into the convolution (oneDNN post-ops for float; the reference applies the same).
+struct ConvPostOps {
+  bool sum = false;  // add Z, a tensor of Y's shape (ConvBuffers::sum), before the activation
+  ConvActivation activation = ConvActivation::kNone;
+  // kLeakyRelu: alpha; kClip: alpha = min, beta = max; kHardSigmoid: max(0, min(1, alpha*x+beta)).
+  float alpha = 0.0f;
+  float beta = 0.0f;
+};
+
+// A created oneDNN (de)convolution primitive and its reorders; defined in conv.cpp.
 struct DnnlConvPrimitive;
+// Weights reordered into the primitive's layout; defined in conv.cpp.
+struct PackedConvWeights;
 
 struct ConvPlan {
   DataType dtype = DataType::kUndefined;
@@ -47,9 +66,13 @@ struct ConvPlan {
   int64_t out_channels = 0;
   int64_t group = 1;
   bool has_bias = false;
+  ConvPostOps post_ops;
   Shape input_spatial;
   WindowGeometry geometry;  // kernel, strides, dilations, pads, output (spatial)
   std::shared_ptr<const DnnlConvPrimitive> dnnl;  // null: reference loops
+  std::shared_ptr<const PackedConvWeights> packed_weights;  // null: W is read on each call
+  // Bytes of workspace Conv needs (blocked X, Y and W, oneDNN scratchpad), 64-byte aligned.
+  size_t workspace_bytes = 0;
 };
 
 // Conv (ONNX opset 1, 11): output spatial dims per window.h. dtypes float (oneDNN), double,
@@ -60,7 +83,7 @@ struct ConvPlan {
 Result<ConvPlan> PrepareConv(DataType dtype, std::span<const int64_t> x_shape,
                              std::span<const int64_t> w_shape,
                              std::optional<std::span<const int64_t>> b_shape,
-                             const ConvAttributes& attributes);
+                             const ConvAttributes& attributes, const ConvPostOps& post_ops = {});
 
 // ConvTranspose (ONNX opset 1, 11): M = W[1] * group output channels and spatial dims
 //   out = stride * (in - 1) + output_padding + (k - 1) * dilation + 1 - pad_begin - pad_end.
@@ -71,9 +94,32 @@ Result<ConvPlan> PrepareConv(DataType dtype, std::span<const int64_t> x_shape,
 Result<ConvPlan> PrepareConvTranspose(DataType dtype, std::span<const int64_t> x_shape,
                                       std::span<const int64_t> w_shape,
                                       std::optional<std::span<const int64_t>> b_shape,
-                                      const ConvAttributes& attributes);
+                                      const ConvAttributes& attributes,
+                                      const ConvPostOps& post_ops = {});
 
-// Runs a plan from PrepareConv or PrepareConvTranspose. `b` is ignored without bias.
+// For weights that never change (an initializer): reorders `w` (ONNX layout) once into the
+// primitive's layout and keeps the copy in the plan, so Conv ignores its `w` afterwards and
+// workspace_bytes shrinks. A no-op when the plan runs on the reference loops or oneDNN takes the
+// plain layout. Errors: kRuntimeError from oneDNN.
+Status PackConvWeights(ConvPlan& plan, const void* w);
+
+// The buffers of one Conv call. `b` is ignored without bias, `sum` without post_ops.sum (it may
+// be `y` itself), `w` after PackConvWeights. `workspace` holds plan.workspace_bytes, 64-byte
+// aligned.
+struct ConvBuffers {
+  const void* x = nullptr;
+  const void* w = nullptr;
+  const void* b = nullptr;
+  const void* sum = nullptr;
+  void* y = nullptr;
+  std::span<std::byte> workspace;
+};
+
+// Runs a plan from PrepareConv or PrepareConvTranspose. Errors: kInvalidArgument when the
+// workspace is smaller than plan.workspace_bytes.
+Status Conv(const ConvPlan& plan, const ConvBuffers& buffers);
+
+// Convenience form (tests, one-off calls): allocates the workspace itself.
 Status Conv(const ConvPlan& plan, const void* x, const void* w, const void* b, void* y);
 
 }  // namespace nxrt::cpu::nn

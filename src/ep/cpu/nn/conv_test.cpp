@@ -1,15 +1,21 @@
 // ep/cpu/nn/conv_test.cpp: tests of Conv and ConvTranspose: the ONNX backend and pytorch cases
 // (onnx_node_cases.inc) on the oneDNN float path and the double reference path, random
 // configurations against direct loops written in the test (a scatter form for ConvTranspose),
-// and shape errors.
+// prepacked weights and fused post-ops (sum, activations) against the unfused result, and shape
+// errors.
 #include "ep/cpu/nn/conv.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "ep/cpu/nn/nn_common.h"
 #include "ep/cpu/nn/nn_test_util.h"
 #include "ep/cpu/nn/onnx_node_cases.h"
 
@@ -293,6 +299,107 @@ TEST(ConvTest, Float16ReferenceMatchesFloat) {
   std::vector<float> got;
   for (Float16 v : y) got.push_back(static_cast<float>(v));
   EXPECT_TRUE(AllClose(got, want, 2e-3, 2e-3));
+}
+
+// Prepacked weights and each post-op, on blocked (64 channels), plain-friendly (3 channels),
+// depthwise and ConvTranspose problems: the float oneDNN result against the plain convolution
+// (double reference loops) followed by the post-ops written here. Z aliases Y in half the runs.
+TEST(ConvTest, PackedWeightsAndPostOpsMatchUnfused) {
+  struct Problem {
+    bool transpose;
+    Shape xs, ws;
+    int64_t group;
+  };
+  const std::vector<Problem> problems = {{false, {1, 64, 9, 9}, {32, 64, 3, 3}, 1},
+                                         {false, {2, 3, 11, 7}, {16, 3, 3, 3}, 1},
+                                         {false, {1, 32, 8, 8}, {32, 1, 3, 3}, 32},
+                                         {true, {1, 16, 5, 5}, {16, 8, 3, 3}, 1}};
+  const std::vector<ConvPostOps> post_ops = {
+      {false, ConvActivation::kNone, 0, 0},       {true, ConvActivation::kNone, 0, 0},
+      {true, ConvActivation::kRelu, 0, 0},        {false, ConvActivation::kLeakyRelu, 0.1f, 0},
+      {false, ConvActivation::kClip, -0.5f, 0.5f}, {true, ConvActivation::kHardSigmoid, 0.2f, 0.5f},
+      {false, ConvActivation::kSigmoid, 0, 0}};
+  std::mt19937 rng(71);
+  int run = 0;
+  for (const Problem& pr : problems) {
+    SCOPED_TRACE(::testing::Message() << "X " << Str(pr.xs) << " W " << Str(pr.ws));
+    ConvAttributes attr;
+    attr.group = pr.group;
+    attr.pads = {1, 1, 1, 1};
+    const int64_t m = pr.transpose ? pr.ws[1] * pr.group : pr.ws[0];
+    const Shape bs = {m};
+    const std::vector<double> x = testing::RandomVector<double>(rng, Count(pr.xs));
+    const std::vector<double> w = testing::RandomVector<double>(rng, Count(pr.ws));
+    const std::vector<double> b = testing::RandomVector<double>(rng, m);
+    const std::vector<float> xf(x.begin(), x.end()), wf(w.begin(), w.end()), bf(b.begin(), b.end());
+    auto prepare = [&](DataType dtype, const ConvPostOps& po) {
+      return pr.transpose ? PrepareConvTranspose(dtype, pr.xs, pr.ws, bs, attr, po)
+                          : PrepareConv(dtype, pr.xs, pr.ws, bs, attr, po);
+    };
+    NXRT_ASSERT_OK_AND_ASSIGN(ConvPlan plain, prepare(DataType::kDouble, {}));
+    std::vector<double> conv(Count(plain.output_shape));
+    NXRT_ASSERT_OK(Conv(plain, x.data(), w.data(), b.data(), conv.data()));
+    const std::vector<double> z = testing::RandomVector<double>(rng, conv.size());
+    for (const ConvPostOps& po : post_ops) {
+      SCOPED_TRACE(::testing::Message() << "activation " << static_cast<int>(po.activation)
+                                        << " sum " << po.sum);
+      std::vector<double> want(conv.size());
+      for (size_t i = 0; i < conv.size(); ++i) {
+        double v = conv[i] + (po.sum ? z[i] : 0.0);
+        switch (po.activation) {
+          case ConvActivation::kNone: break;
+          case ConvActivation::kRelu: v = std::max(v, 0.0); break;
+          case ConvActivation::kLeakyRelu: v = v < 0 ? v * po.alpha : v; break;
+          case ConvActivation::kClip: v = std::clamp<double>(v, po.alpha, po.beta); break;
+          case ConvActivation::kHardSigmoid:
+            v = std::clamp<double>(po.alpha * v + po.beta, 0.0, 1.0);
+            break;
+          case ConvActivation::kSigmoid: v = 1.0 / (1.0 + std::exp(-v)); break;
+        }
+        want[i] = v;
+      }
+      // The double reference with the post-ops.
+      NXRT_ASSERT_OK_AND_ASSIGN(ConvPlan ref, prepare(DataType::kDouble, po));
+      std::vector<double> yd = z;
+      ConvBuffers dio;
+      dio.x = x.data();
+      dio.w = w.data();
+      dio.b = b.data();
+      dio.sum = yd.data();
+      dio.y = yd.data();
+      NXRT_ASSERT_OK(Conv(ref, dio));
+      EXPECT_TRUE(AllClose(yd, want, 1e-12, 1e-12)) << "double reference";
+      // oneDNN, weights packed or not.
+      for (const bool pack : {false, true}) {
+        NXRT_ASSERT_OK_AND_ASSIGN(ConvPlan plan, prepare(DataType::kFloat, po));
+        ASSERT_NE(plan.dnnl, nullptr);
+        const size_t unpacked_bytes = plan.workspace_bytes;
+        if (pack) {
+          NXRT_ASSERT_OK(PackConvWeights(plan, wf.data()));
+          EXPECT_LE(plan.workspace_bytes, unpacked_bytes);
+        }
+        std::vector<std::byte> workspace(plan.workspace_bytes + 64);
+        void* base = workspace.data();
+        size_t space = workspace.size();
+        std::align(64, plan.workspace_bytes, base, space);
+        std::vector<float> zf(z.begin(), z.end());
+        std::vector<float> y(conv.size(), 7.0f);
+        const bool in_place = ++run % 2 == 0;
+        ConvBuffers io;
+        io.x = xf.data();
+        // Packed plans must not read W: hand them a buffer of garbage.
+        std::vector<float> garbage(wf.size(), 1e30f);
+        io.w = pack ? garbage.data() : wf.data();
+        io.b = bf.data();
+        io.sum = in_place ? y.data() : zf.data();
+        if (in_place) y = zf;
+        io.y = y.data();
+        io.workspace = std::span<std::byte>(static_cast<std::byte*>(base), plan.workspace_bytes);
+        NXRT_ASSERT_OK(Conv(plan, io));
+        EXPECT_TRUE(AllClose(y, want, 1e-4, 1e-4)) << "pack " << pack << " in place " << in_place;
+      }
+    }
+  }
 }
 
 TEST(ConvTest, ShapeErrorsNameShapes) {

@@ -2,7 +2,9 @@
 //
 // Layer: nxrt_ep_cpu (kernel glue). The attributes are parsed once; Prepare creates the plan (and
 // its oneDNN primitive for float) only when an input shape differs from the one it was made
-// for, so constant weights with a steady input shape cost one primitive creation.
+// for, so a steady input shape costs one primitive creation; constant weights (initializers) are
+// then reordered once into the primitive's layout. The blocked copies and oneDNN's scratchpad
+// are the kernel's workspace.
 #include <memory>
 #include <optional>
 #include <string>
@@ -34,18 +36,28 @@ class ConvKernel final : public Kernel {
                                                                          b_span, attributes_)
                                               : nn::PrepareConv(ctx.input_dtype(0), x, w, b_span,
                                                                 attributes_));
+      // Only constant initializers (the kernel lists no value inputs) are readable here.
+      if (Result<const Tensor*> weights = ctx.input_value(1); weights.ok()) {
+        NXRT_RETURN_IF_ERROR(nn::PackConvWeights(plan_, (*weights)->raw_data()));
+      }
       x_shape_ = std::move(x);
       w_shape_ = std::move(w);
       b_shape_ = std::move(b);
       planned_ = true;
     }
+    ctx.SetWorkspaceBytes(plan_.workspace_bytes);
     return ctx.SetOutput(0, plan_.dtype, plan_.output_shape);
   }
 
   Status Compute(ComputeContext& ctx) override {
     const Tensor* b = ctx.input_count() > 2 ? ctx.input(2) : nullptr;
-    return nn::Conv(plan_, ctx.input(0)->raw_data(), ctx.input(1)->raw_data(),
-                    b != nullptr ? b->raw_data() : nullptr, ctx.output(0)->mutable_raw_data());
+    nn::ConvBuffers io;
+    io.x = ctx.input(0)->raw_data();
+    io.w = ctx.input(1)->raw_data();
+    io.b = b != nullptr ? b->raw_data() : nullptr;
+    io.y = ctx.output(0)->mutable_raw_data();
+    io.workspace = ctx.workspace();
+    return nn::Conv(plan_, io);
   }
 
  private:
