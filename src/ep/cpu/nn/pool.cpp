@@ -151,6 +151,45 @@ void PoolTyped(const PoolPlan& plan, const T* x, T* y, int64_t* indices) {
   }
 }
 
+// MaxPool over 2-D float/double without Indices, row by row: for each output row, the valid
+// kernel rows are visited in order and each updates the whole output row, so the inner loop runs
+// over contiguous outputs. Same taps in the same (row-major) order as PoolTyped, so the result,
+// NaN included (the first NaN of a window wins), is identical.
+template <typename T>
+void MaxPool2d(const PoolPlan& plan, const T* x, T* y) {
+  const WindowGeometry& g = plan.geometry;
+  const int64_t in_h = plan.input_spatial[0], in_w = plan.input_spatial[1];
+  const int64_t out_h = g.output[0], out_w = g.output[1];
+  const int64_t kh = g.kernel[0], kw = g.kernel[1];
+  const std::vector<int64_t>& row_of = plan.coordinate[0];
+  const std::vector<int64_t>& col_of = plan.coordinate[1];
+  for (int64_t plane = 0; plane < plan.planes; ++plane) {
+    const T* xp = x + plane * in_h * in_w;
+    T* yp = y + plane * out_h * out_w;
+    for (int64_t oh = 0; oh < out_h; ++oh) {
+      T* yr = yp + oh * out_w;
+      std::fill(yr, yr + out_w, std::numeric_limits<T>::lowest());
+      for (int64_t th = 0; th < kh; ++th) {
+        const int64_t r = row_of[oh * kh + th];
+        if (r < 0) continue;
+        const T* xr = xp + r * in_w;
+        for (int64_t ow = 0; ow < out_w; ++ow) {
+          const int64_t* cols = col_of.data() + ow * kw;
+          T best = yr[ow];
+          for (int64_t tw = 0; tw < kw; ++tw) {
+            const int64_t c = cols[tw];
+            if (c < 0) continue;
+            const T v = xr[c];
+            // Keep a NaN once taken; take a NaN or a larger value otherwise.
+            best = best != best ? best : (v > best || v != v ? v : best);
+          }
+          yr[ow] = best;
+        }
+      }
+    }
+  }
+}
+
 }  // namespace
 
 Result<PoolPlan> PreparePool(PoolKind kind, DataType dtype, std::span<const int64_t> x_shape,
@@ -254,6 +293,13 @@ Status Pool(const PoolPlan& plan, const void* x, void* y, int64_t* indices) {
         using T = typename decltype(tag)::type;
         if (plan.global) {
           GlobalPoolTyped<T>(plan, static_cast<const T*>(x), static_cast<T*>(y));
+        } else if constexpr (std::is_floating_point_v<T>) {
+          if (plan.kind == PoolKind::kMax && indices == nullptr &&
+              plan.input_spatial.size() == 2) {
+            MaxPool2d<T>(plan, static_cast<const T*>(x), static_cast<T*>(y));
+          } else {
+            PoolTyped<T>(plan, static_cast<const T*>(x), static_cast<T*>(y), indices);
+          }
         } else {
           PoolTyped<T>(plan, static_cast<const T*>(x), static_cast<T*>(y), indices);
         }

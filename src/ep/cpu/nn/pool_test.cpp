@@ -1,11 +1,14 @@
 // ep/cpu/nn/pool_test.cpp: tests of MaxPool (with Indices), AveragePool, LpPool and the Global
 // pools: the ONNX backend and pytorch cases (onnx_node_cases.inc), the issue-6 ceil_mode edge
-// case, random configurations against a brute-force window reference, and errors.
+// case, random configurations against a brute-force window reference, the 2-D MaxPool path
+// without Indices against the general one (NaNs included), and errors.
 #include "ep/cpu/nn/pool.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
+#include <limits>
 #include <random>
 #include <string>
 #include <vector>
@@ -183,6 +186,49 @@ TEST(PoolTest, RandomConfigurationsAgainstBruteForce) {
         ASSERT_NEAR(y[at], std::pow(sum, 1.0 / attr.p), 1e-12) << "iteration " << iter;
       }
     });
+  }
+}
+
+// MaxPool without Indices takes a row-by-row path in 2-D; with Indices, the general one. Both
+// must give the same bits, NaNs (first one of a window wins) included.
+TEST(PoolTest, MaxPool2dWithoutIndicesMatchesGeneralPath) {
+  std::mt19937 rng(97);
+  for (int iter = 0; iter < 60; ++iter) {
+    PoolAttributes attr;
+    attr.ceil_mode = iter % 2 == 1;
+    Shape xs = {RandomInt(rng, 1, 2), RandomInt(rng, 1, 3)};
+    std::vector<int64_t> pads_end;
+    for (int i = 0; i < 2; ++i) {
+      attr.kernel_shape.push_back(RandomInt(rng, 1, 3));
+      attr.strides.push_back(RandomInt(rng, 1, 3));
+      attr.dilations.push_back(RandomInt(rng, 1, 2));
+      attr.pads.push_back(RandomInt(rng, 0, attr.kernel_shape.back() - 1));
+      pads_end.push_back(RandomInt(rng, 0, attr.kernel_shape.back() - 1));
+      xs.push_back((attr.kernel_shape.back() - 1) * attr.dilations.back() + RandomInt(rng, 1, 6));
+    }
+    attr.pads.insert(attr.pads.end(), pads_end.begin(), pads_end.end());
+    for (DataType dtype : {DataType::kFloat, DataType::kDouble}) {
+      NXRT_ASSERT_OK_AND_ASSIGN(PoolPlan plan, PreparePool(PoolKind::kMax, dtype, xs, attr));
+      std::vector<double> x = testing::RandomVector<double>(rng, Count(xs));
+      for (double& v : x) {
+        if (RandomInt(rng, 0, 9) == 0) v = std::numeric_limits<double>::quiet_NaN();
+      }
+      auto check = [&](auto zero) {
+        using T = decltype(zero);
+        const std::vector<T> xt(x.begin(), x.end());
+        std::vector<T> fast(Count(plan.output_shape)), general(fast.size());
+        std::vector<int64_t> indices(fast.size());
+        NXRT_ASSERT_OK(Pool(plan, xt.data(), fast.data(), nullptr));
+        NXRT_ASSERT_OK(Pool(plan, xt.data(), general.data(), indices.data()));
+        EXPECT_EQ(std::memcmp(fast.data(), general.data(), fast.size() * sizeof(T)), 0)
+            << "iteration " << iter;
+      };
+      if (dtype == DataType::kFloat) {
+        check(0.0f);
+      } else {
+        check(0.0);
+      }
+    }
   }
 }
 
