@@ -14,10 +14,10 @@ class SubgraphRunner {
   explicit SubgraphRunner(SubgraphPlan sub) : sub_(std::move(sub)) {}
 
   // Runs the subgraph with `graph_inputs` (one per plan input, in order; unset = omitted)
-  // and the enclosing step's inputs for outer-scope values. Returns outputs that own their
-  // buffers.
-  Result<std::vector<Value>> Run(std::span<const Value* const> step_inputs,
-                                 std::vector<Value> graph_inputs, ThreadPool& pool) {
+  // and the enclosing step's inputs for outer-scope values. Fills `outputs` (resized to the
+  // plan's outputs) with values that own their buffers.
+  Status Run(std::span<const Value* const> step_inputs, std::span<Value> graph_inputs,
+             std::vector<Value>& outputs, ThreadPool& pool) {
     const GraphPlan& plan = *sub_.plan;
     if (!instance_) {
       NXRT_ASSIGN_OR_RETURN(instance_, PlanInstance::Create(plan));
@@ -27,32 +27,41 @@ class SubgraphRunner {
                         plan.inputs.size(), " inputs, but ", graph_inputs.size(),
                         " values are passed to it");
     }
-    std::vector<Value> values(plan.values.size());
+    std::vector<Value>& values = instance_->values();
     for (size_t i = 0; i < plan.inputs.size(); ++i) {
       values[plan.inputs[i]] = std::move(graph_inputs[i]);
     }
     for (const auto& [value, index] : sub_.outer_bindings) {
       if (step_inputs[index] != nullptr) values[value] = *step_inputs[index];
     }
-    NXRT_RETURN_IF_ERROR(instance_->Run(values, pool, {}).WithContext(
-        "in subgraph '" + plan.graph->name + "'"));
-    std::vector<Value> outputs;
-    outputs.reserve(plan.outputs.size());
-    for (ir::ValueId v : plan.outputs) {
+    Status status = instance_->Run(pool, {});
+    outputs.resize(plan.outputs.size());
+    for (size_t k = 0; k < plan.outputs.size() && status.ok(); ++k) {
+      const ir::ValueId v = plan.outputs[k];
       Value& value = values[v];
       if (!value.defined()) {
-        return MakeStatus(StatusCode::kRuntimeError, "subgraph '", plan.graph->name,
-                          "' output '", plan.graph->values[v].name, "' has no value");
-      }
-      // Tensors that are inputs, initializers or outer values may be borrowed: copy them.
-      if (plan.values[v].source != ValueSource::kStep && value.is_tensor()) {
-        NXRT_ASSIGN_OR_RETURN(Tensor copy, value.tensor().Clone());
-        outputs.emplace_back(std::move(copy));
+        status = MakeStatus(StatusCode::kRuntimeError, "subgraph '", plan.graph->name,
+                            "' output '", plan.graph->values[v].name, "' has no value");
+      } else if (plan.values[v].source != ValueSource::kStep && value.is_tensor()) {
+        // Tensors that are inputs, initializers or outer values may be borrowed: copy them.
+        Result<Tensor> copy = value.tensor().Clone();
+        if (copy.ok()) {
+          outputs[k] = Value(std::move(copy).value());
+        } else {
+          status = copy.status();
+        }
+      } else if (plan.values[v].source == ValueSource::kStep &&
+                 std::find(plan.outputs.begin() + k + 1, plan.outputs.end(), v) ==
+                     plan.outputs.end()) {
+        outputs[k] = std::move(value);  // its last listing as an output
+        value = Value();
       } else {
-        outputs.push_back(std::move(value));
+        outputs[k] = value;
       }
     }
-    return outputs;
+    instance_->ReleaseBindings();
+    if (!status.ok()) return status.WithContext("in subgraph '" + plan.graph->name + "'");
+    return status;
   }
 
  private:
@@ -113,19 +122,23 @@ class IfStep final : public RuntimeStep {
   Status Run(std::span<const Value* const> inputs, std::vector<Value>& outputs,
              ThreadPool& pool) override {
     NXRT_ASSIGN_OR_RETURN(bool cond, ReadBool(inputs[0], "input 0 'cond'"));
-    NXRT_ASSIGN_OR_RETURN(std::vector<Value> result,
-                          (cond ? then_ : else_).Run(inputs, {}, pool));
-    if (result.size() != outputs.size()) {
-      return MakeStatus(StatusCode::kInvalidModel, cond ? "then_branch" : "else_branch", " has ",
-                        result.size(), " outputs, the If node has ", outputs.size());
+    std::vector<Value>& result = result_;
+    Status status = (cond ? then_ : else_).Run(inputs, {}, result, pool);
+    if (status.ok() && result.size() != outputs.size()) {
+      status = MakeStatus(StatusCode::kInvalidModel, cond ? "then_branch" : "else_branch",
+                          " has ", result.size(), " outputs, the If node has ", outputs.size());
     }
-    for (size_t i = 0; i < outputs.size(); ++i) outputs[i] = std::move(result[i]);
-    return Status::Ok();
+    for (size_t i = 0; i < result.size(); ++i) {
+      if (status.ok()) outputs[i] = std::move(result[i]);
+      result[i] = Value();
+    }
+    return status;
   }
 
  private:
   SubgraphRunner then_;
   SubgraphRunner else_;
+  std::vector<Value> result_;  // the branch's outputs; unset between runs
 };
 
 class LoopStep final : public RuntimeStep {
@@ -169,8 +182,8 @@ class LoopStep final : public RuntimeStep {
       body_inputs.emplace_back(Tensor::Scalar<int64_t>(it));
       body_inputs.emplace_back(Tensor::Scalar<bool>(cond));
       for (const Value& s : state) body_inputs.push_back(s);
-      NXRT_ASSIGN_OR_RETURN(std::vector<Value> result,
-                            body_.Run(inputs, std::move(body_inputs), pool));
+      std::vector<Value> result;
+      NXRT_RETURN_IF_ERROR(body_.Run(inputs, body_inputs, result, pool));
       if (result.size() != 1 + carried + scan_count) {
         return MakeStatus(StatusCode::kInvalidModel, "Loop body has ", result.size(),
                           " outputs, expected 1 + ", carried, " + ", scan_count);
@@ -251,8 +264,8 @@ class ScanStep final : public RuntimeStep {
                               SliceAxis(own[n + j]->tensor(), attrs_.input_axes[j], index));
         body_inputs.emplace_back(std::move(slice));
       }
-      NXRT_ASSIGN_OR_RETURN(std::vector<Value> result,
-                            body_.Run(inputs, std::move(body_inputs), pool));
+      std::vector<Value> result;
+      NXRT_RETURN_IF_ERROR(body_.Run(inputs, body_inputs, result, pool));
       if (result.size() != n + k_count) {
         return MakeStatus(StatusCode::kInvalidModel, "Scan body has ", result.size(),
                           " outputs, expected ", n + k_count);
@@ -414,8 +427,8 @@ class SequenceMapStep final : public RuntimeStep {
           body_inputs.push_back(*inputs[j]);
         }
       }
-      NXRT_ASSIGN_OR_RETURN(std::vector<Value> result,
-                            body_.Run(inputs, std::move(body_inputs), pool));
+      std::vector<Value> result;
+      NXRT_RETURN_IF_ERROR(body_.Run(inputs, body_inputs, result, pool));
       if (result.size() != outputs.size()) {
         return MakeStatus(StatusCode::kInvalidModel, "SequenceMap body has ", result.size(),
                           " outputs, the node has ", outputs.size());

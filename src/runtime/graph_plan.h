@@ -20,6 +20,10 @@
 // After a run in which some intermediate did not fit the memory plan (first run, new shapes),
 // the plan is rebuilt from the sizes just seen (runtime/memory_planner.h), so steady-state runs
 // allocate only their graph outputs.
+// Steady state (same shapes as the run before) allocates nothing else on the heap: the value
+// slots live in the instance (initializers and Constant outputs stay bound across runs), each
+// step's scratch lists are kept, and an arena intermediate's tensor is parked after its last
+// use and handed back to its producer on the next run instead of being rebuilt.
 #pragma once
 
 #include <chrono>
@@ -76,6 +80,10 @@ struct StepPlan {
   std::vector<ir::ValueId> outputs;  // kNoValue when omitted
   // Node description for error messages: "node 'Conv_3' (Conv, opset 17)".
   std::string description;
+  // A Constant node: its output is the same on every run, so an instance computes it once, keeps
+  // it in an owned buffer outside the arena and skips the step afterwards (unless the output is
+  // a graph output, which the caller receives as its own).
+  bool constant = false;
 };
 
 // Where a value of the graph comes from during a run.
@@ -86,6 +94,9 @@ struct ValuePlan {
   int32_t producer_step = -1;  // for kStep
   int32_t last_use_step = -1;  // last step reading it; -1 when no step does
   bool graph_output = false;
+  // The output of a Constant step that is not a graph output: an instance keeps it bound after
+  // the first run instead of dropping it.
+  bool pinned = false;
   const Tensor* initializer = nullptr;  // for kInitializer
 };
 
@@ -123,11 +134,20 @@ class PlanInstance {
   static Result<std::unique_ptr<PlanInstance>> Create(const GraphPlan& plan);
   ~PlanInstance();
 
-  // Runs the plan. `values` has one slot per value of the graph: the caller binds graph inputs
-  // and outer-scope values; initializers are bound here. On return the graph outputs' slots
+  // The instance's value slots, one per value of the graph, kept across runs: the caller binds
+  // graph inputs and outer-scope values here before Run, takes the graph outputs after it, then
+  // calls ReleaseBindings.
+  std::vector<Value>& values() { return values_; }
+  // Unbinds the graph inputs, outer-scope values and graph outputs (so that the instance holds no
+  // caller's buffer between runs); initializers and computed constants stay bound.
+  void ReleaseBindings();
+  // Per-step counters a caller may pass to Run (kept here so that runs reuse the storage).
+  std::vector<StepCounters>& counters() { return counters_; }
+
+  // Runs the plan on values(): initializers are bound here. On return the graph outputs' slots
   // hold their values (tensors produced by steps own their buffers). `counters` (one per step,
   // may be empty) receive calls and time; `spans`, when given, one entry per successful step.
-  Status Run(std::vector<Value>& values, ThreadPool& pool, std::span<StepCounters> counters,
+  Status Run(ThreadPool& pool, std::span<StepCounters> counters,
              std::vector<StepSpan>* spans = nullptr);
   // The step whose failure ended the last Run, or nullopt when it succeeded.
   std::optional<size_t> failed_step() const { return failed_step_; }
@@ -135,12 +155,17 @@ class PlanInstance {
  private:
   struct StepState;
   explicit PlanInstance(const GraphPlan& plan);
-  Status RunStep(size_t index, std::vector<Value>& values, ThreadPool& pool);
+  Status RunStep(size_t index, ThreadPool& pool);
+  // Empties slot `v` after its last use; an arena tensor is parked in spare_[v] for its producer.
+  void Drop(ir::ValueId v);
   void RebuildMemoryPlan();
 
   const GraphPlan& plan_;
   std::optional<size_t> failed_step_;
   std::vector<std::unique_ptr<StepState>> steps_;
+  std::vector<Value> values_;  // by ValueId
+  std::vector<Value> spare_;   // by ValueId: arena tensors parked between their runs
+  std::vector<StepCounters> counters_;
   // The arena and, per value, its offset in it and the byte size it was planned for (-1: not
   // planned). Rebuilt when a run sees a size the plan does not have.
   std::shared_ptr<std::byte> arena_;

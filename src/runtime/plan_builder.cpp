@@ -258,6 +258,7 @@ Result<std::shared_ptr<GraphPlan>> PlanBuilder::Build(const ir::Graph& graph) {
     } else {
       ExecutionProvider* ep = entry.provider.get();
       step.make_kernel = [ep, info = std::move(info)] { return ep->CreateKernel(info); };
+      step.constant = node.domain.empty() && node.op_type == "Constant" && node.inputs.empty();
     }
     plan->steps.push_back(std::move(step));
   }

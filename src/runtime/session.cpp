@@ -66,8 +66,6 @@ class SessionImpl final : public Session {
   Result<std::vector<NamedValue>> RunValues(const std::vector<NamedValue>& inputs,
                                             const std::vector<std::string>& output_names) override {
     const ir::Graph& g = *model_.graph;
-    std::vector<Value> values(g.values.size());
-    NXRT_RETURN_IF_ERROR(BindInputs(inputs, values));
     std::vector<ir::ValueId> wanted;
     if (output_names.empty()) {
       wanted = g.outputs;
@@ -85,30 +83,52 @@ class SessionImpl final : public Session {
 
     // A plugin EP whose kernel fails while running is dropped when fallback is allowed: the
     // plan is rebuilt without it and the run repeated once on the new plan.
-    std::shared_ptr<GraphPlan> plan;
+    Lease lease;
+    NXRT_RETURN_IF_ERROR(Acquire(lease));
     std::optional<size_t> failed_step;
-    Status status = RunPlan(values, plan, failed_step);
+    Status status = BindInputs(inputs, lease.instance->values());
+    if (!status.ok()) {
+      Return(lease);
+      return status;
+    }
+    status = RunPlan(lease, failed_step);
     if (!status.ok() && options_.allow_fallback) {
-      NXRT_ASSIGN_OR_RETURN(bool replanned, DropFailedPluginEp(plan, failed_step, status));
+      std::shared_ptr<GraphPlan> failed_plan = lease.plan;
+      Return(lease);
+      NXRT_ASSIGN_OR_RETURN(bool replanned, DropFailedPluginEp(failed_plan, failed_step, status));
       if (replanned) {
-        std::fill(values.begin(), values.end(), Value());
-        NXRT_RETURN_IF_ERROR(BindInputs(inputs, values));
-        status = RunPlan(values, plan, failed_step);
+        NXRT_RETURN_IF_ERROR(Acquire(lease));
+        status = BindInputs(inputs, lease.instance->values());
+        if (status.ok()) status = RunPlan(lease, failed_step);
       }
     }
-    if (!status.ok()) return status;
-
-    // Tensors that are the caller's buffers (graph inputs, also when passed through a sequence
-    // or an optional) or the model's (initializers) are copied.
-    std::vector<const void*> fed_buffers;
-    for (const NamedValue& in : inputs) {
-      if (in.value.is_tensor()) fed_buffers.push_back(in.value.tensor().raw_data());
-      for (const Tensor& t : in.value.sequence()) fed_buffers.push_back(t.raw_data());
+    if (!status.ok()) {
+      Return(lease);
+      return status;
     }
+    Result<std::vector<NamedValue>> result = CollectOutputs(inputs, wanted, lease.instance->values());
+    Return(lease);
+    return result;
+  }
+
+  // Tensors that are the caller's buffers (graph inputs, also when passed through a sequence
+  // or an optional) or the model's (initializers) are copied.
+  Result<std::vector<NamedValue>> CollectOutputs(const std::vector<NamedValue>& inputs,
+                                                 const std::vector<ir::ValueId>& wanted,
+                                                 const std::vector<Value>& values) const {
+    const ir::Graph& g = *model_.graph;
+    auto fed = [&](const Tensor& t) {
+      if (t.byte_size() == 0) return false;
+      for (const NamedValue& in : inputs) {
+        if (in.value.is_tensor() && in.value.tensor().raw_data() == t.raw_data()) return true;
+        for (const Tensor& e : in.value.sequence()) {
+          if (e.raw_data() == t.raw_data()) return true;
+        }
+      }
+      return false;
+    };
     auto owned = [&](const Tensor& t) -> Result<Tensor> {
-      const bool fed = t.byte_size() > 0 && std::find(fed_buffers.begin(), fed_buffers.end(),
-                                                      t.raw_data()) != fed_buffers.end();
-      if (fed || !t.owns_data()) return t.Clone();
+      if (fed(t) || !t.owns_data()) return t.Clone();
       return t;
     };
     std::vector<NamedValue> result;
@@ -137,23 +157,43 @@ class SessionImpl final : public Session {
     return result;
   }
 
-  // Runs the current plan on a pooled instance; `plan` receives the plan that ran and
-  // `failed_step` the step that failed, if one did.
-  Status RunPlan(std::vector<Value>& values, std::shared_ptr<GraphPlan>& plan,
-                 std::optional<size_t>& failed_step) {
+  // A pooled instance of the current plan, held by one run.
+  struct Lease {
+    std::shared_ptr<GraphPlan> plan;
     std::unique_ptr<PlanInstance> instance;
+  };
+
+  Status Acquire(Lease& lease) {
     {
       std::lock_guard<std::mutex> lock(mutex_);
-      plan = plan_;
+      lease.plan = plan_;
       if (!free_instances_.empty()) {
-        instance = std::move(free_instances_.back());
+        lease.instance = std::move(free_instances_.back());
         free_instances_.pop_back();
       }
     }
-    if (!instance) {
-      NXRT_ASSIGN_OR_RETURN(instance, PlanInstance::Create(*plan));
+    if (!lease.instance) {
+      NXRT_ASSIGN_OR_RETURN(lease.instance, PlanInstance::Create(*lease.plan));
     }
-    std::vector<runtime::StepCounters> counters(plan->steps.size());
+    return Status::Ok();
+  }
+
+  // Unbinds the run's inputs and outputs and puts the instance back in the pool, unless the
+  // session replanned meanwhile (the instance is then stale and dropped).
+  void Return(Lease& lease) {
+    if (!lease.instance) return;
+    lease.instance->ReleaseBindings();
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (lease.plan == plan_) free_instances_.push_back(std::move(lease.instance));
+    lease.instance.reset();
+  }
+
+  // Runs the leased instance; `failed_step` receives the step that failed, if one did.
+  Status RunPlan(Lease& lease, std::optional<size_t>& failed_step) {
+    PlanInstance& instance = *lease.instance;
+    const std::shared_ptr<GraphPlan>& plan = lease.plan;
+    std::vector<runtime::StepCounters>& counters = instance.counters();
+    counters.assign(plan->steps.size(), {});
     size_t started = 0;
     Status status;
     for (; started < observers_.size(); ++started) {
@@ -162,16 +202,15 @@ class SessionImpl final : public Session {
     }
     std::vector<runtime::StepSpan> spans;
     if (status.ok()) {
-      status = instance->Run(values, *pool_, counters, profiling_ ? &spans : nullptr);
+      status = instance.Run(*pool_, counters, profiling_ ? &spans : nullptr);
     }
     for (size_t i = started; i-- > 0;) {
       Status ended = observers_[i]->OnRunEnd();
       if (status.ok()) status = ended;
     }
-    if (!status.ok()) failed_step = instance->failed_step();
+    if (!status.ok()) failed_step = instance.failed_step();
     std::lock_guard<std::mutex> lock(mutex_);
-    if (plan != plan_) return status;  // replanned meanwhile: the instance and counts are stale
-    free_instances_.push_back(std::move(instance));
+    if (plan != plan_) return status;  // replanned meanwhile: the counts are stale
     if (profiling_) {
       const uint32_t thread = ThreadIndex();
       for (const runtime::StepSpan& span : spans) events_.push_back({plan, span, thread});

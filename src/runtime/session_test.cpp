@@ -207,6 +207,52 @@ TEST(Session, IfRunsTheChosenBranchWithOuterScopeValues) {
   }
 }
 
+// Constant nodes: one read by Add (kept bound across runs), one that is a graph output, one
+// returned through an If branch. Outputs are the caller's: writing into them must not change
+// what later runs return.
+TEST(Session, ConstantsStayTheSameAcrossRunsWhateverTheCallerDoesWithOutputs) {
+  onnx::ModelProto m = NewModel();
+  auto* g = m.mutable_graph();
+  AddTensorValue(g->add_input(), "x", onnx::TensorProto::FLOAT, {2});
+  AddTensorValue(g->add_input(), "cond", onnx::TensorProto::BOOL, {});
+  auto constant = [](onnx::NodeProto* n, std::vector<float> v) {
+    auto* a = n->add_attribute();
+    a->set_name("value");
+    a->set_type(onnx::AttributeProto::TENSOR);
+    a->mutable_t()->set_data_type(onnx::TensorProto::FLOAT);
+    a->mutable_t()->add_dims(static_cast<int64_t>(v.size()));
+    for (float f : v) a->mutable_t()->add_float_data(f);
+  };
+  constant(AddNode(g, "Constant", {}, {"c"}), {1, 2});
+  constant(AddNode(g, "Constant", {}, {"k"}), {5, 6});
+  AddNode(g, "Add", {"x", "c"}, {"y"});
+  onnx::NodeProto* if_node = AddNode(g, "If", {"cond"}, {"b"});
+  for (const char* branch : {"then_branch", "else_branch"}) {
+    auto* a = if_node->add_attribute();
+    a->set_name(branch);
+    a->set_type(onnx::AttributeProto::GRAPH);
+    onnx::GraphProto* body = a->mutable_g();
+    body->set_name(branch);
+    constant(AddNode(body, "Constant", {}, {std::string(branch) + "_v"}), {7, 8});
+    AddTensorValue(body->add_output(), std::string(branch) + "_v", onnx::TensorProto::FLOAT, {2});
+  }
+  AddTensorValue(g->add_output(), "y", onnx::TensorProto::FLOAT, {2});
+  AddTensorValue(g->add_output(), "k", onnx::TensorProto::FLOAT, {2});
+  AddTensorValue(g->add_output(), "b", onnx::TensorProto::FLOAT, {2});
+  auto session = Session::CreateFromBytes(Serialize(m));
+  ASSERT_TRUE(session.ok()) << session.status().ToString();
+  for (float x0 : {10.f, 20.f, 30.f}) {
+    auto out = (*session)->Run({{"x", Floats({2}, {x0, 1})}, {"cond", Tensor::Scalar<bool>(true)}});
+    ASSERT_TRUE(out.ok()) << out.status().ToString();
+    ASSERT_EQ(out->size(), 3u);
+    EXPECT_FLOAT_EQ((*out)[0].tensor.data<float>()[0], x0 + 1);
+    EXPECT_FLOAT_EQ((*out)[0].tensor.data<float>()[1], 3);
+    EXPECT_FLOAT_EQ((*out)[1].tensor.data<float>()[0], 5);
+    EXPECT_FLOAT_EQ((*out)[2].tensor.data<float>()[1], 8);
+    for (NamedTensor& t : *out) t.tensor.mutable_data<float>()[1] = -1;  // the caller's now
+  }
+}
+
 // Loop: sum = sum + x (outer) each iteration, scan output the running sum; 3 trips.
 TEST(Session, LoopCarriesStateAndStacksScanOutputs) {
   onnx::ModelProto m = NewModel();
