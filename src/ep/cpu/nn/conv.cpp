@@ -8,6 +8,7 @@
 #include <new>
 #include <unordered_map>
 
+#include "ep/cpu/nn/dnnl_threads.h"
 #include "ep/cpu/nn/dnnl_util.h"
 #include "ep/cpu/nn/nn_common.h"
 
@@ -148,6 +149,9 @@ void CreateDnnlConv(ConvPlan& plan) {
                                          geo.pads_begin[i] - geo.output[i]
                                    : geo.pads_end[i]);
   }
+  // Multiply-adds: output elements times the taps and input channels each reads.
+  plan.threads = DnnlThreadsFor(Product(plan.output_shape) * ksize * cg, plan.threads);
+  SetDnnlThreads(plan.threads);
   dnnl::post_ops post_ops;
   const ConvPostOps& po = plan.post_ops;
   if (po.sum) post_ops.append_sum(1.0f);
@@ -356,10 +360,11 @@ void ConvRef(const ConvPlan& plan, const T* x, const T* w, const T* b, const T* 
 Result<ConvPlan> PrepareConv(DataType dtype, std::span<const int64_t> x_shape,
                              std::span<const int64_t> w_shape,
                              std::optional<std::span<const int64_t>> b_shape,
-                             const ConvAttributes& attributes, const ConvPostOps& post_ops) {
+                             const ConvAttributes& attributes, const ConvOptions& options) {
   ConvPlan plan;
   plan.dtype = dtype;
-  plan.post_ops = post_ops;
+  plan.post_ops = options.post_ops;
+  plan.threads = options.threads;
   std::vector<int64_t> kernel;
   NXRT_RETURN_IF_ERROR(
       CheckConvShapes("Conv", false, x_shape, w_shape, b_shape, attributes, plan, kernel));
@@ -381,11 +386,12 @@ Result<ConvPlan> PrepareConvTranspose(DataType dtype, std::span<const int64_t> x
                                       std::span<const int64_t> w_shape,
                                       std::optional<std::span<const int64_t>> b_shape,
                                       const ConvAttributes& attributes,
-                                      const ConvPostOps& post_ops) {
+                                      const ConvOptions& options) {
   constexpr std::string_view kOp = "ConvTranspose";
   ConvPlan plan;
   plan.dtype = dtype;
-  plan.post_ops = post_ops;
+  plan.post_ops = options.post_ops;
+  plan.threads = options.threads;
   plan.transpose = true;
   std::vector<int64_t> kernel;
   NXRT_RETURN_IF_ERROR(
@@ -478,6 +484,7 @@ Status RunDnnl(const ConvPlan& plan, const ConvBuffers& io) {
   NXRT_ASSIGN_OR_RETURN(dnnl::engine engine, DnnlEngine());
   NXRT_ASSIGN_OR_RETURN(dnnl::stream * stream, DnnlStream());
   std::byte* ws = io.workspace.data();
+  SetDnnlThreads(plan.threads);
   auto run = [&](const dnnl::primitive& prim, const dnnl::memory::desc& scratchpad_md,
                  std::unordered_map<int, dnnl::memory> args) {
     if (scratchpad_md.get_size() > 0) {

@@ -51,6 +51,13 @@ struct ConvPostOps {
   float beta = 0.0f;
 };
 
+// How to prepare a float plan: its post-ops and the most threads oneDNN may use (the plan takes
+// DnnlThreadsFor its multiply-adds, so small convolutions stay on the calling thread).
+struct ConvOptions {
+  ConvPostOps post_ops;
+  int threads = 1;
+};
+
 // A created oneDNN (de)convolution primitive and its reorders; defined in conv.cpp.
 struct DnnlConvPrimitive;
 // Weights reordered into the primitive's layout; defined in conv.cpp.
@@ -67,6 +74,7 @@ struct ConvPlan {
   int64_t group = 1;
   bool has_bias = false;
   ConvPostOps post_ops;
+  int threads = 1;  // oneDNN threads the primitive was created for and runs with
   Shape input_spatial;
   WindowGeometry geometry;  // kernel, strides, dilations, pads, output (spatial)
   std::shared_ptr<const DnnlConvPrimitive> dnnl;  // null: reference loops
@@ -83,7 +91,7 @@ struct ConvPlan {
 Result<ConvPlan> PrepareConv(DataType dtype, std::span<const int64_t> x_shape,
                              std::span<const int64_t> w_shape,
                              std::optional<std::span<const int64_t>> b_shape,
-                             const ConvAttributes& attributes, const ConvPostOps& post_ops = {});
+                             const ConvAttributes& attributes, const ConvOptions& options = {});
 
 // ConvTranspose (ONNX opset 1, 11): M = W[1] * group output channels and spatial dims
 //   out = stride * (in - 1) + output_padding + (k - 1) * dilation + 1 - pad_begin - pad_end.
@@ -95,7 +103,7 @@ Result<ConvPlan> PrepareConvTranspose(DataType dtype, std::span<const int64_t> x
                                       std::span<const int64_t> w_shape,
                                       std::optional<std::span<const int64_t>> b_shape,
                                       const ConvAttributes& attributes,
-                                      const ConvPostOps& post_ops = {});
+                                      const ConvOptions& options = {});
 
 // For weights that never change (an initializer): reorders `w` (ONNX layout) once into the
 // primitive's layout and keeps the copy in the plan, so Conv ignores its `w` afterwards and

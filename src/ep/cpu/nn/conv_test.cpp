@@ -333,8 +333,11 @@ TEST(ConvTest, PackedWeightsAndPostOpsMatchUnfused) {
     const std::vector<double> b = testing::RandomVector<double>(rng, m);
     const std::vector<float> xf(x.begin(), x.end()), wf(w.begin(), w.end()), bf(b.begin(), b.end());
     auto prepare = [&](DataType dtype, const ConvPostOps& po) {
-      return pr.transpose ? PrepareConvTranspose(dtype, pr.xs, pr.ws, bs, attr, po)
-                          : PrepareConv(dtype, pr.xs, pr.ws, bs, attr, po);
+      ConvOptions options;
+      options.post_ops = po;
+      options.threads = 2;
+      return pr.transpose ? PrepareConvTranspose(dtype, pr.xs, pr.ws, bs, attr, options)
+                          : PrepareConv(dtype, pr.xs, pr.ws, bs, attr, options);
     };
     NXRT_ASSERT_OK_AND_ASSIGN(ConvPlan plain, prepare(DataType::kDouble, {}));
     std::vector<double> conv(Count(plain.output_shape));

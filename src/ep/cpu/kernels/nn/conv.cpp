@@ -1,10 +1,10 @@
 // ep/cpu/kernels/nn/conv.cpp: glue of Conv and ConvTranspose over nn/conv.h.
 //
 // Layer: nxrt_ep_cpu (kernel glue). The attributes are parsed once; Prepare creates the plan (and
-// its oneDNN primitive for float) only when an input shape differs from the one it was made
-// for, so a steady input shape costs one primitive creation; constant weights (initializers) are
-// then reordered once into the primitive's layout. The blocked copies and oneDNN's scratchpad
-// are the kernel's workspace.
+// its oneDNN primitive for float) only when an input shape or the run's thread count differs
+// from the one it was made for, so a steady input shape costs one primitive creation; constant
+// weights (initializers) are then reordered once into the primitive's layout. The blocked copies
+// and oneDNN's scratchpad are the kernel's workspace.
 #include <memory>
 #include <optional>
 #include <string>
@@ -28,14 +28,18 @@ class ConvKernel final : public Kernel {
     Shape w = InputShape(ctx, 1);
     std::optional<Shape> b;
     if (HasInput(ctx, 2)) b = InputShape(ctx, 2);
+    const int threads = ctx.thread_count();
     if (!planned_ || ctx.input_dtype(0) != plan_.dtype || x != x_shape_ || w != w_shape_ ||
-        b != b_shape_) {
+        b != b_shape_ || threads != threads_) {
+      nn::ConvOptions options;
+      options.threads = threads;
       std::optional<std::span<const int64_t>> b_span;
       if (b) b_span = *b;
       NXRT_ASSIGN_OR_RETURN(plan_, transpose_ ? nn::PrepareConvTranspose(ctx.input_dtype(0), x, w,
-                                                                         b_span, attributes_)
+                                                                         b_span, attributes_,
+                                                                         options)
                                               : nn::PrepareConv(ctx.input_dtype(0), x, w, b_span,
-                                                                attributes_));
+                                                                attributes_, options));
       // Only constant initializers (the kernel lists no value inputs) are readable here.
       if (Result<const Tensor*> weights = ctx.input_value(1); weights.ok()) {
         NXRT_RETURN_IF_ERROR(nn::PackConvWeights(plan_, (*weights)->raw_data()));
@@ -43,6 +47,7 @@ class ConvKernel final : public Kernel {
       x_shape_ = std::move(x);
       w_shape_ = std::move(w);
       b_shape_ = std::move(b);
+      threads_ = threads;
       planned_ = true;
     }
     ctx.SetWorkspaceBytes(plan_.workspace_bytes);
@@ -64,6 +69,7 @@ class ConvKernel final : public Kernel {
   bool transpose_;
   nn::ConvAttributes attributes_;
   bool planned_ = false;
+  int threads_ = 0;
   Shape x_shape_;
   Shape w_shape_;
   std::optional<Shape> b_shape_;
