@@ -228,6 +228,29 @@ TEST(ShapeKernelsTest, ConstantTakesEveryValueForm) {
       Tensor::FromVector<std::string>({2}, {"a", "bc"}).value(), "Constant value_strings");
 }
 
+// Constant's `value` on random shapes (empty and rank 0 included) of every numeric type and bool:
+// the output is the attribute's tensor, byte for byte.
+TEST(ShapeKernelsTest, ConstantOnRandomTensorsOfEveryTypeGivesTheAttribute) {
+  std::mt19937_64 rng(2614);
+  int cases = 0;
+  std::vector<DataType> types = math::testing::AllNumericTypes();
+  types.push_back(DataType::kBool);
+  for (DataType type : types) {
+    for (int c = 0; c < 2; ++c) {
+      const Shape shape = RandomShape(rng, 0, 3, c == 0 ? 1 : 0, 4);
+      const Tensor value = RandomTensor(rng, type, shape, math::testing::IsSignedType(type) ? -9 : 0,
+                                        9);
+      SingleOpModel model("Constant", c == 0 ? 13 : 9);
+      model.AddAttribute(testing::TensorAttr("value", value)).AddOutput(type);
+      if (!model.CpuSupports().supported()) continue;  // a type the opset's schema lacks
+      ExpectRunsTo(model, value,
+                   "Constant " + std::string(DataTypeName(type)) + " " + ShapeToString(shape));
+      ++cases;
+    }
+  }
+  EXPECT_GE(cases, 20);  // 12 numeric types and bool at opsets 9 and 13, less what 9 lacks
+}
+
 TEST(ShapeKernelsTest, ConstantOfShapeFillsTheValue) {
   Tensor zeros = Tensor::Allocate(DataType::kFloat, {2, 3}).value();
   ExpectRunsTo(SingleOpModel("ConstantOfShape", 9)

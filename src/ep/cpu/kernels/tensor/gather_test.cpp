@@ -188,6 +188,29 @@ TEST(GatherNDKernel, Issue6NegativeIndicesCountFromTheEnd) {
   EXPECT_EQ(Values<float>(y[0]), (std::vector<float>{6, 1, 2}));
 }
 
+// Issue 6: an index below -dim is out of range too (an error, not a read before the data).
+TEST(GatherKernel, Issue6IndexBelowMinusDimIsARuntimeError) {
+  for (bool int32 : {false, true}) {
+    OpCase op{"Gather", 13,
+              {In(Tensor::FromVector<float>({3}, {1, 2, 3}).value()),
+               int32 ? In(Tensor::FromVector<int32_t>({2}, {-3, -4}).value())
+                     : In(Tensor::FromVector<int64_t>({2}, {-3, -4}).value())}};
+    Result<std::vector<Tensor>> y = RunOp(op);
+    ASSERT_FALSE(y.ok()) << (int32 ? "int32" : "int64");
+    EXPECT_EQ(y.status().code(), StatusCode::kRuntimeError);
+    EXPECT_NE(y.status().message().find("-4"), std::string::npos) << y.status().message();
+  }
+}
+
+TEST(GatherNDKernel, Issue6IndexBelowMinusDimIsARuntimeError) {
+  OpCase op{"GatherND", 13,
+            {In(Tensor::FromVector<float>({2, 2}, {1, 2, 3, 4}).value()),
+             In(Tensor::FromVector<int64_t>({1, 2}, {0, -3}).value())}};
+  Result<std::vector<Tensor>> y = RunOp(op);
+  ASSERT_FALSE(y.ok());
+  EXPECT_EQ(y.status().code(), StatusCode::kRuntimeError);
+}
+
 TEST(GatherNDKernel, Int32IndicesAreNotInTheSchema) {
   OpCase op{"GatherND", 13,
             {In(Tensor::Allocate(DataType::kFloat, {2}).value()),

@@ -180,6 +180,22 @@ TEST(ScatterNDKernel, Issue6NegativeIndicesCountFromTheEnd) {
   EXPECT_EQ(Values<float>(y[0]), (std::vector<float>{10, 2, 3, 4, 5, 60}));
 }
 
+// Issue 6: an index out of range, above or below, is an error, never a write outside the data.
+TEST(ScatterElementsKernel, IndexOutOfRangeIsARuntimeError) {
+  for (const char* op_type : {"ScatterElements", "Scatter"}) {
+    for (int64_t bad : {2, -3}) {
+      OpCase op{op_type, std::string(op_type) == "Scatter" ? 9 : 13,
+                {In(Tensor::Allocate(DataType::kFloat, {2, 2}).value()),
+                 In(Tensor::FromVector<int64_t>({1, 2}, {0, bad}).value()),
+                 In(Tensor::Allocate(DataType::kFloat, {1, 2}).value())},
+                {IntAttr("axis", 1)}};
+      Result<std::vector<Tensor>> y = RunOp(op);
+      ASSERT_FALSE(y.ok()) << op_type << " index " << bad;
+      EXPECT_EQ(y.status().code(), StatusCode::kRuntimeError) << op_type << " index " << bad;
+    }
+  }
+}
+
 TEST(ScatterNDKernel, IndexOutOfRangeIsARuntimeError) {
   OpCase op{"ScatterND", 13,
             {In(Tensor::Allocate(DataType::kFloat, {4}).value()),
