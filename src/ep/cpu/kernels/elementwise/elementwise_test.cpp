@@ -508,44 +508,62 @@ TEST(ElementwiseKernelsTest, Issue6IntMinDividedByMinusOneDoesNotTrap) {
   ExpectMinOverMinusOneDoesNotTrap<int64_t>();
 }
 
-// Issue 6: Erf, Max, Min, Clip and Relu propagate NaN (Max/Min from either side).
+// Issue 6: Erf, Max, Min, Clip and Relu propagate NaN (Max/Min from any input, broadcast or
+// not), in float, double and float16.
 TEST(ElementwiseKernelsTest, Issue6NanPropagatesThroughErfMaxMinClipRelu) {
-  const float nan = std::numeric_limits<float>::quiet_NaN();
-  const Tensor x = Tensor::FromVector<float>({3}, {nan, 1.0f, nan}).value();
-  const Tensor other = Tensor::FromVector<float>({3}, {1.0f, nan, nan}).value();
-  const auto expect_all_nan = [](const SingleOpModel& model, const std::string& where) {
-    Result<std::vector<Tensor>> outputs = model.Run();
-    ASSERT_TRUE(outputs.ok()) << where << ": " << outputs.status().ToString();
-    const Tensor& y = outputs->front();
-    ASSERT_EQ(y.element_count(), 3) << where;
-    for (int64_t i = 0; i < 3; ++i) {
-      EXPECT_TRUE(std::isnan(y.data<float>()[i])) << where << ", element " << i << " is "
-                                                  << y.data<float>()[i];
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  for (DataType type : {DataType::kFloat, DataType::kDouble, DataType::kFloat16}) {
+    const auto tensor = [&](const Shape& shape, const std::vector<double>& values) {
+      Tensor t = Tensor::Allocate(type, shape).value();
+      for (size_t i = 0; i < values.size(); ++i) {
+        math::testing::SetValue(&t, static_cast<int64_t>(i), values[i], 0);
+      }
+      return t;
+    };
+    const std::string name(DataTypeName(type));
+    const auto expect_all_nan = [&](const SingleOpModel& model, const std::string& op) {
+      Result<std::vector<Tensor>> outputs = model.Run();
+      ASSERT_TRUE(outputs.ok()) << op << " " << name << ": " << outputs.status().ToString();
+      const Tensor& y = outputs->front();
+      ASSERT_EQ(y.element_count(), 3) << op << " " << name;
+      for (int64_t i = 0; i < 3; ++i) {
+        const double v = math::testing::GetDouble(y, i);
+        EXPECT_TRUE(std::isnan(v)) << op << " " << name << ", element " << i << " is " << v;
+      }
+    };
+    const Tensor x = tensor({3}, {nan, 1, nan});
+    const Tensor other = tensor({3}, {1, nan, 2});
+    const Tensor one_nan = tensor({1}, {nan});
+    for (const char* op : {"Max", "Min"}) {
+      expect_all_nan(SingleOpModel(op, kOpset).AddInput(Input(x)).AddInput(Input(other)).AddOutput(
+                         type),
+                     op);
+      expect_all_nan(SingleOpModel(op, kOpset)
+                         .AddInput(Input(tensor({3}, {-5, 0, 5})))
+                         .AddInput(Input(one_nan))
+                         .AddInput(Input(tensor({3}, {5, 0, -5})))
+                         .AddOutput(type),
+                     std::string(op) + " of 3, broadcast NaN");
     }
-  };
-  expect_all_nan(SingleOpModel("Max", kOpset).AddInput(Input(x)).AddInput(Input(other)).AddOutput(
-                     DataType::kFloat),
-                 "Max");
-  expect_all_nan(SingleOpModel("Min", kOpset).AddInput(Input(x)).AddInput(Input(other)).AddOutput(
-                     DataType::kFloat),
-                 "Min");
-  const Tensor all_nan = Tensor::FromVector<float>({3}, {nan, nan, nan}).value();
-  for (const char* op : {"Erf", "Relu"}) {
-    expect_all_nan(SingleOpModel(op, kOpset).AddInput(Input(all_nan)).AddOutput(DataType::kFloat),
-                   op);
+    const Tensor all_nan = tensor({3}, {nan, nan, nan});
+    for (const char* op : {"Erf", "Relu"}) {
+      expect_all_nan(SingleOpModel(op, kOpset).AddInput(Input(all_nan)).AddOutput(type), op);
+    }
+    expect_all_nan(SingleOpModel("Clip", kOpset)
+                       .AddInput(Input(all_nan))
+                       .AddInput(Initializer(tensor({}, {-1})))
+                       .AddInput(Initializer(tensor({}, {1})))
+                       .AddOutput(type),
+                   "Clip-13");
+    if (type == DataType::kFloat) {
+      expect_all_nan(SingleOpModel("Clip", 6)
+                         .AddAttribute(testing::FloatAttr("min", -1.0f))
+                         .AddAttribute(testing::FloatAttr("max", 1.0f))
+                         .AddInput(Input(all_nan))
+                         .AddOutput(DataType::kFloat),
+                     "Clip-6");
+    }
   }
-  expect_all_nan(SingleOpModel("Clip", kOpset)
-                     .AddInput(Input(all_nan))
-                     .AddInput(Initializer(Tensor::Scalar(-1.0f)))
-                     .AddInput(Initializer(Tensor::Scalar(1.0f)))
-                     .AddOutput(DataType::kFloat),
-                 "Clip-13");
-  expect_all_nan(SingleOpModel("Clip", 6)
-                     .AddAttribute(testing::FloatAttr("min", -1.0f))
-                     .AddAttribute(testing::FloatAttr("max", 1.0f))
-                     .AddInput(Input(all_nan))
-                     .AddOutput(DataType::kFloat),
-                 "Clip-6");
 }
 
 // Issue 6: Cast float -> int32 -> bool truncates first, so every value is false. Two nodes, so

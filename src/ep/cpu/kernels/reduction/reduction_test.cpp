@@ -133,23 +133,31 @@ TEST(ReductionKernelsTest, Issue6ReduceSumNoopWithEmptyOrAbsentAxesReturnsTheInp
   }
 }
 
-// Issue 6: reductions propagate NaN, whatever else the reduced values hold.
+// Issue 6: reductions propagate NaN, whatever else the reduced values hold, in float, double and
+// float16.
 TEST(ReductionKernelsTest, Issue6NanPropagatesThroughEveryReduction) {
-  const float nan = std::numeric_limits<float>::quiet_NaN();
-  const Tensor x = Tensor::FromVector<float>({2, 3}, {1, nan, 3, 4, 5, nan}).value();
-  for (ReduceKind kind : AllReduceKinds()) {
-    const std::string op(math::ReduceKindName(kind));
-    SingleOpModel model(op, 18);
-    model.AddAttribute(testing::IntAttr("keepdims", 0))
-        .AddInput(Input(x))
-        .AddInput(Initializer(Int64s({1})))
-        .AddOutput(DataType::kFloat);
-    Result<std::vector<Tensor>> outputs = model.Run();
-    ASSERT_TRUE(outputs.ok()) << op << ": " << outputs.status().ToString();
-    const Tensor& y = outputs->front();
-    ASSERT_EQ(y.element_count(), 2) << op;
-    EXPECT_TRUE(std::isnan(y.data<float>()[0])) << op << " gave " << y.data<float>()[0];
-    EXPECT_TRUE(std::isnan(y.data<float>()[1])) << op << " gave " << y.data<float>()[1];
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  for (DataType type : {DataType::kFloat, DataType::kDouble, DataType::kFloat16}) {
+    Tensor x = Tensor::Allocate(type, {2, 3}).value();
+    const double values[] = {1, nan, 3, 4, 5, nan};
+    for (int64_t i = 0; i < 6; ++i) math::testing::SetValue(&x, i, values[i], 0);
+    for (ReduceKind kind : AllReduceKinds()) {
+      const std::string where =
+          std::string(math::ReduceKindName(kind)) + " " + std::string(DataTypeName(type));
+      SingleOpModel model(std::string(math::ReduceKindName(kind)), 18);
+      model.AddAttribute(testing::IntAttr("keepdims", 0))
+          .AddInput(Input(x))
+          .AddInput(Initializer(Int64s({1})))
+          .AddOutput(type);
+      Result<std::vector<Tensor>> outputs = model.Run();
+      ASSERT_TRUE(outputs.ok()) << where << ": " << outputs.status().ToString();
+      const Tensor& y = outputs->front();
+      ASSERT_EQ(y.element_count(), 2) << where;
+      for (int64_t i = 0; i < 2; ++i) {
+        const double v = math::testing::GetDouble(y, i);
+        EXPECT_TRUE(std::isnan(v)) << where << ", element " << i << " is " << v;
+      }
+    }
   }
 }
 
