@@ -187,6 +187,25 @@ TEST(ReductionKernelsTest, Issue6EmptyAxisGivesTheIdentityElement) {
       .AddOutput(DataType::kInt32);
   ExpectRunsTo(max_int, Tensor::FromVector<int32_t>({2}, {lowest, lowest}).value(),
                "ReduceMax int32");
+  SingleOpModel min_int("ReduceMin", 18);
+  min_int.AddAttribute(testing::IntAttr("keepdims", 0))
+      .AddInput(Input(Tensor::Allocate(DataType::kInt32, {0, 2}).value()))
+      .AddInput(Initializer(Int64s({0})))
+      .AddOutput(DataType::kInt32);
+  const int32_t highest = std::numeric_limits<int32_t>::max();
+  ExpectRunsTo(min_int, Tensor::FromVector<int32_t>({2}, {highest, highest}).value(),
+               "ReduceMin int32");
+  SingleOpModel prod_int("ReduceProd", 18);
+  prod_int.AddAttribute(testing::IntAttr("keepdims", 0))
+      .AddInput(Input(Tensor::Allocate(DataType::kInt64, {3, 0}).value()))
+      .AddInput(Initializer(Int64s({-1})))
+      .AddOutput(DataType::kInt64);
+  ExpectRunsTo(prod_int, Int64s({1, 1, 1}), "ReduceProd int64");
+  // Axes absent and noop_with_empty_axes=0: all axes, so an empty tensor sums to one 0.
+  SingleOpModel sum_all("ReduceSum", 13);
+  sum_all.AddInput(Input(Tensor::Allocate(DataType::kFloat, {0, 3}).value()))
+      .AddOutput(DataType::kFloat);
+  ExpectRunsTo(sum_all, Tensor::FromVector<float>({1, 1}, {0.0f}).value(), "ReduceSum all");
 }
 
 TEST(ReductionKernelsTest, ReduceMaxTakesBoolFromOpset20) {
