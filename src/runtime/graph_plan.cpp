@@ -69,10 +69,27 @@ void GraphPlan::ComputeValuePlans() {
   }
   outputs = g.outputs;
   for (ir::ValueId v : outputs) values[v].graph_output = true;
-  for (const StepPlan& step : steps) {
+  // Constant steps, in step order so that chains of them fold.
+  for (StepPlan& step : steps) {
+    auto constant_input = [&](ir::ValueId v) {
+      return v == ir::kNoValue || values[v].source == ValueSource::kInitializer ||
+             values[v].pinned;
+    };
+    auto plain_output = [&](ir::ValueId v) { return v == ir::kNoValue || !values[v].graph_output; };
+    step.constant = step.foldable && step.make_kernel &&
+                    std::all_of(step.inputs.begin(), step.inputs.end(), constant_input) &&
+                    std::all_of(step.outputs.begin(), step.outputs.end(), plain_output);
     if (!step.constant) continue;
     for (ir::ValueId v : step.outputs) {
-      if (v != ir::kNoValue) values[v].pinned = !values[v].graph_output;
+      if (v == ir::kNoValue) continue;
+      values[v].pinned = true;
+      values[v].fold_only = true;
+    }
+  }
+  for (const StepPlan& step : steps) {
+    if (step.constant) continue;
+    for (ir::ValueId v : step.inputs) {
+      if (v != ir::kNoValue) values[v].fold_only = false;
     }
   }
 }
@@ -83,7 +100,7 @@ struct PlanInstance::StepState {
   std::unique_ptr<RuntimeStep> runtime_step;
   std::vector<int> value_inputs;
   bool prepared = false;
-  bool constant_done = false;  // a Constant step whose output is bound for good
+  bool constant_done = false;  // a constant step that ran: its outputs are bound for good
   std::vector<DataType> in_dtypes;
   std::vector<Shape> in_shapes;
   std::vector<Tensor> in_values;  // copies of value inputs' contents at the last Prepare
@@ -141,7 +158,8 @@ class PrepareContextImpl final : public PrepareContext {
                         input_count(), " inputs)");
     }
     const ir::ValueId v = step_.inputs[i];
-    const bool constant = plan_.values[v].source == ValueSource::kInitializer;
+    const bool constant =
+        plan_.values[v].source == ValueSource::kInitializer || plan_.values[v].pinned;
     if (!constant && !std::binary_search(value_inputs_.begin(), value_inputs_.end(), i)) {
       return MakeStatus(StatusCode::kFailedPrecondition, "input ", i,
                         " is not a value input of this kernel; list it in ValueInputs()");
@@ -307,6 +325,7 @@ Status PlanInstance::Run(ThreadPool& pool, std::span<StepCounters> counters,
   const bool timed = !counters.empty() || spans != nullptr;
   auto start = timed ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
   for (size_t s = 0; s < plan_.steps.size(); ++s) {
+    if (steps_[s]->constant_done) continue;
     status = RunStep(s, pool);
     if (!status.ok()) {
       failed_step_ = s;
@@ -343,7 +362,6 @@ Status PlanInstance::Run(ThreadPool& pool, std::span<StepCounters> counters,
 Status PlanInstance::RunStep(size_t index, ThreadPool& pool) {
   const StepPlan& step = plan_.steps[index];
   StepState& st = *steps_[index];
-  if (st.constant_done) return Status::Ok();
   std::vector<Value>& values = values_;
 
   std::vector<const Value*>& inputs = st.inputs;
@@ -499,18 +517,13 @@ Status PlanInstance::RunStep(size_t index, ThreadPool& pool) {
     if (step.constant) {
       // Bound for good as a view that keeps its owned buffer alive: a copy that leaves the run
       // (a graph output downstream, a sequence) is then cloned like any borrowed tensor.
-      bool pinned = true;
       for (ir::ValueId v : step.outputs) {
-        if (v == ir::kNoValue) continue;
-        if (!plan_.values[v].pinned || !values[v].is_tensor()) {
-          pinned = false;
-          continue;
-        }
+        if (v == ir::kNoValue || !values[v].is_tensor()) continue;
         auto owner = std::make_shared<Tensor>(values[v].tensor());
         values[v] = Value(Tensor::Borrow(owner->dtype(), owner->shape(),
                                          owner->mutable_raw_data(), owner));
       }
-      st.constant_done = pinned;
+      st.constant_done = true;
     }
   }
 
@@ -518,7 +531,7 @@ Status PlanInstance::RunStep(size_t index, ThreadPool& pool) {
   for (ir::ValueId v : step.inputs) {
     if (v == ir::kNoValue) continue;
     const ValuePlan& vp = plan_.values[v];
-    if (vp.source == ValueSource::kStep && !vp.graph_output && !vp.pinned &&
+    if (vp.source == ValueSource::kStep && !vp.graph_output && (!vp.pinned || vp.fold_only) &&
         vp.last_use_step == static_cast<int32_t>(index)) {
       Drop(v);
     }
@@ -526,7 +539,7 @@ Status PlanInstance::RunStep(size_t index, ThreadPool& pool) {
   for (ir::ValueId v : step.outputs) {
     if (v == ir::kNoValue) continue;
     const ValuePlan& vp = plan_.values[v];
-    if (!vp.graph_output && !vp.pinned && vp.last_use_step < 0) Drop(v);
+    if (!vp.graph_output && (!vp.pinned || vp.fold_only) && vp.last_use_step < 0) Drop(v);
   }
   return Status::Ok();
 }

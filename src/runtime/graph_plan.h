@@ -80,9 +80,13 @@ struct StepPlan {
   std::vector<ir::ValueId> outputs;  // kNoValue when omitted
   // Node description for error messages: "node 'Conv_3' (Conv, opset 17)".
   std::string description;
-  // A Constant node: its output is the same on every run, so an instance computes it once, keeps
-  // it in an owned buffer outside the arena and skips the step afterwards (unless the output is
-  // a graph output, which the caller receives as its own).
+  // A node kernel of the default domain that is not random: its outputs are a function of its
+  // inputs alone (set by the plan builder).
+  bool foldable = false;
+  // A foldable step whose inputs are all initializers or outputs of constant steps (a Constant
+  // node, for one) and whose outputs are not graph outputs (set by ComputeValuePlans): an
+  // instance runs it once, keeps its outputs bound in owned buffers outside the arena and skips
+  // it afterwards.
   bool constant = false;
 };
 
@@ -94,9 +98,10 @@ struct ValuePlan {
   int32_t producer_step = -1;  // for kStep
   int32_t last_use_step = -1;  // last step reading it; -1 when no step does
   bool graph_output = false;
-  // The output of a Constant step that is not a graph output: an instance keeps it bound after
-  // the first run instead of dropping it.
+  // The output of a constant step: an instance keeps it bound after the first run, unless
+  // `fold_only` (only constant steps read it), when it is dropped after its last reader ran.
   bool pinned = false;
+  bool fold_only = false;
   const Tensor* initializer = nullptr;  // for kInitializer
 };
 
@@ -110,7 +115,8 @@ struct GraphPlan {
   // Outer-scope values this graph reads, bound by name from the enclosing run.
   std::vector<ir::ValueId> outer_scope;
 
-  // Fills `values`, `inputs`, `outputs`, `outer_scope` from the graph and `steps`.
+  // Fills `values`, `inputs`, `outputs`, `outer_scope` from the graph and `steps`, and marks
+  // the constant steps.
   void ComputeValuePlans();
 };
 

@@ -20,6 +20,12 @@ bool IsControlFlow(const ir::Node& node) {
                                  node.op_type == "Scan" || node.op_type == "SequenceMap");
 }
 
+// ONNX ops whose outputs are not a function of their inputs alone.
+bool IsRandomOp(std::string_view op) {
+  return op == "RandomNormal" || op == "RandomUniform" || op == "RandomNormalLike" ||
+         op == "RandomUniformLike" || op == "Multinomial" || op == "Bernoulli" || op == "Dropout";
+}
+
 bool IsNonTensorType(const ir::TypeInfo& type) {
   return type.kind == ir::TypeInfo::Kind::kSequence || type.kind == ir::TypeInfo::Kind::kOptional;
 }
@@ -258,7 +264,7 @@ Result<std::shared_ptr<GraphPlan>> PlanBuilder::Build(const ir::Graph& graph) {
     } else {
       ExecutionProvider* ep = entry.provider.get();
       step.make_kernel = [ep, info = std::move(info)] { return ep->CreateKernel(info); };
-      step.constant = node.domain.empty() && node.op_type == "Constant" && node.inputs.empty();
+      step.foldable = node.domain.empty() && !IsRandomOp(node.op_type);
     }
     plan->steps.push_back(std::move(step));
   }

@@ -207,8 +207,8 @@ TEST(Session, IfRunsTheChosenBranchWithOuterScopeValues) {
   }
 }
 
-// Constant nodes: one read by Add (kept bound across runs), one that is a graph output, one
-// returned through an If branch. Outputs are the caller's: writing into them must not change
+// Constant nodes: one folded with itself (c * c) and read by Add (kept bound across runs), one
+// that is a graph output, one returned through an If branch. Outputs are the caller's: writing into them must not change
 // what later runs return.
 TEST(Session, ConstantsStayTheSameAcrossRunsWhateverTheCallerDoesWithOutputs) {
   onnx::ModelProto m = NewModel();
@@ -225,7 +225,8 @@ TEST(Session, ConstantsStayTheSameAcrossRunsWhateverTheCallerDoesWithOutputs) {
   };
   constant(AddNode(g, "Constant", {}, {"c"}), {1, 2});
   constant(AddNode(g, "Constant", {}, {"k"}), {5, 6});
-  AddNode(g, "Add", {"x", "c"}, {"y"});
+  AddNode(g, "Mul", {"c", "c"}, {"cc"});
+  AddNode(g, "Add", {"x", "cc"}, {"y"});
   onnx::NodeProto* if_node = AddNode(g, "If", {"cond"}, {"b"});
   for (const char* branch : {"then_branch", "else_branch"}) {
     auto* a = if_node->add_attribute();
@@ -246,7 +247,7 @@ TEST(Session, ConstantsStayTheSameAcrossRunsWhateverTheCallerDoesWithOutputs) {
     ASSERT_TRUE(out.ok()) << out.status().ToString();
     ASSERT_EQ(out->size(), 3u);
     EXPECT_FLOAT_EQ((*out)[0].tensor.data<float>()[0], x0 + 1);
-    EXPECT_FLOAT_EQ((*out)[0].tensor.data<float>()[1], 3);
+    EXPECT_FLOAT_EQ((*out)[0].tensor.data<float>()[1], 5);
     EXPECT_FLOAT_EQ((*out)[1].tensor.data<float>()[0], 5);
     EXPECT_FLOAT_EQ((*out)[2].tensor.data<float>()[1], 8);
     for (NamedTensor& t : *out) t.tensor.mutable_data<float>()[1] = -1;  // the caller's now
