@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <initializer_list>
 #include <new>
 #include <unordered_map>
 
@@ -36,6 +37,44 @@ struct PackedConvWeights {
   };
   std::unique_ptr<std::byte[], Free> data;
 };
+
+struct ConvBindings::Impl {
+  // Plain X, W, B, Y and Z (sum); blocked X, W, Y; one scratchpad per primitive.
+  dnnl::memory x, w, b, y, z, x_blocked, w_blocked, y_blocked;
+  dnnl::memory scratch, src_scratch, weights_scratch, dst_scratch, sum_scratch;
+};
+
+namespace {
+
+// A memory object like `like` (same descriptor and handle) for another plan copy.
+dnnl::memory Rebind(const dnnl::memory& like, const dnnl::engine& engine) {
+  if (!like) return {};
+  return dnnl::memory(like.get_desc(), engine, like.get_data_handle());
+}
+
+}  // namespace
+
+ConvBindings::ConvBindings() = default;
+ConvBindings::~ConvBindings() = default;
+ConvBindings::ConvBindings(ConvBindings&&) noexcept = default;
+ConvBindings& ConvBindings::operator=(ConvBindings&&) noexcept = default;
+ConvBindings::ConvBindings(const ConvBindings& other) { *this = other; }
+ConvBindings& ConvBindings::operator=(const ConvBindings& other) {
+  if (this == &other) return *this;
+  impl.reset();
+  Result<dnnl::engine> engine = DnnlEngine();
+  if (other.impl == nullptr || !engine.ok()) return *this;
+  // Plans are copied at Prepare time (returned by value), not per call.
+  const Impl& o = *other.impl;
+  impl = std::make_unique<Impl>(
+      Impl{Rebind(o.x, *engine), Rebind(o.w, *engine), Rebind(o.b, *engine),
+           Rebind(o.y, *engine), Rebind(o.z, *engine), Rebind(o.x_blocked, *engine),
+           Rebind(o.w_blocked, *engine), Rebind(o.y_blocked, *engine),
+           Rebind(o.scratch, *engine), Rebind(o.src_scratch, *engine),
+           Rebind(o.weights_scratch, *engine), Rebind(o.dst_scratch, *engine),
+           Rebind(o.sum_scratch, *engine)});
+  return *this;
+}
 
 namespace {
 
@@ -265,6 +304,31 @@ void CreateDnnlConv(ConvPlan& plan) {
     } catch (const dnnl::error&) {
       continue;
     }
+    try {
+      auto b = std::make_unique<ConvBindings::Impl>();
+      auto unbound = [&](const dnnl::memory::desc& md) {
+        return dnnl::memory(md, *engine, DNNL_MEMORY_NONE);
+      };
+      auto scratch = [&](const dnnl::memory::desc& md) {
+        return md.get_size() > 0 ? unbound(md) : dnnl::memory();
+      };
+      b->x = unbound(prim->src_md);
+      b->w = unbound(prim->weights_md);
+      b->y = unbound(prim->dst_md);
+      if (plan.has_bias) b->b = unbound(prim->bias_md);
+      if (plan.post_ops.sum) b->z = unbound(prim->dst_md);
+      if (prim->has_src_reorder) b->x_blocked = unbound(prim->conv_src_md);
+      if (prim->has_weights_reorder) b->w_blocked = unbound(prim->conv_weights_md);
+      if (prim->has_dst_reorder) b->y_blocked = unbound(prim->conv_dst_md);
+      b->scratch = scratch(prim->scratchpad_md);
+      b->src_scratch = scratch(prim->src_reorder_scratchpad_md);
+      b->weights_scratch = scratch(prim->weights_reorder_scratchpad_md);
+      b->dst_scratch = scratch(prim->dst_reorder_scratchpad_md);
+      b->sum_scratch = scratch(prim->sum_reorder_scratchpad_md);
+      plan.bindings.impl = std::move(b);
+    } catch (const dnnl::error&) {
+      continue;
+    }
     plan.workspace_bytes = prim->weights_offset + prim->weights_bytes;
     plan.dnnl = std::move(prim);
     return;
@@ -472,6 +536,7 @@ Status PackConvWeights(ConvPlan& plan, const void* w) {
   } catch (const dnnl::error& e) {
     return DnnlErrorStatus(plan.transpose ? "ConvTranspose weights" : "Conv weights", e);
   }
+  plan.bindings.impl->w_blocked.set_data_handle(packed->data.get());
   plan.packed_weights = std::move(packed);
   plan.workspace_bytes = p.weights_offset;
   return Status::Ok();
@@ -479,58 +544,77 @@ Status PackConvWeights(ConvPlan& plan, const void* w) {
 
 namespace {
 
+// Runs `prim` on up to 5 (argument, memory) pairs and the scratchpad at the workspace start.
+void Execute(const dnnl::primitive& prim, dnnl::stream& stream, dnnl::memory& scratch,
+             std::byte* workspace, std::initializer_list<std::pair<int, dnnl::memory*>> args) {
+  dnnl_exec_arg_t c_args[6];
+  int n = 0;
+  for (const auto& [arg, memory] : args) c_args[n++] = {arg, memory->get()};
+  if (scratch) {
+    scratch.set_data_handle(workspace);
+    c_args[n++] = {DNNL_ARG_SCRATCHPAD, scratch.get()};
+  }
+  dnnl::error::wrap_c_api(dnnl_primitive_execute(prim.get(), stream.get(), n, c_args),
+                          "could not execute a convolution step");
+}
+
 Status RunDnnl(const ConvPlan& plan, const ConvBuffers& io) {
   const DnnlConvPrimitive& p = *plan.dnnl;
-  NXRT_ASSIGN_OR_RETURN(dnnl::engine engine, DnnlEngine());
+  if (plan.bindings.impl == nullptr) {
+    return MakeStatus(StatusCode::kInternal, "Conv: the oneDNN plan has no bindings");
+  }
+  ConvBindings::Impl& m = *plan.bindings.impl;
   NXRT_ASSIGN_OR_RETURN(dnnl::stream * stream, DnnlStream());
   std::byte* ws = io.workspace.data();
   SetDnnlThreads(plan.threads);
-  auto run = [&](const dnnl::primitive& prim, const dnnl::memory::desc& scratchpad_md,
-                 std::unordered_map<int, dnnl::memory> args) {
-    if (scratchpad_md.get_size() > 0) {
-      args.emplace(DNNL_ARG_SCRATCHPAD, dnnl::memory(scratchpad_md, engine, ws));
-    }
-    prim.execute(*stream, args);
-  };
   try {
-    dnnl::memory src(p.src_md, engine, const_cast<void*>(io.x));
+    m.x.set_data_handle(const_cast<void*>(io.x));
+    dnnl::memory* src = &m.x;
     if (p.has_src_reorder) {
-      dnnl::memory blocked(p.conv_src_md, engine, ws + p.src_offset);
-      run(p.src_reorder, p.src_reorder_scratchpad_md,
-          {{DNNL_ARG_FROM, src}, {DNNL_ARG_TO, blocked}});
-      src = blocked;
+      m.x_blocked.set_data_handle(ws + p.src_offset);
+      Execute(p.src_reorder, *stream, m.src_scratch, ws,
+              {{DNNL_ARG_FROM, &m.x}, {DNNL_ARG_TO, &m.x_blocked}});
+      src = &m.x_blocked;
     }
-    dnnl::memory weights;
+    dnnl::memory* weights = &m.w;
     if (plan.packed_weights != nullptr) {
-      weights = dnnl::memory(p.conv_weights_md, engine, plan.packed_weights->data.get());
+      weights = &m.w_blocked;  // bound to the packed copy by PackConvWeights
     } else {
-      weights = dnnl::memory(p.weights_md, engine, const_cast<void*>(io.w));
+      m.w.set_data_handle(const_cast<void*>(io.w));
       if (p.has_weights_reorder) {
-        dnnl::memory blocked(p.conv_weights_md, engine, ws + p.weights_offset);
-        run(p.weights_reorder, p.weights_reorder_scratchpad_md,
-            {{DNNL_ARG_FROM, weights}, {DNNL_ARG_TO, blocked}});
-        weights = blocked;
+        m.w_blocked.set_data_handle(ws + p.weights_offset);
+        Execute(p.weights_reorder, *stream, m.weights_scratch, ws,
+                {{DNNL_ARG_FROM, &m.w}, {DNNL_ARG_TO, &m.w_blocked}});
+        weights = &m.w_blocked;
       }
     }
-    dnnl::memory y(p.dst_md, engine, io.y);
-    dnnl::memory dst = y;
-    if (p.has_dst_reorder) dst = dnnl::memory(p.conv_dst_md, engine, ws + p.dst_offset);
+    m.y.set_data_handle(io.y);
+    dnnl::memory* dst = &m.y;
+    if (p.has_dst_reorder) {
+      m.y_blocked.set_data_handle(ws + p.dst_offset);
+      dst = &m.y_blocked;
+    }
     if (plan.post_ops.sum) {
       if (p.has_dst_reorder) {
-        dnnl::memory z(p.dst_md, engine, const_cast<void*>(io.sum));
-        run(p.sum_reorder, p.sum_reorder_scratchpad_md, {{DNNL_ARG_FROM, z}, {DNNL_ARG_TO, dst}});
+        m.z.set_data_handle(const_cast<void*>(io.sum));
+        Execute(p.sum_reorder, *stream, m.sum_scratch, ws,
+                {{DNNL_ARG_FROM, &m.z}, {DNNL_ARG_TO, dst}});
       } else if (io.sum != io.y) {
         std::memcpy(io.y, io.sum, p.dst_md.get_size());
       }
     }
-    std::unordered_map<int, dnnl::memory> args = {
-        {DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, weights}, {DNNL_ARG_DST, dst}};
     if (plan.has_bias) {
-      args.emplace(DNNL_ARG_BIAS, dnnl::memory(p.bias_md, engine, const_cast<void*>(io.b)));
+      m.b.set_data_handle(const_cast<void*>(io.b));
+      Execute(p.primitive, *stream, m.scratch, ws,
+              {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, weights}, {DNNL_ARG_BIAS, &m.b},
+               {DNNL_ARG_DST, dst}});
+    } else {
+      Execute(p.primitive, *stream, m.scratch, ws,
+              {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, weights}, {DNNL_ARG_DST, dst}});
     }
-    run(p.primitive, p.scratchpad_md, std::move(args));
     if (p.has_dst_reorder) {
-      run(p.dst_reorder, p.dst_reorder_scratchpad_md, {{DNNL_ARG_FROM, dst}, {DNNL_ARG_TO, y}});
+      Execute(p.dst_reorder, *stream, m.dst_scratch, ws,
+              {{DNNL_ARG_FROM, dst}, {DNNL_ARG_TO, &m.y}});
     }
     stream->wait();
   } catch (const dnnl::error& e) {

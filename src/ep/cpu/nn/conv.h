@@ -9,8 +9,9 @@
 // with reorders from and to the plain tensors at the op's boundary; constant weights are
 // reordered once (PackConvWeights), other weights on each call. Compute only executes: the
 // blocked copies of X, Y and W and oneDNN's scratchpad live in the caller's workspace
-// (ConvPlan::workspace_bytes). A plan may run from several threads at once, each with its own
-// workspace. Layouts are ONNX's: X [N, C, D...], Conv W [M, C/group, k...], ConvTranspose W
+// (ConvPlan::workspace_bytes). One plan object runs on one thread at a time (it binds its
+// buffers to its own oneDNN memory objects); copies of a plan, each with its own workspace, may
+// run at once. Layouts are ONNX's: X [N, C, D...], Conv W [M, C/group, k...], ConvTranspose W
 // [C, M/group, k...], B [M], Y [N, M, D'...], contiguous.
 #pragma once
 
@@ -63,6 +64,20 @@ struct DnnlConvPrimitive;
 // Weights reordered into the primitive's layout; defined in conv.cpp.
 struct PackedConvWeights;
 
+// The oneDNN memory objects one plan copy binds its buffers to, so Conv creates none. Copying
+// makes fresh objects (a copy may run on another thread); defined in conv.cpp.
+class ConvBindings {
+ public:
+  ConvBindings();
+  ~ConvBindings();
+  ConvBindings(const ConvBindings& other);
+  ConvBindings& operator=(const ConvBindings& other);
+  ConvBindings(ConvBindings&&) noexcept;
+  ConvBindings& operator=(ConvBindings&&) noexcept;
+  struct Impl;
+  std::unique_ptr<Impl> impl;
+};
+
 struct ConvPlan {
   DataType dtype = DataType::kUndefined;
   bool transpose = false;
@@ -79,6 +94,8 @@ struct ConvPlan {
   WindowGeometry geometry;  // kernel, strides, dilations, pads, output (spatial)
   std::shared_ptr<const DnnlConvPrimitive> dnnl;  // null: reference loops
   std::shared_ptr<const PackedConvWeights> packed_weights;  // null: W is read on each call
+  // Bound anew on each call: one plan copy runs on one thread at a time.
+  mutable ConvBindings bindings;
   // Bytes of workspace Conv needs (blocked X, Y and W, oneDNN scratchpad), 64-byte aligned.
   size_t workspace_bytes = 0;
 };
