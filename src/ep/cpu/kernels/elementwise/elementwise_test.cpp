@@ -604,7 +604,8 @@ TEST(ElementwiseKernelsTest, Issue6CastFloatToInt32ToBoolIsAllFalse) {
   Result<std::vector<NamedTensor>> outputs = (*session)->Run({{"x", x}});
   ASSERT_TRUE(outputs.ok()) << outputs.status().ToString();
   ASSERT_EQ(outputs->size(), 1u);
-  const Tensor expected = Tensor::FromVector<bool>({5}, {false, false, false, false, false}).value();
+  const Tensor expected =
+      Tensor::FromVector<bool>({5}, {false, false, false, false, false}).value();
   ExpectSameTensor(expected, outputs->front().tensor, "Cast float -> int32 -> bool");
 }
 

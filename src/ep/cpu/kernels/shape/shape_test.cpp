@@ -238,8 +238,8 @@ TEST(ShapeKernelsTest, ConstantOnRandomTensorsOfEveryTypeGivesTheAttribute) {
   for (DataType type : types) {
     for (int c = 0; c < 2; ++c) {
       const Shape shape = RandomShape(rng, 0, 3, c == 0 ? 1 : 0, 4);
-      const Tensor value = RandomTensor(rng, type, shape, math::testing::IsSignedType(type) ? -9 : 0,
-                                        9);
+      const double lo = math::testing::IsSignedType(type) ? -9 : 0;
+      const Tensor value = RandomTensor(rng, type, shape, lo, 9);
       SingleOpModel model("Constant", c == 0 ? 13 : 9);
       model.AddAttribute(testing::TensorAttr("value", value)).AddOutput(type);
       if (!model.CpuSupports().supported()) continue;  // a type the opset's schema lacks
