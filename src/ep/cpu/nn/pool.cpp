@@ -151,21 +151,24 @@ void PoolTyped(const PoolPlan& plan, const T* x, T* y, int64_t* indices) {
   }
 }
 
-// MaxPool over 2-D float/double without Indices, row by row: for each output row, the valid
-// kernel rows are visited in order and each updates the whole output row, so the inner loop runs
-// over contiguous outputs. Same taps in the same (row-major) order as PoolTyped, so the result,
-// NaN included (the first NaN of a window wins), is identical.
+// MaxPool over 2-D float/double without Indices. A plane without NaN goes row by row: for each
+// output row, each valid kernel row and each kernel column, one strided pass over the outputs
+// that tap reaches (a max is exact in any order). A plane holding a NaN takes the taps in
+// PoolTyped's row-major order, so the first NaN of a window wins there too: same bits always.
 template <typename T>
 void MaxPool2d(const PoolPlan& plan, const T* x, T* y) {
   const WindowGeometry& g = plan.geometry;
   const int64_t in_h = plan.input_spatial[0], in_w = plan.input_spatial[1];
   const int64_t out_h = g.output[0], out_w = g.output[1];
   const int64_t kh = g.kernel[0], kw = g.kernel[1];
+  const int64_t sw = g.strides[1], dw = g.dilations[1], pw = g.pads_begin[1];
   const std::vector<int64_t>& row_of = plan.coordinate[0];
   const std::vector<int64_t>& col_of = plan.coordinate[1];
   for (int64_t plane = 0; plane < plan.planes; ++plane) {
     const T* xp = x + plane * in_h * in_w;
     T* yp = y + plane * out_h * out_w;
+    bool has_nan = false;
+    for (int64_t i = 0; i < in_h * in_w; ++i) has_nan |= xp[i] != xp[i];
     for (int64_t oh = 0; oh < out_h; ++oh) {
       T* yr = yp + oh * out_w;
       std::fill(yr, yr + out_w, std::numeric_limits<T>::lowest());
@@ -173,6 +176,21 @@ void MaxPool2d(const PoolPlan& plan, const T* x, T* y) {
         const int64_t r = row_of[oh * kh + th];
         if (r < 0) continue;
         const T* xr = xp + r * in_w;
+        if (!has_nan) {
+          for (int64_t tw = 0; tw < kw; ++tw) {
+            // The outputs [lo, hi) whose tap tw lies inside the row: column ow * sw + shift.
+            const int64_t shift = tw * dw - pw;
+            const int64_t lo =
+                std::clamp<int64_t>(shift >= 0 ? 0 : (-shift + sw - 1) / sw, 0, out_w);
+            const int64_t hi = std::clamp<int64_t>(
+                in_w - 1 - shift < 0 ? 0 : (in_w - 1 - shift) / sw + 1, lo, out_w);
+            for (int64_t ow = lo; ow < hi; ++ow) {
+              const T v = xr[ow * sw + shift];
+              yr[ow] = v > yr[ow] ? v : yr[ow];
+            }
+          }
+          continue;
+        }
         for (int64_t ow = 0; ow < out_w; ++ow) {
           const int64_t* cols = col_of.data() + ow * kw;
           T best = yr[ow];

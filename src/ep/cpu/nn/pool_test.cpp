@@ -193,7 +193,7 @@ TEST(PoolTest, RandomConfigurationsAgainstBruteForce) {
 // must give the same bits, NaNs (first one of a window wins) included.
 TEST(PoolTest, MaxPool2dWithoutIndicesMatchesGeneralPath) {
   std::mt19937 rng(97);
-  for (int iter = 0; iter < 60; ++iter) {
+  for (int iter = 0; iter < 90; ++iter) {
     PoolAttributes attr;
     attr.ceil_mode = iter % 2 == 1;
     Shape xs = {RandomInt(rng, 1, 2), RandomInt(rng, 1, 3)};
@@ -210,8 +210,11 @@ TEST(PoolTest, MaxPool2dWithoutIndicesMatchesGeneralPath) {
     for (DataType dtype : {DataType::kFloat, DataType::kDouble}) {
       NXRT_ASSERT_OK_AND_ASSIGN(PoolPlan plan, PreparePool(PoolKind::kMax, dtype, xs, attr));
       std::vector<double> x = testing::RandomVector<double>(rng, Count(xs));
+      // NaNs in a third of the runs (planes with a NaN take the exact tap order).
       for (double& v : x) {
-        if (RandomInt(rng, 0, 9) == 0) v = std::numeric_limits<double>::quiet_NaN();
+        if (iter % 3 == 0 && RandomInt(rng, 0, 9) == 0) {
+          v = std::numeric_limits<double>::quiet_NaN();
+        }
       }
       auto check = [&](auto zero) {
         using T = decltype(zero);
