@@ -32,6 +32,7 @@ class SubgraphRunner {
       values[plan.inputs[i]] = std::move(graph_inputs[i]);
     }
     for (const auto& [value, index] : sub_.outer_bindings) {
+      if (plan.values[value].constant_outer && values[value].defined()) continue;  // kept bound
       if (step_inputs[index] != nullptr) values[value] = *step_inputs[index];
     }
     Status status = instance_->Run(pool, {});

@@ -19,13 +19,6 @@
 
 namespace nxrt::runtime {
 
-// A compiled subgraph plus, for each of its outer-scope values, the index of the step input
-// (explicit inputs first, then implicit) that supplies it.
-struct SubgraphPlan {
-  std::shared_ptr<GraphPlan> plan;
-  std::vector<std::pair<ir::ValueId, size_t>> outer_bindings;
-};
-
 // If: runs `then_branch` when input 0 (a one-element bool tensor) is true, else `else_branch`.
 RuntimeStepFactory MakeIfStep(SubgraphPlan then_branch, SubgraphPlan else_branch);
 

@@ -41,9 +41,11 @@ void GraphPlan::ComputeValuePlans() {
   values.assign(g.values.size(), ValuePlan{});
   inputs.clear();
   outer_scope.clear();
+  constant_outer.resize(g.values.size());
   for (ir::ValueId id = 0; id < static_cast<ir::ValueId>(g.values.size()); ++id) {
     if (g.values[id].outer_scope) {
       values[id].source = ValueSource::kOuterScope;
+      values[id].constant_outer = constant_outer[id];
       outer_scope.push_back(id);
     }
   }
@@ -73,7 +75,7 @@ void GraphPlan::ComputeValuePlans() {
   for (StepPlan& step : steps) {
     auto constant_input = [&](ir::ValueId v) {
       return v == ir::kNoValue || values[v].source == ValueSource::kInitializer ||
-             values[v].pinned;
+             values[v].pinned || values[v].constant_outer;
     };
     auto plain_output = [&](ir::ValueId v) { return v == ir::kNoValue || !values[v].graph_output; };
     step.constant = step.foldable && step.make_kernel &&
@@ -90,6 +92,20 @@ void GraphPlan::ComputeValuePlans() {
     if (step.constant) continue;
     for (ir::ValueId v : step.inputs) {
       if (v != ir::kNoValue) values[v].fold_only = false;
+    }
+  }
+  // Sub-plans learn which of their outer-scope values are constant here, then fold in turn.
+  for (const StepPlan& step : steps) {
+    for (const SubgraphPlan& sub : step.subgraphs) {
+      GraphPlan& inner = *sub.plan;
+      inner.constant_outer.assign(inner.graph->values.size(), false);
+      for (const auto& [inner_value, index] : sub.outer_bindings) {
+        const ir::ValueId v = index < step.inputs.size() ? step.inputs[index] : ir::kNoValue;
+        inner.constant_outer[inner_value] =
+            v != ir::kNoValue && (values[v].source == ValueSource::kInitializer ||
+                                  values[v].pinned || values[v].constant_outer);
+      }
+      inner.ComputeValuePlans();
     }
   }
 }
@@ -158,8 +174,8 @@ class PrepareContextImpl final : public PrepareContext {
                         input_count(), " inputs)");
     }
     const ir::ValueId v = step_.inputs[i];
-    const bool constant =
-        plan_.values[v].source == ValueSource::kInitializer || plan_.values[v].pinned;
+    const bool constant = plan_.values[v].source == ValueSource::kInitializer ||
+                          plan_.values[v].pinned || plan_.values[v].constant_outer;
     if (!constant && !std::binary_search(value_inputs_.begin(), value_inputs_.end(), i)) {
       return MakeStatus(StatusCode::kFailedPrecondition, "input ", i,
                         " is not a value input of this kernel; list it in ValueInputs()");
@@ -299,7 +315,9 @@ Result<std::unique_ptr<PlanInstance>> PlanInstance::Create(const GraphPlan& plan
 
 void PlanInstance::ReleaseBindings() {
   for (ir::ValueId v : plan_.inputs) values_[v] = Value();
-  for (ir::ValueId v : plan_.outer_scope) values_[v] = Value();
+  for (ir::ValueId v : plan_.outer_scope) {
+    if (!plan_.values[v].constant_outer) values_[v] = Value();
+  }
   for (ir::ValueId v : plan_.outputs) values_[v] = Value();
 }
 

@@ -66,6 +66,13 @@ class RuntimeStep {
 // Makes one RuntimeStep for a new PlanInstance.
 using RuntimeStepFactory = std::function<std::unique_ptr<RuntimeStep>()>;
 
+// A compiled subgraph plus, for each of its outer-scope values, the index of the step input
+// (explicit inputs first, then implicit) that supplies it.
+struct SubgraphPlan {
+  std::shared_ptr<GraphPlan> plan;
+  std::vector<std::pair<ir::ValueId, size_t>> outer_bindings;
+};
+
 struct StepPlan {
   std::string name;     // node name, or the fused claim's name
   std::string op_type;  // op type, or "fused"
@@ -88,6 +95,9 @@ struct StepPlan {
   // instance runs it once, keeps its outputs bound in owned buffers outside the arena and skips
   // it afterwards.
   bool constant = false;
+  // The sub-plans of a control-flow step (ComputeValuePlans tells them which outer-scope values
+  // are constant).
+  std::vector<SubgraphPlan> subgraphs;
 };
 
 // Where a value of the graph comes from during a run.
@@ -98,6 +108,7 @@ struct ValuePlan {
   int32_t producer_step = -1;  // for kStep
   int32_t last_use_step = -1;  // last step reading it; -1 when no step does
   bool graph_output = false;
+  bool constant_outer = false;  // a kOuterScope value constant in the enclosing graph
   // The output of a constant step: an instance keeps it bound after the first run, unless
   // `fold_only` (only constant steps read it), when it is dropped after its last reader ran.
   bool pinned = false;
@@ -114,6 +125,10 @@ struct GraphPlan {
   std::vector<ir::ValueId> outputs;
   // Outer-scope values this graph reads, bound by name from the enclosing run.
   std::vector<ir::ValueId> outer_scope;
+  // By ValueId: outer-scope values that are constant in the enclosing graph (an initializer or
+  // a constant step's output there), set by the enclosing plan's ComputeValuePlans. They count
+  // as constant inputs here and stay bound across runs.
+  std::vector<bool> constant_outer;
 
   // Fills `values`, `inputs`, `outputs`, `outer_scope` from the graph and `steps`, and marks
   // the constant steps.

@@ -258,7 +258,8 @@ Result<std::shared_ptr<GraphPlan>> PlanBuilder::Build(const ir::Graph& graph) {
     NodeInfo info = infos.Node(n);
     step.description = info.Description();
     if (IsControlFlow(node)) {
-      NXRT_ASSIGN_OR_RETURN(step.make_runtime_step, BuildControlFlow(view, n, info));
+      NXRT_ASSIGN_OR_RETURN(step.make_runtime_step,
+                            BuildControlFlow(view, n, info, step.subgraphs));
     } else if (runtime_nodes[n]) {
       NXRT_ASSIGN_OR_RETURN(step.make_runtime_step, MakeSequenceStep(info));
     } else {
@@ -330,7 +331,8 @@ Result<SubgraphPlan> PlanBuilder::BuildSubgraph(const ir::GraphView& view, ir::N
 }
 
 Result<RuntimeStepFactory> PlanBuilder::BuildControlFlow(const ir::GraphView& view,
-                                                         ir::NodeId node, const NodeInfo& info) {
+                                                         ir::NodeId node, const NodeInfo& info,
+                                                         std::vector<SubgraphPlan>& subgraphs) {
   const ir::Node& n = view.graph().nodes[node];
   auto graph_attr = [&](std::string_view name) -> Result<const ir::Graph*> {
     const ir::Attribute* a = n.FindAttribute(name);
@@ -344,10 +346,12 @@ Result<RuntimeStepFactory> PlanBuilder::BuildControlFlow(const ir::GraphView& vi
     NXRT_ASSIGN_OR_RETURN(const ir::Graph* else_graph, graph_attr("else_branch"));
     NXRT_ASSIGN_OR_RETURN(SubgraphPlan then_plan, BuildSubgraph(view, node, *then_graph));
     NXRT_ASSIGN_OR_RETURN(SubgraphPlan else_plan, BuildSubgraph(view, node, *else_graph));
+    subgraphs = {then_plan, else_plan};
     return MakeIfStep(std::move(then_plan), std::move(else_plan));
   }
   NXRT_ASSIGN_OR_RETURN(const ir::Graph* body_graph, graph_attr("body"));
   NXRT_ASSIGN_OR_RETURN(SubgraphPlan body, BuildSubgraph(view, node, *body_graph));
+  subgraphs = {body};
   if (n.op_type == "SequenceMap") {
     std::vector<DataType> out_dtypes;
     for (size_t o = 0; o < info.outputs().size(); ++o) {

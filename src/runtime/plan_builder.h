@@ -56,8 +56,10 @@ class PlanBuilder {
   // the EP in failed_eps_) when one failed and fallback is allowed: place the graph again.
   Result<bool> CompileClaims(const ir::GraphView& view, const ep::Placement& placement,
                              const std::vector<std::string>& claim_names);
+  // `subgraphs` receives the node's sub-plans.
   Result<RuntimeStepFactory> BuildControlFlow(const ir::GraphView& view, ir::NodeId node,
-                                              const NodeInfo& info);
+                                              const NodeInfo& info,
+                                              std::vector<SubgraphPlan>& subgraphs);
 
   const ir::Model& model_;
   ep::EpRegistry& eps_;
