@@ -217,8 +217,16 @@ void CreateDnnlConv(ConvPlan& plan) {
   }
   const auto any = dnnl::memory::format_tag::any;
   // Blocked layouts first (oneDNN's direct JIT kernels; the plain layout falls back to im2col +
-  // GEMM, several times slower), then the plain layouts, then the reference loops.
-  for (const bool blocked : {true, false}) {
+  // GEMM, several times slower), then the plain layouts, then the reference loops. A pointwise
+  // convolution (1x1, stride 1, no pads, one group) is a plain GEMM without im2col: as fast as
+  // the blocked kernel and it saves the two reorders (measured on PP-OCRv4 rec: reorders 4 ms ->
+  // 2 ms per run, convolution time unchanged).
+  bool pointwise = plan.group == 1;
+  for (size_t i = 0; i < nsp; ++i) {
+    pointwise = pointwise && geo.kernel[i] == 1 && geo.strides[i] == 1 && geo.pads_begin[i] == 0 &&
+                geo.pads_end[i] == 0;
+  }
+  for (const bool blocked : {!pointwise, false}) {
     auto prim = std::make_shared<DnnlConvPrimitive>();
     try {
       prim->src_md =

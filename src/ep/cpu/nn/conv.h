@@ -123,13 +123,14 @@ Result<ConvPlan> PrepareConvTranspose(DataType dtype, std::span<const int64_t> x
                                       const ConvOptions& options = {});
 
 // For weights that never change (an initializer): reorders `w` (ONNX layout) once into the
-// primitive's layout and keeps the copy in the plan, so Conv ignores its `w` afterwards and
-// workspace_bytes shrinks. A no-op when the plan runs on the reference loops or oneDNN takes the
-// plain layout. Errors: kRuntimeError from oneDNN.
+// primitive's layout and keeps the copy in plan.packed_weights, so Conv ignores its `w`
+// afterwards and workspace_bytes shrinks. A no-op (packed_weights stays null, Conv keeps reading
+// `w`) when the plan runs on the reference loops or oneDNN takes the plain layout. Errors:
+// kRuntimeError from oneDNN.
 Status PackConvWeights(ConvPlan& plan, const void* w);
 
 // The buffers of one Conv call. `b` is ignored without bias, `sum` without post_ops.sum (it may
-// be `y` itself), `w` after PackConvWeights. `workspace` holds plan.workspace_bytes, 64-byte
+// be `y` itself), `w` when plan.packed_weights is set. `workspace` holds plan.workspace_bytes, 64-byte
 // aligned.
 struct ConvBuffers {
   const void* x = nullptr;

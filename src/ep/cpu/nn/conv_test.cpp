@@ -302,18 +302,20 @@ TEST(ConvTest, Float16ReferenceMatchesFloat) {
 }
 
 // Prepacked weights and each post-op, on blocked (64 channels), plain-friendly (3 channels),
-// depthwise and ConvTranspose problems: the float oneDNN result against the plain convolution
+// depthwise, pointwise (plain layout) and ConvTranspose problems: the float oneDNN result against the plain convolution
 // (double reference loops) followed by the post-ops written here. Z aliases Y in half the runs.
 TEST(ConvTest, PackedWeightsAndPostOpsMatchUnfused) {
   struct Problem {
     bool transpose;
     Shape xs, ws;
     int64_t group;
+    int64_t pad;
   };
-  const std::vector<Problem> problems = {{false, {1, 64, 9, 9}, {32, 64, 3, 3}, 1},
-                                         {false, {2, 3, 11, 7}, {16, 3, 3, 3}, 1},
-                                         {false, {1, 32, 8, 8}, {32, 1, 3, 3}, 32},
-                                         {true, {1, 16, 5, 5}, {16, 8, 3, 3}, 1}};
+  const std::vector<Problem> problems = {{false, {1, 64, 9, 9}, {32, 64, 3, 3}, 1, 1},
+                                         {false, {2, 3, 11, 7}, {16, 3, 3, 3}, 1, 1},
+                                         {false, {1, 32, 8, 8}, {32, 1, 3, 3}, 32, 1},
+                                         {false, {2, 24, 5, 7}, {40, 24, 1, 1}, 1, 0},
+                                         {true, {1, 16, 5, 5}, {16, 8, 3, 3}, 1, 1}};
   const std::vector<ConvPostOps> post_ops = {
       {false, ConvActivation::kNone, 0, 0},       {true, ConvActivation::kNone, 0, 0},
       {true, ConvActivation::kRelu, 0, 0},        {false, ConvActivation::kLeakyRelu, 0.1f, 0},
@@ -325,7 +327,7 @@ TEST(ConvTest, PackedWeightsAndPostOpsMatchUnfused) {
     SCOPED_TRACE(::testing::Message() << "X " << Str(pr.xs) << " W " << Str(pr.ws));
     ConvAttributes attr;
     attr.group = pr.group;
-    attr.pads = {1, 1, 1, 1};
+    attr.pads = {pr.pad, pr.pad, pr.pad, pr.pad};
     const int64_t m = pr.transpose ? pr.ws[1] * pr.group : pr.ws[0];
     const Shape bs = {m};
     const std::vector<double> x = testing::RandomVector<double>(rng, Count(pr.xs));
@@ -390,9 +392,9 @@ TEST(ConvTest, PackedWeightsAndPostOpsMatchUnfused) {
         const bool in_place = ++run % 2 == 0;
         ConvBuffers io;
         io.x = xf.data();
-        // Packed plans must not read W: hand them a buffer of garbage.
+        // Plans holding packed weights must not read W: hand them a buffer of garbage.
         std::vector<float> garbage(wf.size(), 1e30f);
-        io.w = pack ? garbage.data() : wf.data();
+        io.w = plan.packed_weights != nullptr ? garbage.data() : wf.data();
         io.b = bf.data();
         io.sum = in_place ? y.data() : zf.data();
         if (in_place) y = zf;
