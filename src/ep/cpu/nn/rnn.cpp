@@ -297,21 +297,27 @@ class Recurrence {
     return std::clamp(v, -c, c);
   }
 
-  // Row `row` of W times x_t plus row `row` of R times `state` (the previous h, or r (.) h).
-  A Dot(const T* m, int64_t row, int64_t cols, const A* v) const {
-    A s = 0;
-    const T* mr = m + row * cols;
-    for (int64_t k = 0; k < cols; ++k) s += static_cast<A>(ToAcc(mr[k])) * v[k];
+  // Sum of a[k] * b[k] over k < n in eight partial sums, so that the loop vectorises.
+  template <typename U>
+  static A DotProduct(const T* a, const U* b, int64_t n) {
+    A part[8] = {};
+    int64_t k = 0;
+    for (; k + 8 <= n; k += 8) {
+      for (int l = 0; l < 8; ++l) {
+        part[l] += static_cast<A>(ToAcc(a[k + l])) * static_cast<A>(ToAcc(b[k + l]));
+      }
+    }
+    A s = ((part[0] + part[4]) + (part[1] + part[5])) + ((part[2] + part[6]) + (part[3] + part[7]));
+    for (; k < n; ++k) s += static_cast<A>(ToAcc(a[k])) * static_cast<A>(ToAcc(b[k]));
     return s;
   }
+  // Row `row` of W times x_t plus row `row` of R times `state` (the previous h, or r (.) h).
+  A Dot(const T* m, int64_t row, int64_t cols, const A* v) const {
+    return DotProduct(m + row * cols, v, cols);
+  }
   A DotX(const T* w, int64_t row, int64_t t, int64_t b) const {
-    A s = 0;
-    const T* wr = w + row * p_.input_size;
-    const T* x = static_cast<const T*>(in_.x) + XIndex(t, b);
-    for (int64_t k = 0; k < p_.input_size; ++k) {
-      s += static_cast<A>(ToAcc(wr[k])) * static_cast<A>(ToAcc(x[k]));
-    }
-    return s;
+    return DotProduct(w + row * p_.input_size, static_cast<const T*>(in_.x) + XIndex(t, b),
+                      p_.input_size);
   }
   A Bias(const T* bias, int64_t row, bool recurrent) const {
     if (bias == nullptr) return 0;
