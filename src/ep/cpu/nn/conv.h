@@ -130,8 +130,8 @@ Result<ConvPlan> PrepareConvTranspose(DataType dtype, std::span<const int64_t> x
 Status PackConvWeights(ConvPlan& plan, const void* w);
 
 // The buffers of one Conv call. `b` is ignored without bias, `sum` without post_ops.sum (it may
-// be `y` itself), `w` when plan.packed_weights is set. `workspace` holds plan.workspace_bytes, 64-byte
-// aligned.
+// be `y` itself), `w` when plan.packed_weights is set. `workspace` holds plan.workspace_bytes,
+// 64-byte aligned.
 struct ConvBuffers {
   const void* x = nullptr;
   const void* w = nullptr;

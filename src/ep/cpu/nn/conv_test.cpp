@@ -302,8 +302,9 @@ TEST(ConvTest, Float16ReferenceMatchesFloat) {
 }
 
 // Prepacked weights and each post-op, on blocked (64 channels), plain-friendly (3 channels),
-// depthwise, pointwise (plain layout) and ConvTranspose problems: the float oneDNN result against the plain convolution
-// (double reference loops) followed by the post-ops written here. Z aliases Y in half the runs.
+// depthwise, pointwise (plain layout) and ConvTranspose problems: the float oneDNN result
+// against the plain convolution (double reference loops) followed by the post-ops written here.
+// Z aliases Y in half the runs.
 TEST(ConvTest, PackedWeightsAndPostOpsMatchUnfused) {
   struct Problem {
     bool transpose;
