@@ -3,6 +3,7 @@
 #include "ep/cpu/nn/nn_common.h"
 
 #include <algorithm>
+#include <array>
 #include <utility>
 
 namespace nxrt::cpu::nn {
@@ -87,29 +88,30 @@ void CopyElements(DataType dtype, const void* src, void* dst, int64_t count) {
 
 namespace {
 
-// Removes size-1 dims and merges dims that are contiguous in both views.
-void CoalesceDims(std::vector<int64_t>& shape, std::vector<int64_t>& a, std::vector<int64_t>& b) {
-  std::vector<int64_t> s2, a2, b2;
-  for (size_t i = 0; i < shape.size(); ++i) {
+// Removes size-1 dims and merges dims that are contiguous in both views, in place; returns the
+// new rank.
+size_t CoalesceDims(int64_t* shape, int64_t* a, int64_t* b, size_t rank) {
+  size_t w = 0;
+  for (size_t i = 0; i < rank; ++i) {
     if (shape[i] == 1) continue;
-    if (!s2.empty() && a2.back() == a[i] * shape[i] && b2.back() == b[i] * shape[i]) {
-      s2.back() *= shape[i];
-      a2.back() = a[i];
-      b2.back() = b[i];
+    if (w > 0 && a[w - 1] == a[i] * shape[i] && b[w - 1] == b[i] * shape[i]) {
+      shape[w - 1] *= shape[i];
+      a[w - 1] = a[i];
+      b[w - 1] = b[i];
       continue;
     }
-    s2.push_back(shape[i]);
-    a2.push_back(a[i]);
-    b2.push_back(b[i]);
+    shape[w] = shape[i];
+    a[w] = a[i];
+    b[w] = b[i];
+    ++w;
   }
-  shape = std::move(s2);
-  a = std::move(a2);
-  b = std::move(b2);
+  return w;
 }
 
+// `idx`: `shape.size()` zeros (the row counter).
 template <typename E>
-void StridedCopyTyped(const std::vector<int64_t>& shape, const E* src,
-                      const std::vector<int64_t>& ss, E* dst, const std::vector<int64_t>& ds) {
+void StridedCopyTyped(std::span<const int64_t> shape, const E* src, const int64_t* ss, E* dst,
+                      const int64_t* ds, int64_t* idx) {
   const size_t rank = shape.size();
   if (rank == 0) {
     *dst = *src;
@@ -118,8 +120,7 @@ void StridedCopyTyped(const std::vector<int64_t>& shape, const E* src,
   const int64_t inner = shape[rank - 1];
   const int64_t s_in = ss[rank - 1];
   const int64_t d_in = ds[rank - 1];
-  const int64_t rows = Product(std::span(shape).first(rank - 1));
-  std::vector<int64_t> idx(rank, 0);
+  const int64_t rows = Product(shape.first(rank - 1));
   int64_t s_off = 0;
   int64_t d_off = 0;
   for (int64_t r = 0; r < rows; ++r) {
@@ -149,13 +150,28 @@ void StridedCopy(DataType dtype, std::span<const int64_t> shape, const void* src
                  std::span<const int64_t> src_strides, void* dst,
                  std::span<const int64_t> dst_strides) {
   if (Product(shape) == 0) return;
-  std::vector<int64_t> s(shape.begin(), shape.end());
-  std::vector<int64_t> a(src_strides.begin(), src_strides.end());
-  std::vector<int64_t> b(dst_strides.begin(), dst_strides.end());
-  CoalesceDims(s, a, b);
+  // Dims, both strides and the row counter; on the stack up to rank 8 (no heap allocation).
+  const size_t rank = shape.size();
+  std::array<int64_t, 4 * 8> small;
+  std::vector<int64_t> large;
+  int64_t* buf = small.data();
+  if (rank > 8) {
+    large.resize(4 * rank);
+    buf = large.data();
+  }
+  int64_t* s = buf;
+  int64_t* a = buf + rank;
+  int64_t* b = buf + 2 * rank;
+  int64_t* idx = buf + 3 * rank;
+  std::copy(shape.begin(), shape.end(), s);
+  std::copy(src_strides.begin(), src_strides.end(), a);
+  std::copy(dst_strides.begin(), dst_strides.end(), b);
+  const size_t r = CoalesceDims(s, a, b, rank);
+  std::fill_n(idx, r, 0);
   VisitElement(dtype, [&](auto tag) {
     using E = typename decltype(tag)::type;
-    StridedCopyTyped<E>(s, static_cast<const E*>(src), a, static_cast<E*>(dst), b);
+    StridedCopyTyped<E>(std::span<const int64_t>(s, r), static_cast<const E*>(src), a,
+                        static_cast<E*>(dst), b, idx);
   });
 }
 
