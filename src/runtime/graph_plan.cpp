@@ -442,6 +442,7 @@ Status PlanInstance::RunStep(size_t index, ThreadPool& pool) {
                   (plan_.values[v].graph_output || plan_.values[v].last_use_step >= 0);
       }
       PrepareContextImpl pctx(kernel_inputs, st.value_inputs, used, step, plan_);
+      pctx.threads = pool.num_threads();
       pctx.Reset(step.outputs.size());
       st.prepared = false;
       NXRT_RETURN_IF_ERROR(st.kernel->Prepare(pctx).WithContext(step.description));
