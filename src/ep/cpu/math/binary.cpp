@@ -103,6 +103,8 @@ template <typename C, typename E>
 struct PowOp {
   C operator()(C base, E exponent) const {
     if constexpr (std::is_floating_point_v<C>) {
+      // x^2 (variance in decomposed LayerNorm) as one correctly rounded multiply, not a pow call.
+      if (exponent == E{2}) return base * base;
       using W = std::conditional_t<std::is_floating_point_v<E>, std::common_type_t<C, E>, C>;
       return static_cast<C>(std::pow(static_cast<W>(base), static_cast<W>(exponent)));
     } else if constexpr (std::is_floating_point_v<E>) {
