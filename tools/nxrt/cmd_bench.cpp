@@ -36,7 +36,7 @@ void AddBenchCommand(CLI::App& app, int& exit_code) {
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
   cmd->add_option("--iterations", o->config.iterations, "Timed runs (at least)")
-      ->check(CLI::PositiveNumber)
+      ->check(CLI::Range(1, 1000000000))
       ->capture_default_str();
   cmd->add_option("--min-seconds", o->config.min_seconds,
                   "Keep running until the timed runs took this many seconds in total")

@@ -126,7 +126,7 @@ void AddRunCommand(CLI::App& app, int& exit_code) {
   cmd->add_option("--threads", o->threads, "Intra-op threads (0 = one per core)")
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--repeat", o->repeat, "Run this many times; the time printed is the last run")
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::Range(1, 1000000000));
   cmd->add_option("--output-dir", o->output_dir, "Write each output as <name>.npy here");
   cmd->add_flag("--stats", o->stats, "Print per-kernel calls and time");
   cmd->callback([o, &exit_code] {
@@ -147,7 +147,10 @@ void AddRunCommand(CLI::App& app, int& exit_code) {
     const double create_ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     Session& s = **session;
-    for (const std::string& warning : s.Warnings()) std::cerr << "nxrt run: warning: " << warning << "\n";
+    const size_t warnings_at_creation = s.Warnings().size();
+    for (const std::string& warning : s.Warnings()) {
+      std::cerr << "nxrt run: warning: " << warning << "\n";
+    }
 
     std::vector<NamedTensor> feeds;
     for (const std::string& item : o->inputs) {
@@ -195,6 +198,11 @@ void AddRunCommand(CLI::App& app, int& exit_code) {
       run_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
                    .count();
       if (!outputs.ok()) return fail(outputs.status());
+    }
+    // A plugin EP dropped while running (its Compute failed; the run was repeated without it).
+    const std::vector<std::string> warnings = s.Warnings();
+    for (size_t i = warnings_at_creation; i < warnings.size(); ++i) {
+      std::cerr << "nxrt run: warning: " << warnings[i] << "\n";
     }
     std::cout << "model " << o->model << "\n";
     std::cout << "inputs\n";

@@ -114,9 +114,9 @@ void AddTestOnnxCommand(CLI::App& app, int& exit_code) {
   cmd->add_option("--atol", o->atol, "Absolute tolerance for floating outputs")
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--threads", o->threads, "Intra-op threads per session")
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::Range(1, 1000000));
   cmd->add_option("--timeout", o->timeout, "Seconds one test may take")
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::Range(1, 1000000));
   cmd->add_flag("--verbose", o->verbose, "Print every test, not only those that do not pass");
   cmd->callback([o, &exit_code] {
     std::set<std::string> expected;

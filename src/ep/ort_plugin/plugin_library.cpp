@@ -146,7 +146,9 @@ Status PluginLibrary::Open(std::string_view path, std::string_view registration_
   count = std::min(count, kMaxFactories);
   // Keep every non-null factory first, so a failure below still releases them.
   for (size_t i = 0; i < count; ++i) {
-    if (created[i] != nullptr) factories_.push_back(Factory{created[i]});
+    if (created[i] == nullptr) continue;
+    factories_.emplace_back();
+    factories_.back().factory = created[i];
   }
   if (error != nullptr) {
     Status status = TakeOrtStatus(error, label_ + ": CreateEpFactories failed");
