@@ -49,9 +49,15 @@ struct SessionOptions {
   std::vector<EpSpec> providers;
   // Threads for intra-op parallelism, counting the caller; 0 = the number of cores.
   int intra_op_threads = 0;
-  // 0 = no graph rewriting; 1 = basic (the default). Levels only ever add
-  // result-preserving rewrites.
-  int optimization_level = 1;
+  // Graph optimisation before placement (docs/optimizer.md): 0 = none; 1 = basic (constant and
+  // shape folding, dead nodes, Conv+BatchNormalization folding, MatMul+Add → Gemm: standard ONNX
+  // results any EP can take); 2 = extended, the default (also fusions into nxrt's own com.nxrt
+  // operators, applied only when every EP in `providers` is the CPU EP). Results change by float
+  // rounding at most. Errors at Create: kInvalidArgument outside 0..2.
+  int optimization_level = 2;
+  // Names of passes not to run (e.g. "conv_bn_folding"). Errors at Create: kInvalidArgument for
+  // an unknown name, listing the known ones.
+  std::vector<std::string> disabled_optimizers;
   // Let the CPU EP run nodes no listed EP claims. When false and a node is left, Create fails
   // with the list of such nodes and every EP's reason. When true, a plugin EP that fails to
   // load, initialize or compile its claims is dropped (Warnings() says why) and its nodes fall
@@ -71,6 +77,12 @@ struct NamedTensor {
 struct NamedValue {
   std::string name;
   Value value;
+};
+
+// What one graph optimisation pass did at session creation.
+struct OptimizerPassStats {
+  std::string pass;  // e.g. "conv_bn_folding"
+  int rewrites = 0;  // patterns rewritten, over the main graph and its subgraphs
 };
 
 // Calls and time of one step of the plan (a node kernel or a fused claim), summed over runs.
@@ -125,6 +137,8 @@ class Session {
   virtual Result<std::vector<NamedValue>> RunValues(
       const std::vector<NamedValue>& inputs, const std::vector<std::string>& output_names = {}) = 0;
 
+  // The optimisation passes that ran at creation, in order, with their rewrite counts.
+  virtual std::vector<OptimizerPassStats> OptimizerPasses() const = 0;
   // Per-step statistics summed over all runs so far, in plan order.
   virtual std::vector<KernelStats> Stats() const = 0;
   // A human-readable placement: each EP's claims and, per node left to the fallback, reasons.

@@ -21,6 +21,7 @@
 #include "ep/run_observer.h"
 #include "ir/gradient.h"
 #include "ir/onnx_loader.h"
+#include "optimizer/optimizer.h"
 #include "runtime/ep_factory.h"
 #include "runtime/graph_plan.h"
 #include "runtime/plan_builder.h"
@@ -245,6 +246,8 @@ class SessionImpl final : public Session {
     return true;
   }
 
+  std::vector<OptimizerPassStats> OptimizerPasses() const override { return optimizer_passes_; }
+
   std::vector<KernelStats> Stats() const override {
     std::lock_guard<std::mutex> lock(mutex_);
     std::vector<KernelStats> stats;
@@ -318,9 +321,18 @@ class SessionImpl final : public Session {
     NXRT_RETURN_IF_ERROR(ir::ExpandGradients(model_));
     std::vector<EpSpec> specs = options.providers;
     if (specs.empty()) specs.push_back(EpSpec{"cpu", {}, {}, nullptr});
-    const bool has_cpu = std::any_of(specs.begin(), specs.end(), [](const EpSpec& s) {
+    const auto is_cpu = [](const EpSpec& s) {
       return s.type == "cpu" || (s.provider && s.provider->type_name() == "cpu");
-    });
+    };
+    const bool has_cpu = std::any_of(specs.begin(), specs.end(), is_cpu);
+    // Fusions into nxrt's own operators only when the CPU EP runs everything: another EP must
+    // see standard ONNX (optimizer/optimizer.h).
+    opt::OptimizerOptions optimizer{options.optimization_level, options.disabled_optimizers};
+    if (!std::all_of(specs.begin(), specs.end(), is_cpu) && optimizer.level == 2) {
+      optimizer.level = 1;
+    }
+    NXRT_ASSIGN_OR_RETURN(std::vector<opt::PassReport> passes, opt::OptimizeModel(model_, optimizer));
+    for (const opt::PassReport& r : passes) optimizer_passes_.push_back({r.pass, r.rewrites});
     if (options.allow_fallback && !has_cpu) specs.push_back(EpSpec{"cpu", {}, {}, nullptr});
     // With fallback allowed, a plugin EP that cannot load or initialize is dropped (its nodes
     // fall back) and the reason is kept in the placement summary.
@@ -491,6 +503,7 @@ class SessionImpl final : public Session {
   std::string placement_;
   std::string dropped_eps_;  // plugin EPs dropped at creation, with the reasons
   std::vector<std::string> warnings_;
+  std::vector<OptimizerPassStats> optimizer_passes_;
   struct Event {
     std::shared_ptr<const GraphPlan> plan;  // the plan the step belongs to
     runtime::StepSpan span;

@@ -1,0 +1,200 @@
+// optimizer/graph_editor.cpp: see graph_editor.h.
+#include "optimizer/graph_editor.h"
+
+#include <algorithm>
+#include <set>
+#include <unordered_set>
+#include <utility>
+
+namespace nxrt::opt {
+
+Result<GraphEditor> GraphEditor::Create(ir::Model& model, ir::Graph& graph) {
+  GraphEditor editor(model, graph);
+  NXRT_RETURN_IF_ERROR(editor.Rebuild());
+  return editor;
+}
+
+Status GraphEditor::Rebuild() {
+  view_.reset();
+  NXRT_ASSIGN_OR_RETURN(ir::GraphView view, ir::GraphView::Create(*model_, *graph_));
+  view_.emplace(std::move(view));
+  removed_.assign(graph_->nodes.size(), false);
+  graph_output_.assign(graph_->values.size(), false);
+  for (ir::ValueId v : graph_->outputs) graph_output_[static_cast<size_t>(v)] = true;
+  added_.clear();
+  return Status::Ok();
+}
+
+bool GraphEditor::IsGraphOutput(ir::ValueId v) const {
+  return v >= 0 && static_cast<size_t>(v) < graph_output_.size() && graph_output_[v];
+}
+
+bool GraphEditor::HasSingleUse(ir::ValueId v) const {
+  if (v == ir::kNoValue || IsGraphOutput(v)) return false;
+  std::span<const ir::Consumer> uses = Consumers(v);
+  return uses.size() == 1 && uses[0].slot != ir::kImplicitSlot;
+}
+
+const Tensor* GraphEditor::Constant(ir::ValueId v) const {
+  if (v == ir::kNoValue || static_cast<size_t>(v) >= graph_output_.size()) return nullptr;
+  const ir::Initializer* init = graph_->FindInitializer(v);
+  if (init == nullptr) return nullptr;
+  if (std::find(graph_->inputs.begin(), graph_->inputs.end(), v) != graph_->inputs.end()) {
+    return nullptr;
+  }
+  return &init->tensor;
+}
+
+int64_t GraphEditor::IntAttr(const ir::Node& n, std::string_view name, int64_t fallback) {
+  const ir::Attribute* a = n.FindAttribute(name);
+  return a != nullptr && a->type == ir::Attribute::Type::kInt ? a->i : fallback;
+}
+
+float GraphEditor::FloatAttr(const ir::Node& n, std::string_view name, float fallback) {
+  const ir::Attribute* a = n.FindAttribute(name);
+  return a != nullptr && a->type == ir::Attribute::Type::kFloat ? a->f : fallback;
+}
+
+std::vector<int64_t> GraphEditor::IntsAttr(const ir::Node& n, std::string_view name) {
+  const ir::Attribute* a = n.FindAttribute(name);
+  return a != nullptr && a->type == ir::Attribute::Type::kInts ? a->ints : std::vector<int64_t>{};
+}
+
+std::optional<size_t> GraphEditor::Rank(ir::ValueId v) const {
+  if (v == ir::kNoValue) return std::nullopt;
+  const ir::TypeInfo& t = value(v).type;
+  if (t.kind != ir::TypeInfo::Kind::kTensor || !t.shape) return std::nullopt;
+  return t.shape->size();
+}
+
+int64_t GraphEditor::Opset(const ir::Node& n) const {
+  return model_->OpsetFor(n.domain).value_or(0);
+}
+
+std::string GraphEditor::UniqueValueName(std::string_view hint) {
+  std::string name(hint);
+  while (graph_->FindValue(name) != ir::kNoValue) {
+    name = std::string(hint) + "_nxrt" + std::to_string(++name_counter_);
+  }
+  return name;
+}
+
+ir::ValueId GraphEditor::AddValue(std::string_view name_hint, ir::TypeInfo type) {
+  ir::Value v;
+  v.name = UniqueValueName(name_hint);
+  v.type = std::move(type);
+  return graph_->AddValue(std::move(v));
+}
+
+ir::ValueId GraphEditor::AddInitializer(std::string_view name_hint, Tensor tensor) {
+  std::vector<ir::Dim> dims;
+  for (int64_t d : tensor.shape()) dims.push_back(ir::Dim::Fixed(d));
+  const ir::ValueId id = AddValue(name_hint, ir::TypeInfo::Tensor(tensor.dtype(), std::move(dims)));
+  ir::Initializer init;
+  init.value = id;
+  init.tensor = std::move(tensor);
+  graph_->AddInitializer(std::move(init));
+  return id;
+}
+
+void GraphEditor::AddNode(ir::Node node, ir::NodeId anchor) {
+  if (node.domain == kNxrtDomain && !model_->OpsetFor(kNxrtDomain)) {
+    model_->opset_imports.push_back({std::string(kNxrtDomain), 1});
+  }
+  added_.emplace_back(anchor, std::move(node));
+}
+
+void GraphEditor::RemoveNode(ir::NodeId id) { removed_[static_cast<size_t>(id)] = true; }
+
+void GraphEditor::ReplaceInputUses(ir::ValueId from, ir::ValueId to) {
+  for (ir::Node& n : graph_->nodes) {
+    std::replace(n.inputs.begin(), n.inputs.end(), from, to);
+  }
+  for (auto& [anchor, n] : added_) {
+    std::replace(n.inputs.begin(), n.inputs.end(), from, to);
+  }
+}
+
+Status GraphEditor::Commit() {
+  const bool changed =
+      !added_.empty() || std::find(removed_.begin(), removed_.end(), true) != removed_.end();
+  if (!changed) return Status::Ok();
+
+  // New node order: each kept node, then the nodes anchored to it (removed or not).
+  std::vector<std::vector<ir::Node>> after(graph_->nodes.size());
+  std::vector<ir::Node> at_end;
+  for (auto& [anchor, n] : added_) {
+    (anchor == ir::kNoNode ? at_end : after[static_cast<size_t>(anchor)]).push_back(std::move(n));
+  }
+  std::unordered_set<std::string> names;
+  for (size_t i = 0; i < graph_->nodes.size(); ++i) {
+    if (!removed_[i]) names.insert(graph_->nodes[i].name);
+  }
+  std::vector<ir::Node> nodes;
+  nodes.reserve(graph_->nodes.size() + added_.size());
+  auto push_new = [&](ir::Node n) {
+    const std::string base = n.name.empty() ? n.op_type : n.name;
+    std::string name = base;
+    for (int k = 1; names.count(name); ++k) name = base + "_" + std::to_string(k);
+    names.insert(name);
+    n.name = std::move(name);
+    nodes.push_back(std::move(n));
+  };
+  for (size_t i = 0; i < graph_->nodes.size(); ++i) {
+    if (!removed_[i]) nodes.push_back(std::move(graph_->nodes[i]));
+    for (ir::Node& n : after[i]) push_new(std::move(n));
+  }
+  for (ir::Node& n : at_end) push_new(std::move(n));
+  for (size_t i = 0; i < nodes.size(); ++i) nodes[i].id = static_cast<ir::NodeId>(i);
+
+  // Every value still read must still be defined: by a kept or new node, a graph input, an
+  // initializer or an enclosing scope.
+  std::vector<bool> defined(graph_->values.size(), false);
+  for (ir::ValueId v : graph_->inputs) defined[v] = true;
+  for (const ir::Initializer& init : graph_->initializers) defined[init.value] = true;
+  for (size_t v = 0; v < graph_->values.size(); ++v) {
+    if (graph_->values[v].outer_scope) defined[v] = true;
+  }
+  for (const ir::Node& n : nodes) {
+    for (ir::ValueId v : n.outputs) {
+      if (v != ir::kNoValue) defined[v] = true;
+    }
+  }
+  std::vector<bool> read(graph_->values.size(), false);
+  for (ir::ValueId v : graph_->outputs) read[v] = true;
+  for (const ir::Node& n : nodes) {
+    for (ir::ValueId v : n.inputs) {
+      if (v != ir::kNoValue) read[v] = true;
+    }
+  }
+  graph_->nodes = std::move(nodes);
+  // Subgraphs read outer values by name.
+  std::set<std::string, std::less<>> read_by_subgraphs;
+  for (const ir::Node& n : graph_->nodes) {
+    for (const ir::Attribute& a : n.attributes) {
+      auto note = [&](const ir::Graph& g) {
+        for (const ir::Value& v : g.values) {
+          if (v.outer_scope) read_by_subgraphs.insert(v.name);
+        }
+      };
+      if (a.g) note(*a.g);
+      for (const auto& g : a.graphs) note(*g);
+    }
+  }
+  for (size_t v = 0; v < graph_->values.size(); ++v) {
+    if (read_by_subgraphs.count(graph_->values[v].name)) read[v] = true;
+    if (read[v] && !defined[v]) {
+      return MakeStatus(StatusCode::kInternal, "graph rewrite left value '",
+                        graph_->values[v].name, "' read but no longer produced");
+    }
+  }
+  // Drop initializers nothing reads (unless a graph input: the caller may still feed it).
+  std::set<ir::ValueId> inputs(graph_->inputs.begin(), graph_->inputs.end());
+  std::erase_if(graph_->initializers, [&](const ir::Initializer& init) {
+    return !read[init.value] && !inputs.count(init.value);
+  });
+  graph_->Reindex();
+  return Rebuild();
+}
+
+}  // namespace nxrt::opt

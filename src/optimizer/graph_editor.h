@@ -1,0 +1,105 @@
+// optimizer/graph_editor.h: what a graph pass reads and how it edits one ir::Graph.
+//
+// Layer: nxrt_optimizer. A pass looks the graph up through the editor (producers, consumers,
+// constants, a topological order: all as of the last Commit) and stages edits: new values,
+// initializers and nodes, removed nodes. Commit applies them in one go: removed nodes are erased,
+// each new node is placed right after the node it was anchored to (so the fused node of a
+// pattern runs where the pattern ran and the memory plan keeps its shape), node ids are
+// renumbered to their new positions, initializers that nothing reads any more are dropped (their
+// memory is freed), and the views are rebuilt and the graph validated again.
+//
+// Rules a pass follows (the editor checks what it can): a value may be removed from the graph
+// only with all its readers; a graph output and a value read by a subgraph are never removed;
+// a fused node takes over the output value ids of the pattern it replaces, so every reader
+// outside the pattern is untouched.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ir/graph.h"
+#include "ir/graph_view.h"
+#include "nxrt/status.h"
+#include "nxrt/tensor.h"
+
+namespace nxrt::opt {
+
+// The domain of the fused operators nxrt's passes create (kernels in the CPU EP's table,
+// src/ep/cpu/kernels/fused). Version 1.
+inline constexpr std::string_view kNxrtDomain = "com.nxrt";
+
+class GraphEditor {
+ public:
+  // Edits `graph` (the main graph of `model` or one of its subgraphs). Errors: those of
+  // ir::GraphView::Create for an invalid graph.
+  static Result<GraphEditor> Create(ir::Model& model, ir::Graph& graph);
+
+  ir::Model& model() { return *model_; }
+  ir::Graph& graph() { return *graph_; }
+  const ir::GraphView& view() const { return *view_; }
+
+  // --- Queries: the graph as of the last Commit (staged edits are not visible). ---
+  const ir::Node& node(ir::NodeId id) const { return graph_->nodes[static_cast<size_t>(id)]; }
+  const ir::Value& value(ir::ValueId id) const { return graph_->values[static_cast<size_t>(id)]; }
+  const std::vector<ir::NodeId>& TopologicalOrder() const { return view_->topological_order(); }
+  // The node producing `v`, or kNoNode (graph input, initializer, outer-scope value).
+  ir::NodeId Producer(ir::ValueId v) const { return view_->producer(v); }
+  // Uses of `v` by nodes of this graph (slot kImplicitSlot: read inside a node's subgraph).
+  std::span<const ir::Consumer> Consumers(ir::ValueId v) const { return view_->consumers(v); }
+  bool IsGraphOutput(ir::ValueId v) const;
+  // True when `v` has exactly one use, by a node input (not a subgraph, not a graph output):
+  // the condition for folding the node that makes it into its reader.
+  bool HasSingleUse(ir::ValueId v) const;
+  // The tensor of `v` when `v` is a constant: an initializer that is not also a graph input (a
+  // graph input with an initializer may be fed at run time, so it is not constant). nullptr
+  // otherwise; also for kNoValue.
+  const Tensor* Constant(ir::ValueId v) const;
+  // The node's attribute `name` as an int / float / ints, or `fallback` when absent.
+  static int64_t IntAttr(const ir::Node& n, std::string_view name, int64_t fallback);
+  static float FloatAttr(const ir::Node& n, std::string_view name, float fallback);
+  static std::vector<int64_t> IntsAttr(const ir::Node& n, std::string_view name);
+  // The rank of `v` when its type gives a shape, else nullopt.
+  std::optional<size_t> Rank(ir::ValueId v) const;
+  // The imported opset of the node's domain (0 when not imported).
+  int64_t Opset(const ir::Node& n) const;
+  bool IsRemoved(ir::NodeId id) const { return removed_[static_cast<size_t>(id)]; }
+
+  // --- Edits: staged until Commit. ---
+  // A new value named after `name_hint` (made unique) with `type`.
+  ir::ValueId AddValue(std::string_view name_hint, ir::TypeInfo type);
+  // A new constant: a value of `tensor`'s dtype and shape bound to `tensor`.
+  ir::ValueId AddInitializer(std::string_view name_hint, Tensor tensor);
+  // A new node, placed right after `anchor` (or at the end for kNoNode). Adding a node of
+  // kNxrtDomain adds that domain's opset import to the model when missing. The node's name is
+  // `name` made unique among the graph's node names.
+  void AddNode(ir::Node node, ir::NodeId anchor);
+  // Marks a node for removal. Its outputs must have no readers left once edits apply (the pass
+  // removes or rewires them); Commit checks this.
+  void RemoveNode(ir::NodeId id);
+  // Points every node input of this graph reading `from` at `to` (a graph output `from` is
+  // left alone; the caller must not remove its producer).
+  void ReplaceInputUses(ir::ValueId from, ir::ValueId to);
+
+  // Applies the staged edits (see the file comment) and rebuilds the views. Errors:
+  // kInternal when an edit left a removed node's output read, or the graph invalid.
+  Status Commit();
+
+ private:
+  GraphEditor(ir::Model& model, ir::Graph& graph) : model_(&model), graph_(&graph) {}
+  Status Rebuild();
+  std::string UniqueValueName(std::string_view hint);
+
+  ir::Model* model_;
+  ir::Graph* graph_;
+  std::optional<ir::GraphView> view_;
+  std::vector<bool> removed_;
+  std::vector<bool> graph_output_;
+  std::vector<std::pair<ir::NodeId, ir::Node>> added_;  // (anchor, node)
+  int name_counter_ = 0;
+};
+
+}  // namespace nxrt::opt

@@ -1,0 +1,65 @@
+// optimizer/optimizer.h: graph optimisation passes that rewrite a model before placement,
+// changing results by float rounding at most.
+//
+// Layer: nxrt_optimizer (IR rewrites; constant folding evaluates nodes with the CPU EP's
+// kernels). The session runs OptimizeModel after loading and before placing nodes on EPs
+// (docs/optimizer.md lists the passes and what each matches).
+//
+// Levels (SessionOptions::optimization_level, `nxrt --opt-level`), each including the ones below:
+//   0  none;
+//   1  basic: rewrites whose result is standard ONNX (constant and shape folding, dead-node
+//      elimination, Conv+BatchNormalization folding, MatMul+Add → Gemm), safe for any EP;
+//   2  extended: fusions into nxrt's own operators (domain com.nxrt: FusedConv, FusedMatMul,
+//      LayerNormalization, Gelu, ...) that only the CPU EP runs. The session applies them only
+//      when every EP in the list is the CPU EP, so a plugin EP always sees standard ONNX.
+// Each pass can also be switched off by name (SessionOptions::disabled_optimizers,
+// `nxrt --disable-pass NAME`).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ir/graph.h"
+#include "nxrt/status.h"
+#include "optimizer/graph_editor.h"
+
+namespace nxrt::opt {
+
+inline constexpr int kMaxOptimizationLevel = 2;
+
+// One rewrite over one graph.
+class GraphPass {
+ public:
+  virtual ~GraphPass() = default;
+  // Stable name used to switch the pass off, e.g. "conv_bn_folding".
+  virtual std::string_view name() const = 0;
+  // The level from which the pass runs (1 or 2).
+  virtual int level() const = 0;
+  // Rewrites the editor's graph (staging edits and committing them) and returns how many
+  // patterns it rewrote. Errors: only for a graph it cannot leave valid (kInternal) or a
+  // kernel error while folding constants.
+  virtual Result<int> Apply(GraphEditor& editor) const = 0;
+};
+
+// The passes in the order they run (the one explicit table, optimizer.cpp).
+const std::vector<std::unique_ptr<GraphPass>>& AllPasses();
+
+struct OptimizerOptions {
+  int level = kMaxOptimizationLevel;  // 0..2, see the file comment
+  std::vector<std::string> disabled;  // pass names not to run
+};
+
+// What one pass did: rewrites summed over the main graph and its subgraphs.
+struct PassReport {
+  std::string pass;
+  int rewrites = 0;
+};
+
+// Runs the enabled passes over the main graph and then over every subgraph (If/Loop/Scan
+// bodies), in table order. Errors: kInvalidArgument for a level outside 0..2 or an unknown name
+// in `disabled` (listing the known names); a pass's own errors, prefixed with its name.
+Result<std::vector<PassReport>> OptimizeModel(ir::Model& model, const OptimizerOptions& options);
+
+}  // namespace nxrt::opt

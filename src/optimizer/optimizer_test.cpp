@@ -1,0 +1,87 @@
+// optimizer/optimizer_test.cpp: the driver (levels, switching passes off, bad options) and the
+// dead-node elimination pass, each on a graph before and after.
+#include <gtest/gtest.h>
+
+#include "optimizer/optimizer_test_util.h"
+
+namespace nxrt::opt {
+namespace {
+
+using testing::AddNode;
+using testing::ExpectSameResults;
+using testing::FillFloatTensor;
+using testing::FillValueInfo;
+using testing::MakeModel;
+using testing::OpTypes;
+using testing::Optimize;
+using testing::RandomFloats;
+using testing::Rewrites;
+
+// x -> Relu -> y (output); x -> Sigmoid -> Neg (dead chain); x -> Tanh -> t read only by a
+// subgraph-free dead Add with the dead chain.
+onnx::ModelProto DeadChainModel() {
+  onnx::ModelProto m = MakeModel(17);
+  onnx::GraphProto* g = m.mutable_graph();
+  FillValueInfo(g->add_input(), "x", onnx::TensorProto::FLOAT, {2, 3});
+  FillValueInfo(g->add_output(), "y", onnx::TensorProto::FLOAT, {2, 3});
+  FillFloatTensor(g->add_initializer(), "unused_w", {3}, {1, 2, 3});
+  AddNode(g, "Relu", {"x"}, {"y"}, "relu");
+  AddNode(g, "Sigmoid", {"x"}, {"s"}, "sigmoid");
+  AddNode(g, "Neg", {"s"}, {"n"}, "neg");
+  AddNode(g, "Tanh", {"x"}, {"t"}, "tanh");
+  AddNode(g, "Add", {"n", "t"}, {"a"}, "add");
+  AddNode(g, "Mul", {"a", "unused_w"}, {"m"}, "mul");
+  return m;
+}
+
+TEST(DeadNodeElimination, RemovesWholeDeadChainsAndTheirInitializers) {
+  ir::Model model = Optimize(DeadChainModel(), {"dead_node_elimination"});
+  EXPECT_EQ(OpTypes(*model.graph), std::vector<std::string>{"Relu"});
+  EXPECT_EQ(model.graph->initializers.size(), 0u);
+  const auto stats = ExpectSameResults(DeadChainModel(), {{"x", RandomFloats({2, 3}, 1)}},
+                                       {"dead_node_elimination"});
+  EXPECT_EQ(Rewrites(stats, "dead_node_elimination"), 5);
+}
+
+TEST(DeadNodeElimination, KeepsNodesReadByGraphOutputsAndCustomDomains) {
+  onnx::ModelProto m = DeadChainModel();
+  onnx::GraphProto* g = m.mutable_graph();
+  FillValueInfo(g->add_output(), "s", onnx::TensorProto::FLOAT, {2, 3});
+  onnx::OperatorSetIdProto* custom = m.add_opset_import();
+  custom->set_domain("com.example");
+  custom->set_version(1);
+  AddNode(g, "Log", {"x"}, {"log"}, "custom_log", "com.example");
+  ir::Model model = Optimize(m, {"dead_node_elimination"});
+  EXPECT_EQ(OpTypes(*model.graph),
+            (std::vector<std::string>{"Relu", "Sigmoid", "com.example:Log"}));
+}
+
+TEST(Optimizer, LevelZeroAndDisabledPassesLeaveTheGraph) {
+  ir::Model model = testing::Load(DeadChainModel());
+  auto none = OptimizeModel(model, {0, {}});
+  ASSERT_TRUE(none.ok()) << none.status().message();
+  EXPECT_TRUE(none->empty());
+  auto off = OptimizeModel(model, {2, {"dead_node_elimination"}});
+  ASSERT_TRUE(off.ok()) << off.status().message();
+  EXPECT_EQ(model.graph->nodes.size(), 6u);
+}
+
+TEST(Optimizer, BadOptionsNameTheValueAndTheFix) {
+  ir::Model model = testing::Load(DeadChainModel());
+  auto level = OptimizeModel(model, {3, {}});
+  ASSERT_FALSE(level.ok());
+  EXPECT_TRUE(ir::testing::Contains(level.status().message(), "optimization level 3"));
+  auto name = OptimizeModel(model, {1, {"no_such_pass"}});
+  ASSERT_FALSE(name.ok());
+  EXPECT_TRUE(ir::testing::Contains(name.status().message(), "'no_such_pass'"));
+  EXPECT_TRUE(ir::testing::Contains(name.status().message(), "dead_node_elimination"));
+
+  SessionOptions options;
+  options.disabled_optimizers = {"no_such_pass"};
+  auto session = Session::CreateFromBytes(testing::Serialize(DeadChainModel()), options);
+  ASSERT_FALSE(session.ok());
+  EXPECT_TRUE(ir::testing::Contains(session.status().message(), "'no_such_pass'"));
+}
+
+}  // namespace
+}  // namespace nxrt::opt

@@ -1,0 +1,15 @@
+// optimizer/passes.h: constructors of the graph passes, one per file in optimizer/passes/.
+//
+// Layer: nxrt_optimizer, internal. optimizer.cpp lists them in run order; tests build a single
+// pass to check a graph before and after it.
+#pragma once
+
+#include <memory>
+
+#include "optimizer/optimizer.h"
+
+namespace nxrt::opt {
+
+std::unique_ptr<GraphPass> MakeDeadNodeEliminationPass();
+
+}  // namespace nxrt::opt
