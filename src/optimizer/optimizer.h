@@ -29,6 +29,13 @@ namespace nxrt::opt {
 
 inline constexpr int kMaxOptimizationLevel = 2;
 
+// The level applied for a requested one: level 2's fusions into com.nxrt operators need every
+// node on the CPU EP, so with any other EP in the list level 2 becomes 1 (a plugin EP sees
+// standard ONNX, as ONNX Runtime shows its EPs the graph after its basic optimisations).
+inline int LevelForProviders(int requested, bool only_cpu) {
+  return !only_cpu && requested == 2 ? 1 : requested;
+}
+
 // One rewrite over one graph.
 class GraphPass {
  public:

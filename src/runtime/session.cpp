@@ -325,12 +325,12 @@ class SessionImpl final : public Session {
       return s.type == "cpu" || (s.provider && s.provider->type_name() == "cpu");
     };
     const bool has_cpu = std::any_of(specs.begin(), specs.end(), is_cpu);
-    // Fusions into nxrt's own operators only when the CPU EP runs everything: another EP must
-    // see standard ONNX (optimizer/optimizer.h).
-    opt::OptimizerOptions optimizer{options.optimization_level, options.disabled_optimizers};
-    if (!std::all_of(specs.begin(), specs.end(), is_cpu) && optimizer.level == 2) {
-      optimizer.level = 1;
-    }
+    // Graph optimisation; fusions into nxrt's own operators only when the CPU EP runs
+    // everything (optimizer/optimizer.h).
+    const opt::OptimizerOptions optimizer{
+        opt::LevelForProviders(options.optimization_level,
+                               std::all_of(specs.begin(), specs.end(), is_cpu)),
+        options.disabled_optimizers};
     NXRT_ASSIGN_OR_RETURN(std::vector<opt::PassReport> passes, opt::OptimizeModel(model_, optimizer));
     for (const opt::PassReport& r : passes) optimizer_passes_.push_back({r.pass, r.rewrites});
     if (options.allow_fallback && !has_cpu) specs.push_back(EpSpec{"cpu", {}, {}, nullptr});

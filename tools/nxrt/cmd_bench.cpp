@@ -24,6 +24,7 @@ void AddBenchCommand(CLI::App& app, int& exit_code) {
     std::vector<std::string> eps;
     int threads = 1;
     bool json = false;
+    OptimizerFlags optimizer;
   };
   auto o = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand(
@@ -46,6 +47,7 @@ void AddBenchCommand(CLI::App& app, int& exit_code) {
                   "Execution providers in priority order, comma-separated (default cpu)");
   cmd->add_flag("--json", o->json, "Print one JSON object (for scripts) instead of text");
   AddInputFlags(*cmd, o->inputs);
+  AddOptimizerFlags(*cmd, o->optimizer);
   cmd->callback([o, &exit_code] {
     auto fail = [&](const Status& s) {
       std::cerr << "nxrt bench: " << s.message() << "\n";
@@ -53,6 +55,8 @@ void AddBenchCommand(CLI::App& app, int& exit_code) {
     };
     SessionOptions options;
     options.intra_op_threads = o->threads;
+    options.optimization_level = o->optimizer.level;
+    options.disabled_optimizers = o->optimizer.disabled;
     Result<std::vector<EpSpec>> specs = ParseEpFlags(o->eps);
     if (!specs.ok()) return fail(specs.status());
     options.providers = std::move(*specs);

@@ -1,5 +1,6 @@
-// tools/nxrt/cmd_claims.cpp: `nxrt claims MODEL [--ep TYPE]... [--json]`: what each EP claims,
-// what it declined and why, for the main graph and every subgraph, without running anything.
+// tools/nxrt/cmd_claims.cpp: `nxrt claims MODEL [--ep TYPE]... [--json]`: what the optimizer
+// rewrote (as in a session), then what each EP claims, what it declined and why, for the main
+// graph and every subgraph, without running anything.
 // For an ORT plugin EP this is its GetCapability answer (nothing is compiled): its fused groups,
 // the groups nxrt rejected with the reason, and the plugin's own log lines about declined nodes.
 #include <algorithm>
@@ -14,6 +15,7 @@
 #include "ep_flags.h"
 #include "ir/graph_view.h"
 #include "ir/onnx_loader.h"
+#include "optimizer/optimizer.h"
 #include "runtime/ep_factory.h"
 
 namespace nxrt::cli {
@@ -54,6 +56,7 @@ void AddClaimsCommand(CLI::App& app, int& exit_code) {
     std::vector<std::string> eps;
     bool json = false;
     bool no_fallback = false;
+    OptimizerFlags optimizer;
   };
   auto o = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand(
@@ -64,6 +67,7 @@ void AddClaimsCommand(CLI::App& app, int& exit_code) {
                   "plugin:/path/lib.so[:registration_name][;key=value...] (default cpu)");
   cmd->add_flag("--no-fallback", o->no_fallback, "Do not let the CPU EP take what is left");
   cmd->add_flag("--json", o->json, "Print JSON instead of text");
+  AddOptimizerFlags(*cmd, o->optimizer);
   cmd->callback([o, &exit_code] {
     auto fail = [&](const Status& s) {
       std::cerr << "nxrt claims: " << s.message() << "\n";
@@ -78,6 +82,12 @@ void AddClaimsCommand(CLI::App& app, int& exit_code) {
     });
     Result<ir::Model> model = ir::LoadModelFromFile(o->model, load);
     if (!model.ok()) return fail(model.status());
+    // The graph the session places: optimised as Session::Create does.
+    const bool only_cpu = std::all_of(specs->begin(), specs->end(),
+                                      [](const EpSpec& spec) { return spec.type == "cpu"; });
+    Result<std::vector<opt::PassReport>> passes = opt::OptimizeModel(
+        *model, {opt::LevelForProviders(o->optimizer.level, only_cpu), o->optimizer.disabled});
+    if (!passes.ok()) return fail(passes.status());
     ep::EpRegistry eps;
     bool has_cpu = false;
     for (const EpSpec& spec : *specs) {
@@ -101,10 +111,20 @@ void AddClaimsCommand(CLI::App& app, int& exit_code) {
     nlohmann::json graphs = nlohmann::json::array();
     Status st = PlaceAll(*model, *model->graph, "main graph", eps, options, o->json, text, graphs);
     if (!st.ok()) return fail(st);
+    nlohmann::json rewrites = nlohmann::json::object();
+    std::string optimizer_text;
+    for (const opt::PassReport& r : *passes) {
+      rewrites[r.pass] = r.rewrites;
+      if (r.rewrites > 0) optimizer_text += "  " + r.pass + ": " + std::to_string(r.rewrites) + "\n";
+    }
     if (o->json) {
-      std::cout << nlohmann::json{{"model", o->model}, {"graphs", graphs}}.dump(2) << "\n";
+      std::cout << nlohmann::json{{"model", o->model}, {"optimizer", rewrites}, {"graphs", graphs}}
+                       .dump(2)
+                << "\n";
     } else {
-      std::cout << text;
+      std::cout << "== optimizer (level " << opt::LevelForProviders(o->optimizer.level, only_cpu)
+                << "): " << (optimizer_text.empty() ? "nothing rewritten\n" : "rewrites\n")
+                << optimizer_text << text;
     }
   });
 }

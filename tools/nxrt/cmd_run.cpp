@@ -105,6 +105,7 @@ void AddRunCommand(CLI::App& app, int& exit_code) {
     bool random = false;
     bool no_fallback = false;
     std::string profile;
+    OptimizerFlags optimizer;
   };
   auto o = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand("run", "Run a model and summarise its outputs");
@@ -129,6 +130,7 @@ void AddRunCommand(CLI::App& app, int& exit_code) {
       ->check(CLI::Range(1, 1000000000));
   cmd->add_option("--output-dir", o->output_dir, "Write each output as <name>.npy here");
   cmd->add_flag("--stats", o->stats, "Print per-kernel calls and time");
+  AddOptimizerFlags(*cmd, o->optimizer);
   cmd->callback([o, &exit_code] {
     auto fail = [&](const Status& s) {
       std::cerr << "nxrt run: " << s.message() << "\n";
@@ -138,6 +140,8 @@ void AddRunCommand(CLI::App& app, int& exit_code) {
     options.intra_op_threads = o->threads;
     options.allow_fallback = !o->no_fallback;
     options.enable_profiling = !o->profile.empty();
+    options.optimization_level = o->optimizer.level;
+    options.disabled_optimizers = o->optimizer.disabled;
     Result<std::vector<EpSpec>> specs = ParseEpFlags(o->eps);
     if (!specs.ok()) return fail(specs.status());
     options.providers = std::move(*specs);

@@ -68,4 +68,15 @@ Result<std::vector<EpSpec>> ParseEpFlags(const std::vector<std::string>& values)
   return specs;
 }
 
+void AddOptimizerFlags(CLI::App& cmd, OptimizerFlags& flags) {
+  cmd.add_option("--opt-level", flags.level,
+                 "Graph optimisation: 0 none, 1 basic (standard ONNX rewrites), 2 extended "
+                 "(also nxrt's fused operators; CPU EP only)")
+      ->check(CLI::Range(0, 2))
+      ->capture_default_str();
+  cmd.add_option("--disable-pass", flags.disabled,
+                 "Optimizer pass not to run, e.g. conv_bn_folding (repeatable, comma-separated)")
+      ->delimiter(',');
+}
+
 }  // namespace nxrt::cli

@@ -1,8 +1,11 @@
-// tools/nxrt/ep_flags.h: the `--ep` flag shared by `nxrt run` and `nxrt claims`.
+// tools/nxrt/ep_flags.h: the session flags shared by `nxrt run`, `bench` and `claims`: `--ep`,
+// `--opt-level`, `--disable-pass`.
 #pragma once
 
 #include <string>
 #include <vector>
+
+#include <CLI/CLI.hpp>
 
 #include "nxrt/session.h"
 
@@ -14,5 +17,15 @@ namespace nxrt::cli {
 // options reach the plugin as session config entries "ep.<ep_name>.<key>". Errors
 // (kInvalidArgument) quote the text and say the expected form.
 Result<std::vector<EpSpec>> ParseEpFlags(const std::vector<std::string>& values);
+
+// Graph optimisation flags (SessionOptions::optimization_level, ::disabled_optimizers).
+struct OptimizerFlags {
+  int level = 2;
+  std::vector<std::string> disabled;
+};
+
+// Adds `--opt-level N` (0 none, 1 basic, 2 extended; checked to be in range) and
+// `--disable-pass NAME[,NAME...]` (repeatable; names are checked when the session is made).
+void AddOptimizerFlags(CLI::App& cmd, OptimizerFlags& flags);
 
 }  // namespace nxrt::cli
