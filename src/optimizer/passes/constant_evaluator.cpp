@@ -1,0 +1,106 @@
+// optimizer/passes/constant_evaluator.cpp: see constant_evaluator.h.
+#include "optimizer/passes/constant_evaluator.h"
+
+#include <string_view>
+
+#include "ep/cpu/cpu_execution_provider.h"
+#include "ep/kernel_runner.h"
+
+namespace nxrt::opt {
+namespace {
+
+bool IsRandomOp(std::string_view op) {
+  return op == "RandomNormal" || op == "RandomUniform" || op == "RandomNormalLike" ||
+         op == "RandomUniformLike" || op == "Multinomial" || op == "Bernoulli" || op == "Dropout";
+}
+
+// The CPU EP's kernel table, built once.
+const ep::OpRegistry& CpuKernels() {
+  static const cpu::CpuExecutionProvider cpu;
+  return cpu.registry();
+}
+
+// `info` with each input slot that has a tensor in `inputs` described as that constant.
+NodeInfo WithConstantInputs(const NodeInfo& info, const std::vector<Tensor>& inputs) {
+  NodeInfo::Data data;
+  data.id = info.id();
+  data.name = info.name();
+  data.op_type = info.op_type();
+  data.domain = info.domain();
+  data.opset = info.opset();
+  data.since_version = info.since_version();
+  data.inputs = info.inputs();
+  data.outputs = info.outputs();
+  data.attributes = info.attributes();
+  for (size_t i = 0; i < inputs.size() && i < data.inputs.size(); ++i) {
+    if (!inputs[i].defined()) continue;
+    ValueInfo& in = data.inputs[i];
+    in.kind = ValueKind::kTensor;
+    in.dtype = inputs[i].dtype();
+    std::vector<DimInfo> dims;
+    for (int64_t d : inputs[i].shape()) dims.push_back(DimInfo::Fixed(d));
+    in.shape = std::move(dims);
+    in.is_constant = true;
+    in.constant = inputs[i];
+  }
+  return NodeInfo(std::move(data));
+}
+
+}  // namespace
+
+const Tensor* ConstantEvaluator::Known(ir::ValueId v) const {
+  auto it = replaced_.find(v);
+  return it != replaced_.end() ? &it->second : editor_->Constant(v);
+}
+
+bool ConstantEvaluator::CanFold(const ir::Node& node) const {
+  if (!node.domain.empty() || IsRandomOp(node.op_type) || node.op_type == "DequantizeLinear" ||
+      node.HasSubgraphs()) {
+    return false;
+  }
+  for (ir::ValueId in : node.inputs) {
+    if (in != ir::kNoValue && Known(in) == nullptr) return false;
+  }
+  for (ir::ValueId out : node.outputs) {
+    if (out == ir::kNoValue) continue;
+    const ir::TypeInfo::Kind kind = editor_->value(out).type.kind;
+    if (kind != ir::TypeInfo::Kind::kTensor && kind != ir::TypeInfo::Kind::kUnknown) return false;
+  }
+  return true;
+}
+
+Result<bool> ConstantEvaluator::Fold(ir::NodeId id) {
+  const ir::Node& node = editor_->node(id);
+  std::vector<Tensor> inputs;
+  std::vector<int> input_slots;
+  for (size_t i = 0; i < node.inputs.size(); ++i) {
+    const Tensor* t = node.inputs[i] == ir::kNoValue ? nullptr : Known(node.inputs[i]);
+    inputs.push_back(t != nullptr ? *t : Tensor());
+    input_slots.push_back(static_cast<int>(i));
+  }
+  if (!infos_) infos_.emplace(editor_->view());
+  const NodeInfo info = WithConstantInputs(infos_->Node(id), inputs);
+  if (!CpuKernels().Supports(info).supported()) return false;
+  Result<std::unique_ptr<Kernel>> kernel = CpuKernels().CreateKernel(info);
+  if (!kernel.ok()) return kernel.status().WithContext(info.Description());
+  ep::KernelRunOptions options;
+  options.output_count = static_cast<int>(node.outputs.size());
+  options.constant_inputs = std::move(input_slots);
+  for (size_t o = 0; o < node.outputs.size(); ++o) {
+    if (node.outputs[o] == ir::kNoValue) options.unused_outputs.push_back(static_cast<int>(o));
+  }
+  Result<ep::KernelRun> run = ep::RunKernel(**kernel, inputs, options);
+  if (!run.ok()) return run.status().WithContext(info.Description());
+  for (size_t o = 0; o < node.outputs.size(); ++o) {
+    if (node.outputs[o] != ir::kNoValue) Replace(id, node.outputs[o], std::move(run->outputs[o]));
+  }
+  return true;
+}
+
+void ConstantEvaluator::Replace(ir::NodeId id, ir::ValueId v, Tensor tensor) {
+  editor_->RemoveNode(id);
+  editor_->BindConstant(v, tensor);
+  replaced_[v] = std::move(tensor);
+}
+
+}  // namespace nxrt::opt
