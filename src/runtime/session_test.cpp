@@ -371,7 +371,9 @@ TEST(Session, BatchedScan8HonoursSequenceLensAndDirections) {
 }
 
 TEST(Session, ConcurrentRunsFromFourThreadsAgree) {
-  auto session = Session::CreateFromBytes(ChainModel(), SessionOptions{{}, 2, 1, true});
+  SessionOptions options;
+  options.intra_op_threads = 2;
+  auto session = Session::CreateFromBytes(ChainModel(), options);
   ASSERT_TRUE(session.ok());
   Session& s = **session;
   std::vector<std::thread> threads;
