@@ -6,12 +6,24 @@
 // (truncation error r^8/8! < 6e-9, below float's half-ULP 6e-8), 2^n by building exponent bits.
 // Accuracy: within 2 ULP of std::exp for every finite x. Special values match std::exp: NaN → NaN,
 // x < -87.3 → 0 (std::exp gives a subnormal or 0 there), x > 88.7 → +inf, -inf → 0, +inf → +inf.
+//
+// The special cases are FloatSelect, not `?:`: under GCC's default -ftrapping-math its
+// if-conversion does not compute on every element a float operation that the source computes on
+// one arm only, and GCC moves arithmetic into the arms of a `?:` (a clamp followed by a multiply
+// already stops it), so a loop with `?:` stays scalar ("control flow in loop").
 #pragma once
 
 #include <bit>
 #include <cstdint>
 
 namespace nxrt::cpu::math {
+
+// `condition ? if_true : if_false` on the bits, with no branch for the compiler to keep.
+inline float FloatSelect(bool condition, float if_true, float if_false) {
+  const uint32_t mask = 0u - static_cast<uint32_t>(condition);
+  return std::bit_cast<float>((std::bit_cast<uint32_t>(if_true) & mask) |
+                              (std::bit_cast<uint32_t>(if_false) & ~mask));
+}
 
 inline float FastExp(float x) {
   constexpr float kLog2e = 1.44269504088896341f;
@@ -20,7 +32,7 @@ inline float FastExp(float x) {
   constexpr float kRound = 12582912.0f;              // 1.5·2^23: adding it rounds to an integer
   constexpr float kMin = -87.33654f;                 // below: the result would be subnormal
   constexpr float kMax = 88.72283f;                  // above: the result overflows
-  const float clamped = x < kMin ? kMin : (x > kMax ? kMax : x);
+  const float clamped = FloatSelect(x < kMin, kMin, FloatSelect(x > kMax, kMax, x));  // NaN stays
   const float shifted = clamped * kLog2e + kRound;
   const float n = shifted - kRound;
   const int32_t n_bits = std::bit_cast<int32_t>(shifted) - std::bit_cast<int32_t>(kRound);
@@ -37,9 +49,8 @@ inline float FastExp(float x) {
   const int32_t half = n_bits >> 1;
   const float scale_lo = std::bit_cast<float>((half + 127) << 23);
   const float scale_hi = std::bit_cast<float>((n_bits - half + 127) << 23);
-  const float result = p * scale_lo * scale_hi;
-  if (x != x) return x;  // NaN
-  return x < kMin ? 0.0f : (x > kMax ? __builtin_inff() : result);
+  const float result = p * scale_lo * scale_hi;  // NaN for a NaN x
+  return FloatSelect(x < kMin, 0.0f, FloatSelect(x > kMax, __builtin_inff(), result));
 }
 
 }  // namespace nxrt::cpu::math

@@ -210,6 +210,32 @@ TEST(Unary, GeluBothApproximations) {
   EXPECT_NEAR(out.data<float>()[2], 0.841192f, 1e-6);
 }
 
+// The float paths of these ops use the approximations of fast_math.h; a dense sweep well past
+// where each saturates (Mish switches to x above 20), plus NaN and the infinities.
+TEST(Unary, FloatTranscendentalsMatchDoubleOnDenseSweep) {
+  std::vector<float> x;
+  for (int i = -120000; i <= 120000; ++i) x.push_back(static_cast<float>(i) * 5e-4f);
+  for (float v : {NAN, INFINITY, -INFINITY, 1e30f, -1e30f}) x.push_back(v);
+  const Tensor in = Make<float>({static_cast<int64_t>(x.size())}, x);
+  for (UnaryKind kind : {UnaryKind::kErf, UnaryKind::kTanh, UnaryKind::kSigmoid, UnaryKind::kGelu,
+                         UnaryKind::kMish}) {
+    for (bool gelu_tanh : {false, true}) {
+      if (gelu_tanh && kind != UnaryKind::kGelu) continue;
+      UnaryAttrs attrs = DefaultUnaryAttrs(kind);
+      attrs.gelu_tanh = gelu_tanh;
+      Tensor out;
+      ASSERT_TRUE(Unary(kind, in, &out, attrs).ok());
+      for (size_t i = 0; i < x.size(); ++i) {
+        const std::string where = std::string(UnaryKindName(kind)) + (gelu_tanh ? " tanh" : "") +
+                                  " x=" + std::to_string(x[i]);
+        ExpectClose(DataType::kFloat, RoundTo(DataType::kFloat, RefFloat(kind, attrs, x[i])),
+                    out.data<float>()[i], where);
+        if (::testing::Test::HasFailure()) return;
+      }
+    }
+  }
+}
+
 TEST(Unary, IsInfDetectFlags) {
   const Tensor x = Make<float>({6}, {-1.2f, NAN, INFINITY, 2.8f, -INFINITY, INFINITY});
   Tensor out;

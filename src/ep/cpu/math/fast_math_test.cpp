@@ -1,0 +1,127 @@
+// ep/cpu/math/fast_math_test.cpp: FastErf, FastTanh and FastSigmoid against std::erf, std::tanh
+// and 1 / (1 + e^-x) in double, over every 97th float bit pattern (44M values, all signs and
+// exponents), the floats next to each piece boundary, and the special values.
+#include "ep/cpu/math/fast_math.h"
+
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <initializer_list>
+#include <limits>
+
+namespace nxrt::cpu::math {
+namespace {
+
+double Sigmoid(double x) { return 1 / (1 + std::exp(-x)); }
+
+// The largest errors seen, and where.
+struct Worst {
+  double abs = 0;  // |fast(x) - exact(x)|
+  float abs_at = 0;
+  double ulps = 0;  // the same in ULPs of the float nearest exact(x), where that is a normal float
+  float ulps_at = 0;
+};
+
+template <typename Fast, typename Exact>
+void Compare(Fast fast, Exact exact, float x, Worst* worst) {
+  const double want = exact(static_cast<double>(x));
+  const double abs = std::fabs(static_cast<double>(fast(x)) - want);
+  if (abs > worst->abs) {
+    worst->abs = abs;
+    worst->abs_at = x;
+  }
+  const float rounded = static_cast<float>(std::fabs(want));
+  if (rounded < std::numeric_limits<float>::min()) return;
+  const double ulp = std::nextafter(rounded, std::numeric_limits<float>::infinity()) - rounded;
+  if (abs / ulp > worst->ulps) {
+    worst->ulps = abs / ulp;
+    worst->ulps_at = x;
+  }
+}
+
+// Every 97th bit pattern (97 is odd, so both signs, every exponent and every residue of the
+// mantissa are visited), NaNs skipped, then 4096 consecutive floats on each side of +-boundary.
+template <typename Fast, typename Exact>
+Worst Sweep(Fast fast, Exact exact, std::initializer_list<float> boundaries) {
+  Worst worst;
+  for (uint64_t bits = 0; bits < (uint64_t{1} << 32); bits += 97) {
+    const float x = std::bit_cast<float>(static_cast<uint32_t>(bits));
+    if (!std::isnan(x)) Compare(fast, exact, x, &worst);
+  }
+  for (const float boundary : boundaries) {
+    for (const float b : {boundary, -boundary}) {
+      const uint32_t center = std::bit_cast<uint32_t>(b);
+      for (uint32_t bits = center - 4096; bits != center + 4096; ++bits) {
+        Compare(fast, exact, std::bit_cast<float>(bits), &worst);
+      }
+    }
+  }
+  return worst;
+}
+
+void ExpectWithin(const Worst& worst, double max_abs, double max_ulps) {
+  EXPECT_GT(worst.abs, 0.0);  // the sweep compared something that is not exact everywhere
+  EXPECT_LE(worst.abs, max_abs) << "at x = " << worst.abs_at;
+  EXPECT_LE(worst.ulps, max_ulps) << "at x = " << worst.ulps_at;
+}
+
+TEST(FastMath, ErfWithinBoundOverEveryExponent) {
+  // 0.875: the polynomial / 1 - e^p split; 4: where |x| is clamped.
+  ExpectWithin(Sweep([](float x) { return FastErf(x); }, [](double x) { return std::erf(x); },
+                     {0.875f, 4.0f}),
+               2e-7, 2.0);
+}
+
+TEST(FastMath, TanhWithinBoundOverEveryExponent) {
+  // 0.875: the polynomial / 1 - 2 / (e^2|x| + 1) split; 44.4: where e^2|x| overflows.
+  ExpectWithin(Sweep([](float x) { return FastTanh(x); }, [](double x) { return std::tanh(x); },
+                     {0.875f, 44.4f}),
+               2e-7, 2.0);
+}
+
+TEST(FastMath, SigmoidWithinBoundOverEveryExponent) {
+  // -87.3 and 88.7: where FastExp(-x) is +inf and 0.
+  ExpectWithin(Sweep([](float x) { return FastSigmoid(x); }, Sigmoid, {87.33654f, 88.72283f}),
+               2e-7, 3.0);
+}
+
+TEST(FastMath, SpecialValues) {
+  const float inf = std::numeric_limits<float>::infinity();
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const float max = std::numeric_limits<float>::max();
+  EXPECT_TRUE(std::isnan(FastErf(nan)));
+  EXPECT_TRUE(std::isnan(FastTanh(nan)));
+  EXPECT_TRUE(std::isnan(FastSigmoid(nan)));
+  EXPECT_EQ(FastErf(inf), 1.0f);
+  EXPECT_EQ(FastErf(-inf), -1.0f);
+  EXPECT_EQ(FastErf(max), 1.0f);
+  EXPECT_EQ(FastErf(-max), -1.0f);
+  EXPECT_EQ(FastTanh(inf), 1.0f);
+  EXPECT_EQ(FastTanh(-inf), -1.0f);
+  EXPECT_EQ(FastTanh(max), 1.0f);
+  EXPECT_EQ(FastTanh(-max), -1.0f);
+  EXPECT_EQ(FastSigmoid(inf), 1.0f);
+  EXPECT_EQ(FastSigmoid(-inf), 0.0f);
+  EXPECT_EQ(FastSigmoid(0.0f), 0.5f);
+  // erf and tanh keep the sign of zero; tanh returns tiny inputs as they are.
+  EXPECT_TRUE(std::signbit(FastErf(-0.0f)) && FastErf(-0.0f) == 0.0f);
+  EXPECT_TRUE(!std::signbit(FastErf(0.0f)) && FastErf(0.0f) == 0.0f);
+  EXPECT_TRUE(std::signbit(FastTanh(-0.0f)) && FastTanh(-0.0f) == 0.0f);
+  EXPECT_TRUE(!std::signbit(FastTanh(0.0f)) && FastTanh(0.0f) == 0.0f);
+  const float tiny = std::numeric_limits<float>::denorm_min();
+  EXPECT_EQ(FastTanh(tiny), tiny);
+  EXPECT_EQ(FastTanh(-1e-20f), -1e-20f);
+}
+
+TEST(FastMath, FloatSelectPicksByCondition) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  EXPECT_EQ(FloatSelect(true, 1.5f, -2.0f), 1.5f);
+  EXPECT_EQ(FloatSelect(false, 1.5f, -2.0f), -2.0f);
+  EXPECT_TRUE(std::signbit(FloatSelect(true, -0.0f, 0.0f)));
+  EXPECT_TRUE(std::isnan(FloatSelect(false, 1.0f, nan)));
+}
+
+}  // namespace
+}  // namespace nxrt::cpu::math
