@@ -41,13 +41,17 @@ struct ConvAttributes {
 };
 
 // The activation applied after the convolution, bias and sum: Y = act(conv(X, W) + B + Z).
-enum class ConvActivation { kNone, kRelu, kLeakyRelu, kClip, kHardSigmoid, kSigmoid };
+// kHardSwish is x * max(0, min(1, x / 6 + 1/2)) (ONNX HardSwish), kSwish x * sigmoid(alpha * x).
+enum class ConvActivation {
+  kNone, kRelu, kLeakyRelu, kClip, kHardSigmoid, kSigmoid, kTanh, kHardSwish, kSwish
+};
 
 // Post-ops fused into the convolution (oneDNN post-ops for float; the reference applies the same).
 struct ConvPostOps {
   bool sum = false;  // add Z, a tensor of Y's shape (ConvBuffers::sum), before the activation
   ConvActivation activation = ConvActivation::kNone;
-  // kLeakyRelu: alpha; kClip: alpha = min, beta = max; kHardSigmoid: max(0, min(1, alpha*x+beta)).
+  // kLeakyRelu: alpha; kClip: alpha = min, beta = max; kHardSigmoid: max(0, min(1, alpha*x+beta));
+  // kSwish: alpha.
   float alpha = 0.0f;
   float beta = 0.0f;
 };

@@ -321,7 +321,8 @@ TEST(ConvTest, PackedWeightsAndPostOpsMatchUnfused) {
       {false, ConvActivation::kNone, 0, 0},       {true, ConvActivation::kNone, 0, 0},
       {true, ConvActivation::kRelu, 0, 0},        {false, ConvActivation::kLeakyRelu, 0.1f, 0},
       {false, ConvActivation::kClip, -0.5f, 0.5f}, {true, ConvActivation::kHardSigmoid, 0.2f, 0.5f},
-      {false, ConvActivation::kSigmoid, 0, 0}};
+      {false, ConvActivation::kSigmoid, 0, 0},     {true, ConvActivation::kTanh, 0, 0},
+      {false, ConvActivation::kHardSwish, 0, 0},   {true, ConvActivation::kSwish, 1.5f, 0}};
   std::mt19937 rng(71);
   int run = 0;
   for (const Problem& pr : problems) {
@@ -361,6 +362,9 @@ TEST(ConvTest, PackedWeightsAndPostOpsMatchUnfused) {
             v = std::clamp<double>(po.alpha * v + po.beta, 0.0, 1.0);
             break;
           case ConvActivation::kSigmoid: v = 1.0 / (1.0 + std::exp(-v)); break;
+          case ConvActivation::kTanh: v = std::tanh(v); break;
+          case ConvActivation::kHardSwish: v = v * std::clamp(v / 6 + 0.5, 0.0, 1.0); break;
+          case ConvActivation::kSwish: v = v / (1.0 + std::exp(-po.alpha * v)); break;
         }
         want[i] = v;
       }

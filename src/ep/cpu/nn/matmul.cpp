@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdint>
 #include <memory>
+#include <numbers>
 #include <type_traits>
 
 #include "ep/cpu/nn/dnnl_threads.h"
@@ -144,6 +145,10 @@ dnnl::algorithm EltwiseAlgorithm(MatMulActivation activation) {
       return dnnl::algorithm::eltwise_tanh;
     case MatMulActivation::kGeluErf:
       return dnnl::algorithm::eltwise_gelu_erf;
+    case MatMulActivation::kGeluTanh:
+      return dnnl::algorithm::eltwise_gelu_tanh;
+    case MatMulActivation::kSwish:
+      return dnnl::algorithm::eltwise_swish;
     case MatMulActivation::kNone:
       break;
   }
@@ -180,11 +185,13 @@ std::shared_ptr<DnnlMatMulPrimitive> CreateDnnlPrimitive(const DnnlMatMulSpec& s
     dnnl::post_ops ops;
     if (spec.sum_beta != 0.0f) ops.append_sum(spec.sum_beta);
     if (spec.epilogue.activation != MatMulActivation::kNone) {
-      const bool leaky = spec.epilogue.activation == MatMulActivation::kLeakyRelu;
-      const bool clip = spec.epilogue.activation == MatMulActivation::kClip;
-      ops.append_eltwise(1.0f, EltwiseAlgorithm(spec.epilogue.activation),
-                         leaky || clip ? spec.epilogue.alpha : 0.0f,
-                         clip ? spec.epilogue.beta : 0.0f);
+      const MatMulActivation act = spec.epilogue.activation;
+      const bool leaky = act == MatMulActivation::kLeakyRelu;
+      const bool clip = act == MatMulActivation::kClip;
+      // oneDNN's swish is x * sigmoid(alpha * x), as MatMulEpilogue's.
+      const bool swish = act == MatMulActivation::kSwish;
+      const float alpha = leaky || clip || swish ? spec.epilogue.alpha : 0.0f;
+      ops.append_eltwise(1.0f, EltwiseAlgorithm(act), alpha, clip ? spec.epilogue.beta : 0.0f);
     }
     attr.set_post_ops(ops);
     if (spec.bias) {
@@ -343,6 +350,31 @@ void CreateDnnlMatMul(MatMulPlan& plan, std::span<const int64_t> a_batch,
   plan.dnnl = std::move(prim);
 }
 
+// The epilogue's activation of `v` (reference loops).
+double Activate(double v, const MatMulEpilogue& e) {
+  switch (e.activation) {
+    case MatMulActivation::kNone:
+      return v;
+    case MatMulActivation::kRelu:
+      return std::max(v, 0.0);
+    case MatMulActivation::kLeakyRelu:
+      return v < 0 ? e.alpha * v : v;
+    case MatMulActivation::kClip:
+      return std::min(std::max(v, static_cast<double>(e.alpha)), static_cast<double>(e.beta));
+    case MatMulActivation::kSigmoid:
+      return 1.0 / (1.0 + std::exp(-v));
+    case MatMulActivation::kTanh:
+      return std::tanh(v);
+    case MatMulActivation::kGeluErf:
+      return 0.5 * v * (1.0 + std::erf(v / std::sqrt(2.0)));
+    case MatMulActivation::kGeluTanh:
+      return 0.5 * v * (1.0 + std::tanh(std::sqrt(2.0 / std::numbers::pi) * (v + 0.044715 * v * v * v)));
+    case MatMulActivation::kSwish:
+      return v / (1.0 + std::exp(-e.alpha * v));
+  }
+  return v;
+}
+
 // Applies the epilogue (bias, then activation) to `rows` rows of `n` outputs.
 template <typename T>
 void EpilogueRef(const MatMulEpilogue& e, const T* bias, T* y, int64_t rows, int64_t n) {
@@ -352,29 +384,7 @@ void EpilogueRef(const MatMulEpilogue& e, const T* bias, T* y, int64_t rows, int
       for (int64_t j = 0; j < n; ++j) {
         double v = static_cast<double>(ToAcc(y[i * n + j]));
         if (e.bias) v += static_cast<double>(ToAcc(bias[j]));
-        switch (e.activation) {
-          case MatMulActivation::kNone:
-            break;
-          case MatMulActivation::kRelu:
-            v = std::max(v, 0.0);
-            break;
-          case MatMulActivation::kLeakyRelu:
-            v = v < 0 ? e.alpha * v : v;
-            break;
-          case MatMulActivation::kClip:
-            v = std::min(std::max(v, static_cast<double>(e.alpha)), static_cast<double>(e.beta));
-            break;
-          case MatMulActivation::kSigmoid:
-            v = 1.0 / (1.0 + std::exp(-v));
-            break;
-          case MatMulActivation::kTanh:
-            v = std::tanh(v);
-            break;
-          case MatMulActivation::kGeluErf:
-            v = 0.5 * v * (1.0 + std::erf(v / std::sqrt(2.0)));
-            break;
-        }
-        y[i * n + j] = FromAcc<T>(static_cast<RefAcc<T>>(v));
+        y[i * n + j] = FromAcc<T>(static_cast<RefAcc<T>>(Activate(v, e)));
       }
     }
   }
@@ -484,6 +494,15 @@ Result<GemmPlan> PrepareGemm(DataType dtype, std::span<const int64_t> a_shape,
                              std::optional<std::span<const int64_t>> c_shape,
                              const GemmAttributes& attributes, const GemmOptions& options) {
   NXRT_RETURN_IF_ERROR(VisitMatMulType("Gemm", dtype, [](auto) { return Status::Ok(); }));
+  const MatMulEpilogue& epilogue = options.epilogue;
+  if (epilogue.bias) {
+    return MakeStatus(StatusCode::kUnsupported, "Gemm: the epilogue takes no bias (C is Gemm's)");
+  }
+  if (epilogue.activation != MatMulActivation::kNone && dtype != DataType::kFloat &&
+      dtype != DataType::kDouble && dtype != DataType::kFloat16 && dtype != DataType::kBFloat16) {
+    return MakeStatus(StatusCode::kUnsupported, "Gemm: an activation epilogue needs a float ",
+                      "type, got ", DataTypeName(dtype));
+  }
   if (a_shape.size() != 2 || b_shape.size() != 2) {
     return MakeStatus(StatusCode::kInvalidArgument, "Gemm: A ", Str(a_shape), " and B ",
                       Str(b_shape), " must both have rank 2");
@@ -493,6 +512,7 @@ Result<GemmPlan> PrepareGemm(DataType dtype, std::span<const int64_t> a_shape,
   GemmPlan plan;
   plan.dtype = dtype;
   plan.attributes = attributes;
+  plan.epilogue = epilogue;
   plan.m = attributes.trans_a ? a_shape[1] : a_shape[0];
   plan.k = attributes.trans_a ? a_shape[0] : a_shape[1];
   const int64_t kb = attributes.trans_b ? b_shape[1] : b_shape[0];
@@ -528,6 +548,7 @@ Result<GemmPlan> PrepareGemm(DataType dtype, std::span<const int64_t> a_shape,
   spec.dst_md = dnnl::memory::desc({m, n}, dt::f32, Dims({n, 1}));
   spec.constant_weights = options.constant_b;
   spec.alpha = attributes.alpha;
+  spec.epilogue = epilogue;
   spec.threads = DnnlThreadsFor(m * n * k, options.threads);
   if (plan.has_c && attributes.beta != 0.0f) {
     // A C row [N] with unit scales is oneDNN's bias; otherwise Compute writes C (broadcast) into
@@ -577,7 +598,7 @@ void GemmRef(const GemmPlan& plan, const T* a, const T* b, const T* c, T* y) {
         using A = RefAcc<T>;
         A v = static_cast<A>(at.alpha) * static_cast<A>(ToAcc(out));
         if (use_c) v += static_cast<A>(at.beta) * static_cast<A>(ToAcc(cv));
-        out = FromAcc<T>(v);
+        out = FromAcc<T>(static_cast<A>(Activate(static_cast<double>(v), plan.epilogue)));
       }
     }
   }

@@ -47,14 +47,18 @@ class DnnlMatMulBindings {
   std::unique_ptr<Impl> impl;
 };
 
-// Activation applied to the output after the bias (MatMulEpilogue).
-enum class MatMulActivation { kNone, kRelu, kLeakyRelu, kClip, kSigmoid, kTanh, kGeluErf };
+// Activation applied to the output after the bias (MatMulEpilogue). kGeluErf is
+// 0.5 x (1 + erf(x / sqrt 2)), kGeluTanh 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))), kSwish
+// x * sigmoid(alpha * x).
+enum class MatMulActivation {
+  kNone, kRelu, kLeakyRelu, kClip, kSigmoid, kTanh, kGeluErf, kGeluTanh, kSwish
+};
 
 // What runs over the output of the product before it is stored: y = act(a @ b + bias).
 struct MatMulEpilogue {
   bool bias = false;  // Compute takes a bias vector [N] of the plan's dtype, added to every row
   MatMulActivation activation = MatMulActivation::kNone;
-  float alpha = 0.0f;  // LeakyRelu: slope; Clip: min
+  float alpha = 0.0f;  // LeakyRelu: slope; Clip: min; Swish: the sigmoid's scale
   float beta = 0.0f;   // Clip: max
 };
 
@@ -111,6 +115,7 @@ struct GemmAttributes {
 struct GemmPlan {
   DataType dtype = DataType::kUndefined;
   GemmAttributes attributes;
+  MatMulEpilogue epilogue;  // activation only
   Shape output_shape;  // [M, N]
   // Internal: sizes, whether C is used, and the strides that broadcast C to [M, N].
   int64_t m = 0;
@@ -125,16 +130,20 @@ struct GemmPlan {
   size_t scratchpad_bytes = 0;  // as MatMulPlan
 };
 
-// How to prepare a Gemm: threads and a constant B as MatMulOptions (B as stored, before transB).
+// How to prepare a Gemm: threads and a constant B as MatMulOptions (B as stored, before transB),
+// and an activation applied to alpha * A' @ B' + beta * C (epilogue.bias must be false: C is the
+// bias; float, double, float16 and bfloat16 only).
 struct GemmOptions {
   int threads = 1;
   const void* constant_b = nullptr;
+  MatMulEpilogue epilogue;
 };
 
 // Gemm (ONNX opset 1, 6, 7, 9, 11, 13): Y = alpha * A' @ B' + beta * C with A' = transpose(A) if
 // trans_a, B' likewise. A and B have rank 2; `c_shape` (nullopt: no C; [] is a scalar C) must
 // broadcast unidirectionally to [M, N]. dtypes as MatMul.
-// Errors: kInvalidArgument printing the shapes (and the trans flags) when they do not fit.
+// Errors: kInvalidArgument printing the shapes (and the trans flags) when they do not fit;
+// kUnsupported for an activation on an integer dtype or an epilogue with bias.
 Result<GemmPlan> PrepareGemm(DataType dtype, std::span<const int64_t> a_shape,
                              std::span<const int64_t> b_shape,
                              std::optional<std::span<const int64_t>> c_shape,

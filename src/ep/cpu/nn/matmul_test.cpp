@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <numbers>
 #include <random>
 #include <string>
 #include <thread>
@@ -297,7 +298,7 @@ TEST(MatMulTest, BiasAndActivationEpilogue) {
   const MatMulActivation activations[] = {
       MatMulActivation::kNone,    MatMulActivation::kRelu, MatMulActivation::kLeakyRelu,
       MatMulActivation::kClip,    MatMulActivation::kSigmoid, MatMulActivation::kTanh,
-      MatMulActivation::kGeluErf};
+      MatMulActivation::kGeluErf, MatMulActivation::kGeluTanh, MatMulActivation::kSwish};
   for (MatMulActivation act : activations) {
     MatMulOptions options;
     options.epilogue = {true, act, act == MatMulActivation::kClip ? -0.2f : 0.1f, 0.3f};
@@ -312,6 +313,10 @@ TEST(MatMulTest, BiasAndActivationEpilogue) {
         case MatMulActivation::kSigmoid: v = 1 / (1 + std::exp(-v)); break;
         case MatMulActivation::kTanh: v = std::tanh(v); break;
         case MatMulActivation::kGeluErf: v = 0.5 * v * (1 + std::erf(v / std::sqrt(2.0))); break;
+        case MatMulActivation::kGeluTanh:
+          v = 0.5 * v * (1 + std::tanh(std::sqrt(2 / std::numbers::pi) * (v + 0.044715 * v * v * v)));
+          break;
+        case MatMulActivation::kSwish: v = v / (1 + std::exp(-0.1 * v)); break;
       }
       want[i] = v;
     }
@@ -331,6 +336,37 @@ TEST(MatMulTest, BiasAndActivationEpilogue) {
   MatMulOptions relu;
   relu.epilogue.activation = MatMulActivation::kRelu;
   EXPECT_EQ(PrepareMatMul(DataType::kInt32, a_shape, b_shape, relu).status().code(),
+            StatusCode::kUnsupported);
+  // Gemm with an activation after alpha * A B^T + beta * C (C [M, N]: the sum post-op).
+  const Shape ga = {12, 11}, gb = {7, 11}, gc = {12, 7};
+  const std::vector<double> c = testing::RandomVector<double>(rng, 12 * 7);
+  std::vector<double> want(12 * 7);
+  for (int64_t i = 0; i < 12; ++i) {
+    for (int64_t j = 0; j < 7; ++j) {
+      double acc = 0;
+      for (int64_t k = 0; k < 11; ++k) acc += a[i * 11 + k] * b[j * 11 + k];
+      want[i * 7 + j] = std::tanh(0.5 * acc + 2.0 * c[i * 7 + j]);
+    }
+  }
+  GemmOptions gemm_options;
+  gemm_options.epilogue.activation = MatMulActivation::kTanh;
+  const GemmAttributes attributes{false, true, 0.5f, 2.0f};
+  for (DataType dtype : {DataType::kFloat, DataType::kDouble}) {
+    NXRT_ASSERT_OK_AND_ASSIGN(GemmPlan plan,
+                              PrepareGemm(dtype, ga, gb, gc, attributes, gemm_options));
+    if (dtype == DataType::kFloat) {
+      std::vector<float> y(want.size());
+      NXRT_ASSERT_OK(Gemm(plan, Cast<float>(a).data(), Cast<float>(b).data(),
+                          Cast<float>(c).data(), y.data()));
+      EXPECT_TRUE(AllClose(y, want, 1e-5, 1e-5)) << "float Gemm + Tanh";
+    } else {
+      std::vector<double> y(want.size());
+      NXRT_ASSERT_OK(Gemm(plan, a.data(), b.data(), c.data(), y.data()));
+      EXPECT_TRUE(AllClose(y, want, 1e-7, 1e-7)) << "double Gemm + Tanh";
+    }
+  }
+  gemm_options.epilogue.bias = true;
+  EXPECT_EQ(PrepareGemm(DataType::kFloat, ga, gb, gc, attributes, gemm_options).status().code(),
             StatusCode::kUnsupported);
 }
 

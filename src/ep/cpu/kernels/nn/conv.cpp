@@ -5,6 +5,15 @@
 // from the one it was made for, so a steady input shape costs one primitive creation; constant
 // weights (initializers) are then reordered once into the primitive's layout. The blocked copies
 // and oneDNN's scratchpad are the kernel's workspace.
+//
+// com.nxrt:FusedConv(X, W, B?, Z?) (made by the conv_activation_fusion pass) is Conv with post-ops:
+// Y = act(Conv(X, W, B) + Z), Z of Y's shape (a residual), run as oneDNN post-ops in the same
+// pass over the output (Z is first copied into Y, as oneDNN's sum post-op accumulates into the
+// destination). Attributes: Conv's, plus `activation` ("" for none, "Relu", "LeakyRelu", "Clip",
+// "HardSigmoid", "Sigmoid", "Tanh", "HardSwish", "Swish"), `activation_alpha` and
+// `activation_beta` (LeakyRelu alpha, default 0.01; Clip min and max, default the float range;
+// HardSigmoid alpha and beta, default 0.2 and 0.5; Swish x * sigmoid(alpha * x), default 1).
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -20,8 +29,8 @@ namespace {
 
 class ConvKernel final : public Kernel {
  public:
-  ConvKernel(bool transpose, nn::ConvAttributes attributes)
-      : transpose_(transpose), attributes_(std::move(attributes)) {}
+  ConvKernel(bool transpose, nn::ConvAttributes attributes, nn::ConvPostOps post_ops = {})
+      : transpose_(transpose), attributes_(std::move(attributes)), post_ops_(post_ops) {}
 
   Status Prepare(PrepareContext& ctx) override {
     Shape x = InputShape(ctx, 0);
@@ -33,6 +42,8 @@ class ConvKernel final : public Kernel {
         b != b_shape_ || threads != threads_) {
       nn::ConvOptions options;
       options.threads = threads;
+      options.post_ops = post_ops_;
+      options.post_ops.sum = HasInput(ctx, 3);
       std::optional<std::span<const int64_t>> b_span;
       if (b) b_span = *b;
       NXRT_ASSIGN_OR_RETURN(plan_, transpose_ ? nn::PrepareConvTranspose(ctx.input_dtype(0), x, w,
@@ -50,6 +61,11 @@ class ConvKernel final : public Kernel {
       threads_ = threads;
       planned_ = true;
     }
+    if (plan_.post_ops.sum && InputShape(ctx, 3) != plan_.output_shape) {
+      return MakeStatus(StatusCode::kInvalidArgument, "FusedConv: Z ",
+                        ShapeToString(InputShape(ctx, 3)), " differs from the output ",
+                        ShapeToString(plan_.output_shape));
+    }
     ctx.SetWorkspaceBytes(plan_.workspace_bytes);
     return ctx.SetOutput(0, plan_.dtype, plan_.output_shape);
   }
@@ -60,6 +76,7 @@ class ConvKernel final : public Kernel {
     io.x = ctx.input(0)->raw_data();
     io.w = ctx.input(1)->raw_data();
     io.b = b != nullptr ? b->raw_data() : nullptr;
+    io.sum = plan_.post_ops.sum ? ctx.input(3)->raw_data() : nullptr;
     io.y = ctx.output(0)->mutable_raw_data();
     io.workspace = ctx.workspace();
     return nn::Conv(plan_, io);
@@ -68,6 +85,7 @@ class ConvKernel final : public Kernel {
  private:
   bool transpose_;
   nn::ConvAttributes attributes_;
+  nn::ConvPostOps post_ops_;
   bool planned_ = false;
   int threads_ = 0;
   Shape x_shape_;
@@ -76,8 +94,54 @@ class ConvKernel final : public Kernel {
   nn::ConvPlan plan_;
 };
 
-ep::KernelFactory Factory(bool transpose) {
-  return [transpose](const NodeInfo& node) -> Result<std::unique_ptr<Kernel>> {
+// The activation of a FusedConv node (see the file comment).
+Result<nn::ConvPostOps> ParseActivation(const NodeInfo& node) {
+  using nn::ConvActivation;
+  NXRT_ASSIGN_OR_RETURN(std::string name, node.GetString("activation", ""));
+  nn::ConvPostOps po;
+  float alpha_default = 0.0f;
+  float beta_default = 0.0f;
+  if (name.empty()) {
+    po.activation = ConvActivation::kNone;
+  } else if (name == "Relu") {
+    po.activation = ConvActivation::kRelu;
+  } else if (name == "LeakyRelu") {
+    po.activation = ConvActivation::kLeakyRelu;
+    alpha_default = 0.01f;
+  } else if (name == "Clip") {
+    po.activation = ConvActivation::kClip;
+    alpha_default = std::numeric_limits<float>::lowest();
+    beta_default = std::numeric_limits<float>::max();
+  } else if (name == "HardSigmoid") {
+    po.activation = ConvActivation::kHardSigmoid;
+    alpha_default = 0.2f;
+    beta_default = 0.5f;
+  } else if (name == "Sigmoid") {
+    po.activation = ConvActivation::kSigmoid;
+  } else if (name == "Tanh") {
+    po.activation = ConvActivation::kTanh;
+  } else if (name == "HardSwish") {
+    po.activation = ConvActivation::kHardSwish;
+  } else if (name == "Swish") {
+    po.activation = ConvActivation::kSwish;
+    alpha_default = 1.0f;
+  } else {
+    return node.Error(StatusCode::kInvalidModel, "attribute 'activation' is '", name,
+                      "', expected one of '', Relu, LeakyRelu, Clip, HardSigmoid, Sigmoid, Tanh, "
+                      "HardSwish, Swish");
+  }
+  NXRT_ASSIGN_OR_RETURN(po.alpha, node.GetFloat("activation_alpha", alpha_default));
+  NXRT_ASSIGN_OR_RETURN(po.beta, node.GetFloat("activation_beta", beta_default));
+  return po;
+}
+
+// Conv (fused: FusedConv), ConvTranspose.
+ep::KernelFactory Factory(bool transpose, bool fused) {
+  return [transpose, fused](const NodeInfo& node) -> Result<std::unique_ptr<Kernel>> {
+    nn::ConvPostOps post_ops;
+    if (fused) {
+      NXRT_ASSIGN_OR_RETURN(post_ops, ParseActivation(node));
+    }
     nn::ConvAttributes a;
     NXRT_ASSIGN_OR_RETURN(std::string auto_pad, node.GetString("auto_pad", "NOTSET"));
     Result<nn::AutoPad> parsed = nn::ParseAutoPad(auto_pad);
@@ -96,14 +160,17 @@ ep::KernelFactory Factory(bool transpose) {
       NXRT_ASSIGN_OR_RETURN(a.output_padding, node.GetInts("output_padding", {}));
       NXRT_ASSIGN_OR_RETURN(a.output_shape, node.GetInts("output_shape", {}));
     }
-    return std::unique_ptr<Kernel>(std::make_unique<ConvKernel>(transpose, std::move(a)));
+    return std::unique_ptr<Kernel>(
+        std::make_unique<ConvKernel>(transpose, std::move(a), post_ops));
   };
 }
 
 }  // namespace
 
-ep::KernelFactory ConvFactory() { return Factory(false); }
+ep::KernelFactory ConvFactory() { return Factory(false, false); }
 
-ep::KernelFactory ConvTransposeFactory() { return Factory(true); }
+ep::KernelFactory ConvTransposeFactory() { return Factory(true, false); }
+
+ep::KernelFactory FusedConvFactory() { return Factory(false, true); }
 
 }  // namespace nxrt::cpu::kernels

@@ -5,8 +5,19 @@
 // differs from the one it was made for, so a constant weight with a steady activation shape
 // costs one primitive creation, and one packing of the weight, in the kernel's life. The
 // primitive's scratchpad is the step's planned workspace.
+//
+// com.nxrt:FusedMatMul and com.nxrt:FusedGemm (made by the matmul_activation_fusion pass) are
+// the same kernels with an epilogue: FusedMatMul(A, B, bias?) = act(A @ B + bias), bias of N
+// elements (shape [N] or [1, ..., 1, N]); FusedGemm(A, B, C?) = act(Gemm(A, B, C)) with Gemm's
+// attributes. Attributes `activation` ("" for none, "Relu", "LeakyRelu", "Clip", "Sigmoid",
+// "Tanh", "Gelu" (erf), "GeluTanh", "Swish"), `activation_alpha` (LeakyRelu's alpha, default
+// 0.01; Clip's min, default the lowest float; Swish x * sigmoid(alpha * x), default 1) and
+// `activation_beta` (Clip's max, default the highest float). The bias and activation run as oneDNN post-ops in the same pass over the
+// output.
+#include <limits>
 #include <memory>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "ep/cpu/kernels/kernel_util.h"
@@ -25,15 +36,31 @@ const void* ConstantData(PrepareContext& ctx, int i) {
 
 class MatMulKernel final : public Kernel {
  public:
+  // `epilogue` (FusedMatMul): its activation; the bias flag is set from the inputs.
+  explicit MatMulKernel(nn::MatMulEpilogue epilogue = {}) : epilogue_(epilogue) {}
+
   Status Prepare(PrepareContext& ctx) override {
     Shape a = InputShape(ctx, 0);
     Shape b = InputShape(ctx, 1);
+    const bool has_bias = ctx.input_count() > 2 && ctx.has_input(2);
+    if (has_bias) {
+      const Shape bias = InputShape(ctx, 2);
+      const int64_t n = b.size() == 1 ? 1 : b.back();
+      bool ok = !bias.empty() && bias.back() == n;
+      for (size_t i = 0; ok && i + 1 < bias.size(); ++i) ok = bias[i] == 1;
+      if (!ok) {
+        return MakeStatus(StatusCode::kInvalidArgument, "FusedMatMul: bias ", ShapeToString(bias),
+                          " is not [N] (or [1, ..., 1, N]) for B ", ShapeToString(b), ", N = ", n);
+      }
+    }
     const int threads = ctx.thread_count();
     if (!planned_ || ctx.input_dtype(0) != plan_.dtype || a != a_shape_ || b != b_shape_ ||
         threads != threads_) {
       nn::MatMulOptions options;
       options.threads = threads;
       options.constant_b = ConstantData(ctx, 1);
+      options.epilogue = epilogue_;
+      options.epilogue.bias = has_bias;
       NXRT_ASSIGN_OR_RETURN(plan_, nn::PrepareMatMul(ctx.input_dtype(0), a, b, options));
       a_shape_ = std::move(a);
       b_shape_ = std::move(b);
@@ -45,11 +72,13 @@ class MatMulKernel final : public Kernel {
   }
 
   Status Compute(ComputeContext& ctx) override {
+    const void* bias = plan_.epilogue.bias ? ctx.input(2)->raw_data() : nullptr;
     return nn::MatMul(plan_, ctx.input(0)->raw_data(), ctx.input(1)->raw_data(),
-                      ctx.output(0)->mutable_raw_data(), ctx.workspace());
+                      ctx.output(0)->mutable_raw_data(), ctx.workspace(), bias);
   }
 
  private:
+  nn::MatMulEpilogue epilogue_;
   bool planned_ = false;
   int threads_ = 0;
   Shape a_shape_;
@@ -59,7 +88,8 @@ class MatMulKernel final : public Kernel {
 
 class GemmKernel final : public Kernel {
  public:
-  explicit GemmKernel(nn::GemmAttributes attributes) : attributes_(attributes) {}
+  GemmKernel(nn::GemmAttributes attributes, nn::MatMulEpilogue epilogue)
+      : attributes_(attributes), epilogue_(epilogue) {}
 
   Status Prepare(PrepareContext& ctx) override {
     Shape a = InputShape(ctx, 0);
@@ -74,6 +104,7 @@ class GemmKernel final : public Kernel {
       nn::GemmOptions options;
       options.threads = threads;
       options.constant_b = ConstantData(ctx, 1);
+      options.epilogue = epilogue_;
       NXRT_ASSIGN_OR_RETURN(
           plan_, nn::PrepareGemm(ctx.input_dtype(0), a, b, c_span, attributes_, options));
       a_shape_ = std::move(a);
@@ -95,6 +126,7 @@ class GemmKernel final : public Kernel {
 
  private:
   nn::GemmAttributes attributes_;
+  nn::MatMulEpilogue epilogue_;
   bool planned_ = false;
   int threads_ = 0;
   Shape a_shape_;
@@ -102,6 +134,62 @@ class GemmKernel final : public Kernel {
   std::optional<Shape> c_shape_;
   nn::GemmPlan plan_;
 };
+
+// The epilogue activation of a FusedMatMul or FusedGemm node (see the file comment).
+Result<nn::MatMulEpilogue> ParseActivation(const NodeInfo& node) {
+  using nn::MatMulActivation;
+  NXRT_ASSIGN_OR_RETURN(std::string name, node.GetString("activation", ""));
+  nn::MatMulEpilogue e;
+  float alpha_default = 0.0f;
+  float beta_default = 0.0f;
+  if (name.empty()) {
+    e.activation = MatMulActivation::kNone;
+  } else if (name == "Relu") {
+    e.activation = MatMulActivation::kRelu;
+  } else if (name == "LeakyRelu") {
+    e.activation = MatMulActivation::kLeakyRelu;
+    alpha_default = 0.01f;
+  } else if (name == "Clip") {
+    e.activation = MatMulActivation::kClip;
+    alpha_default = std::numeric_limits<float>::lowest();
+    beta_default = std::numeric_limits<float>::max();
+  } else if (name == "Sigmoid") {
+    e.activation = MatMulActivation::kSigmoid;
+  } else if (name == "Tanh") {
+    e.activation = MatMulActivation::kTanh;
+  } else if (name == "Gelu") {
+    e.activation = MatMulActivation::kGeluErf;
+  } else if (name == "GeluTanh") {
+    e.activation = MatMulActivation::kGeluTanh;
+  } else if (name == "Swish") {
+    e.activation = MatMulActivation::kSwish;
+    alpha_default = 1.0f;
+  } else {
+    return node.Error(StatusCode::kInvalidModel, "attribute 'activation' is '", name,
+                      "', expected one of '', Relu, LeakyRelu, Clip, Sigmoid, Tanh, Gelu, "
+                      "GeluTanh, Swish");
+  }
+  NXRT_ASSIGN_OR_RETURN(e.alpha, node.GetFloat("activation_alpha", alpha_default));
+  NXRT_ASSIGN_OR_RETURN(e.beta, node.GetFloat("activation_beta", beta_default));
+  return e;
+}
+
+ep::KernelFactory MakeGemmFactory(bool fused) {
+  return [fused](const NodeInfo& node) -> Result<std::unique_ptr<Kernel>> {
+    nn::MatMulEpilogue epilogue;
+    if (fused) {
+      NXRT_ASSIGN_OR_RETURN(epilogue, ParseActivation(node));
+    }
+    nn::GemmAttributes attributes;
+    NXRT_ASSIGN_OR_RETURN(int64_t trans_a, node.GetInt("transA", 0));
+    NXRT_ASSIGN_OR_RETURN(int64_t trans_b, node.GetInt("transB", 0));
+    NXRT_ASSIGN_OR_RETURN(attributes.alpha, node.GetFloat("alpha", 1.0f));
+    NXRT_ASSIGN_OR_RETURN(attributes.beta, node.GetFloat("beta", 1.0f));
+    attributes.trans_a = trans_a != 0;
+    attributes.trans_b = trans_b != 0;
+    return std::unique_ptr<Kernel>(std::make_unique<GemmKernel>(attributes, epilogue));
+  };
+}
 
 }  // namespace
 
@@ -111,17 +199,15 @@ ep::KernelFactory MatMulFactory() {
   };
 }
 
-ep::KernelFactory GemmFactory() {
+ep::KernelFactory GemmFactory() { return MakeGemmFactory(false); }
+
+ep::KernelFactory FusedMatMulFactory() {
   return [](const NodeInfo& node) -> Result<std::unique_ptr<Kernel>> {
-    nn::GemmAttributes attributes;
-    NXRT_ASSIGN_OR_RETURN(int64_t trans_a, node.GetInt("transA", 0));
-    NXRT_ASSIGN_OR_RETURN(int64_t trans_b, node.GetInt("transB", 0));
-    NXRT_ASSIGN_OR_RETURN(attributes.alpha, node.GetFloat("alpha", 1.0f));
-    NXRT_ASSIGN_OR_RETURN(attributes.beta, node.GetFloat("beta", 1.0f));
-    attributes.trans_a = trans_a != 0;
-    attributes.trans_b = trans_b != 0;
-    return std::unique_ptr<Kernel>(std::make_unique<GemmKernel>(attributes));
+    NXRT_ASSIGN_OR_RETURN(nn::MatMulEpilogue epilogue, ParseActivation(node));
+    return std::unique_ptr<Kernel>(std::make_unique<MatMulKernel>(epilogue));
   };
 }
+
+ep::KernelFactory FusedGemmFactory() { return MakeGemmFactory(true); }
 
 }  // namespace nxrt::cpu::kernels

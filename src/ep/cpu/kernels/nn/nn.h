@@ -24,6 +24,14 @@ ep::KernelFactory GemmFactory();
 ep::KernelFactory ConvFactory();
 ep::KernelFactory ConvTransposeFactory();
 
+// nxrt's fused operators (domain com.nxrt, made by the level-2 graph passes):
+// FusedMatMul(A, B, bias?) and FusedGemm(A, B, C?) with `activation`, `activation_alpha`,
+// `activation_beta` (and Gemm's attributes), FusedConv(X, W, B?, Z?) with Conv's attributes and
+// the same three (kernels/nn/matmul.cpp and conv.cpp describe them).
+ep::KernelFactory FusedMatMulFactory();
+ep::KernelFactory FusedGemmFactory();
+ep::KernelFactory FusedConvFactory();
+
 // MaxPool (with its optional Indices output), AveragePool, LpPool: the attributes each opset
 // has (`kernel_shape`, `auto_pad`, `pads`, `strides`, `ceil_mode`, `dilations`,
 // `storage_order`, `count_include_pad`, `p`).
