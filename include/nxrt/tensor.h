@@ -2,10 +2,12 @@
 //
 // Shapes are int64 dims (ONNX convention), each >= 0; rank 0 is a scalar with one element.
 // Strides count elements, not bytes. A tensor made by `Allocate` owns a 64-byte-aligned buffer,
-// zero-filled (std::string elements are constructed empty). A tensor made by `Borrow` points at
-// memory it does not own; an optional `keep_alive` handle holds that memory (an mmap'ed file, a
-// caller's buffer) alive as long as any copy of the tensor exists. Copies of a Tensor share the
-// buffer (like a shared_ptr); `Clone` makes a deep, contiguous, owned copy.
+// zero-filled (std::string elements are constructed empty). A tensor made by `Adopt` owns a buffer
+// the caller made (a std::string or vector handed over without a copy), aligned as the caller made
+// it. A tensor made by `Borrow` points at memory it does not own; an optional `keep_alive` handle
+// holds that memory (an mmap'ed file, a caller's buffer) alive as long as any copy of the tensor
+// exists. Copies of a Tensor share the buffer (like a shared_ptr); `Clone` makes a deep,
+// contiguous, owned copy.
 #pragma once
 
 #include <cstddef>
@@ -49,6 +51,13 @@ class Tensor {
   static Tensor Borrow(DataType dtype, Shape shape, void* data,
                        std::shared_ptr<const void> keep_alive = nullptr);
 
+  // A contiguous tensor that takes over the buffer `data`, which `owner` holds (for example a
+  // shared_ptr to a std::string whose bytes are the elements) and which nothing but `owner` refers
+  // to: `owns_data()` is true, and the buffer is freed with the last copy of the tensor. `data`
+  // must hold ElementCount(shape) elements of `dtype`, aligned at least for the element type.
+  // An invalid request gives an undefined tensor, as in Borrow.
+  static Tensor Adopt(DataType dtype, Shape shape, void* data, std::shared_ptr<const void> owner);
+
   // A strided view over `data` (strides in elements, may be 0 for broadcast or negative). Not
   // owned. `strides` must have one entry per dim, else (or for an invalid shape or dtype, as in
   // Borrow) the result is an undefined tensor.
@@ -76,7 +85,8 @@ class Tensor {
   // element_count() * DataTypeSize(dtype()).
   size_t byte_size() const { return static_cast<size_t>(element_count_) * DataTypeSize(dtype_); }
   bool is_contiguous() const;
-  // True when the buffer was made by Allocate (or Clone), false when borrowed.
+  // True when the buffer was made by Allocate (or Clone) or taken over by Adopt, false when
+  // borrowed.
   bool owns_data() const { return owned_; }
 
   const void* raw_data() const { return data_; }
@@ -107,7 +117,7 @@ class Tensor {
   int64_t element_count_ = 0;
   void* data_ = nullptr;
   bool owned_ = false;
-  std::shared_ptr<const void> holder_;  // owned buffer or the borrower's keep-alive handle
+  std::shared_ptr<const void> holder_;  // owned or adopted buffer, or the borrower's keep-alive
 };
 
 template <typename T>

@@ -138,6 +138,12 @@ Tensor Tensor::Borrow(DataType dtype, Shape shape, void* data,
   return BorrowStrided(dtype, std::move(shape), std::move(strides), data, std::move(keep_alive));
 }
 
+Tensor Tensor::Adopt(DataType dtype, Shape shape, void* data, std::shared_ptr<const void> owner) {
+  Tensor t = Borrow(dtype, std::move(shape), data, std::move(owner));
+  t.owned_ = t.defined();
+  return t;
+}
+
 Tensor Tensor::BorrowStrided(DataType dtype, Shape shape, std::vector<int64_t> strides, void* data,
                              std::shared_ptr<const void> keep_alive) {
   Result<int64_t> count = ElementCount(shape);

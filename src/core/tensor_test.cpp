@@ -5,6 +5,7 @@
 
 #include <complex>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <numeric>
 #include <string>
@@ -170,6 +171,29 @@ TEST(TensorTest, BorrowDoesNotOwnAndKeepsHandleAlive) {
     EXPECT_FALSE(watch.expired());
   }
   EXPECT_TRUE(watch.expired());
+}
+
+TEST(TensorTest, AdoptOwnsTheBufferItTakesOver) {
+  auto bytes = std::make_shared<std::string>(6 * sizeof(int32_t), '\0');
+  for (int32_t i = 0; i < 6; ++i) std::memcpy(bytes->data() + i * 4, &i, 4);
+  std::weak_ptr<std::string> watch = bytes;
+  void* data = bytes->data();
+  Tensor t = Tensor::Adopt(DataType::kInt32, {2, 3}, data, std::move(bytes));
+  EXPECT_TRUE(t.owns_data());
+  EXPECT_TRUE(t.is_contiguous());
+  EXPECT_EQ(t.raw_data(), data);
+  EXPECT_EQ(t.data<int32_t>()[5], 5);
+  {
+    Tensor copy = t;
+    t = Tensor();
+    EXPECT_FALSE(watch.expired());
+  }
+  EXPECT_TRUE(watch.expired());
+
+  float x = 0;
+  Tensor invalid = Tensor::Adopt(DataType::kFloat, {-1}, &x, nullptr);
+  EXPECT_FALSE(invalid.defined());
+  EXPECT_FALSE(invalid.owns_data());
 }
 
 TEST(TensorTest, BorrowInvalidGivesUndefined) {

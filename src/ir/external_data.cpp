@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cstdint>
@@ -83,6 +84,13 @@ Result<std::shared_ptr<MappedFile>> MappedFile::Open(const std::filesystem::path
   }
   ::close(fd);  // the mapping stays valid without the descriptor
   return file;
+}
+
+void MappedFile::DropPages(size_t begin, size_t end) const {
+  const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+  const size_t first = (begin + page - 1) / page * page;
+  const size_t last = std::min(end, size) / page * page;
+  if (first < last) ::madvise(data + first, last - first, MADV_DONTNEED);
 }
 
 MappedFile::~MappedFile() {

@@ -38,6 +38,11 @@ struct MappedFile {
   // Errors: kIoError naming the path (missing, unreadable, not a regular file, mmap failure).
   static Result<std::shared_ptr<MappedFile>> Open(const std::filesystem::path& file_path);
 
+  // Gives the whole pages within bytes [begin, end) back to the kernel (madvise MADV_DONTNEED):
+  // they stop counting in the process's resident set, and reading them again faults them in from
+  // the file. Only for pages never written through the mapping: such writes would be lost.
+  void DropPages(size_t begin, size_t end) const;
+
   MappedFile() = default;
   MappedFile(const MappedFile&) = delete;
   MappedFile& operator=(const MappedFile&) = delete;

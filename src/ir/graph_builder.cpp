@@ -442,10 +442,7 @@ Result<Attribute> GraphBuilder::ConvertAttribute(onnx::AttributeProto& proto,
 }
 
 Result<Tensor> GraphBuilder::ConsumeTensor(onnx::TensorProto& proto) {
-  Result<Tensor> tensor = TensorFromProto(proto, &load_external_);
-  // Swapping with an empty string frees the buffer; clear() would keep its capacity.
-  if (proto.has_raw_data()) std::string().swap(*proto.mutable_raw_data());
-  return tensor;
+  return TakeTensorFromProto(proto, &load_external_);
 }
 
 ValueId GraphBuilder::Resolve(size_t level, const std::string& name) {

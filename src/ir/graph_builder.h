@@ -37,8 +37,8 @@ class GraphBuilder {
   // outlive the builder.
   explicit GraphBuilder(ExternalDataResolver* external);
 
-  // Converts the model's main graph. Consumes `proto`'s tensor data: each tensor's raw_data is
-  // released once converted, so a large model is held about once, not twice, at the peak.
+  // Converts the model's main graph. Consumes `proto`'s tensor data: each tensor takes over its
+  // raw_data buffer without a copy (TakeTensorFromProto), so the weights are held once.
   // Errors (kInvalidModel unless noted; messages name the node, attribute, value or tensor; a
   // problem inside a subgraph is prefixed with its node and attribute): empty or duplicate graph
   // input names, unnamed or duplicate initializers, a node without op_type, a node input or graph
@@ -61,7 +61,7 @@ class GraphBuilder {
   Status AddOutputsAndTypes(const onnx::GraphProto& proto, Graph& graph);
   Status ConnectNodes(onnx::GraphProto& proto, Graph& graph);
   Result<Attribute> ConvertAttribute(onnx::AttributeProto& proto, const Graph& owner);
-  // TensorFromProto, then releases `proto`'s raw_data.
+  // TakeTensorFromProto with the builder's external data resolver.
   Result<Tensor> ConsumeTensor(onnx::TensorProto& proto);
 
   // The value named `name` as seen from scope `level` of scopes_ (0 = main graph), adding

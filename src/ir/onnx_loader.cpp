@@ -2,7 +2,9 @@
 // validates every graph with GraphView (see ir/onnx_loader.h).
 //
 // Layer: nxrt_ir. A model file is mapped, not read into a buffer, and parsed with protobuf's total
-// size limit raised to its maximum, so models near protobuf's 2 GB ceiling load. When parsing
+// size limit raised to its maximum, so models near protobuf's 2 GB ceiling load. The parser gets
+// the mapping in blocks, and each block it has finished with is given back to the kernel, so the
+// file's pages do not stay in the process's resident set next to the parsed copy. When parsing
 // fails, ir/proto_diagnostics.h says where and why (a truncated file is the usual case).
 #include "ir/onnx_loader.h"
 
@@ -42,7 +44,47 @@ std::string TextHint(std::span<const std::byte> bytes) {
   return "; it looks like a text file";
 }
 
-Result<onnx::ModelProto> ParseModel(std::span<const std::byte> bytes, const std::string& source) {
+// A ZeroCopyInputStream over a mapped file, handed out in blocks of kBlockBytes. Each call to
+// Next drops the pages of the blocks before the one it returns (MappedFile::DropPages): protobuf
+// has copied what it keeps from them by then. A dropped page read again is faulted in from the
+// file, so dropping early is never wrong, only slower.
+class ReleasingMappedInputStream final : public google::protobuf::io::ZeroCopyInputStream {
+ public:
+  static constexpr size_t kBlockBytes = size_t{4} << 20;
+
+  explicit ReleasingMappedInputStream(const MappedFile& file) : file_(file) {}
+
+  bool Next(const void** data, int* size) override {
+    if (position_ >= file_.size) return false;
+    file_.DropPages(dropped_, position_);
+    dropped_ = position_;
+    const size_t n = std::min(kBlockBytes, file_.size - position_);
+    *data = file_.data + position_;
+    *size = static_cast<int>(n);
+    position_ += n;
+    return true;
+  }
+
+  void BackUp(int count) override { position_ -= static_cast<size_t>(count); }
+
+  bool Skip(int count) override {
+    const size_t left = file_.size - position_;
+    position_ += std::min(static_cast<size_t>(count), left);
+    return static_cast<size_t>(count) <= left;
+  }
+
+  int64_t ByteCount() const override { return static_cast<int64_t>(position_); }
+
+ private:
+  const MappedFile& file_;
+  size_t position_ = 0;
+  size_t dropped_ = 0;  // DropPages has had [0, dropped_): block starts are page multiples
+};
+
+// Parses `bytes`, read through `stream`, or explains from `bytes` why they are not a model.
+Result<onnx::ModelProto> ParseModel(std::span<const std::byte> bytes,
+                                    google::protobuf::io::ZeroCopyInputStream& stream,
+                                    const std::string& source) {
   if (bytes.empty()) {
     return Status(StatusCode::kInvalidModel, source + ": empty (0 bytes), not an ONNX model");
   }
@@ -51,11 +93,13 @@ Result<onnx::ModelProto> ParseModel(std::span<const std::byte> bytes, const std:
                   source + ": " + std::to_string(bytes.size()) +
                       " bytes is over protobuf's 2 GB limit; store the weights as external data");
   }
-  google::protobuf::io::ArrayInputStream array(bytes.data(), static_cast<int>(bytes.size()));
-  google::protobuf::io::CodedInputStream coded(&array);
-  coded.SetTotalBytesLimit(INT_MAX);
   onnx::ModelProto proto;
-  const bool parsed = proto.ParseFromCodedStream(&coded) && coded.ConsumedEntireMessage();
+  bool parsed = false;
+  {
+    google::protobuf::io::CodedInputStream coded(&stream);
+    coded.SetTotalBytesLimit(INT_MAX);
+    parsed = proto.ParseFromCodedStream(&coded) && coded.ConsumedEntireMessage();
+  }
   if (parsed && proto.has_graph()) return proto;
 
   const std::string size = std::to_string(bytes.size());
@@ -192,7 +236,8 @@ Result<Model> LoadModelFromFile(const std::filesystem::path& path, const LoadOpt
     // Unmapped right after parsing: the proto holds its own copy of everything.
     Result<std::shared_ptr<MappedFile>> file = MappedFile::Open(path);
     if (!file.ok()) return file.status().WithContext("cannot load model");
-    proto = ParseModel({(*file)->data, (*file)->size}, source);
+    ReleasingMappedInputStream stream(**file);
+    proto = ParseModel({(*file)->data, (*file)->size}, stream, source);
   }
   if (!proto.ok()) return proto.status();
   std::filesystem::path dir = options.external_data_dir;
@@ -202,7 +247,10 @@ Result<Model> LoadModelFromFile(const std::filesystem::path& path, const LoadOpt
 
 Result<Model> LoadModelFromBytes(std::span<const std::byte> bytes, const LoadOptions& options) {
   const std::string source = "model bytes";
-  Result<onnx::ModelProto> proto = ParseModel(bytes, source);
+  // ParseModel rejects more than INT_MAX bytes before reading the stream.
+  const int size = static_cast<int>(std::min<size_t>(bytes.size(), INT_MAX));
+  google::protobuf::io::ArrayInputStream stream(bytes.data(), size);
+  Result<onnx::ModelProto> proto = ParseModel(bytes, stream, source);
   if (!proto.ok()) return proto.status();
   std::filesystem::path dir = options.external_data_dir;
   if (dir.empty()) dir = ".";

@@ -626,6 +626,27 @@ TEST_F(BrokenModelTest, TruncatedFile) {
   EXPECT_TRUE(Contains(m, "the file is truncated"));
 }
 
+// The file is parsed in 4 MiB blocks whose pages are dropped behind the parser; tensors of
+// 12 MiB that span block boundaries keep every byte.
+TEST_F(BrokenModelTest, FileOfManyBlocksLoadsIntact) {
+  onnx::ModelProto proto = ReluModel();
+  std::vector<float> values(3 * 1024 * 1024 + 5);
+  for (size_t i = 0; i < values.size(); ++i) values[i] = static_cast<float>(i % 1000);
+  for (const char* name : {"a", "b", "c"}) {
+    onnx::TensorProto* t = proto.mutable_graph()->add_initializer();
+    t->set_name(name);
+    t->set_data_type(onnx::TensorProto::FLOAT);
+    t->add_dims(static_cast<int64_t>(values.size()));
+    t->set_raw_data(values.data(), values.size() * sizeof(float));
+  }
+  Result<Model> model = LoadFileWith("blocks.onnx", proto.SerializeAsString());
+  ASSERT_TRUE(model.ok()) << model.status().ToString();
+  ASSERT_EQ(model->graph->initializers.size(), 3u);
+  for (const Initializer& init : model->graph->initializers) {
+    EXPECT_TRUE(std::equal(values.begin(), values.end(), init.tensor.data<float>()));
+  }
+}
+
 // A node inside the graph claims more bytes than the graph holds: the message names the field
 // path, not just the file.
 TEST_F(BrokenModelTest, MalformedFieldInsideTheGraph) {

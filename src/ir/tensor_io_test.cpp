@@ -191,6 +191,39 @@ TEST(TensorProtoTest, RawDataIsLittleEndian) {
   EXPECT_EQ(proto.raw_data(), std::string("\x04\x03\x02\x01\xfe\xff\xff\xff", 8));
 }
 
+TEST(TensorProtoTest, TakeAdoptsRawDataWithoutACopy) {
+  std::vector<float> values(1000);
+  for (size_t i = 0; i < values.size(); ++i) values[i] = static_cast<float>(i) * 0.5f;
+  onnx::TensorProto proto;
+  ASSERT_TRUE(TensorToProto(*Tensor::FromVector<float>({10, 100}, values), "w", &proto).ok());
+  const char* bytes = proto.raw_data().data();
+  Result<Tensor> t = TakeTensorFromProto(proto);
+  ASSERT_TRUE(t.ok()) << t.status().ToString();
+  EXPECT_EQ(t->raw_data(), bytes);
+  EXPECT_TRUE(t->owns_data());
+  EXPECT_EQ(t->shape(), (Shape{10, 100}));
+  EXPECT_EQ(std::vector<float>(t->span<float>().begin(), t->span<float>().end()), values);
+  EXPECT_FALSE(proto.has_raw_data());
+
+  onnx::TensorProto flags;
+  flags.set_data_type(onnx::TensorProto::BOOL);
+  flags.add_dims(40);
+  flags.set_raw_data(std::string(40, '\x02'));
+  Result<Tensor> b = TakeTensorFromProto(flags);
+  ASSERT_TRUE(b.ok()) << b.status().ToString();
+  for (bool v : b->span<bool>()) EXPECT_EQ(static_cast<int>(v), 1);
+
+  onnx::TensorProto wrong;
+  wrong.set_name("x");
+  wrong.set_data_type(onnx::TensorProto::FLOAT);
+  wrong.add_dims(6);
+  wrong.set_raw_data(std::string(20, '\0'));
+  Result<Tensor> r = TakeTensorFromProto(wrong);
+  EXPECT_EQ(r.status().message(),
+            "tensor 'x': dims [6] of float need 24 bytes of raw_data, got 20");
+  EXPECT_EQ(wrong.raw_data().size(), 20u);
+}
+
 TEST(TensorProtoTest, FileRoundTripEveryDtype) {
   TempDir dir;
   for (DataType dtype : AllTypes()) {

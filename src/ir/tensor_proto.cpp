@@ -7,7 +7,9 @@
 #include <algorithm>
 #include <bit>
 #include <complex>
+#include <cstdint>
 #include <cstring>
+#include <memory>
 #include <new>
 #include <string>
 
@@ -22,14 +24,33 @@ size_t SwapUnit(DataType dtype) {
   return DataTypeSize(dtype);
 }
 
+// Converts `bytes` bytes of little-endian elements at `data` to host order in place.
+void LittleEndianToHost(void* data, size_t bytes, DataType dtype) {
+  if constexpr (std::endian::native == std::endian::big) {
+    const size_t unit = SwapUnit(dtype);
+    auto* p = static_cast<std::byte*>(data);
+    for (size_t i = 0; unit > 1 && i + unit <= bytes; i += unit) std::reverse(p + i, p + i + unit);
+  }
+}
+
 // Copies `bytes` bytes of little-endian elements from `src` to host order at `dst`.
 void CopyLittleEndian(void* dst, const void* src, size_t bytes, DataType dtype) {
   std::memcpy(dst, src, bytes);
-  if constexpr (std::endian::native == std::endian::big) {
-    const size_t unit = SwapUnit(dtype);
-    auto* p = static_cast<std::byte*>(dst);
-    for (size_t i = 0; unit > 1 && i + unit <= bytes; i += unit) std::reverse(p + i, p + i + unit);
-  }
+  LittleEndianToHost(dst, bytes, dtype);
+}
+
+// Makes every byte of a bool buffer 0 or 1: any nonzero byte is true.
+void CanonicalizeBools(void* data, size_t bytes) {
+  auto* b = static_cast<uint8_t*>(data);
+  for (size_t i = 0; i < bytes; ++i) b[i] = b[i] != 0;
+}
+
+// The alignment elements of `dtype` need for direct access: the size of the element, or of one
+// component for complex numbers.
+size_t ElementAlignment(DataType dtype) {
+  if (dtype == DataType::kComplex64) return 4;
+  if (dtype == DataType::kComplex128) return 8;
+  return DataTypeSize(dtype);
 }
 
 std::string TensorLabel(std::string_view name) {
@@ -96,6 +117,14 @@ Result<Tensor> FromTypedFields(const onnx::TensorProto& proto, const TensorSpec&
   return MakeStatus(StatusCode::kInternal, "no typed field for ", DataTypeName(spec.dtype));
 }
 
+// An owned tensor of `dtype` and `shape` filled from `raw`, whose size the caller has checked.
+Result<Tensor> CopiedRawData(const std::string& raw, DataType dtype, Shape shape) {
+  NXRT_ASSIGN_OR_RETURN(Tensor t, Tensor::Allocate(dtype, std::move(shape)));
+  CopyLittleEndian(t.mutable_raw_data(), raw.data(), raw.size(), dtype);
+  if (dtype == DataType::kBool) CanonicalizeBools(t.mutable_raw_data(), raw.size());
+  return t;
+}
+
 std::string ExternalDescription(const onnx::TensorProto& proto) {
   std::string out;
   for (const auto& entry : proto.external_data()) {
@@ -105,7 +134,10 @@ std::string ExternalDescription(const onnx::TensorProto& proto) {
   return out.empty() ? "no external_data entries" : out;
 }
 
-Result<Tensor> TensorFromProtoImpl(const onnx::TensorProto& proto, const ExternalDataFn* external) {
+// The tensor `proto` holds. With `take` (then `proto` itself), raw_data is taken over rather than
+// copied once every check has passed.
+Result<Tensor> TensorFromProtoImpl(const onnx::TensorProto& proto, const ExternalDataFn* external,
+                                   onnx::TensorProto* take) {
   std::optional<DataType> dtype = DataTypeFromOnnx(proto.data_type());
   if (!dtype) {
     return MakeStatus(StatusCode::kInvalidModel, "data_type ", proto.data_type(),
@@ -150,26 +182,43 @@ Result<Tensor> TensorFromProtoImpl(const onnx::TensorProto& proto, const Externa
                       overflow ? "more than 2^64" : std::to_string(needed),
                       " bytes of raw_data, got ", raw.size());
   }
-  NXRT_ASSIGN_OR_RETURN(Tensor t, Tensor::Allocate(*dtype, shape));
-  CopyLittleEndian(t.mutable_raw_data(), raw.data(), raw.size(), *dtype);
-  if (*dtype == DataType::kBool) {
-    // Any nonzero byte is true; keep bools canonical (0 or 1).
-    auto* b = static_cast<uint8_t*>(t.mutable_raw_data());
-    for (size_t i = 0; i < needed; ++i) b[i] = b[i] != 0;
+  if (take != nullptr) {
+    // Moving the string hands its heap buffer over; only a string short enough to live inside
+    // the std::string object is copied, and may then be misaligned.
+    auto bytes = std::make_shared<std::string>(std::move(*take->mutable_raw_data()));
+    take->clear_raw_data();
+    if (reinterpret_cast<uintptr_t>(bytes->data()) % ElementAlignment(*dtype) == 0) {
+      LittleEndianToHost(bytes->data(), needed, *dtype);
+      if (*dtype == DataType::kBool) CanonicalizeBools(bytes->data(), needed);
+      void* data = bytes->data();
+      return Tensor::Adopt(*dtype, std::move(shape), data, std::move(bytes));
+    }
+    return CopiedRawData(*bytes, *dtype, std::move(shape));
   }
-  return t;
+  return CopiedRawData(raw, *dtype, std::move(shape));
 }
 
 }  // namespace
 
 Result<Tensor> TensorFromProto(const onnx::TensorProto& proto, const ExternalDataFn* external) {
   try {
-    Result<Tensor> r = TensorFromProtoImpl(proto, external);
+    Result<Tensor> r = TensorFromProtoImpl(proto, external, nullptr);
     if (!r.ok()) return r.status().WithContext(TensorLabel(proto.name()));
     return r;
   } catch (const std::bad_alloc&) {
     return MakeStatus(StatusCode::kOutOfMemory, TensorLabel(proto.name()),
                       ": out of memory while copying its data");
+  }
+}
+
+Result<Tensor> TakeTensorFromProto(onnx::TensorProto& proto, const ExternalDataFn* external) {
+  try {
+    Result<Tensor> r = TensorFromProtoImpl(proto, external, &proto);
+    if (!r.ok()) return r.status().WithContext(TensorLabel(proto.name()));
+    return r;
+  } catch (const std::bad_alloc&) {
+    return MakeStatus(StatusCode::kOutOfMemory, TensorLabel(proto.name()),
+                      ": out of memory while converting its data");
   }
 }
 

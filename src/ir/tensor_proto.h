@@ -41,6 +41,15 @@ using ExternalDataFn = std::function<Result<Tensor>(const onnx::TensorProto&, Da
 Result<Tensor> TensorFromProto(const onnx::TensorProto& proto,
                                const ExternalDataFn* external = nullptr);
 
+// As TensorFromProto, but takes over `proto`'s raw_data instead of copying it: the tensor adopts
+// the string's buffer (owns_data() is true), converted in place to host byte order and, for bool,
+// to bytes 0 and 1. Its alignment is the heap's (16 bytes with glibc), not Allocate's 64; a
+// string short enough to be stored inside the std::string object is copied when it is not aligned
+// for the element type. After success `proto` has no raw_data; after an error it is unchanged.
+// Typed fields and external data are read as TensorFromProto reads them.
+Result<Tensor> TakeTensorFromProto(onnx::TensorProto& proto,
+                                   const ExternalDataFn* external = nullptr);
+
 // Writes `t` into `out` (cleared first) named `name`: dims, data_type, and raw_data
 // (little-endian; strided tensors are gathered) for every numeric type or string_data for
 // strings. Errors: kInvalidArgument for an undefined tensor; kOutOfMemory when gathering a
