@@ -8,6 +8,7 @@
 #include <cstring>
 #include <new>
 
+#include "ep/prepacked.h"
 #include "runtime/memory_planner.h"
 
 namespace nxrt::runtime {
@@ -110,6 +111,35 @@ void GraphPlan::ComputeValuePlans() {
   }
 }
 
+std::vector<ir::ValueId> GraphPlan::PrepackedInitializers() const {
+  // Readers of each initializer, as (step, slot); -1 marks a reader that cannot prepack.
+  std::map<ir::ValueId, std::vector<std::pair<size_t, int>>> readers;
+  const ir::Graph& g = *graph;
+  for (const ir::Initializer& init : g.initializers) {
+    if (values[init.value].source == ValueSource::kInitializer && !values[init.value].graph_output) {
+      readers[init.value];
+    }
+  }
+  for (size_t s = 0; s < steps.size(); ++s) {
+    const StepPlan& step = steps[s];
+    for (size_t i = 0; i < step.inputs.size(); ++i) {
+      auto it = readers.find(step.inputs[i]);
+      if (it == readers.end()) continue;
+      const bool kernel_slot = step.make_kernel && !step.constant && i < step.explicit_inputs;
+      it->second.emplace_back(s, kernel_slot ? static_cast<int>(i) : -1);
+    }
+  }
+  std::vector<ir::ValueId> result;
+  std::lock_guard<std::mutex> lock(prepacked->mutex);
+  for (const auto& [v, uses] : readers) {
+    const bool all = !uses.empty() && std::all_of(uses.begin(), uses.end(), [&](const auto& use) {
+      return use.second >= 0 && prepacked->copies.count(use) > 0;
+    });
+    if (all) result.push_back(v);
+  }
+  return result;
+}
+
 // What a PlanInstance keeps per step between runs.
 struct PlanInstance::StepState {
   std::unique_ptr<Kernel> kernel;
@@ -135,13 +165,13 @@ struct PlanInstance::StepState {
 
 namespace {
 
-class PrepareContextImpl final : public PrepareContext {
+class PrepareContextImpl final : public PrepareContext, public ep::PrepackedConstants {
  public:
   PrepareContextImpl(std::span<const Tensor* const> inputs, const std::vector<int>& value_inputs,
-                     const std::vector<bool>& output_used, const StepPlan& step,
+                     const std::vector<bool>& output_used, size_t step_index,
                      const GraphPlan& plan)
-      : inputs_(inputs), value_inputs_(value_inputs), output_used_(output_used), step_(step),
-        plan_(plan) {}
+      : inputs_(inputs), value_inputs_(value_inputs), output_used_(output_used),
+        step_index_(step_index), step_(plan.steps[step_index]), plan_(plan) {}
 
   std::vector<DataType> dtypes;
   std::vector<Shape> shapes;
@@ -208,8 +238,21 @@ class PrepareContextImpl final : public PrepareContext {
   }
   void SetWorkspaceBytes(size_t bytes) override { workspace = bytes; }
   int thread_count() const override { return threads; }
+  // ep::PrepackedConstants: copies live in the plan, shared by its instances.
+  void SetPrepacked(int i, std::shared_ptr<const void> copy) override {
+    if (!has_input(i) || copy == nullptr) return;
+    std::lock_guard<std::mutex> lock(plan_.prepacked->mutex);
+    plan_.prepacked->copies[{step_index_, i}] = std::move(copy);
+    published = true;
+  }
+  std::shared_ptr<const void> Prepacked(int i) const override {
+    std::lock_guard<std::mutex> lock(plan_.prepacked->mutex);
+    auto it = plan_.prepacked->copies.find({step_index_, i});
+    return it == plan_.prepacked->copies.end() ? nullptr : it->second;
+  }
 
   int threads = 1;  // the intra-op pool's size
+  bool published = false;  // SetPrepacked was called
 
  private:
   Status CheckOutput(int i, DataType dtype) const {
@@ -226,6 +269,7 @@ class PrepareContextImpl final : public PrepareContext {
   std::span<const Tensor* const> inputs_;
   const std::vector<int>& value_inputs_;
   const std::vector<bool>& output_used_;
+  size_t step_index_;
   const StepPlan& step_;
   const GraphPlan& plan_;
 };
@@ -349,6 +393,10 @@ Status PlanInstance::Run(ThreadPool& pool, std::span<StepCounters> counters,
       failed_step_ = s;
       break;
     }
+    if (prepacked_published_ && prepacked_hook_) {
+      prepacked_published_ = false;
+      prepacked_hook_(*this);
+    }
     if (timed) {  // a step's time runs from the end of the step before
       const auto end = std::chrono::steady_clock::now();
       const double us = std::chrono::duration<double, std::micro>(end - start).count();
@@ -441,11 +489,12 @@ Status PlanInstance::RunStep(size_t index, ThreadPool& pool) {
         used[o] = v != ir::kNoValue &&
                   (plan_.values[v].graph_output || plan_.values[v].last_use_step >= 0);
       }
-      PrepareContextImpl pctx(kernel_inputs, st.value_inputs, used, step, plan_);
+      PrepareContextImpl pctx(kernel_inputs, st.value_inputs, used, index, plan_);
       pctx.threads = pool.num_threads();
       pctx.Reset(step.outputs.size());
       st.prepared = false;
       NXRT_RETURN_IF_ERROR(st.kernel->Prepare(pctx).WithContext(step.description));
+      prepacked_published_ = prepacked_published_ || pctx.published;
       for (size_t o = 0; o < step.outputs.size(); ++o) {
         if (step.outputs[o] != ir::kNoValue && !pctx.set[o]) {
           return MakeStatus(StatusCode::kInternal, step.description, ": the kernel's Prepare set ",

@@ -29,6 +29,8 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -80,6 +82,9 @@ struct StepPlan {
   ExecutionProvider* ep = nullptr;
   // How a PlanInstance makes this step's kernel: exactly one of the two is set.
   std::function<Result<std::unique_ptr<Kernel>>()> make_kernel;
+  // The node a node-kernel step makes its kernels from (make_kernel reads it). Shared so that
+  // the session can drop a freed initializer's data from it (NodeInfo holds constants shared).
+  std::shared_ptr<NodeInfo> node_info;
   RuntimeStepFactory make_runtime_step;
   // Values read: explicit inputs (kNoValue when omitted), then implicit inputs.
   std::vector<ir::ValueId> inputs;
@@ -130,9 +135,21 @@ struct GraphPlan {
   // as constant inputs here and stay bound across runs.
   std::vector<bool> constant_outer;
 
+  // Copies of constant inputs that kernels published with SetPrepacked (ep/prepacked.h), by
+  // (step, input slot), shared by all instances of the plan.
+  struct Prepacked {
+    mutable std::mutex mutex;
+    std::map<std::pair<size_t, int>, std::shared_ptr<const void>> copies;
+  };
+  std::shared_ptr<Prepacked> prepacked = std::make_shared<Prepacked>();
+
   // Fills `values`, `inputs`, `outputs`, `outer_scope` from the graph and `steps`, and marks
   // the constant steps.
   void ComputeValuePlans();
+  // Initializers whose data no step will read again: not graph inputs or outputs, read only by
+  // kernel steps (no runtime or constant step, no subgraph), each reading slot of which has a
+  // prepacked copy. Ascending ValueIds.
+  std::vector<ir::ValueId> PrepackedInitializers() const;
 };
 
 // Statistics of one step, summed over the runs of all instances.
@@ -172,6 +189,12 @@ class PlanInstance {
              std::vector<StepSpan>* spans = nullptr);
   // The step whose failure ended the last Run, or nullopt when it succeeded.
   std::optional<size_t> failed_step() const { return failed_step_; }
+  // Called by Run right after a step whose Prepare published a prepacked copy
+  // (ep/prepacked.h), so the owner can free initializers no step reads any more
+  // (GraphPlan::PrepackedInitializers) as soon as possible, keeping the peak memory low.
+  void set_prepacked_hook(std::function<void(PlanInstance&)> hook) {
+    prepacked_hook_ = std::move(hook);
+  }
 
  private:
   struct StepState;
@@ -183,6 +206,8 @@ class PlanInstance {
 
   const GraphPlan& plan_;
   std::optional<size_t> failed_step_;
+  std::function<void(PlanInstance&)> prepacked_hook_;
+  bool prepacked_published_ = false;
   std::vector<std::unique_ptr<StepState>> steps_;
   std::vector<Value> values_;  // by ValueId
   std::vector<Value> spare_;   // by ValueId: arena tensors parked between their runs

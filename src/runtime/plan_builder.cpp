@@ -264,7 +264,8 @@ Result<std::shared_ptr<GraphPlan>> PlanBuilder::Build(const ir::Graph& graph) {
       NXRT_ASSIGN_OR_RETURN(step.make_runtime_step, MakeSequenceStep(info));
     } else {
       ExecutionProvider* ep = entry.provider.get();
-      step.make_kernel = [ep, info = std::move(info)] { return ep->CreateKernel(info); };
+      step.node_info = std::make_shared<NodeInfo>(std::move(info));
+      step.make_kernel = [ep, info = step.node_info] { return ep->CreateKernel(*info); };
       step.foldable = node.domain.empty() && !IsRandomOp(node.op_type);
     }
     plan->steps.push_back(std::move(step));

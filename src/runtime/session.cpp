@@ -168,15 +168,60 @@ class SessionImpl final : public Session {
     {
       std::lock_guard<std::mutex> lock(mutex_);
       lease.plan = plan_;
+      ++active_runs_;  // from here on, also while making kernels: FreePrepacked waits
       if (!free_instances_.empty()) {
         lease.instance = std::move(free_instances_.back());
         free_instances_.pop_back();
       }
     }
     if (!lease.instance) {
-      NXRT_ASSIGN_OR_RETURN(lease.instance, PlanInstance::Create(*lease.plan));
+      Result<std::unique_ptr<PlanInstance>> made = PlanInstance::Create(*lease.plan);
+      if (!made.ok()) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        --active_runs_;
+        return made.status();
+      }
+      lease.instance = std::move(*made);
+      if (free_prepacked_) {
+        lease.instance->set_prepacked_hook([this](PlanInstance& i) { FreePrepacked(i); });
+      }
     }
     return Status::Ok();
+  }
+
+  // Frees the data of initializers that every reading kernel has prepacked (ep/prepacked.h),
+  // right after the step of `running` that published the last copy. Only when
+  // `running` is the one run in progress: another run's kernel may be re-preparing from the
+  // data. Each instance's slot gets the data-less tensor, so no copy keeps the buffer alive.
+  void FreePrepacked(PlanInstance& running) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (active_runs_ != 1) return;
+    for (ir::ValueId v : plan_->PrepackedInitializers()) {
+      for (ir::Initializer& init : model_.graph->initializers) {
+        if (init.value != v || init.tensor.raw_data() == nullptr) continue;
+        const Shape shape(init.tensor.shape().begin(), init.tensor.shape().end());
+        init.tensor = Tensor::Borrow(init.tensor.dtype(), shape, nullptr);
+        running.values()[v] = Value(init.tensor);
+        for (auto& idle : free_instances_) idle->values()[v] = Value(init.tensor);
+        for (runtime::StepPlan& step : plan_->steps) DropConstant(step, v, init.tensor);
+      }
+    }
+  }
+
+  // Points the constant of `step`'s node inputs reading `v` at `freed` (data-less).
+  static void DropConstant(runtime::StepPlan& step, ir::ValueId v, const Tensor& freed) {
+    if (!step.node_info) return;
+    const NodeInfo& info = *step.node_info;
+    NodeInfo::Data data{info.id(),     info.name(),    info.op_type(),
+                        info.domain(), info.opset(),   info.since_version(),
+                        info.inputs(), info.outputs(), info.attributes()};
+    bool changed = false;
+    for (size_t i = 0; i < data.inputs.size() && i < step.explicit_inputs; ++i) {
+      if (step.inputs[i] != v || !data.inputs[i].is_constant) continue;
+      data.inputs[i].constant = freed;
+      changed = true;
+    }
+    if (changed) *step.node_info = NodeInfo(std::move(data));
   }
 
   // Unbinds the run's inputs and outputs and puts the instance back in the pool, unless the
@@ -185,6 +230,7 @@ class SessionImpl final : public Session {
     if (!lease.instance) return;
     lease.instance->ReleaseBindings();
     std::lock_guard<std::mutex> lock(mutex_);
+    --active_runs_;
     if (lease.plan == plan_) free_instances_.push_back(std::move(lease.instance));
     lease.instance.reset();
   }
@@ -332,6 +378,9 @@ class SessionImpl final : public Session {
                                std::all_of(specs.begin(), specs.end(), is_cpu)),
         options.disabled_optimizers};
     NXRT_ASSIGN_OR_RETURN(std::vector<opt::PassReport> passes, opt::OptimizeModel(model_, optimizer));
+    // Freeing prepacked initializers needs a plan that never changes: a plugin EP failing at
+    // run time makes the session replan, and the new kernels would need the originals.
+    free_prepacked_ = std::all_of(specs.begin(), specs.end(), is_cpu);
     for (const opt::PassReport& r : passes) optimizer_passes_.push_back({r.pass, r.rewrites});
     if (options.allow_fallback && !has_cpu) specs.push_back(EpSpec{"cpu", {}, {}, nullptr});
     // With fallback allowed, a plugin EP that cannot load or initialize is dropped (its nodes
@@ -380,6 +429,7 @@ class SessionImpl final : public Session {
     for (ir::ValueId v : plan_->outputs) outputs_.push_back(infos.Value(v));
     // The first instance now, so session creation reports kernel errors.
     NXRT_ASSIGN_OR_RETURN(std::unique_ptr<PlanInstance> first, PlanInstance::Create(*plan_));
+    if (free_prepacked_) first->set_prepacked_hook([this](PlanInstance& i) { FreePrepacked(i); });
     free_instances_.push_back(std::move(first));
     return Status::Ok();
   }
@@ -504,6 +554,8 @@ class SessionImpl final : public Session {
   std::string dropped_eps_;  // plugin EPs dropped at creation, with the reasons
   std::vector<std::string> warnings_;
   std::vector<OptimizerPassStats> optimizer_passes_;
+  bool free_prepacked_ = false;  // every EP is the CPU EP: the plan never changes
+  int active_runs_ = 0;          // runs holding an instance (guarded by mutex_)
   struct Event {
     std::shared_ptr<const GraphPlan> plan;  // the plan the step belongs to
     runtime::StepSpan span;
@@ -521,9 +573,11 @@ class SessionImpl final : public Session {
   std::vector<runtime::StepCounters> counters_;
 };
 
-// Plugin EPs see the graph as ONNX Runtime shows it: with inferred types on every value.
+// Plugin EPs see the graph as ONNX Runtime shows it: with inferred types on every value. The
+// optimizer's patterns need them too (a fusion checks dtypes and shapes of intermediates).
 ir::LoadOptions LoadOptionsFor(const SessionOptions& options) {
   ir::LoadOptions load;
+  load.infer_types = options.optimization_level > 0;
   for (const EpSpec& spec : options.providers) {
     if (spec.type.starts_with("plugin:") ||
         (spec.provider && spec.provider->GetExtension<ep::GraphClaimer>() != nullptr)) {

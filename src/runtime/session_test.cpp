@@ -10,6 +10,7 @@
 #include <random>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 namespace nxrt {
@@ -396,6 +397,81 @@ TEST(Session, ConcurrentRunsFromFourThreadsAgree) {
   }
   for (auto& th : threads) th.join();
   for (int t = 0; t < 4; ++t) EXPECT_EQ(failures[t], 0) << "thread " << t;
+}
+
+}  // namespace
+}  // namespace nxrt
+
+namespace nxrt {
+namespace {
+
+// y = x @ W (W a [K, N] initializer) then z = y @ W2: after the first run both weights live
+// only packed (the session frees the originals, ep/prepacked.h). Later runs with other row
+// counts re-plan the MatMuls from the packed copies, and concurrent runs (new instances) share
+// them; every result must still equal a double-precision reference.
+TEST(Session, PackedWeightsServeNewShapesAndConcurrentRunsAfterTheOriginalsAreFreed) {
+  constexpr int64_t K = 96, N = 80, N2 = 24;
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<float> dist(-1, 1);
+  std::vector<float> w(K * N), w2(N * N2);
+  for (float& v : w) v = dist(rng);
+  for (float& v : w2) v = dist(rng);
+  onnx::ModelProto m = NewModel();
+  onnx::GraphProto* g = m.mutable_graph();
+  AddTensorValue(g->add_input(), "x", onnx::TensorProto::FLOAT, {-1, K});
+  AddTensorValue(g->add_output(), "z", onnx::TensorProto::FLOAT, {-1, N2});
+  for (auto [name, data, rows, cols] : {std::tuple{"W", &w, K, N}, std::tuple{"W2", &w2, N, N2}}) {
+    onnx::TensorProto* t = g->add_initializer();
+    t->set_name(name);
+    t->set_data_type(onnx::TensorProto::FLOAT);
+    t->add_dims(rows);
+    t->add_dims(cols);
+    for (float v : *data) t->add_float_data(v);
+  }
+  AddNode(g, "MatMul", {"x", "W"}, {"y"});
+  AddNode(g, "MatMul", {"y", "W2"}, {"z"});
+  SessionOptions options;
+  options.intra_op_threads = 1;
+  auto session = Session::CreateFromBytes(Serialize(m), options);
+  ASSERT_TRUE(session.ok()) << session.status().message();
+
+  auto check = [&](int64_t rows, uint32_t seed) {
+    std::mt19937 local(seed);
+    std::vector<float> x(rows * K);
+    for (float& v : x) v = dist(local);
+    auto out = (*session)->Run({{"x", Tensor::FromVector<float>({rows, K}, x).value()}});
+    if (!out.ok()) return ::testing::AssertionFailure() << out.status().message();
+    const float* z = (*out)[0].tensor.data<float>();
+    for (int64_t r = 0; r < rows; ++r) {
+      std::vector<double> y(N, 0.0);
+      for (int64_t n = 0; n < N; ++n) {
+        for (int64_t k = 0; k < K; ++k) y[n] += double(x[r * K + k]) * w[k * N + n];
+      }
+      for (int64_t n2 = 0; n2 < N2; ++n2) {
+        double want = 0;
+        for (int64_t n = 0; n < N; ++n) want += y[n] * w2[n * N2 + n2];
+        if (std::fabs(z[r * N2 + n2] - want) > 1e-3 * (1 + std::fabs(want))) {
+          return ::testing::AssertionFailure()
+                 << "rows " << rows << " z[" << r << "," << n2 << "] = " << z[r * N2 + n2]
+                 << ", want " << want;
+        }
+      }
+    }
+    return ::testing::AssertionSuccess();
+  };
+  EXPECT_TRUE(check(64, 1));
+  for (int64_t rows : {1, 7, 64, 200, 3}) EXPECT_TRUE(check(rows, static_cast<uint32_t>(rows)));
+  std::vector<std::thread> threads;
+  std::vector<int> failures(3, 0);
+  for (int t = 0; t < 3; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 20; ++i) {
+        if (!check(1 + (t * 37 + i * 11) % 90, static_cast<uint32_t>(t * 100 + i))) ++failures[t];
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(failures, std::vector<int>(3, 0));
 }
 
 }  // namespace

@@ -22,8 +22,13 @@ struct DnnlMatMulPrimitive {
   // Execute once per output batch at the plan's offsets (broadcast batches), or once in all.
   bool per_batch = false;
   int threads = 1;  // the OpenMP thread count the primitive was created (and runs) with
-  // B packed at Prepare into weights_md's layout (owns its buffer); empty: B is read as given.
-  dnnl::memory packed_weights;
+  // B in weights_md's layout, made at Prepare or shared from an earlier plan; null: B is read
+  // as given.
+  std::shared_ptr<const PackedWeights> packed;
+};
+
+struct PackedWeights {
+  dnnl::memory memory;  // owns its buffer; memory.get_desc() is the layout
 };
 
 struct DnnlMatMulBindings::Impl {
@@ -160,6 +165,7 @@ dnnl::algorithm EltwiseAlgorithm(MatMulActivation activation) {
 struct DnnlMatMulSpec {
   dnnl::memory::desc src_md, weights_md, dst_md;
   const void* constant_weights = nullptr;
+  std::shared_ptr<const PackedWeights> prepacked;  // a copy of the constant B (any layout)
   float alpha = 1.0f;
   float sum_beta = 0.0f;  // != 0: add beta * (what Y holds before the call)
   bool bias = false;      // bias [N] broadcast over the other dst dims
@@ -209,7 +215,8 @@ std::shared_ptr<DnnlMatMulPrimitive> CreateDnnlPrimitive(const DnnlMatMulSpec& s
     };
     dnnl::matmul::primitive_desc pd;
     bool packed = false;
-    if (spec.constant_weights != nullptr) {
+    const bool constant = spec.constant_weights != nullptr || spec.prepacked != nullptr;
+    if (constant) {
       // Let oneDNN choose the weights layout; fall back to the plain one if it cannot.
       try {
         pd = make_pd(dnnl::memory::desc(spec.weights_md.dims(), dnnl::memory::data_type::f32,
@@ -223,12 +230,22 @@ std::shared_ptr<DnnlMatMulPrimitive> CreateDnnlPrimitive(const DnnlMatMulSpec& s
     prim->weights_md = pd.weights_desc();
     prim->scratchpad_md = pd.scratchpad_desc();
     prim->primitive = dnnl::matmul(pd);
-    if (packed) {
-      // Packed once here; every Compute reads the packed copy.
-      prim->packed_weights = dnnl::memory(prim->weights_md, *engine);
-      dnnl::memory plain(spec.weights_md, *engine, const_cast<void*>(spec.constant_weights));
-      dnnl::reorder(plain, prim->packed_weights).execute(**stream, plain, prim->packed_weights);
-      (*stream)->wait();
+    if (constant && (packed || spec.constant_weights == nullptr)) {
+      // Every Compute reads the plan's copy: the earlier plan's when the layout is the same,
+      // else one packed here once, from B or (B freed) from the earlier copy.
+      if (spec.prepacked != nullptr && spec.prepacked->memory.get_desc() == prim->weights_md) {
+        prim->packed = spec.prepacked;
+      } else {
+        auto copy = std::make_shared<PackedWeights>();
+        copy->memory = dnnl::memory(prim->weights_md, *engine);
+        dnnl::memory source =
+            spec.constant_weights != nullptr
+                ? dnnl::memory(spec.weights_md, *engine, const_cast<void*>(spec.constant_weights))
+                : spec.prepacked->memory;
+        dnnl::reorder(source, copy->memory).execute(**stream, source, copy->memory);
+        (*stream)->wait();
+        prim->packed = std::move(copy);
+      }
     }
   } catch (const dnnl::error&) {
     return nullptr;
@@ -244,9 +261,9 @@ DnnlMatMulBindings MakeBindings(const DnnlMatMulPrimitive& prim) {
   bindings.impl = std::make_unique<DnnlMatMulBindings::Impl>();
   DnnlMatMulBindings::Impl& b = *bindings.impl;
   b.src = dnnl::memory(prim.src_md, *engine, DNNL_MEMORY_NONE);
-  b.weights = prim.packed_weights ? dnnl::memory(prim.weights_md, *engine,
-                                                 prim.packed_weights.get_data_handle())
-                                  : dnnl::memory(prim.weights_md, *engine, DNNL_MEMORY_NONE);
+  b.weights = prim.packed ? dnnl::memory(prim.weights_md, *engine,
+                                         prim.packed->memory.get_data_handle())
+                          : dnnl::memory(prim.weights_md, *engine, DNNL_MEMORY_NONE);
   b.dst = dnnl::memory(prim.dst_md, *engine, DNNL_MEMORY_NONE);
   if (prim.has_bias) b.bias = dnnl::memory(prim.bias_md, *engine, DNNL_MEMORY_NONE);
   if (prim.scratchpad_md.get_size() > 0) {
@@ -278,7 +295,7 @@ Status ExecuteDnnl(const DnnlMatMulPrimitive& prim, DnnlMatMulBindings& bindings
   try {
     m.src.set_data_handle(const_cast<void*>(a));
     args[count++] = {DNNL_ARG_SRC, m.src.get()};
-    if (!prim.packed_weights) m.weights.set_data_handle(const_cast<void*>(b));
+    if (!prim.packed) m.weights.set_data_handle(const_cast<void*>(b));
     args[count++] = {DNNL_ARG_WEIGHTS, m.weights.get()};
     m.dst.set_data_handle(y);
     args[count++] = {DNNL_ARG_DST, m.dst.get()};
@@ -297,6 +314,23 @@ Status ExecuteDnnl(const DnnlMatMulPrimitive& prim, DnnlMatMulBindings& bindings
     return DnnlErrorStatus(what, e);
   }
   return Status::Ok();
+}
+
+// `packed` laid out as `plain` (B as stored) in a buffer of its own.
+Result<std::shared_ptr<const std::vector<float>>> UnpackWeights(const PackedWeights& packed,
+                                                                const dnnl::memory::desc& plain) {
+  NXRT_ASSIGN_OR_RETURN(dnnl::engine engine, DnnlEngine());
+  NXRT_ASSIGN_OR_RETURN(dnnl::stream * stream, DnnlStream());
+  auto out = std::make_shared<std::vector<float>>(plain.get_size() / sizeof(float));
+  try {
+    dnnl::memory dst(plain, engine, out->data());
+    dnnl::memory src = packed.memory;
+    dnnl::reorder(src, dst).execute(*stream, src, dst);
+    stream->wait();
+  } catch (const dnnl::error& e) {
+    return DnnlErrorStatus("re-laying out packed weights", e);
+  }
+  return std::shared_ptr<const std::vector<float>>(std::move(out));
 }
 
 // Creates the float matmul of `plan` (one primitive over all batches when oneDNN takes it), or
@@ -321,6 +355,7 @@ void CreateDnnlMatMul(MatMulPlan& plan, std::span<const int64_t> a_batch,
     spec.weights_md = plain({k, n});
     spec.dst_md = plain({batch * m, n});
     spec.constant_weights = options.constant_b;
+    spec.prepacked = options.prepacked_b;
     prim = CreateDnnlPrimitive(spec);
   } else if (batch_shape.size() + 2 <= DNNL_MAX_NDIMS) {
     // One batched matmul; batch dims of 1 in A or B broadcast.
@@ -340,6 +375,7 @@ void CreateDnnlMatMul(MatMulPlan& plan, std::span<const int64_t> a_batch,
     spec.weights_md = plain({k, n});
     spec.dst_md = plain({m, n});
     spec.constant_weights = nullptr;
+    spec.prepacked = nullptr;
     spec.threads = DnnlThreadsFor(m * n * k, options.threads);
     prim = CreateDnnlPrimitive(spec);
     if (prim == nullptr) return;
@@ -454,6 +490,14 @@ Result<MatMulPlan> PrepareMatMul(DataType dtype, std::span<const int64_t> a_shap
   if (dtype == DataType::kFloat && batch * plan.m * plan.n > 0 && plan.k > 0) {
     CreateDnnlMatMul(plan, a_batch, b_batch, *batch_shape, options);
   }
+  if (plan.dnnl != nullptr) plan.packed_b = plan.dnnl->packed;
+  if (options.constant_b == nullptr && options.prepacked_b != nullptr && plan.packed_b == nullptr) {
+    const dnnl::memory::dims dims = {plan.k, plan.n};
+    NXRT_ASSIGN_OR_RETURN(plan.unpacked_b,
+                          UnpackWeights(*options.prepacked_b,
+                                        dnnl::memory::desc(dims, dnnl::memory::data_type::f32,
+                                                           DenseStrides(dims))));
+  }
   return plan;
 }
 
@@ -462,6 +506,7 @@ Status MatMul(const MatMulPlan& plan, const void* a, const void* b, void* y,
   const int64_t batch = static_cast<int64_t>(plan.a_offsets.size());
   const int64_t mn = plan.m * plan.n;
   if (batch * mn == 0) return Status::Ok();
+  if (plan.unpacked_b != nullptr) b = plan.unpacked_b->data();
   if (plan.dnnl != nullptr) {
     const DnnlMatMulPrimitive& p = *plan.dnnl;
     if (!p.per_batch) {
@@ -547,6 +592,7 @@ Result<GemmPlan> PrepareGemm(DataType dtype, std::span<const int64_t> a_shape,
                                        attributes.trans_b ? Dims({1, k}) : Dims({n, 1}));
   spec.dst_md = dnnl::memory::desc({m, n}, dt::f32, Dims({n, 1}));
   spec.constant_weights = options.constant_b;
+  spec.prepacked = options.prepacked_b;
   spec.alpha = attributes.alpha;
   spec.epilogue = epilogue;
   spec.threads = DnnlThreadsFor(m * n * k, options.threads);
@@ -561,8 +607,12 @@ Result<GemmPlan> PrepareGemm(DataType dtype, std::span<const int64_t> a_shape,
   std::shared_ptr<DnnlMatMulPrimitive> prim = CreateDnnlPrimitive(spec);
   if (prim == nullptr) {
     plan.c_as_bias = false;
+    if (options.constant_b == nullptr && options.prepacked_b != nullptr) {
+      NXRT_ASSIGN_OR_RETURN(plan.unpacked_b, UnpackWeights(*options.prepacked_b, spec.weights_md));
+    }
     return plan;
   }
+  plan.packed_b = prim->packed;
   plan.bindings = MakeBindings(*prim);
   plan.scratchpad_bytes = prim->scratchpad_md.get_size();
   plan.dnnl = std::move(prim);
@@ -609,6 +659,7 @@ void GemmRef(const GemmPlan& plan, const T* a, const T* b, const T* c, T* y) {
 Status Gemm(const GemmPlan& plan, const void* a, const void* b, const void* c, void* y,
             std::span<std::byte> scratchpad) {
   if (plan.m * plan.n == 0) return Status::Ok();
+  if (plan.unpacked_b != nullptr) b = plan.unpacked_b->data();
   if (plan.dnnl != nullptr) {
     if (plan.has_c && plan.attributes.beta != 0.0f && !plan.c_as_bias) {
       const int64_t out_strides[] = {plan.n, 1};

@@ -62,6 +62,11 @@ struct MatMulEpilogue {
   float beta = 0.0f;   // Clip: max
 };
 
+// A float constant B in the layout a oneDNN primitive reads (its own buffer), made by one plan's
+// Prepare and shareable with later plans of the same B (MatMulPlan::packed_b); defined in
+// matmul.cpp.
+struct PackedWeights;
+
 // How to prepare a MatMul (every field optional).
 struct MatMulOptions {
   // Threads oneDNN may use (values < 1 mean 1); the plan takes fewer for small products.
@@ -69,6 +74,10 @@ struct MatMulOptions {
   // When B is a constant: its contents (B's shape, the plan's dtype), read during Prepare only.
   // A float plan then keeps B packed in oneDNN's preferred layout and MatMul ignores its `b`.
   const void* constant_b = nullptr;
+  // The packed copy of this constant B an earlier plan made (its packed_b). The new plan shares
+  // it when it wants the same layout and re-lays it out otherwise, so `constant_b` may be null
+  // (the original was freed); MatMul then never reads its `b`.
+  std::shared_ptr<const PackedWeights> prepacked_b;
   MatMulEpilogue epilogue;  // float, double, float16 and bfloat16 only
 };
 
@@ -86,6 +95,13 @@ struct MatMulPlan {
   mutable DnnlMatMulBindings bindings;
   // Bytes of the scratchpad MatMul wants (64-byte aligned); with less it allocates its own.
   size_t scratchpad_bytes = 0;
+  // The plan's own copy of the constant B (packed, or plain when oneDNN reads it plain); null
+  // when MatMul reads its `b`. A caller may publish it for other plans (MatMulOptions::
+  // prepacked_b) and free the original.
+  std::shared_ptr<const PackedWeights> packed_b;
+  // B re-laid out plain from options.prepacked_b for loops that read B as given (the original
+  // was freed and oneDNN did not take the problem whole); null otherwise.
+  std::shared_ptr<const std::vector<float>> unpacked_b;
 };
 
 // MatMul (ONNX opset 1, 9, 13): NumPy matmul. A is [..., M, K] (rank 1: [K], promoted to [1, K]
@@ -127,7 +143,9 @@ struct GemmPlan {
   bool c_as_bias = false;
   std::shared_ptr<const DnnlMatMulPrimitive> dnnl;  // null: reference loops
   mutable DnnlMatMulBindings bindings;
-  size_t scratchpad_bytes = 0;  // as MatMulPlan
+  size_t scratchpad_bytes = 0;                      // as MatMulPlan
+  std::shared_ptr<const PackedWeights> packed_b;      // as MatMulPlan
+  std::shared_ptr<const std::vector<float>> unpacked_b;  // as MatMulPlan (B as stored)
 };
 
 // How to prepare a Gemm: threads and a constant B as MatMulOptions (B as stored, before transB),
@@ -136,6 +154,7 @@ struct GemmPlan {
 struct GemmOptions {
   int threads = 1;
   const void* constant_b = nullptr;
+  std::shared_ptr<const PackedWeights> prepacked_b;  // as MatMulOptions'
   MatMulEpilogue epilogue;
 };
 

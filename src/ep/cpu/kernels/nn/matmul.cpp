@@ -23,15 +23,32 @@
 #include "ep/cpu/kernels/kernel_util.h"
 #include "ep/cpu/kernels/nn/nn.h"
 #include "ep/cpu/nn/matmul.h"
+#include "ep/prepacked.h"
 
 namespace nxrt::cpu::kernels {
 namespace {
 
-// The contents of input `i` when it is a constant initializer (readable in Prepare), else null.
+// The contents of input `i` when it is a constant initializer (readable in Prepare), else null
+// (also when the runtime freed it after prepacking: ep/prepacked.h).
 const void* ConstantData(PrepareContext& ctx, int i) {
   if (!ctx.has_input(i)) return nullptr;
   Result<const Tensor*> value = ctx.input_value(i);
   return value.ok() && *value != nullptr ? (*value)->raw_data() : nullptr;
+}
+
+// The packed copy of constant B (input 1) a kernel of this node published, or null.
+std::shared_ptr<const nn::PackedWeights> PublishedB(PrepareContext& ctx) {
+  ep::PrepackedConstants* support = ep::PrepackedSupport(ctx);
+  return support != nullptr
+             ? std::static_pointer_cast<const nn::PackedWeights>(support->Prepacked(1))
+             : nullptr;
+}
+
+// Publishes the plan's own copy of B, so the runtime may free the original and other instances
+// of this node share the copy.
+void PublishB(PrepareContext& ctx, std::shared_ptr<const nn::PackedWeights> packed) {
+  ep::PrepackedConstants* support = ep::PrepackedSupport(ctx);
+  if (support != nullptr && packed != nullptr) support->SetPrepacked(1, std::move(packed));
 }
 
 class MatMulKernel final : public Kernel {
@@ -59,9 +76,11 @@ class MatMulKernel final : public Kernel {
       nn::MatMulOptions options;
       options.threads = threads;
       options.constant_b = ConstantData(ctx, 1);
+      options.prepacked_b = PublishedB(ctx);
       options.epilogue = epilogue_;
       options.epilogue.bias = has_bias;
       NXRT_ASSIGN_OR_RETURN(plan_, nn::PrepareMatMul(ctx.input_dtype(0), a, b, options));
+      PublishB(ctx, plan_.packed_b);
       a_shape_ = std::move(a);
       b_shape_ = std::move(b);
       threads_ = threads;
@@ -104,9 +123,11 @@ class GemmKernel final : public Kernel {
       nn::GemmOptions options;
       options.threads = threads;
       options.constant_b = ConstantData(ctx, 1);
+      options.prepacked_b = PublishedB(ctx);
       options.epilogue = epilogue_;
       NXRT_ASSIGN_OR_RETURN(
           plan_, nn::PrepareGemm(ctx.input_dtype(0), a, b, c_span, attributes_, options));
+      PublishB(ctx, plan_.packed_b);
       a_shape_ = std::move(a);
       b_shape_ = std::move(b);
       c_shape_ = std::move(c);
