@@ -22,6 +22,7 @@ Status GraphEditor::Rebuild() {
   graph_output_.assign(graph_->values.size(), false);
   for (ir::ValueId v : graph_->outputs) graph_output_[static_cast<size_t>(v)] = true;
   added_.clear();
+  bound_.clear();
   return Status::Ok();
 }
 
@@ -104,6 +105,10 @@ void GraphEditor::AddNode(ir::Node node, ir::NodeId anchor) {
   added_.emplace_back(anchor, std::move(node));
 }
 
+void GraphEditor::BindConstant(ir::ValueId v, Tensor tensor) {
+  bound_.emplace_back(v, std::move(tensor));
+}
+
 void GraphEditor::RemoveNode(ir::NodeId id) { removed_[static_cast<size_t>(id)] = true; }
 
 void GraphEditor::ReplaceInputUses(ir::ValueId from, ir::ValueId to) {
@@ -117,7 +122,8 @@ void GraphEditor::ReplaceInputUses(ir::ValueId from, ir::ValueId to) {
 
 Status GraphEditor::Commit() {
   const bool changed =
-      !added_.empty() || std::find(removed_.begin(), removed_.end(), true) != removed_.end();
+      !added_.empty() || !bound_.empty() ||
+      std::find(removed_.begin(), removed_.end(), true) != removed_.end();
   if (!changed) return Status::Ok();
 
   // New node order: each kept node, then the nodes anchored to it (removed or not).
@@ -146,6 +152,17 @@ Status GraphEditor::Commit() {
   }
   for (ir::Node& n : at_end) push_new(std::move(n));
   for (size_t i = 0; i < nodes.size(); ++i) nodes[i].id = static_cast<ir::NodeId>(i);
+  // Constants replacing outputs of removed nodes (a kept producer fails validation below).
+  for (auto& [v, tensor] : bound_) {
+    std::vector<ir::Dim> dims;
+    for (int64_t d : tensor.shape()) dims.push_back(ir::Dim::Fixed(d));
+    graph_->values[static_cast<size_t>(v)].type =
+        ir::TypeInfo::Tensor(tensor.dtype(), std::move(dims));
+    ir::Initializer init;
+    init.value = v;
+    init.tensor = std::move(tensor);
+    graph_->AddInitializer(std::move(init));
+  }
 
   // Every value still read must still be defined: by a kept or new node, a graph input, an
   // initializer or an enclosing scope.

@@ -83,6 +83,11 @@ class GraphEditor {
   // Points every node input of this graph reading `from` at `to` (a graph output `from` is
   // left alone; the caller must not remove its producer).
   void ReplaceInputUses(ir::ValueId from, ir::ValueId to);
+  // Makes `v`, an output of a node removed in the same edit, the constant `tensor`: Commit binds
+  // `tensor` to `v` as an initializer and sets `v`'s type to the tensor's dtype and shape. `v`
+  // keeps its id and name, so its readers (graph outputs, subgraphs reading it by name) are
+  // untouched.
+  void BindConstant(ir::ValueId v, Tensor tensor);
 
   // Applies the staged edits (see the file comment) and rebuilds the views. Errors:
   // kInternal when an edit left a removed node's output read, or the graph invalid.
@@ -99,6 +104,7 @@ class GraphEditor {
   std::vector<bool> removed_;
   std::vector<bool> graph_output_;
   std::vector<std::pair<ir::NodeId, ir::Node>> added_;  // (anchor, node)
+  std::vector<std::pair<ir::ValueId, Tensor>> bound_;  // BindConstant's (value, tensor)
   int name_counter_ = 0;
 };
 

@@ -11,7 +11,15 @@ namespace nxrt::opt {
 const std::vector<std::unique_ptr<GraphPass>>& AllPasses() {
   static const std::vector<std::unique_ptr<GraphPass>> passes = [] {
     std::vector<std::unique_ptr<GraphPass>> p;
+    p.push_back(MakeConstantFoldingPass());
+    p.push_back(MakeShapeFoldingPass());
     p.push_back(MakeDeadNodeEliminationPass());
+    p.push_back(MakeConvBnFoldingPass());
+    p.push_back(MakeMatMulAddToGemmPass());
+    p.push_back(MakeLayerNormFusionPass());
+    p.push_back(MakeGeluFusionPass());
+    p.push_back(MakeMatMulActivationFusionPass());
+    p.push_back(MakeConvActivationFusionPass());
     return p;
   }();
   return passes;

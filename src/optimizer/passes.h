@@ -10,6 +10,14 @@
 
 namespace nxrt::opt {
 
+std::unique_ptr<GraphPass> MakeConstantFoldingPass();
+std::unique_ptr<GraphPass> MakeShapeFoldingPass();
 std::unique_ptr<GraphPass> MakeDeadNodeEliminationPass();
+std::unique_ptr<GraphPass> MakeConvBnFoldingPass();
+std::unique_ptr<GraphPass> MakeMatMulAddToGemmPass();
+std::unique_ptr<GraphPass> MakeLayerNormFusionPass();
+std::unique_ptr<GraphPass> MakeGeluFusionPass();
+std::unique_ptr<GraphPass> MakeMatMulActivationFusionPass();
+std::unique_ptr<GraphPass> MakeConvActivationFusionPass();
 
 }  // namespace nxrt::opt

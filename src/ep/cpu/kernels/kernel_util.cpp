@@ -72,6 +72,12 @@ ep::KernelDef OnnxKernel(std::string op_type, int since, int until,
                        std::move(factory), std::move(check)};
 }
 
+ep::KernelDef NxrtKernel(std::string op_type, std::vector<ep::TypeConstraint> types,
+                         ep::KernelFactory factory, ep::KernelCheck check) {
+  return ep::KernelDef{std::string(kNxrtDomain), std::move(op_type), 1, 1, std::move(types),
+                       std::move(factory), std::move(check)};
+}
+
 Status RegisterAll(ep::OpRegistry& registry, std::vector<ep::KernelDef> defs) {
   for (ep::KernelDef& def : defs) NXRT_RETURN_IF_ERROR(registry.Register(std::move(def)));
   return Status::Ok();

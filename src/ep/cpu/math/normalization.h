@@ -7,8 +7,9 @@
 // group or per channel), LpNormalization-1, MeanVarianceNormalization-13 (and 9).
 //
 // Shared rules: element types float, double, float16, bfloat16 (the 16-bit floats computed in
-// float); means and variances accumulate in double, two-pass (mean first, then the mean of
-// squared deviations: the biased variance); all tensors contiguous. Each op has a Prepare that
+// float); means and variances accumulate in double (float LayerNormalization: in float with 8
+// partial sums, which vectorises), two-pass (mean first, then the mean of squared deviations:
+// the biased variance); all tensors contiguous. Each op has a Prepare that
 // checks shapes/types and a Run on bound buffers (no allocation, cannot fail), and a Tensor
 // wrapper that allocates undefined outputs.
 #pragma once

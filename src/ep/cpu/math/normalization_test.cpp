@@ -4,7 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "ep/cpu/math/test_util.h"
 
@@ -73,6 +75,38 @@ TEST(LayerNorm, RandomShapesAgainstReference) {
                       "LayerNorm " + ShapeToString(shape));
         }
       }
+    }
+  }
+}
+
+// The float path sums in float with partial sums: rows as wide as transformers' (hidden 768, and
+// 1001 for a tail after the 8-wide blocks), offset from zero, stay within float rounding of the
+// double reference (the error of a float mean of values near `offset`, relative to the spread).
+TEST(LayerNorm, FloatWideRowsAgainstReference) {
+  std::mt19937_64 rng(23);
+  for (int64_t cols : {768, 1001}) {
+    for (double offset : {0.0, 10.0}) {
+      const Tensor x = RandomTensor(rng, DataType::kFloat, {4, cols}, offset - 1, offset + 1);
+      const Tensor scale = RandomTensor(rng, DataType::kFloat, {cols}, -2, 2);
+      const Tensor bias = RandomTensor(rng, DataType::kFloat, {cols}, -2, 2);
+      LayerNormAttrs attrs;
+      Tensor y, mean, inv_std;
+      ASSERT_TRUE(LayerNorm(x, scale, &bias, attrs, &y, &mean, &inv_std).ok());
+      double worst = 0;
+      for (int64_t r = 0; r < 4; ++r) {
+        std::vector<double> row;
+        for (int64_t k = 0; k < cols; ++k) row.push_back(GetDouble(x, r * cols + k));
+        const auto [mu, var] = Stats(row);
+        const double inv = 1 / std::sqrt(var + static_cast<double>(attrs.epsilon));
+        EXPECT_NEAR(GetDouble(mean, r), mu, 1e-6 * std::max(1.0, offset));
+        EXPECT_NEAR(GetDouble(inv_std, r), inv, 1e-5 * inv);
+        for (int64_t k = 0; k < cols; ++k) {
+          const double expected = (row[static_cast<size_t>(k)] - mu) * inv * GetDouble(scale, k) +
+                                  GetDouble(bias, k);
+          worst = std::max(worst, std::fabs(GetDouble(y, r * cols + k) - expected));
+        }
+      }
+      EXPECT_LT(worst, 2e-6 * std::max(1.0, offset)) << cols << " columns, offset " << offset;
     }
   }
 }

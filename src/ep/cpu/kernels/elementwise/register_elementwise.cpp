@@ -207,6 +207,10 @@ Status RegisterElementwiseKernels(ep::OpRegistry& registry) {
   defs.push_back(Unary(UnaryKind::kHardSwish, 14, kLatest, FloatTypes()));
   defs.push_back(Unary(UnaryKind::kMish, 18, kLatest, FloatTypes()));
   defs.push_back(Unary(UnaryKind::kGelu, 20, kLatest, FloatTypesBf16()));
+  // com.nxrt:Gelu: what gelu_fusion makes of x * 0.5 * (1 + Erf(x / sqrt(2))) and of the tanh
+  // form; the same semantics as Gelu-20 (attribute approximate "none" or "tanh").
+  defs.push_back(kernels::NxrtKernel("Gelu", {Bind("T", {0}, {0}, FloatTypesBf16())},
+                                     kernels::UnaryFactory(UnaryKind::kGelu)));
   defs.push_back(Unary(UnaryKind::kNot, 1, kLatest, kBool));
   defs.push_back(Unary(UnaryKind::kBitwiseNot, 18, kLatest, IntTypes()));
   defs.push_back(UnaryPredicate(UnaryKind::kIsNaN, 9, 12, FloatTypes()));

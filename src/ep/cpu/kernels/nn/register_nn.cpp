@@ -54,6 +54,14 @@ Status RegisterNnKernels(ep::OpRegistry& registry) {
     defs.push_back(Uniform("ConvTranspose", since, until, {0, 1, 2}, FloatTypes(),
                            kernels::ConvTransposeFactory()));
   }
+  // nxrt's fused operators (matmul_activation_fusion, conv_activation_fusion): MatMul, Gemm and
+  // Conv with a bias/residual and an activation as oneDNN post-ops.
+  defs.push_back(kernels::NxrtKernel("FusedMatMul", {Bind("T", {0, 1, 2}, {0}, FloatTypes())},
+                                     kernels::FusedMatMulFactory()));
+  defs.push_back(kernels::NxrtKernel("FusedGemm", {Bind("T", {0, 1, 2}, {0}, FloatTypes())},
+                                     kernels::FusedGemmFactory()));
+  defs.push_back(kernels::NxrtKernel("FusedConv", {Bind("T", {0, 1, 2, 3}, {0}, FloatTypes())},
+                                     kernels::FusedConvFactory()));
 
   const auto max_pool = [](int since, int until, Types types) {
     return OnnxKernel("MaxPool", since, until,

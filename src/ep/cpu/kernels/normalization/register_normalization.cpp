@@ -47,6 +47,13 @@ Status RegisterNormalizationKernels(ep::OpRegistry& registry) {
                             {Bind("T", {0, 1, 2}, {0}, FloatTypesBf16()),
                              Bind("U", {}, {1, 2}, {DataType::kFloat, DataType::kBFloat16})},
                             kernels::LayerNormFactory()));
+  // com.nxrt:LayerNormalization: what layer_norm_fusion makes of a decomposed LayerNormalization
+  // (ReduceMean, Sub, Pow, Sqrt, Div, ...); the same semantics as LayerNormalization-17.
+  defs.push_back(kernels::NxrtKernel(
+      "LayerNormalization",
+      {Bind("T", {0, 1, 2}, {0}, FloatTypesBf16()),
+       Bind("U", {}, {1, 2}, {DataType::kFloat, DataType::kBFloat16})},
+      kernels::LayerNormFactory()));
 
   defs.push_back(OnnxKernel("BatchNormalization", 6, 6,
                             {Bind("T", {0, 1, 2, 3, 4}, {0}, FloatTypes())},
