@@ -27,6 +27,7 @@ struct LoadOptions {
   // Run ONNX type and shape inference (libonnx, schemas up to opset 17; failures ignored) so
   // that values without value_info get the inferred element type and shape, as ONNX Runtime
   // does before showing a graph to EPs. Inferred types are not listed in Graph::value_infos.
+  // Not run on models with Einsum nodes (libonnx 1.12's Einsum inference can abort).
   bool infer_types = false;
 };
 

@@ -13,6 +13,7 @@ const std::vector<std::unique_ptr<GraphPass>>& AllPasses() {
     std::vector<std::unique_ptr<GraphPass>> p;
     p.push_back(MakeConstantFoldingPass());
     p.push_back(MakeShapeFoldingPass());
+    p.push_back(MakeIdentityEliminationPass());
     p.push_back(MakeDeadNodeEliminationPass());
     p.push_back(MakeConvBnFoldingPass());
     p.push_back(MakeMatMulAddToGemmPass());

@@ -56,6 +56,44 @@ TEST(DeadNodeElimination, KeepsNodesReadByGraphOutputsAndCustomDomains) {
             (std::vector<std::string>{"Relu", "Sigmoid", "com.example:Log"}));
 }
 
+// x -> Relu -> r -> Identity -> i -> Sigmoid -> s -> Identity -> y (graph output).
+onnx::ModelProto IdentityChainModel() {
+  onnx::ModelProto m = MakeModel(17);
+  onnx::GraphProto* g = m.mutable_graph();
+  FillValueInfo(g->add_input(), "x", onnx::TensorProto::FLOAT, {4, 5});
+  FillValueInfo(g->add_output(), "y", onnx::TensorProto::FLOAT, {4, 5});
+  AddNode(g, "Relu", {"x"}, {"r"}, "relu");
+  AddNode(g, "Identity", {"r"}, {"i"}, "middle");
+  AddNode(g, "Sigmoid", {"i"}, {"s"}, "sigmoid");
+  AddNode(g, "Identity", {"s"}, {"y"}, "output");
+  return m;
+}
+
+TEST(IdentityElimination, RemovesMiddleAndOutputCopies) {
+  ir::Model model = Optimize(IdentityChainModel(), {"identity_elimination"});
+  ASSERT_EQ(OpTypes(*model.graph), (std::vector<std::string>{"Relu", "Sigmoid"}));
+  const ir::Graph& g = *model.graph;
+  // Sigmoid now reads Relu's output and writes the graph output itself.
+  EXPECT_EQ(g.nodes[1].inputs[0], g.nodes[0].outputs[0]);
+  EXPECT_EQ(g.nodes[1].outputs[0], g.outputs[0]);
+  EXPECT_EQ(g.values[g.outputs[0]].name, "y");
+  const auto stats = ExpectSameResults(IdentityChainModel(), {{"x", RandomFloats({4, 5}, 3)}},
+                                       {"identity_elimination"});
+  EXPECT_EQ(Rewrites(stats, "identity_elimination"), 2);
+}
+
+TEST(IdentityElimination, KeepsCopiesWhoseSourceIsReadElsewhereOrIsAGraphInput) {
+  onnx::ModelProto m = IdentityChainModel();
+  onnx::GraphProto* g = m.mutable_graph();
+  FillValueInfo(g->add_output(), "s", onnx::TensorProto::FLOAT, {4, 5});  // s also an output
+  FillValueInfo(g->add_output(), "x_copy", onnx::TensorProto::FLOAT, {4, 5});
+  AddNode(g, "Identity", {"x"}, {"x_copy"}, "input_copy");
+  ir::Model model = Optimize(m, {"identity_elimination"});
+  EXPECT_EQ(OpTypes(*model.graph),
+            (std::vector<std::string>{"Relu", "Sigmoid", "Identity", "Identity"}));
+  ExpectSameResults(m, {{"x", RandomFloats({4, 5}, 4)}}, {"identity_elimination"});
+}
+
 TEST(Optimizer, LevelZeroAndDisabledPassesLeaveTheGraph) {
   ir::Model model = testing::Load(DeadChainModel());
   auto none = OptimizeModel(model, {0, {}});

@@ -12,6 +12,7 @@ namespace nxrt::opt {
 
 std::unique_ptr<GraphPass> MakeConstantFoldingPass();
 std::unique_ptr<GraphPass> MakeShapeFoldingPass();
+std::unique_ptr<GraphPass> MakeIdentityEliminationPass();
 std::unique_ptr<GraphPass> MakeDeadNodeEliminationPass();
 std::unique_ptr<GraphPass> MakeConvBnFoldingPass();
 std::unique_ptr<GraphPass> MakeMatMulAddToGemmPass();

@@ -71,6 +71,15 @@ bool ConstantEvaluator::CanFold(const ir::Node& node) const {
 
 Result<bool> ConstantEvaluator::Fold(ir::NodeId id) {
   const ir::Node& node = editor_->node(id);
+  // Constant(value = tensor) is its attribute: no kernel needed, so also when the model gives it
+  // a type its opset's schema does not list (old PyTorch exports write int64 Constant-1 nodes).
+  if (node.op_type == "Constant" && node.outputs.size() == 1 && node.outputs[0] != ir::kNoValue) {
+    const ir::Attribute* value = node.FindAttribute("value");
+    if (value != nullptr && value->type == ir::Attribute::Type::kTensor) {
+      Replace(id, node.outputs[0], value->t);
+      return true;
+    }
+  }
   std::vector<Tensor> inputs;
   std::vector<int> input_slots;
   for (size_t i = 0; i < node.inputs.size(); ++i) {
