@@ -2,6 +2,8 @@
 // threads (see include/nxrt/session.h).
 #include "nxrt/session.h"
 
+#include <malloc.h>
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -196,6 +198,7 @@ class SessionImpl final : public Session {
   void FreePrepacked(PlanInstance& running) {
     std::lock_guard<std::mutex> lock(mutex_);
     if (active_runs_ != 1) return;
+    bool freed = false;
     for (ir::ValueId v : plan_->PrepackedInitializers()) {
       for (ir::Initializer& init : model_.graph->initializers) {
         if (init.value != v || init.tensor.raw_data() == nullptr) continue;
@@ -204,8 +207,14 @@ class SessionImpl final : public Session {
         running.values()[v] = Value(init.tensor);
         for (auto& idle : free_instances_) idle->values()[v] = Value(init.tensor);
         for (runtime::StepPlan& step : plan_->steps) DropConstant(step, v, init.tensor);
+        freed = true;
       }
     }
+#ifdef __GLIBC__
+    // Weights below glibc's mmap threshold sit in the heap; hand their pages back now, so the
+    // next packed copy does not add to the peak.
+    if (freed) malloc_trim(0);
+#endif
   }
 
   // Points the constant of `step`'s node inputs reading `v` at `freed` (data-less).

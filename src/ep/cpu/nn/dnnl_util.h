@@ -26,7 +26,7 @@ Result<dnnl::stream*> DnnlStream();
 // OpenMP team's start-up and barrier cost more than they save, and stall on a busy machine).
 // Call SetDnnlThreads (dnnl_threads.h) with it before creating the primitive and before each
 // execution: oneDNN sizes its decomposition by the thread count at creation.
-inline constexpr int64_t kDnnlMacsPerThread = int64_t{1} << 20;
+inline constexpr int64_t kDnnlMacsPerThread = int64_t{1} << 17;
 int DnnlThreadsFor(int64_t macs, int max_threads);
 
 // A Status for a caught dnnl::error: kUnsupported for an unimplemented configuration, otherwise
