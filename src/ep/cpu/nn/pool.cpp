@@ -77,7 +77,8 @@ void BuildTables(PoolPlan& plan) {
 }
 
 template <typename T>
-void PoolTyped(const PoolPlan& plan, const T* x, T* y, int64_t* indices) {
+void PoolTyped(const PoolPlan& plan, const T* x, T* y, int64_t* indices, int64_t begin,
+               int64_t end) {
   using A = std::conditional_t<std::is_same_v<T, double>, double, float>;
   const size_t nsp = plan.input_spatial.size();
   const WindowGeometry& g = plan.geometry;
@@ -90,7 +91,7 @@ void PoolTyped(const PoolPlan& plan, const T* x, T* y, int64_t* indices) {
   const bool column_major = plan.attributes.storage_order == 1;
   const double p = plan.attributes.p;
   std::vector<int64_t> o(nsp), k(nsp);
-  for (int64_t plane = 0; plane < plan.planes; ++plane) {
+  for (int64_t plane = begin; plane < end; ++plane) {
     const T* xp = x + plane * in_size;
     std::fill(o.begin(), o.end(), 0);
     for (int64_t oi = 0; oi < out_size; ++oi) {
@@ -151,46 +152,58 @@ void PoolTyped(const PoolPlan& plan, const T* x, T* y, int64_t* indices) {
   }
 }
 
-// MaxPool over 2-D float/double without Indices. A plane without NaN goes row by row: for each
-// output row, each valid kernel row and each kernel column, one strided pass over the outputs
-// that tap reaches (a max is exact in any order). A plane holding a NaN takes the taps in
-// PoolTyped's row-major order, so the first NaN of a window wins there too: same bits always.
+// MaxPool over 2-D float/double without Indices, planes [begin, end). A plane without NaN goes
+// row by row, vertical first: for each output row, the max over its valid kernel rows of every
+// input column (contiguous: it vectorises), then each output's max over its valid kernel columns
+// of that row (a max is exact in any order, and the valid rows do not depend on the column). A
+// plane holding a NaN takes the taps in PoolTyped's row-major order, so the first NaN of a window
+// wins there too: same bits always.
 template <typename T>
-void MaxPool2d(const PoolPlan& plan, const T* x, T* y) {
+void MaxPool2d(const PoolPlan& plan, const T* x, T* y, int64_t begin, int64_t end) {
   const WindowGeometry& g = plan.geometry;
   const int64_t in_h = plan.input_spatial[0], in_w = plan.input_spatial[1];
   const int64_t out_h = g.output[0], out_w = g.output[1];
   const int64_t kh = g.kernel[0], kw = g.kernel[1];
-  const int64_t sw = g.strides[1], dw = g.dilations[1], pw = g.pads_begin[1];
   const std::vector<int64_t>& row_of = plan.coordinate[0];
   const std::vector<int64_t>& col_of = plan.coordinate[1];
-  for (int64_t plane = 0; plane < plan.planes; ++plane) {
+  constexpr int64_t kRowCapacity = 4096;  // rows wider than this take the NaN-safe loop
+  T rowmax[kRowCapacity];
+  for (int64_t plane = begin; plane < end; ++plane) {
     const T* xp = x + plane * in_h * in_w;
     T* yp = y + plane * out_h * out_w;
-    bool has_nan = false;
+    bool has_nan = in_w > kRowCapacity;
     for (int64_t i = 0; i < in_h * in_w; ++i) has_nan |= xp[i] != xp[i];
     for (int64_t oh = 0; oh < out_h; ++oh) {
       T* yr = yp + oh * out_w;
+      if (!has_nan) {
+        bool any_row = false;
+        for (int64_t th = 0; th < kh; ++th) {
+          const int64_t r = row_of[oh * kh + th];
+          if (r < 0) continue;
+          const T* xr = xp + r * in_w;
+          if (!any_row) {
+            std::copy(xr, xr + in_w, rowmax);
+            any_row = true;
+            continue;
+          }
+          for (int64_t c = 0; c < in_w; ++c) rowmax[c] = xr[c] > rowmax[c] ? xr[c] : rowmax[c];
+        }
+        for (int64_t ow = 0; ow < out_w; ++ow) {
+          const int64_t* cols = col_of.data() + ow * kw;
+          T best = std::numeric_limits<T>::lowest();
+          for (int64_t tw = 0; any_row && tw < kw; ++tw) {
+            const int64_t c = cols[tw];
+            if (c >= 0 && rowmax[c] > best) best = rowmax[c];
+          }
+          yr[ow] = best;
+        }
+        continue;
+      }
       std::fill(yr, yr + out_w, std::numeric_limits<T>::lowest());
       for (int64_t th = 0; th < kh; ++th) {
         const int64_t r = row_of[oh * kh + th];
         if (r < 0) continue;
         const T* xr = xp + r * in_w;
-        if (!has_nan) {
-          for (int64_t tw = 0; tw < kw; ++tw) {
-            // The outputs [lo, hi) whose tap tw lies inside the row: column ow * sw + shift.
-            const int64_t shift = tw * dw - pw;
-            const int64_t lo =
-                std::clamp<int64_t>(shift >= 0 ? 0 : (-shift + sw - 1) / sw, 0, out_w);
-            const int64_t hi = std::clamp<int64_t>(
-                in_w - 1 - shift < 0 ? 0 : (in_w - 1 - shift) / sw + 1, lo, out_w);
-            for (int64_t ow = lo; ow < hi; ++ow) {
-              const T v = xr[ow * sw + shift];
-              yr[ow] = v > yr[ow] ? v : yr[ow];
-            }
-          }
-          continue;
-        }
         for (int64_t ow = 0; ow < out_w; ++ow) {
           const int64_t* cols = col_of.data() + ow * kw;
           T best = yr[ow];
@@ -244,6 +257,7 @@ Result<PoolPlan> PreparePool(PoolKind kind, DataType dtype, std::span<const int6
   plan.output_shape = {x_shape[0], x_shape[1]};
   plan.output_shape.insert(plan.output_shape.end(), plan.geometry.output.begin(),
                            plan.geometry.output.end());
+  plan.work_per_plane = Product(plan.geometry.output) * Product(plan.geometry.kernel);
   BuildTables(plan);
   return plan;
 }
@@ -264,17 +278,18 @@ Result<PoolPlan> PrepareGlobalPool(PoolKind kind, DataType dtype, std::span<cons
   plan.input_spatial.assign(x_shape.begin() + 2, x_shape.end());
   plan.output_shape = {x_shape[0], x_shape[1]};
   plan.output_shape.resize(x_shape.size(), 1);
+  plan.work_per_plane = Product(plan.input_spatial);
   return plan;
 }
 
 namespace {
 
 template <typename T>
-void GlobalPoolTyped(const PoolPlan& plan, const T* x, T* y) {
+void GlobalPoolTyped(const PoolPlan& plan, const T* x, T* y, int64_t begin, int64_t end) {
   using A = std::conditional_t<std::is_same_v<T, double>, double, float>;
   const int64_t in_size = Product(plan.input_spatial);
   const double p = plan.attributes.p;
-  for (int64_t plane = 0; plane < plan.planes; ++plane) {
+  for (int64_t plane = begin; plane < end; ++plane) {
     const T* xp = x + plane * in_size;
     if (plan.kind == PoolKind::kMax) {
       A best = std::numeric_limits<A>::lowest();
@@ -305,24 +320,33 @@ void GlobalPoolTyped(const PoolPlan& plan, const T* x, T* y) {
 
 }  // namespace
 
-Status Pool(const PoolPlan& plan, const void* x, void* y, int64_t* indices) {
+Status PoolPlanes(const PoolPlan& plan, const void* x, void* y, int64_t* indices,
+                  int64_t plane_begin, int64_t plane_end) {
+  const int64_t begin = std::clamp<int64_t>(plane_begin, 0, plan.planes);
+  const int64_t end = std::clamp<int64_t>(plane_end, begin, plan.planes);
   return VisitPoolType(
       PoolName(plan.kind, plan.global), plan.kind, plan.dtype, [&](auto tag) -> Status {
         using T = typename decltype(tag)::type;
+        const T* xt = static_cast<const T*>(x);
+        T* yt = static_cast<T*>(y);
         if (plan.global) {
-          GlobalPoolTyped<T>(plan, static_cast<const T*>(x), static_cast<T*>(y));
+          GlobalPoolTyped<T>(plan, xt, yt, begin, end);
         } else if constexpr (std::is_floating_point_v<T>) {
           if (plan.kind == PoolKind::kMax && indices == nullptr &&
               plan.input_spatial.size() == 2) {
-            MaxPool2d<T>(plan, static_cast<const T*>(x), static_cast<T*>(y));
+            MaxPool2d<T>(plan, xt, yt, begin, end);
           } else {
-            PoolTyped<T>(plan, static_cast<const T*>(x), static_cast<T*>(y), indices);
+            PoolTyped<T>(plan, xt, yt, indices, begin, end);
           }
         } else {
-          PoolTyped<T>(plan, static_cast<const T*>(x), static_cast<T*>(y), indices);
+          PoolTyped<T>(plan, xt, yt, indices, begin, end);
         }
         return Status::Ok();
       });
+}
+
+Status Pool(const PoolPlan& plan, const void* x, void* y, int64_t* indices) {
+  return PoolPlanes(plan, x, y, indices, 0, plan.planes);
 }
 
 }  // namespace nxrt::cpu::nn

@@ -47,6 +47,7 @@ struct PoolPlan {
   // padded input (AveragePool's count_include_pad).
   bool global = false;
   int64_t planes = 0;
+  int64_t work_per_plane = 0;  // window taps per plane (outputs x kernel size), for splitting
   Shape input_spatial;
   WindowGeometry geometry;
   std::vector<std::vector<int64_t>> coordinate;
@@ -69,5 +70,9 @@ Result<PoolPlan> PrepareGlobalPool(PoolKind kind, DataType dtype, std::span<cons
 // Runs a plan. `indices` (MaxPool only, may be null) receives, per output, the flat index of the
 // maximum in X (N and C included; spatial part row-major, or column-major with storage_order 1).
 Status Pool(const PoolPlan& plan, const void* x, void* y, int64_t* indices);
+// Runs planes [plane_begin, plane_end) of a plan (clamped to [0, planes)): each of the N * C
+// planes is independent, so callers split the planes across threads. Same errors as Pool.
+Status PoolPlanes(const PoolPlan& plan, const void* x, void* y, int64_t* indices,
+                  int64_t plane_begin, int64_t plane_end);
 
 }  // namespace nxrt::cpu::nn

@@ -191,7 +191,7 @@ TEST(PoolTest, RandomConfigurationsAgainstBruteForce) {
 
 // MaxPool without Indices takes a row-by-row path in 2-D; with Indices, the general one. Both
 // must give the same bits, NaNs (first one of a window wins) included.
-TEST(PoolTest, MaxPool2dWithoutIndicesMatchesGeneralPath) {
+TEST(PoolTest, MaxPool2dWithoutIndicesMatchesGeneralPathWholeAndSplit) {
   std::mt19937 rng(97);
   for (int iter = 0; iter < 90; ++iter) {
     PoolAttributes attr;
@@ -224,6 +224,13 @@ TEST(PoolTest, MaxPool2dWithoutIndicesMatchesGeneralPath) {
         NXRT_ASSERT_OK(Pool(plan, xt.data(), fast.data(), nullptr));
         NXRT_ASSERT_OK(Pool(plan, xt.data(), general.data(), indices.data()));
         EXPECT_EQ(std::memcmp(fast.data(), general.data(), fast.size() * sizeof(T)), 0)
+            << "iteration " << iter;
+        // The planes split in two (as threads run them) give the same bits.
+        std::vector<T> split(fast.size());
+        const int64_t half = plan.planes / 2;
+        NXRT_ASSERT_OK(PoolPlanes(plan, xt.data(), split.data(), nullptr, 0, half));
+        NXRT_ASSERT_OK(PoolPlanes(plan, xt.data(), split.data(), nullptr, half, plan.planes));
+        EXPECT_EQ(std::memcmp(split.data(), fast.data(), fast.size() * sizeof(T)), 0)
             << "iteration " << iter;
       };
       if (dtype == DataType::kFloat) {

@@ -10,7 +10,9 @@
 //                ceil_mode and dilations from 18
 //   Global*      none (GlobalLpPool: p, a float at opset 1, an int from 2)
 // Attributes an opset does not have are ignored, as the schema of that opset defines them away.
+#include <algorithm>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <utility>
 
@@ -45,8 +47,21 @@ class PoolKernel final : public Kernel {
 
   Status Compute(ComputeContext& ctx) override {
     Tensor* indices = ctx.output_count() > 1 ? ctx.output(1) : nullptr;
-    return nn::Pool(plan_, ctx.input(0)->raw_data(), ctx.output(0)->mutable_raw_data(),
-                    indices != nullptr ? indices->mutable_data<int64_t>() : nullptr);
+    const void* x = ctx.input(0)->raw_data();
+    void* y = ctx.output(0)->mutable_raw_data();
+    int64_t* index_data = indices != nullptr ? indices->mutable_data<int64_t>() : nullptr;
+    // Planes are independent: split them across threads, each chunk ~64k window taps or more.
+    const int64_t taps = std::max<int64_t>(1, plan_.work_per_plane);
+    std::mutex mutex;
+    Status status;
+    ctx.ParallelFor(plan_.planes, std::max<int64_t>(1, (int64_t{1} << 16) / taps),
+                    [&](int64_t begin, int64_t end) {
+                      Status s = nn::PoolPlanes(plan_, x, y, index_data, begin, end);
+                      if (s.ok()) return;
+                      std::lock_guard<std::mutex> lock(mutex);
+                      if (status.ok()) status = std::move(s);
+                    });
+    return status;
   }
 
  private:
