@@ -240,7 +240,12 @@ void CreateDnnlConv(ConvPlan& plan) {
   // oneDNN 2.6's GEMM convolution applies eltwise post-ops element by element outside its JIT
   // code (measured on PP-OCRv4 det: a 1x1 convolution with HardSwish 292 ms instead of ~1 ms), so
   // with an activation the blocked kernels come first for pointwise convolutions too.
-  const bool plain_first = pointwise && po.activation == ConvActivation::kNone;
+  // A transposed convolution to a few output channels: the blocked layout pads them to 16 (16x
+  // the work and a 16x larger output reorder; PP-OCRv4 det's 24 -> 1 upsampling took 3 ms), so
+  // the plain layout comes first there.
+  const bool few_outputs = plan.transpose && plan.out_channels < 8;
+  const bool plain_first =
+      (pointwise || few_outputs) && po.activation == ConvActivation::kNone;
   for (const bool blocked : {!plain_first, false}) {
     auto prim = std::make_shared<DnnlConvPrimitive>();
     try {
