@@ -347,3 +347,72 @@ TEST(ConvActivationFusion, FusesAConvWhoseWeightsAreAGraphInput) {
 
 }  // namespace
 }  // namespace nxrt::opt
+
+namespace nxrt::opt {
+namespace {
+
+// x → Conv(W, B) → activation → [Mul(s2)] → [Add(t2)] → y: the affine PP-LCNet puts after
+// HardSwish. `per_channel` makes s2 a [1, 4, 1, 1] tensor, which is not a scalar.
+onnx::ModelProto ConvThenAffineModel(testing::Act act, bool scale, bool shift, bool per_channel) {
+  onnx::ModelProto m = testing::MakeModel(17);
+  onnx::GraphProto* g = m.mutable_graph();
+  testing::FillFloatInfo(g->add_input(), "x", {1, 3, 8, 8});
+  testing::AddFloatConstant(g, "w", {4, 3, 3, 3}, Floats({4, 3, 3, 3}, 5));
+  testing::AddFloatConstant(g, "b", {4}, {0.1f, -0.2f, 0.3f, -0.4f});
+  onnx::NodeProto* conv = testing::AddNode(g, "Conv", {"x", "w", "b"}, {"c"}, "conv");
+  AddIntsAttribute(conv, "pads", {1, 1, 1, 1});
+  testing::AddActivation(g, act, "c", "a");
+  std::string last = "a";
+  if (scale) {
+    if (per_channel) {
+      testing::AddFloatConstant(g, "s2", {1, 4, 1, 1}, {0.5f, 1.5f, -2.0f, 0.25f});
+    } else {
+      testing::AddFloatConstant(g, "s2", {}, {1.75f});
+    }
+    testing::AddNode(g, "Mul", {last, "s2"}, {"scaled"}, "scale");
+    last = "scaled";
+  }
+  if (shift) {
+    testing::AddFloatConstant(g, "t2", {1}, {-0.6f});
+    testing::AddNode(g, "Add", {"t2", last}, {"shifted"}, "shift");
+    last = "shifted";
+  }
+  testing::AddNode(g, "Identity", {last}, {"y"}, "out");
+  testing::AddFloatOutput(g, "y");
+  return m;
+}
+
+float FloatAttr(const ir::Node& n, const std::string& name) {
+  const ir::Attribute* a = n.FindAttribute(name);
+  return a != nullptr && a->type == ir::Attribute::Type::kFloat ? a->f : -999.0f;
+}
+
+TEST(ConvActivationFusion, TakesTheScalarAffineAfterTheActivationAsPostOps) {
+  for (Act act : {Act::kHardSwishDiv, Act::kRelu}) {
+    for (auto [scale, shift] : {std::pair{true, true}, {true, false}, {false, true}}) {
+      SCOPED_TRACE(std::string(ActName(act)) + (scale ? " scale" : "") + (shift ? " shift" : ""));
+      const onnx::ModelProto m = ConvThenAffineModel(act, scale, shift, false);
+      const ir::Model model = Optimize(m, {kPass});
+      const std::vector<std::string> ops = OpTypes(*model.graph);
+      ASSERT_EQ(ops, (std::vector<std::string>{"com.nxrt:FusedConv", "Identity"}));
+      const ir::Node& fused = model.graph->nodes[0];
+      EXPECT_EQ(FloatAttr(fused, "output_scale"), scale ? 1.75f : -999.0f);
+      EXPECT_EQ(FloatAttr(fused, "output_shift"), shift ? -0.6f : -999.0f);
+      EXPECT_EQ(Rewrites(ExpectSameResults(m, {{"x", RandomFloats({1, 3, 8, 8}, 9)}}, {kPass},
+                                           1e-5f, 2e-5f),
+                         kPass),
+                1);
+    }
+  }
+}
+
+TEST(ConvActivationFusion, LeavesAPerChannelScaleAfterTheActivation) {
+  const onnx::ModelProto m = ConvThenAffineModel(Act::kRelu, true, true, true);
+  const ir::Model model = Optimize(m, {kPass});
+  EXPECT_EQ(OpTypes(*model.graph),
+            (std::vector<std::string>{"com.nxrt:FusedConv", "Mul", "Add", "Identity"}));
+  ExpectSameResults(m, {{"x", RandomFloats({1, 3, 8, 8}, 10)}}, {kPass});
+}
+
+}  // namespace
+}  // namespace nxrt::opt

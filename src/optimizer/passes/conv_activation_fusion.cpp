@@ -12,9 +12,11 @@
 //   (every dim the same fixed size or the same symbolic name), so the Add broadcasts nothing (the
 //   ResNet residual; left alone when a model's values carry no shapes);
 //   optionally an activation of the result (activation_match.h: Relu, LeakyRelu, Clip,
-//   HardSigmoid, Sigmoid, Tanh, HardSwish (also written out), Swish); at least one of the three.
+//   HardSigmoid, Sigmoid, Tanh, HardSwish (also written out), Swish); at least one of the three;
+//   after an activation, optionally Mul(·, s2) then optionally Add(·, t2) with one-element float
+//   constants (the affine PP-LCNet puts after HardSwish) as `output_scale`/`output_shift`.
 //   → FusedConv(X, W or W', B or B' or omitted, Z?) with Conv's attributes and `activation`,
-//   `activation_alpha`, `activation_beta`.
+//   `activation_alpha`, `activation_beta` (and `output_scale`, `output_shift` when not 1, 0).
 // The kernel runs Z as oneDNN's sum post-op (Z copied into the output first) and the activation
 // as an eltwise post-op in the convolution's pass over the output, in float: results differ
 // from the unfused nodes only by float rounding. The fused node takes over the pattern's last
@@ -169,12 +171,37 @@ class ConvActivationFusion final : public GraphPass {
       fused.inputs.resize(3, ir::kNoValue);
       fused.inputs.push_back(z);
     }
-    fused.outputs = {act ? act->output : before_activation};
+    // After an activation, a scalar affine (Mul(s) → Add(t), either optional) becomes the
+    // output_scale/output_shift post-op.
+    float output_scale = 1.0f;
+    float output_shift = 0.0f;
+    const ir::Node* out_scale_node = nullptr;
+    const ir::Node* out_shift_node = nullptr;
+    ir::ValueId output = act ? act->output : before_activation;
+    if (act) {
+      const size_t rank = editor.Rank(y).value_or(w != nullptr ? w->shape().size() : 0);
+      out_scale_node = rank > 0 ? ScalarOp(editor, output, "Mul", rank, output_scale) : nullptr;
+      if (out_scale_node != nullptr) output = out_scale_node->outputs[0];
+      out_shift_node = rank > 0 ? ScalarOp(editor, output, "Add", rank, output_shift) : nullptr;
+      if (out_shift_node != nullptr) output = out_shift_node->outputs[0];
+    }
+    fused.outputs = {output};
     fuse::AddActivationAttributes(act ? &*act : nullptr, fused);
-    const ir::NodeId last = act                  ? act->nodes.back()
-                            : add != nullptr       ? add->id
-                            : shift_node != nullptr ? shift_node->id
-                                                    : scale_node->id;
+    for (auto [attr_name, value] : {std::pair{"output_scale", output_scale},
+                                    std::pair{"output_shift", output_shift}}) {
+      if (value == (std::string_view(attr_name) == "output_scale" ? 1.0f : 0.0f)) continue;
+      ir::Attribute a;
+      a.name = attr_name;
+      a.type = ir::Attribute::Type::kFloat;
+      a.f = value;
+      fused.attributes.push_back(std::move(a));
+    }
+    const ir::NodeId last = out_shift_node != nullptr ? out_shift_node->id
+                            : out_scale_node != nullptr ? out_scale_node->id
+                            : act                       ? act->nodes.back()
+                            : add != nullptr            ? add->id
+                            : shift_node != nullptr     ? shift_node->id
+                                                        : scale_node->id;
     editor.RemoveNode(conv.id);
     if (scale_node != nullptr) editor.RemoveNode(scale_node->id);
     if (shift_node != nullptr) editor.RemoveNode(shift_node->id);
@@ -182,6 +209,8 @@ class ConvActivationFusion final : public GraphPass {
     if (act) {
       for (ir::NodeId id : act->nodes) editor.RemoveNode(id);
     }
+    if (out_scale_node != nullptr) editor.RemoveNode(out_scale_node->id);
+    if (out_shift_node != nullptr) editor.RemoveNode(out_shift_node->id);
     editor.AddNode(std::move(fused), last);
     return true;
   }

@@ -226,6 +226,9 @@ void CreateDnnlConv(ConvPlan& plan) {
       post_ops.append_eltwise(1.0f, alg::eltwise_swish, po.alpha, 0.0f);
       break;
   }
+  if (po.has_output_affine()) {
+    post_ops.append_eltwise(1.0f, alg::eltwise_linear, po.output_scale, po.output_shift);
+  }
   const auto any = dnnl::memory::format_tag::any;
   // Blocked layouts first (oneDNN's direct JIT kernels; the plain layout falls back to im2col +
   // GEMM, several times slower), then the plain layouts, then the reference loops. A pointwise
@@ -245,7 +248,8 @@ void CreateDnnlConv(ConvPlan& plan) {
   // the plain layout comes first there.
   const bool few_outputs = plan.transpose && plan.out_channels < 8;
   const bool plain_first =
-      (pointwise || few_outputs) && po.activation == ConvActivation::kNone;
+      (pointwise || few_outputs) && po.activation == ConvActivation::kNone &&
+      !po.has_output_affine();
   for (const bool blocked : {!plain_first, false}) {
     auto prim = std::make_shared<DnnlConvPrimitive>();
     try {
@@ -443,7 +447,8 @@ void ConvRef(const ConvPlan& plan, const T* x, const T* w, const T* b, const T* 
         }
         // Z is read at the index written, so it may alias Y.
         if (plan.post_ops.sum) acc += static_cast<double>(ToAcc(z[ym - y + oi]));
-        ym[oi] = FromAcc<T>(Activate(acc, plan.post_ops));
+        ym[oi] = FromAcc<T>(Activate(acc, plan.post_ops) * plan.post_ops.output_scale +
+                            plan.post_ops.output_shift);
         for (size_t d = nsp; d-- > 0;) {
           if (++o[d] < geo.output[d]) break;
           o[d] = 0;

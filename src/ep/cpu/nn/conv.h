@@ -54,6 +54,11 @@ struct ConvPostOps {
   // kSwish: alpha.
   float alpha = 0.0f;
   float beta = 0.0f;
+  // Then y = output_scale * y + output_shift: a scalar affine after the activation (PaddlePaddle's
+  // learnable affine after HardSwish in PP-LCNet), oneDNN's linear post-op.
+  float output_scale = 1.0f;
+  float output_shift = 0.0f;
+  bool has_output_affine() const { return output_scale != 1.0f || output_shift != 0.0f; }
 };
 
 // How to prepare a float plan: its post-ops and the most threads oneDNN may use (the plan takes

@@ -7,12 +7,13 @@
 // and oneDNN's scratchpad are the kernel's workspace.
 //
 // com.nxrt:FusedConv(X, W, B?, Z?) (made by the conv_activation_fusion pass) is Conv with post-ops:
-// Y = act(Conv(X, W, B) + Z), Z of Y's shape (a residual), run as oneDNN post-ops in the same
+// Y = s * act(Conv(X, W, B) + Z) + t, Z of Y's shape (a residual), run as oneDNN post-ops in the same
 // pass over the output (Z is first copied into Y, as oneDNN's sum post-op accumulates into the
 // destination). Attributes: Conv's, plus `activation` ("" for none, "Relu", "LeakyRelu", "Clip",
 // "HardSigmoid", "Sigmoid", "Tanh", "HardSwish", "Swish"), `activation_alpha` and
 // `activation_beta` (LeakyRelu alpha, default 0.01; Clip min and max, default the float range;
-// HardSigmoid alpha and beta, default 0.2 and 0.5; Swish x * sigmoid(alpha * x), default 1).
+// HardSigmoid alpha and beta, default 0.2 and 0.5; Swish x * sigmoid(alpha * x), default 1),
+// `output_scale` s (default 1) and `output_shift` t (default 0).
 #include <limits>
 #include <memory>
 #include <optional>
@@ -132,6 +133,8 @@ Result<nn::ConvPostOps> ParseActivation(const NodeInfo& node) {
   }
   NXRT_ASSIGN_OR_RETURN(po.alpha, node.GetFloat("activation_alpha", alpha_default));
   NXRT_ASSIGN_OR_RETURN(po.beta, node.GetFloat("activation_beta", beta_default));
+  NXRT_ASSIGN_OR_RETURN(po.output_scale, node.GetFloat("output_scale", 1.0f));
+  NXRT_ASSIGN_OR_RETURN(po.output_shift, node.GetFloat("output_shift", 0.0f));
   return po;
 }
 
