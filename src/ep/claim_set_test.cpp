@@ -31,7 +31,9 @@ class ClaimSetTest : public ::testing::Test {
 
   std::string Check(std::vector<ir::NodeId> nodes) {
     Status s = claims_->Validate(nodes);
-    if (!s.ok()) EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+    if (!s.ok()) {
+      EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+    }
     return s.ok() ? "ok" : s.message();
   }
 

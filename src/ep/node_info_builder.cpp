@@ -155,4 +155,23 @@ FusedNodeInfo NodeInfoBuilder::Fused(std::string name, std::span<const ir::NodeI
   return fused;
 }
 
+NodeInfo WithInputConstants(const NodeInfo& info,
+                            std::span<const std::pair<size_t, Tensor>> constants) {
+  NodeInfo::Data data{info.id(),     info.name(),    info.op_type(),
+                      info.domain(), info.opset(),   info.since_version(),
+                      info.inputs(), info.outputs(), info.attributes()};
+  for (const auto& [slot, tensor] : constants) {
+    if (slot >= data.inputs.size()) continue;
+    ValueInfo& in = data.inputs[slot];
+    in.kind = ValueKind::kTensor;
+    in.dtype = tensor.dtype();
+    std::vector<DimInfo> dims;
+    for (int64_t d : tensor.shape()) dims.push_back(DimInfo::Fixed(d));
+    in.shape = std::move(dims);
+    in.is_constant = true;
+    in.constant = tensor;
+  }
+  return NodeInfo(std::move(data));
+}
+
 }  // namespace nxrt::ep

@@ -7,6 +7,7 @@
 
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ir/graph_view.h"
@@ -37,5 +38,13 @@ class NodeInfoBuilder {
   const ir::GraphView* view_;
   std::vector<bool> is_graph_input_;  // by value id
 };
+
+// `info` with each listed input slot described as its constant tensor: kind tensor, the
+// tensor's dtype and fixed shape, is_constant, `constant` = the tensor (shared). For constants
+// a builder did not see: values a rewrite computed (constant folding), or an initializer whose
+// data the session freed after prepacking (ep/prepacked.h). Slots past the node's inputs are
+// ignored.
+NodeInfo WithInputConstants(const NodeInfo& info,
+                            std::span<const std::pair<size_t, Tensor>> constants);
 
 }  // namespace nxrt::ep

@@ -62,7 +62,10 @@ class TestGraph {
   ir::ValueId Initializer(const std::string& name, Tensor tensor) {
     ir::ValueId id = Value(name);
     graph_->values[id].type = ir::TypeInfo::Tensor(tensor.dtype());
-    graph_->AddInitializer(ir::Initializer{id, std::move(tensor), false, false});
+    ir::Initializer init;
+    init.value = id;
+    init.tensor = std::move(tensor);
+    graph_->AddInitializer(std::move(init));
     return id;
   }
 

@@ -16,6 +16,8 @@
 #include <cstring>
 #include <optional>
 
+#include "ir/tensor_proto.h"
+
 namespace nxrt::ir {
 namespace {
 
@@ -28,16 +30,6 @@ std::optional<uint64_t> ParseUnsigned(const std::string& text) {
   auto [ptr, ec] = std::from_chars(text.data(), end, value);
   if (text.empty() || ec != std::errc() || ptr != end) return std::nullopt;
   return value;
-}
-
-// The alignment the element type needs for direct access: its size, or a component's size for
-// complex numbers.
-size_t RequiredAlignment(DataType dtype) {
-  switch (dtype) {
-    case DataType::kComplex64: return 4;
-    case DataType::kComplex128: return 8;
-    default: return DataTypeSize(dtype);
-  }
 }
 
 // The caller names the tensor (initializer or attribute) in the context it adds.
@@ -169,7 +161,7 @@ Result<Tensor> ExternalDataResolver::Load(const onnx::TensorProto& proto, DataTy
   if (expected == 0) return Tensor::Allocate(dtype, shape);
 
   std::byte* begin = file->data + start;
-  if (reinterpret_cast<uintptr_t>(begin) % RequiredAlignment(dtype) == 0) {
+  if (reinterpret_cast<uintptr_t>(begin) % ElementAlignment(dtype) == 0) {
     return Tensor::Borrow(dtype, shape, begin, file);
   }
   NXRT_ASSIGN_OR_RETURN(Tensor copy, Tensor::Allocate(dtype, shape));

@@ -45,14 +45,6 @@ void CanonicalizeBools(void* data, size_t bytes) {
   for (size_t i = 0; i < bytes; ++i) b[i] = b[i] != 0;
 }
 
-// The alignment elements of `dtype` need for direct access: the size of the element, or of one
-// component for complex numbers.
-size_t ElementAlignment(DataType dtype) {
-  if (dtype == DataType::kComplex64) return 4;
-  if (dtype == DataType::kComplex128) return 8;
-  return DataTypeSize(dtype);
-}
-
 std::string TensorLabel(std::string_view name) {
   return name.empty() ? std::string("unnamed tensor") : "tensor '" + std::string(name) + "'";
 }
@@ -199,6 +191,12 @@ Result<Tensor> TensorFromProtoImpl(const onnx::TensorProto& proto, const Externa
 }
 
 }  // namespace
+
+size_t ElementAlignment(DataType dtype) {
+  if (dtype == DataType::kComplex64) return 4;
+  if (dtype == DataType::kComplex128) return 8;
+  return DataTypeSize(dtype);
+}
 
 Result<Tensor> TensorFromProto(const onnx::TensorProto& proto, const ExternalDataFn* external) {
   try {

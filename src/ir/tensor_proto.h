@@ -25,6 +25,11 @@ namespace nxrt::ir {
 // Reads the data of an external-data TensorProto (its `external_data` entries: location, offset,
 // length, ...). Called with the proto, its checked dtype and shape; must return a tensor of
 // exactly that dtype and shape (owned or borrowed from a mapped file).
+// The alignment elements of `dtype` need to be read in place: the element's size, or one
+// component's for complex numbers. Bytes borrowed from a file or a proto string that are less
+// aligned are copied.
+size_t ElementAlignment(DataType dtype);
+
 using ExternalDataFn = std::function<Result<Tensor>(const onnx::TensorProto&, DataType, Shape)>;
 
 // Converts `proto` into an owned, contiguous tensor (or the tensor `external` returns).

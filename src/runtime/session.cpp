@@ -220,17 +220,12 @@ class SessionImpl final : public Session {
   // Points the constant of `step`'s node inputs reading `v` at `freed` (data-less).
   static void DropConstant(runtime::StepPlan& step, ir::ValueId v, const Tensor& freed) {
     if (!step.node_info) return;
-    const NodeInfo& info = *step.node_info;
-    NodeInfo::Data data{info.id(),     info.name(),    info.op_type(),
-                        info.domain(), info.opset(),   info.since_version(),
-                        info.inputs(), info.outputs(), info.attributes()};
-    bool changed = false;
-    for (size_t i = 0; i < data.inputs.size() && i < step.explicit_inputs; ++i) {
-      if (step.inputs[i] != v || !data.inputs[i].is_constant) continue;
-      data.inputs[i].constant = freed;
-      changed = true;
+    std::vector<std::pair<size_t, Tensor>> constants;
+    const std::vector<ValueInfo>& inputs = step.node_info->inputs();
+    for (size_t i = 0; i < inputs.size() && i < step.explicit_inputs; ++i) {
+      if (step.inputs[i] == v && inputs[i].is_constant) constants.emplace_back(i, freed);
     }
-    if (changed) *step.node_info = NodeInfo(std::move(data));
+    if (!constants.empty()) *step.node_info = ep::WithInputConstants(*step.node_info, constants);
   }
 
   // Unbinds the run's inputs and outputs and puts the instance back in the pool, unless the

@@ -20,32 +20,6 @@ const ep::OpRegistry& CpuKernels() {
   return cpu.registry();
 }
 
-// `info` with each input slot that has a tensor in `inputs` described as that constant.
-NodeInfo WithConstantInputs(const NodeInfo& info, const std::vector<Tensor>& inputs) {
-  NodeInfo::Data data;
-  data.id = info.id();
-  data.name = info.name();
-  data.op_type = info.op_type();
-  data.domain = info.domain();
-  data.opset = info.opset();
-  data.since_version = info.since_version();
-  data.inputs = info.inputs();
-  data.outputs = info.outputs();
-  data.attributes = info.attributes();
-  for (size_t i = 0; i < inputs.size() && i < data.inputs.size(); ++i) {
-    if (!inputs[i].defined()) continue;
-    ValueInfo& in = data.inputs[i];
-    in.kind = ValueKind::kTensor;
-    in.dtype = inputs[i].dtype();
-    std::vector<DimInfo> dims;
-    for (int64_t d : inputs[i].shape()) dims.push_back(DimInfo::Fixed(d));
-    in.shape = std::move(dims);
-    in.is_constant = true;
-    in.constant = inputs[i];
-  }
-  return NodeInfo(std::move(data));
-}
-
 }  // namespace
 
 const Tensor* ConstantEvaluator::Known(ir::ValueId v) const {
@@ -88,7 +62,11 @@ Result<bool> ConstantEvaluator::Fold(ir::NodeId id) {
     input_slots.push_back(static_cast<int>(i));
   }
   if (!infos_) infos_.emplace(editor_->view());
-  const NodeInfo info = WithConstantInputs(infos_->Node(id), inputs);
+  std::vector<std::pair<size_t, Tensor>> constants;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (inputs[i].defined()) constants.emplace_back(i, inputs[i]);
+  }
+  const NodeInfo info = ep::WithInputConstants(infos_->Node(id), constants);
   if (!CpuKernels().Supports(info).supported()) return false;
   Result<std::unique_ptr<Kernel>> kernel = CpuKernels().CreateKernel(info);
   if (!kernel.ok()) return kernel.status().WithContext(info.Description());
