@@ -52,7 +52,8 @@ class [[nodiscard]] Status {
   // "<code name>: <message>", or "ok".
   std::string ToString() const;
 
-  // Returns this status with "<context>: " prefixed to the message; success stays success.
+  // Returns this status with "<context>: " prefixed to the message, unless the message already
+  // starts with it (a callee gave the same context); success stays success.
   Status WithContext(std::string_view context) const;
 
   // Marks a status as deliberately ignored (tests, best-effort cleanup).

@@ -49,6 +49,8 @@ Status Status::WithContext(std::string_view context) const {
   if (ok()) return *this;
   std::string message(context);
   message += ": ";
+  // Already said by the callee (a kernel naming its node, then the runtime naming it again).
+  if (std::string_view(state_->message).starts_with(message)) return *this;
   message += state_->message;
   return Status(state_->code, std::move(message));
 }

@@ -56,6 +56,12 @@ TEST(StatusTest, WithContextPrefixesOutermostFirst) {
   // The original is unchanged: statuses are values.
   EXPECT_EQ(inner.message(), "cannot open 'w.bin'");
   EXPECT_TRUE(Status::Ok().WithContext("anything").ok());
+  // A context the message already starts with is not repeated; a different one still is.
+  Status named(StatusCode::kInvalidModel, "node 'c' (Conv, opset 17): bad group");
+  EXPECT_EQ(named.WithContext("node 'c' (Conv, opset 17)").message(),
+            "node 'c' (Conv, opset 17): bad group");
+  EXPECT_EQ(named.WithContext("node 'c'").message(),
+            "node 'c': node 'c' (Conv, opset 17): bad group");
 }
 
 TEST(StatusTest, CopiesKeepCodeAndMessage) {

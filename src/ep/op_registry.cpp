@@ -230,12 +230,8 @@ Result<std::unique_ptr<Kernel>> OpRegistry::CreateKernel(const NodeInfo& node) c
   Result<const KernelDef*> def = Find(node);
   if (!def.ok()) return def.status().WithContext(node.Description());
   Result<std::unique_ptr<Kernel>> kernel = (*def)->factory(node);
-  if (!kernel.ok()) {
-    // Factories usually build their messages with NodeInfo::Error; avoid saying it twice.
-    const std::string description = node.Description();
-    if (kernel.status().message().rfind(description, 0) == 0) return kernel.status();
-    return kernel.status().WithContext(description);
-  }
+  // Factories usually build their messages with NodeInfo::Error; WithContext does not repeat it.
+  if (!kernel.ok()) return kernel.status().WithContext(node.Description());
   if (*kernel == nullptr) {
     return node.Error(StatusCode::kInternal, "the factory of ", (*def)->Description(),
                       " returned no kernel");
