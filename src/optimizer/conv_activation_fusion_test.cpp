@@ -4,6 +4,7 @@
 // leave alone.
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -305,6 +306,40 @@ TEST(ConvActivationFusion, LeavesUnsafePatternsAlone) {
   c = ConvCase();
   c.affine = Affine::kPerChannelScale;
   check("a per-channel scale is no scalar affine", c, {"Conv", "Mul", "Relu"});
+}
+
+// TensorFlow's clamp: Max(conv, c) or Min(c, conv) with c a [1,1,1,1] constant is Clip with one
+// bound (openWakeWord's embedding model: Max(·, -0.4) after every convolution).
+TEST(ConvActivationFusion, FusesAMaxOrMinWithAConstantAsAOneSidedClip) {
+  for (const bool is_max : {true, false}) {
+    SCOPED_TRACE(is_max ? "Max" : "Min");
+    ConvCase c;
+    c.act = Act::kNone;
+    onnx::ModelProto m = ConvModel(c);
+    onnx::GraphProto* g = m.mutable_graph();
+    // ConvModel ends with y = Identity(c): make it y = Max(c, bound) / Min(bound, c).
+    onnx::NodeProto* last = g->mutable_node(g->node_size() - 1);
+    last->set_op_type(is_max ? "Max" : "Min");
+    last->clear_input();
+    AddFloatConstant(g, "bound", {1, 1, 1, 1}, {is_max ? -0.4f : 0.3f});
+    FillFloatInfo(g->add_value_info(), "c", OutputShape(c.shape));
+    if (is_max) {
+      last->add_input("c");
+      last->add_input("bound");
+    } else {
+      last->add_input("bound");
+      last->add_input("c");
+    }
+    const ir::Model model = Optimize(m, {kPass});
+    ASSERT_EQ(OpTypes(*model.graph), std::vector<std::string>{"com.nxrt:FusedConv"});
+    const ir::Node& fused = model.graph->nodes[0];
+    EXPECT_EQ(StringAttr(fused, "activation"), "Clip");
+    const float inf = std::numeric_limits<float>::infinity();
+    EXPECT_EQ(GraphEditor::FloatAttr(fused, "activation_alpha", 0), is_max ? -0.4f : -inf);
+    EXPECT_EQ(GraphEditor::FloatAttr(fused, "activation_beta", 0), is_max ? inf : 0.3f);
+    const auto stats = ExpectSameResults(m, Inputs(c), {kPass});
+    EXPECT_EQ(Rewrites(stats, kPass), 1);
+  }
 }
 
 TEST(ConvActivationFusion, LeavesAHardSwishWithAnIntermediateReadTwiceAlone) {

@@ -66,10 +66,24 @@ std::optional<std::pair<float, float>> ClipBounds(const GraphEditor& editor, con
 // An activation of one node `n` reading `x`.
 std::optional<Activation> MatchSingleNode(const GraphEditor& editor, const ir::Node& n,
                                           ir::ValueId x) {
-  if (n.inputs.empty() || n.inputs[0] != x || SingleOutput(n) == ir::kNoValue) return std::nullopt;
+  if (n.inputs.empty() || SingleOutput(n) == ir::kNoValue) return std::nullopt;
   Activation a;
   a.nodes = {n.id};
   a.output = n.outputs[0];
+  // Max(x, c) and Min(x, c), operands in either order, with c a one-element constant that does
+  // not raise x's rank: Clip with one bound (TensorFlow exports clamp this way).
+  if ((Is(n, "Max") || Is(n, "Min")) && n.inputs.size() == 2 && n.inputs[0] != n.inputs[1] &&
+      (n.inputs[0] == x || n.inputs[1] == x)) {
+    const std::optional<float> c =
+        ScalarFloat(editor, OtherInput(n, x), editor.Rank(x).value_or(0));
+    if (!c || std::isnan(*c)) return std::nullopt;
+    a.name = "Clip";
+    const float inf = std::numeric_limits<float>::infinity();
+    a.alpha = Is(n, "Max") ? *c : -inf;
+    a.beta = Is(n, "Max") ? inf : *c;
+    return a;
+  }
+  if (n.inputs[0] != x) return std::nullopt;
   const bool unary = n.inputs.size() == 1;
   if (Is(n, "Relu") && unary) {
     a.name = "Relu";

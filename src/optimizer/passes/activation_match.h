@@ -6,6 +6,8 @@
 // every constant a one-element float initializer:
 //   Relu; LeakyRelu (alpha); Sigmoid; Tanh; HardSigmoid (alpha, beta); HardSwish (opset 14);
 //   Clip with constant min/max (inputs from opset 11, attributes before; absent = unbounded);
+//   Max(x, c) / Min(x, c), either order, c a one-element constant of rank at most x's: Clip
+//     with min c / max c and the other bound infinite;
 //   Gelu (opset 20 or com.nxrt, approximate "none" → "Gelu", "tanh" → "GeluTanh");
 //   Swish: Mul(x, Sigmoid(x)), or Mul(x, Sigmoid(Mul(x, beta))) with alpha = beta;
 //   HardSwish written out: Mul(x, HardSigmoid(x, alpha = 1/6, beta = 1/2)), or
