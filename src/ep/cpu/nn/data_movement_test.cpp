@@ -70,6 +70,28 @@ TEST(TransposeTest, RandomPermutationsAllElementSizes) {
   }
 }
 
+// NCHW <-> NHWC and other swaps of the innermost pair, at sizes past one 16x16 tile with
+// remainders (the tiled plane copy), against the index formula.
+TEST(TransposeTest, LayoutTransposesAcrossTiles) {
+  const std::vector<std::pair<Shape, std::vector<int64_t>>> cases = {
+      {{2, 19, 5, 37}, {0, 2, 3, 1}}, {{2, 5, 37, 19}, {0, 3, 1, 2}},
+      {{1, 33, 17, 18}, {0, 2, 3, 1}}, {{3, 40, 4}, {0, 2, 1}},
+      {{7, 4, 6, 5}, {1, 0, 3, 2}},   {{17, 16}, {1, 0}}};
+  for (const auto& [in_shape, perm] : cases) {
+    SCOPED_TRACE(::testing::PrintToString(in_shape));
+    const int64_t rank = static_cast<int64_t>(in_shape.size());
+    const std::vector<float> in = Iota(Count(in_shape));
+    NXRT_ASSERT_OK_AND_ASSIGN(PermutePlan plan, PrepareTranspose(DataType::kFloat, in_shape, perm));
+    std::vector<float> out(in.size(), -1.0f);
+    NXRT_ASSERT_OK(Permute(plan, in.data(), out.data()));
+    ForEachIndex(plan.output_shape, [&](const std::vector<int64_t>& o) {
+      std::vector<int64_t> i(rank);
+      for (int64_t k = 0; k < rank; ++k) i[perm[k]] = o[k];
+      ASSERT_EQ(out[Offset(plan.output_shape, o)], in[Offset(in_shape, i)]);
+    });
+  }
+}
+
 TEST(TransposeTest, DefaultPermReversesAxes) {
   NXRT_ASSERT_OK_AND_ASSIGN(PermutePlan plan, PrepareTranspose(DataType::kDouble, Shape{2, 3}, {}));
   EXPECT_EQ(plan.output_shape, (Shape{3, 2}));

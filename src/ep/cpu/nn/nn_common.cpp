@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <type_traits>
 #include <utility>
 
 namespace nxrt::cpu::nn {
@@ -108,6 +109,26 @@ size_t CoalesceDims(int64_t* shape, int64_t* a, int64_t* b, size_t rank) {
   return w;
 }
 
+// One plane of a transpose: dst[i * ld_dst + j] = src[j * ld_src + i] for i < rows, j < cols
+// (dst rows are contiguous, src columns are), in square tiles so that both sides stay in cache
+// lines (an NCHW <-> NHWC transpose reads one side with a stride of H*W or C elements).
+template <typename E>
+void TransposePlane(const E* src, int64_t ld_src, E* dst, int64_t ld_dst, int64_t rows,
+                    int64_t cols) {
+  constexpr int64_t kTile = 16;
+  for (int64_t i0 = 0; i0 < rows; i0 += kTile) {
+    const int64_t i1 = std::min(rows, i0 + kTile);
+    for (int64_t j0 = 0; j0 < cols; j0 += kTile) {
+      const int64_t j1 = std::min(cols, j0 + kTile);
+      for (int64_t i = i0; i < i1; ++i) {
+        E* d = dst + i * ld_dst;
+        const E* s = src + i;
+        for (int64_t j = j0; j < j1; ++j) d[j] = s[j * ld_src];
+      }
+    }
+  }
+}
+
 // `idx`: `shape.size()` zeros (the row counter).
 template <typename E>
 void StridedCopyTyped(std::span<const int64_t> shape, const E* src, const int64_t* ss, E* dst,
@@ -116,6 +137,31 @@ void StridedCopyTyped(std::span<const int64_t> shape, const E* src, const int64_
   if (rank == 0) {
     *dst = *src;
     return;
+  }
+  // The innermost two dims swapped (dst's last dim strided in src, src contiguous along dst's
+  // second-to-last): copy plane by plane in tiles.
+  if constexpr (std::is_trivially_copyable_v<E>) {
+    if (rank >= 2 && ds[rank - 1] == 1 && ss[rank - 2] == 1 && ss[rank - 1] != 1 &&
+        shape[rank - 1] >= 4 && shape[rank - 2] >= 4) {
+      const int64_t planes = Product(shape.first(rank - 2));
+      int64_t s_off = 0;
+      int64_t d_off = 0;
+      for (int64_t p = 0; p < planes; ++p) {
+        TransposePlane(src + s_off, ss[rank - 1], dst + d_off, ds[rank - 2], shape[rank - 2],
+                       shape[rank - 1]);
+        for (size_t k = rank - 2; k-- > 0;) {
+          if (++idx[k] < shape[k]) {
+            s_off += ss[k];
+            d_off += ds[k];
+            break;
+          }
+          s_off -= ss[k] * (shape[k] - 1);
+          d_off -= ds[k] * (shape[k] - 1);
+          idx[k] = 0;
+        }
+      }
+      return;
+    }
   }
   const int64_t inner = shape[rank - 1];
   const int64_t s_in = ss[rank - 1];
