@@ -3,6 +3,7 @@
 #include "ep/cpu/nn/conv.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <initializer_list>
@@ -146,6 +147,28 @@ dnnl::memory::dims ToDims(std::span<const int64_t> v) {
   return dnnl::memory::dims(v.begin(), v.end());
 }
 
+// Element strides of a tensor of logical dims [N, C, H, W]: stored as such, or as [N, H, W, C].
+std::array<int64_t, 4> NchwStrides(std::span<const int64_t> d) {
+  return {d[1] * d[2] * d[3], d[2] * d[3], d[3], 1};
+}
+std::array<int64_t, 4> NhwcStrides(std::span<const int64_t> d) {
+  return {d[2] * d[3] * d[1], 1, d[3] * d[1], d[1]};
+}
+
+// The logical [N, C, spatial...] dims of a plan's input and output, whatever their layout.
+Shape SourceDims(const ConvPlan& plan) {
+  Shape dims = {plan.batch, plan.in_channels};
+  dims.insert(dims.end(), plan.input_spatial.begin(), plan.input_spatial.end());
+  return dims;
+}
+Shape DestinationDims(const ConvPlan& plan) {
+  Shape dims = {plan.batch, plan.out_channels};
+  dims.insert(dims.end(), plan.geometry.output.begin(), plan.geometry.output.end());
+  return dims;
+}
+
+size_t Align64(size_t n) { return (n + 63) / 64 * 64; }
+
 // Creates the oneDNN primitive of a float plan, or leaves plan.dnnl null when oneDNN declines.
 void CreateDnnlConv(ConvPlan& plan) {
   const size_t nsp = plan.input_spatial.size();
@@ -177,8 +200,13 @@ void CreateDnnlConv(ConvPlan& plan) {
   wdims.insert(wdims.end(), geo.kernel.begin(), geo.kernel.end());
   wstrides.insert(wstrides.end(), kstrides.begin(), kstrides.end());
 
-  Shape src_dims = {plan.batch, plan.in_channels};
-  src_dims.insert(src_dims.end(), plan.input_spatial.begin(), plan.input_spatial.end());
+  const Shape src_dims = SourceDims(plan), dst_dims = DestinationDims(plan);
+  // The tensors' own strides: ONNX's contiguous [N, C, spatial...], or NHWC for channels_last.
+  const auto plain_strides = [&](const Shape& dims) {
+    if (!plan.channels_last) return ToDims(ContiguousStrides(dims));
+    const std::array<int64_t, 4> strides = NhwcStrides(dims);
+    return ToDims(strides);
+  };
   std::vector<int64_t> dilates, pad_r;
   for (size_t i = 0; i < nsp; ++i) {
     dilates.push_back(geo.dilations[i] - 1);
@@ -253,18 +281,16 @@ void CreateDnnlConv(ConvPlan& plan) {
   for (const bool blocked : {!plain_first, false}) {
     auto prim = std::make_shared<DnnlConvPrimitive>();
     try {
-      prim->src_md =
-          dnnl::memory::desc(ToDims(src_dims), dt::f32, ToDims(ContiguousStrides(src_dims)));
+      prim->src_md = dnnl::memory::desc(ToDims(src_dims), dt::f32, plain_strides(src_dims));
       prim->weights_md = dnnl::memory::desc(ToDims(wdims), dt::f32, ToDims(wstrides));
       prim->bias_md = dnnl::memory::desc({plan.out_channels}, dt::f32, {1});
-      prim->dst_md = dnnl::memory::desc(ToDims(plan.output_shape), dt::f32,
-                                        ToDims(ContiguousStrides(plan.output_shape)));
+      prim->dst_md = dnnl::memory::desc(ToDims(dst_dims), dt::f32, plain_strides(dst_dims));
       const dnnl::memory::desc src_md =
           blocked ? dnnl::memory::desc(ToDims(src_dims), dt::f32, any) : prim->src_md;
       const dnnl::memory::desc weights_md =
           blocked ? dnnl::memory::desc(ToDims(wdims), dt::f32, any) : prim->weights_md;
       const dnnl::memory::desc dst_md =
-          blocked ? dnnl::memory::desc(ToDims(plan.output_shape), dt::f32, any) : prim->dst_md;
+          blocked ? dnnl::memory::desc(ToDims(dst_dims), dt::f32, any) : prim->dst_md;
       const dnnl::memory::desc no_bias;
       const dnnl::memory::desc& bias = plan.has_bias ? prim->bias_md : no_bias;
       dnnl::primitive_attr attr;
@@ -325,14 +351,13 @@ void CreateDnnlConv(ConvPlan& plan) {
           scratch = std::max(scratch, prim->sum_reorder_scratchpad_md.get_size());
         }
       }
-      auto align = [](size_t n) { return (n + 63) / 64 * 64; };
-      prim->src_offset = align(scratch);
+      prim->src_offset = Align64(scratch);
       prim->dst_offset =
-          prim->src_offset + (prim->has_src_reorder ? align(prim->conv_src_md.get_size()) : 0);
+          prim->src_offset + (prim->has_src_reorder ? Align64(prim->conv_src_md.get_size()) : 0);
       prim->weights_offset =
-          prim->dst_offset + (prim->has_dst_reorder ? align(prim->conv_dst_md.get_size()) : 0);
+          prim->dst_offset + (prim->has_dst_reorder ? Align64(prim->conv_dst_md.get_size()) : 0);
       prim->weights_bytes =
-          prim->has_weights_reorder ? align(prim->conv_weights_md.get_size()) : 0;
+          prim->has_weights_reorder ? Align64(prim->conv_weights_md.get_size()) : 0;
     } catch (const dnnl::error&) {
       continue;
     }
@@ -468,20 +493,36 @@ Result<ConvPlan> PrepareConv(DataType dtype, std::span<const int64_t> x_shape,
   plan.dtype = dtype;
   plan.post_ops = options.post_ops;
   plan.threads = options.threads;
+  plan.channels_last = options.channels_last;
+  std::string_view op = "Conv";
+  Shape x_nchw(x_shape.begin(), x_shape.end());
+  if (plan.channels_last) {
+    op = "Conv (channels_last)";
+    if (x_shape.size() != 4) {
+      return MakeStatus(StatusCode::kInvalidArgument, op, ": X ", Str(x_shape),
+                        " must have rank 4 ([N, H, W, C]); channels_last is 2-D only");
+    }
+    x_nchw = {x_shape[0], x_shape[3], x_shape[1], x_shape[2]};
+  }
   std::vector<int64_t> kernel;
   NXRT_RETURN_IF_ERROR(
-      CheckConvShapes("Conv", false, x_shape, w_shape, b_shape, attributes, plan, kernel));
+      CheckConvShapes(op, false, x_nchw, w_shape, b_shape, attributes, plan, kernel));
   WindowAttributes window;
   window.auto_pad = attributes.auto_pad;
   window.strides = attributes.strides;
   window.dilations = attributes.dilations;
   window.pads = attributes.pads;
   NXRT_ASSIGN_OR_RETURN(plan.geometry,
-                        ComputeWindowGeometry("Conv", plan.input_spatial, kernel, window));
-  plan.output_shape = {plan.batch, plan.out_channels};
-  plan.output_shape.insert(plan.output_shape.end(), plan.geometry.output.begin(),
-                           plan.geometry.output.end());
+                        ComputeWindowGeometry(op, plan.input_spatial, kernel, window));
+  const Shape y = DestinationDims(plan);
+  plan.output_shape = plan.channels_last ? Shape{y[0], y[2], y[3], y[1]} : y;
   CreateDnnlConv(plan);
+  if (plan.channels_last && plan.dnnl == nullptr) {
+    // The reference loops run on [N, C, H, W] copies of X and Y (Z is copied into Y's).
+    const size_t element = DataTypeSize(dtype);
+    plan.workspace_bytes = Align64(Product(x_nchw) * element) +
+                           Align64(Product(plan.output_shape) * element);
+  }
   return plan;
 }
 
@@ -491,6 +532,10 @@ Result<ConvPlan> PrepareConvTranspose(DataType dtype, std::span<const int64_t> x
                                       const ConvAttributes& attributes,
                                       const ConvOptions& options) {
   constexpr std::string_view kOp = "ConvTranspose";
+  if (options.channels_last) {
+    return MakeStatus(StatusCode::kInvalidArgument, kOp,
+                      ": channels_last is supported by Conv only");
+  }
   ConvPlan plan;
   plan.dtype = dtype;
   plan.post_ops = options.post_ops;
@@ -664,35 +709,61 @@ Status RunDnnl(const ConvPlan& plan, const ConvBuffers& io) {
 
 }  // namespace
 
-Status Conv(const ConvPlan& plan, const ConvBuffers& io) {
-  if (Product(plan.output_shape) == 0) return Status::Ok();
-  const std::string_view op = plan.transpose ? "ConvTranspose" : "Conv";
-  if (plan.dnnl != nullptr) {
-    if (io.workspace.size() < plan.workspace_bytes) {
-      return MakeStatus(StatusCode::kInvalidArgument, op, ": workspace of ", io.workspace.size(),
-                        " bytes, expected ", plan.workspace_bytes);
-    }
-    return RunDnnl(plan, io);
-  }
+namespace {
+
+// The reference loops on [N, C, spatial...] buffers.
+Status RunRef(const ConvPlan& plan, const void* x, const void* w, const void* b, const void* z,
+              void* y) {
   switch (plan.dtype) {
     case DataType::kFloat:
-      ConvRef(plan, static_cast<const float*>(io.x), static_cast<const float*>(io.w),
-              static_cast<const float*>(io.b), static_cast<const float*>(io.sum),
-              static_cast<float*>(io.y));
+      ConvRef(plan, static_cast<const float*>(x), static_cast<const float*>(w),
+              static_cast<const float*>(b), static_cast<const float*>(z), static_cast<float*>(y));
       return Status::Ok();
     case DataType::kDouble:
-      ConvRef(plan, static_cast<const double*>(io.x), static_cast<const double*>(io.w),
-              static_cast<const double*>(io.b), static_cast<const double*>(io.sum),
-              static_cast<double*>(io.y));
+      ConvRef(plan, static_cast<const double*>(x), static_cast<const double*>(w),
+              static_cast<const double*>(b), static_cast<const double*>(z),
+              static_cast<double*>(y));
       return Status::Ok();
     case DataType::kFloat16:
-      ConvRef(plan, static_cast<const Float16*>(io.x), static_cast<const Float16*>(io.w),
-              static_cast<const Float16*>(io.b), static_cast<const Float16*>(io.sum),
-              static_cast<Float16*>(io.y));
+      ConvRef(plan, static_cast<const Float16*>(x), static_cast<const Float16*>(w),
+              static_cast<const Float16*>(b), static_cast<const Float16*>(z),
+              static_cast<Float16*>(y));
       return Status::Ok();
     default:
-      return CheckConvType(op, plan.dtype);
+      return CheckConvType(plan.transpose ? "ConvTranspose" : "Conv", plan.dtype);
   }
+}
+
+// The reference loops of a channels_last plan: X, and Z into Y's copy, transposed to
+// [N, C, H, W] in the workspace, the loops there, Y transposed back (Z may alias Y).
+Status RunRefChannelsLast(const ConvPlan& plan, const ConvBuffers& io) {
+  const std::array<int64_t, 4> src = {plan.batch, plan.in_channels, plan.input_spatial[0],
+                                      plan.input_spatial[1]};
+  const std::array<int64_t, 4> dst = {plan.batch, plan.out_channels, plan.geometry.output[0],
+                                      plan.geometry.output[1]};
+  std::byte* x = io.workspace.data();
+  std::byte* y = x + Align64(Product(src) * DataTypeSize(plan.dtype));
+  StridedCopy(plan.dtype, src, io.x, NhwcStrides(src), x, NchwStrides(src));
+  if (plan.post_ops.sum) {
+    StridedCopy(plan.dtype, dst, io.sum, NhwcStrides(dst), y, NchwStrides(dst));
+  }
+  NXRT_RETURN_IF_ERROR(RunRef(plan, x, io.w, io.b, y, y));
+  StridedCopy(plan.dtype, dst, y, NchwStrides(dst), io.y, NhwcStrides(dst));
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status Conv(const ConvPlan& plan, const ConvBuffers& io) {
+  if (Product(plan.output_shape) == 0) return Status::Ok();
+  if (io.workspace.size() < plan.workspace_bytes) {
+    return MakeStatus(StatusCode::kInvalidArgument, plan.transpose ? "ConvTranspose" : "Conv",
+                      ": workspace of ", io.workspace.size(), " bytes, expected ",
+                      plan.workspace_bytes);
+  }
+  if (plan.dnnl != nullptr) return RunDnnl(plan, io);
+  if (plan.channels_last) return RunRefChannelsLast(plan, io);
+  return RunRef(plan, io.x, io.w, io.b, io.sum, io.y);
 }
 
 Status Conv(const ConvPlan& plan, const void* x, const void* w, const void* b, void* y) {

@@ -12,7 +12,10 @@
 // (ConvPlan::workspace_bytes). One plan object runs on one thread at a time (it binds its
 // buffers to its own oneDNN memory objects); copies of a plan, each with its own workspace, may
 // run at once. Layouts are ONNX's: X [N, C, D...], Conv W [M, C/group, k...], ConvTranspose W
-// [C, M/group, k...], B [M], Y [N, M, D'...], contiguous.
+// [C, M/group, k...], B [M], Y [N, M, D'...], contiguous. A 2-D Conv may instead keep X, Z and Y
+// channels-last (ConvOptions::channels_last: X [N, H, W, C], Z and Y [N, H', W', M]; W and B
+// unchanged): oneDNN is handed the NHWC strides, so its NHWC kernels read and write the tensors
+// in place, and the reference loops transpose through the workspace.
 #pragma once
 
 #include <cstdint>
@@ -66,6 +69,8 @@ struct ConvPostOps {
 struct ConvOptions {
   ConvPostOps post_ops;
   int threads = 1;
+  // Conv only, X of rank 4: X is [N, H, W, C], Z and Y [N, H', W', M] (see the file comment).
+  bool channels_last = false;
 };
 
 // A created oneDNN (de)convolution primitive and its reorders; defined in conv.cpp.
@@ -90,7 +95,8 @@ class ConvBindings {
 struct ConvPlan {
   DataType dtype = DataType::kUndefined;
   bool transpose = false;
-  Shape output_shape;
+  bool channels_last = false;
+  Shape output_shape;  // [N, H', W', M] when channels_last
   // Internal.
   int64_t batch = 0;
   int64_t in_channels = 0;
@@ -105,7 +111,8 @@ struct ConvPlan {
   std::shared_ptr<const PackedConvWeights> packed_weights;  // null: W is read on each call
   // Bound anew on each call: one plan copy runs on one thread at a time.
   mutable ConvBindings bindings;
-  // Bytes of workspace Conv needs (blocked X, Y and W, oneDNN scratchpad), 64-byte aligned.
+  // Bytes of workspace Conv needs (blocked X, Y and W, oneDNN scratchpad; for channels_last on
+  // the reference loops, X and Y as [N, C, H, W]), 64-byte aligned.
   size_t workspace_bytes = 0;
 };
 
@@ -113,7 +120,8 @@ struct ConvPlan {
 // float16. `b_shape` is nullopt without bias. Errors (kInvalidArgument) print the shapes and
 // attributes involved: X rank < 3, W rank != X rank, C != W[1] * group, M not divisible by
 // group, kernel_shape different from W's spatial dims, bias not [M], kernel larger than the
-// padded input.
+// padded input; with options.channels_last, X not of rank 4 (these messages then name the op
+// "Conv (channels_last)" and print X as [N, C, H, W]).
 Result<ConvPlan> PrepareConv(DataType dtype, std::span<const int64_t> x_shape,
                              std::span<const int64_t> w_shape,
                              std::optional<std::span<const int64_t>> b_shape,
@@ -124,7 +132,7 @@ Result<ConvPlan> PrepareConv(DataType dtype, std::span<const int64_t> x_shape,
 // With `output_shape`, pads come from total = max(0, stride * (in - 1) + output_padding +
 // (k - 1) * dilation + 1 - out): SAME_UPPER puts total/2 first, otherwise total - total/2 first;
 // an output larger than that formula extends at the end. auto_pad SAME_* without output_shape
-// means out = in * stride. dtypes as Conv.
+// means out = in * stride. dtypes as Conv. options.channels_last is kInvalidArgument here.
 Result<ConvPlan> PrepareConvTranspose(DataType dtype, std::span<const int64_t> x_shape,
                                       std::span<const int64_t> w_shape,
                                       std::optional<std::span<const int64_t>> b_shape,

@@ -1,8 +1,8 @@
 // ep/cpu/nn/conv_test.cpp: tests of Conv and ConvTranspose: the ONNX backend and pytorch cases
 // (onnx_node_cases.inc) on the oneDNN float path and the double reference path, random
 // configurations against direct loops written in the test (a scatter form for ConvTranspose),
-// prepacked weights and fused post-ops (sum, activations) against the unfused result, and shape
-// errors.
+// prepacked weights and fused post-ops (sum, activations) against the unfused result,
+// channels_last against NCHW, and shape errors.
 #include "ep/cpu/nn/conv.h"
 
 #include <gtest/gtest.h>
@@ -410,6 +410,145 @@ TEST(ConvTest, PackedWeightsAndPostOpsMatchUnfused) {
       }
     }
   }
+}
+
+// [N, C, H, W] data as [N, H, W, C], and back.
+template <typename T>
+std::vector<T> ToNhwc(const Shape& nchw, const std::vector<T>& v) {
+  const int64_t c = nchw[1], hw = nchw[2] * nchw[3];
+  std::vector<T> out(v.size());
+  for (int64_t n = 0; n < nchw[0]; ++n) {
+    for (int64_t ch = 0; ch < c; ++ch) {
+      for (int64_t i = 0; i < hw; ++i) out[(n * hw + i) * c + ch] = v[(n * c + ch) * hw + i];
+    }
+  }
+  return out;
+}
+template <typename T>
+std::vector<T> ToNchw(const Shape& nchw, const std::vector<T>& v) {
+  const int64_t c = nchw[1], hw = nchw[2] * nchw[3];
+  std::vector<T> out(v.size());
+  for (int64_t n = 0; n < nchw[0]; ++n) {
+    for (int64_t ch = 0; ch < c; ++ch) {
+      for (int64_t i = 0; i < hw; ++i) out[(n * c + ch) * hw + i] = v[(n * hw + i) * c + ch];
+    }
+  }
+  return out;
+}
+
+// Runs `plan` on the given buffers with a workspace of its size; `z` null without a sum.
+template <typename T>
+void RunWithWorkspace(const ConvPlan& plan, const std::vector<T>& x, const std::vector<T>& w,
+                      const std::vector<T>& b, const T* z, std::vector<T>& y) {
+  std::vector<std::byte> storage(plan.workspace_bytes + 64);
+  void* base = storage.data();
+  size_t space = storage.size();
+  std::align(64, plan.workspace_bytes, base, space);
+  ConvBuffers io;
+  io.x = x.data();
+  io.w = w.data();
+  io.b = b.data();
+  io.sum = z;
+  io.y = y.data();
+  io.workspace = std::span<std::byte>(static_cast<std::byte*>(base), plan.workspace_bytes);
+  NXRT_ASSERT_OK(Conv(plan, io));
+}
+
+// channels_last (X [N, H, W, C], Z and Y [N, H', W', M]) against the NCHW plan on the transposed
+// tensors: 3, 17 and 64 channels, plain, grouped and depthwise, strides, dilations, pads and
+// SAME_UPPER, with and without sum (aliasing Y in some runs) and activation; float on oneDNN and
+// the double reference loops (which transpose through the workspace).
+TEST(ConvTest, ChannelsLastMatchesNchw) {
+  std::mt19937 rng(81);
+  const int64_t channel_counts[] = {3, 17, 64};
+  const ConvActivation activations[] = {ConvActivation::kNone, ConvActivation::kRelu,
+                                        ConvActivation::kHardSwish, ConvActivation::kClip};
+  for (int iter = 0; iter < 36; ++iter) {
+    const int64_t c = channel_counts[iter % 3];
+    // iter % 4: 0 and 1 one group, 2 depthwise, 3 grouped (C/group channels per group).
+    const int64_t group = iter % 4 == 2 ? c : iter % 4 == 3 ? (c == 64 ? 4 : c) : 1;
+    const int64_t m = iter % 4 == 2 ? c : group * RandomInt(rng, 1, 3) * (c == 64 ? 8 : 1);
+    const int64_t k = RandomInt(rng, 1, 3);
+    ConvAttributes attr;
+    attr.group = group;
+    attr.strides = {RandomInt(rng, 1, 2), RandomInt(rng, 1, 2)};
+    attr.dilations = {RandomInt(rng, 1, 2), 1};
+    const int64_t kw = k == 1 ? 1 : 3;
+    if (iter % 3 == 2) {
+      attr.auto_pad = AutoPad::kSameUpper;
+    } else {
+      // Pads smaller than the kernel: with a sum post-op, oneDNN 2.6's brgconv leaves the sum out
+      // of output rows whose window lies wholly in the top or bottom padding (in NCHW too).
+      attr.pads = {RandomInt(rng, 0, std::min<int64_t>(2, k - 1)), RandomInt(rng, 0, kw - 1),
+                   RandomInt(rng, 0, std::min<int64_t>(2, k - 1)), RandomInt(rng, 0, kw - 1)};
+    }
+    const Shape xs = {RandomInt(rng, 1, 2), c, RandomInt(rng, 5, 12), RandomInt(rng, 5, 12)};
+    const Shape ws = {m, c / group, k, kw};
+    const Shape x_nhwc = {xs[0], xs[2], xs[3], xs[1]};
+    const Shape bs = {m};
+    ConvOptions options;
+    options.threads = 2;
+    options.post_ops.sum = iter % 2 == 1;
+    options.post_ops.activation = activations[(iter / 2) % 4];
+    options.post_ops.alpha = -0.5f;
+    options.post_ops.beta = 0.5f;
+    SCOPED_TRACE(::testing::Message() << "iteration " << iter << " X " << Str(xs) << " W "
+                                      << Str(ws) << " group " << group);
+    const std::vector<double> x = testing::RandomVector<double>(rng, Count(xs));
+    const std::vector<double> w = testing::RandomVector<double>(rng, Count(ws));
+    const std::vector<double> b = testing::RandomVector<double>(rng, m);
+    NXRT_ASSERT_OK_AND_ASSIGN(ConvPlan nchw, PrepareConv(DataType::kDouble, xs, ws, bs, attr,
+                                                         options));
+    const Shape& ys = nchw.output_shape;
+    const std::vector<double> z = testing::RandomVector<double>(rng, Count(ys));
+    std::vector<double> want(Count(ys));
+    RunWithWorkspace(nchw, x, w, b, options.post_ops.sum ? z.data() : nullptr, want);
+    options.channels_last = true;
+    for (DataType dtype : {DataType::kFloat, DataType::kDouble}) {
+      NXRT_ASSERT_OK_AND_ASSIGN(ConvPlan plan, PrepareConv(dtype, x_nhwc, ws, bs, attr, options));
+      ASSERT_EQ(plan.output_shape, (Shape{ys[0], ys[2], ys[3], ys[1]}));
+      const bool in_place = iter % 4 == 3;
+      if (dtype == DataType::kFloat) {
+        EXPECT_NE(plan.dnnl, nullptr);
+        const std::vector<float> xf = ToNhwc(xs, std::vector<float>(x.begin(), x.end()));
+        const std::vector<float> zf = ToNhwc(ys, std::vector<float>(z.begin(), z.end()));
+        const std::vector<float> wf(w.begin(), w.end()), bf(b.begin(), b.end());
+        std::vector<float> y = in_place ? zf : std::vector<float>(zf.size(), 7.0f);
+        RunWithWorkspace(plan, xf, wf, bf,
+                         !options.post_ops.sum ? nullptr : in_place ? y.data() : zf.data(), y);
+        EXPECT_TRUE(AllClose(ToNchw(ys, y), want, 1e-4, 1e-5)) << "float";
+      } else {
+        const std::vector<double> zd = ToNhwc(ys, z);
+        std::vector<double> y = in_place ? zd : std::vector<double>(zd.size(), 7.0);
+        RunWithWorkspace(plan, ToNhwc(xs, x), w, b,
+                         !options.post_ops.sum ? nullptr : in_place ? y.data() : zd.data(), y);
+        EXPECT_TRUE(AllClose(ToNchw(ys, y), want, 1e-12, 1e-12)) << "double";
+      }
+    }
+  }
+}
+
+TEST(ConvTest, ChannelsLastIsTwoDimensionalConvOnly) {
+  ConvOptions options;
+  options.channels_last = true;
+  auto rank3 = PrepareConv(DataType::kFloat, Shape{1, 5, 3}, Shape{4, 3, 3}, std::nullopt, {},
+                           options);
+  ASSERT_FALSE(rank3.ok());
+  EXPECT_EQ(rank3.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(rank3.status().message().find("X [1,5,3] must have rank 4"), std::string::npos)
+      << rank3.status().message();
+  // Shape errors print X as [N, C, H, W] under the op name that says so.
+  auto channels = PrepareConv(DataType::kFloat, Shape{1, 5, 5, 3}, Shape{4, 2, 3, 3},
+                              std::nullopt, {}, options);
+  ASSERT_FALSE(channels.ok());
+  EXPECT_NE(channels.status().message().find("Conv (channels_last): X [1,3,5,5]"),
+            std::string::npos)
+      << channels.status().message();
+  EXPECT_EQ(PrepareConvTranspose(DataType::kFloat, Shape{1, 5, 5, 3}, Shape{3, 2, 3, 3},
+                                 std::nullopt, {}, options)
+                .status()
+                .code(),
+            StatusCode::kInvalidArgument);
 }
 
 TEST(ConvTest, ShapeErrorsNameShapes) {

@@ -13,7 +13,9 @@
 // "HardSigmoid", "Sigmoid", "Tanh", "HardSwish", "Swish"), `activation_alpha` and
 // `activation_beta` (LeakyRelu alpha, default 0.01; Clip min and max, default the float range;
 // HardSigmoid alpha and beta, default 0.2 and 0.5; Swish x * sigmoid(alpha * x), default 1),
-// `output_scale` s (default 1) and `output_shift` t (default 0).
+// `output_scale` s (default 1) and `output_shift` t (default 0), and `channels_last` (default
+// 0; 1: X is [N, H, W, C] and Z and Y are [N, H', W', M], W and B as in ONNX; 2-D only, another
+// rank of X is an error naming its shape).
 #include <limits>
 #include <memory>
 #include <optional>
@@ -30,8 +32,12 @@ namespace {
 
 class ConvKernel final : public Kernel {
  public:
-  ConvKernel(bool transpose, nn::ConvAttributes attributes, nn::ConvPostOps post_ops = {})
-      : transpose_(transpose), attributes_(std::move(attributes)), post_ops_(post_ops) {}
+  ConvKernel(bool transpose, nn::ConvAttributes attributes, nn::ConvPostOps post_ops = {},
+             bool channels_last = false)
+      : transpose_(transpose),
+        attributes_(std::move(attributes)),
+        post_ops_(post_ops),
+        channels_last_(channels_last) {}
 
   Status Prepare(PrepareContext& ctx) override {
     Shape x = InputShape(ctx, 0);
@@ -45,6 +51,7 @@ class ConvKernel final : public Kernel {
       options.threads = threads;
       options.post_ops = post_ops_;
       options.post_ops.sum = HasInput(ctx, 3);
+      options.channels_last = channels_last_;
       std::optional<std::span<const int64_t>> b_span;
       if (b) b_span = *b;
       NXRT_ASSIGN_OR_RETURN(plan_, transpose_ ? nn::PrepareConvTranspose(ctx.input_dtype(0), x, w,
@@ -87,6 +94,7 @@ class ConvKernel final : public Kernel {
   bool transpose_;
   nn::ConvAttributes attributes_;
   nn::ConvPostOps post_ops_;
+  bool channels_last_;
   bool planned_ = false;
   int threads_ = 0;
   Shape x_shape_;
@@ -142,8 +150,14 @@ Result<nn::ConvPostOps> ParseActivation(const NodeInfo& node) {
 ep::KernelFactory Factory(bool transpose, bool fused) {
   return [transpose, fused](const NodeInfo& node) -> Result<std::unique_ptr<Kernel>> {
     nn::ConvPostOps post_ops;
+    int64_t channels_last = 0;
     if (fused) {
       NXRT_ASSIGN_OR_RETURN(post_ops, ParseActivation(node));
+      NXRT_ASSIGN_OR_RETURN(channels_last, node.GetInt("channels_last", 0));
+      if (channels_last != 0 && channels_last != 1) {
+        return node.Error(StatusCode::kInvalidModel, "attribute 'channels_last' is ",
+                          channels_last, ", expected 0 or 1");
+      }
     }
     nn::ConvAttributes a;
     NXRT_ASSIGN_OR_RETURN(std::string auto_pad, node.GetString("auto_pad", "NOTSET"));
@@ -164,7 +178,7 @@ ep::KernelFactory Factory(bool transpose, bool fused) {
       NXRT_ASSIGN_OR_RETURN(a.output_shape, node.GetInts("output_shape", {}));
     }
     return std::unique_ptr<Kernel>(
-        std::make_unique<ConvKernel>(transpose, std::move(a), post_ops));
+        std::make_unique<ConvKernel>(transpose, std::move(a), post_ops, channels_last == 1));
   };
 }
 

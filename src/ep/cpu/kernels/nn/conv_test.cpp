@@ -1,10 +1,12 @@
 // ep/cpu/kernels/nn/conv_test.cpp: Conv and ConvTranspose kernels (1-D to 3-D, groups, strides,
 // dilations, pads and auto_pad, bias, kernel_shape from the weights) against direct references
-// written from the ONNX definitions.
+// written from the ONNX definitions; com.nxrt:FusedConv's channels_last form against its NCHW
+// form.
 #include <gtest/gtest.h>
 
 #include <random>
 #include <string>
+#include <vector>
 
 #include "ep/cpu/kernels/tensor/single_op_test_util.h"
 #include "ep/cpu/nn/nn_test_util.h"
@@ -244,6 +246,112 @@ TEST(ConvTransposeKernel, OutputShapeAttributeSetsTheSpatialDims) {
             {IntsAttr("strides", {3, 2}), IntsAttr("output_shape", {10, 8})}};
   NXRT_ASSERT_OK_AND_ASSIGN(std::vector<Tensor> y, RunOp(op));
   EXPECT_EQ(y[0].shape(), (Shape{1, 2, 10, 8}));
+}
+
+// [N, C, H, W] tensor data as [N, H, W, C] (to_nhwc) or back.
+template <typename T>
+std::vector<T> Relayout(const Shape& nchw, const std::vector<T>& v, bool to_nhwc) {
+  const int64_t c = nchw[1], hw = nchw[2] * nchw[3];
+  std::vector<T> out(v.size());
+  for (int64_t n = 0; n < nchw[0]; ++n) {
+    for (int64_t ch = 0; ch < c; ++ch) {
+      for (int64_t i = 0; i < hw; ++i) {
+        const int64_t planar = (n * c + ch) * hw + i, interleaved = (n * hw + i) * c + ch;
+        out[to_nhwc ? interleaved : planar] = v[to_nhwc ? planar : interleaved];
+      }
+    }
+  }
+  return out;
+}
+
+// com.nxrt:FusedConv as a one-node model through the session, on two threads, with the graph
+// passes off (the node under test stays as written).
+Result<std::vector<Tensor>> RunFusedConv(const std::vector<OpInput>& inputs,
+                                         const std::vector<AttributeValue>& attributes) {
+  cpu::testing::SingleOpModel model("FusedConv", 1, "com.nxrt");
+  for (const OpInput& input : inputs) model.AddInput(input);
+  for (const AttributeValue& attribute : attributes) model.AddAttribute(attribute);
+  model.AddOutput(DataType::kUndefined);
+  SessionOptions options;
+  options.optimization_level = 0;
+  options.intra_op_threads = 2;
+  return model.Run(options);
+}
+
+// FusedConv with channels_last 1 against channels_last 0 on the transposed X and Z: 3, 17 and 64
+// channels, one group, depthwise and grouped, strides, dilations, pads and SAME_UPPER, with and
+// without bias, sum and activation, constant and runtime weights; float and double.
+TEST(FusedConvKernel, ChannelsLastMatchesNchw) {
+  std::mt19937 rng(104);
+  const int64_t channel_counts[] = {3, 17, 64};
+  const char* activations[] = {"", "Relu", "LeakyRelu", "HardSwish"};
+  for (int iter = 0; iter < 24; ++iter) {
+    const int64_t c = channel_counts[iter % 3];
+    const int64_t group = iter % 4 == 2 ? c : iter % 4 == 3 && c == 64 ? 4 : 1;
+    const int64_t m = iter % 4 == 2 ? c : group * RandomInt(rng, 1, 2) * 8;
+    const int64_t k = iter % 5 == 4 ? 1 : 3;
+    const Shape xs = {RandomInt(rng, 1, 2), c, RandomInt(rng, 5, 10), RandomInt(rng, 5, 10)};
+    const Shape ws = {m, c / group, k, k};
+    std::vector<AttributeValue> attributes = {
+        IntAttr("group", group), IntsAttr("strides", {RandomInt(rng, 1, 2), RandomInt(rng, 1, 2)}),
+        IntsAttr("dilations", {RandomInt(rng, 1, 2), 1}),
+        StringAttr("activation", activations[(iter / 2) % 4])};
+    if (iter % 3 == 2) {
+      attributes.push_back(StringAttr("auto_pad", "SAME_UPPER"));
+    } else {
+      attributes.push_back(IntsAttr("pads", {RandomInt(rng, 0, k - 1), RandomInt(rng, 0, k - 1),
+                                             RandomInt(rng, 0, k - 1), RandomInt(rng, 0, k - 1)}));
+    }
+    const bool sum = iter % 2 == 1, bias = iter % 3 != 1, use_double = iter % 4 == 1;
+    SCOPED_TRACE(::testing::Message() << "iteration " << iter << " X " << ShapeToString(xs)
+                                      << " W " << ShapeToString(ws) << " group " << group);
+    const std::vector<double> x = RandomVector<double>(rng, Count(xs));
+    const std::vector<double> w = RandomVector<double>(rng, Count(ws));
+    const std::vector<double> b = RandomVector<double>(rng, m);
+    auto make = [&](const Shape& s, const std::vector<double>& v) {
+      return use_double ? Tensor::FromVector<double>(s, v).value()
+                        : Tensor::FromVector<float>(s, std::vector<float>(v.begin(), v.end()))
+                              .value();
+    };
+    const OpInput weights = iter % 2 == 0 ? Const(make(ws, w)) : In(make(ws, w));
+    const OpInput bias_input = bias ? Const(make({m}, b)) : Omitted();
+    // The NCHW run first: its output shape gives Z's.
+    std::vector<OpInput> nchw_inputs = {In(make(xs, x)), weights, bias_input};
+    NXRT_ASSERT_OK_AND_ASSIGN(std::vector<Tensor> probe, RunFusedConv(nchw_inputs, attributes));
+    const Shape ys = probe[0].shape();
+    const Shape ys_nhwc = {ys[0], ys[2], ys[3], ys[1]};
+    const std::vector<double> z = RandomVector<double>(rng, Count(ys));
+    if (sum) nchw_inputs.push_back(In(make(ys, z)));
+    NXRT_ASSERT_OK_AND_ASSIGN(std::vector<Tensor> want, RunFusedConv(nchw_inputs, attributes));
+    std::vector<OpInput> nhwc_inputs = {In(make({xs[0], xs[2], xs[3], xs[1]},
+                                                Relayout(xs, x, true))),
+                                        weights, bias_input};
+    if (sum) nhwc_inputs.push_back(In(make(ys_nhwc, Relayout(ys, z, true))));
+    attributes.push_back(IntAttr("channels_last", 1));
+    NXRT_ASSERT_OK_AND_ASSIGN(std::vector<Tensor> got, RunFusedConv(nhwc_inputs, attributes));
+    ASSERT_EQ(got[0].shape(), ys_nhwc);
+    if (use_double) {
+      EXPECT_TRUE(AllClose(Relayout(ys, Values<double>(got[0]), false), Values<double>(want[0]),
+                           1e-12, 1e-12));
+    } else {
+      EXPECT_TRUE(AllClose(Relayout(ys, Values<float>(got[0]), false), Values<float>(want[0]),
+                           1e-4, 1e-5));
+    }
+  }
+}
+
+TEST(FusedConvKernel, ChannelsLastErrorsNameShapeAndAttribute) {
+  const std::vector<OpInput> rank3 = {In(Tensor::Allocate(DataType::kFloat, {1, 5, 3}).value()),
+                                      Const(Tensor::Allocate(DataType::kFloat, {4, 3, 3}).value())};
+  Result<std::vector<Tensor>> wrong_rank = RunFusedConv(rank3, {IntAttr("channels_last", 1)});
+  ASSERT_FALSE(wrong_rank.ok());
+  EXPECT_NE(wrong_rank.status().message().find("X [1,5,3] must have rank 4"), std::string::npos)
+      << wrong_rank.status().message();
+  Result<std::vector<Tensor>> bad = RunFusedConv(rank3, {IntAttr("channels_last", 2)});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("attribute 'channels_last' is 2, expected 0 or 1"),
+            std::string::npos)
+      << bad.status().message();
 }
 
 }  // namespace
