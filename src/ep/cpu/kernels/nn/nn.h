@@ -27,7 +27,7 @@ ep::KernelFactory ConvTransposeFactory();
 // nxrt's fused operators (domain com.nxrt, made by the level-2 graph passes):
 // FusedMatMul(A, B, bias?) and FusedGemm(A, B, C?) with `activation`, `activation_alpha`,
 // `activation_beta` (and Gemm's attributes), FusedConv(X, W, B?, Z?) with Conv's attributes and
-// the same three (kernels/nn/matmul.cpp and conv.cpp describe them).
+// the same three and `channels_last` (kernels/nn/matmul.cpp and conv.cpp describe them).
 ep::KernelFactory FusedMatMulFactory();
 ep::KernelFactory FusedGemmFactory();
 ep::KernelFactory FusedConvFactory();
@@ -38,6 +38,11 @@ ep::KernelFactory FusedConvFactory();
 ep::KernelFactory PoolFactory(nn::PoolKind kind);
 // GlobalMaxPool, GlobalAveragePool, GlobalLpPool (`p`).
 ep::KernelFactory GlobalPoolFactory(nn::PoolKind kind);
+// nxrt's channels-last pools (domain com.nxrt): NhwcMaxPool (kMax) and NhwcAveragePool
+// (kAverage) with the attributes of MaxPool-12 and AveragePool-19, NhwcGlobalAveragePool;
+// X [N, H, W, C] (kernels/nn/pool.cpp describes them).
+ep::KernelFactory NhwcPoolFactory(nn::PoolKind kind);
+ep::KernelFactory NhwcGlobalAveragePoolFactory();
 
 // LSTM, GRU and RNN (`direction`, `hidden_size`, `activations` with their alphas and betas,
 // `clip`, `layout` from opset 14, LSTM `input_forget`, GRU `linear_before_reset`), every output

@@ -10,6 +10,11 @@
 //                ceil_mode and dilations from 18
 //   Global*      none (GlobalLpPool: p, a float at opset 1, an int from 2)
 // Attributes an opset does not have are ignored, as the schema of that opset defines them away.
+//
+// nxrt's channels-last pools (domain com.nxrt, version 1; nn/nhwc_pool.h), X [N, H, W, C] and
+// Y [N, H', W', C]: NhwcMaxPool has MaxPool-12's attributes (storage_order accepted and not
+// used; no Indices output), NhwcAveragePool AveragePool-19's, NhwcGlobalAveragePool none (Y
+// [N, 1, 1, C]). Compute splits the plan's units (output rows) across the intra-op threads.
 #include <algorithm>
 #include <memory>
 #include <mutex>
@@ -19,6 +24,7 @@
 #include "ep/cpu/kernels/kernel_util.h"
 #include "ep/cpu/kernels/nn/nn.h"
 #include "ep/cpu/kernels/tensor/tensor.h"
+#include "ep/cpu/nn/nhwc_pool.h"
 #include "ep/cpu/nn/pool.h"
 
 namespace nxrt::cpu::kernels {
@@ -87,10 +93,10 @@ Result<double> LpNorm(const NodeInfo& node) {
   return p;
 }
 
-// The attributes of a windowed pool at the node's opset (see the file comment).
-Result<nn::PoolAttributes> WindowAttributes(nn::PoolKind kind, const NodeInfo& node) {
+// The attributes of a windowed pool at `opset` (see the file comment).
+Result<nn::PoolAttributes> WindowAttributes(nn::PoolKind kind, const NodeInfo& node,
+                                            int64_t opset) {
   nn::PoolAttributes a;
-  const int64_t opset = node.opset();
   NXRT_ASSIGN_OR_RETURN(a.kernel_shape, node.GetInts("kernel_shape"));
   NXRT_ASSIGN_OR_RETURN(std::string auto_pad, node.GetString("auto_pad", "NOTSET"));
   Result<nn::AutoPad> parsed = nn::ParseAutoPad(auto_pad);
@@ -122,11 +128,51 @@ Result<nn::PoolAttributes> WindowAttributes(nn::PoolKind kind, const NodeInfo& n
   return a;
 }
 
+class NhwcPoolKernel final : public Kernel {
+ public:
+  NhwcPoolKernel(nn::PoolKind kind, bool global, nn::PoolAttributes attributes)
+      : kind_(kind), global_(global), attributes_(std::move(attributes)) {}
+
+  Status Prepare(PrepareContext& ctx) override {
+    const DataType dtype = ctx.input_dtype(0);
+    if (global_) {
+      NXRT_ASSIGN_OR_RETURN(plan_, nn::PrepareNhwcGlobalAveragePool(dtype, ctx.input_shape(0)));
+    } else {
+      NXRT_ASSIGN_OR_RETURN(plan_,
+                            nn::PrepareNhwcPool(kind_, dtype, ctx.input_shape(0), attributes_));
+    }
+    return ctx.SetOutput(0, dtype, plan_.output_shape);
+  }
+
+  Status Compute(ComputeContext& ctx) override {
+    // One reference captured: the callable fits std::function's inline storage (no allocation).
+    struct Run {
+      const nn::NhwcPoolPlan& plan;
+      const void* x;
+      void* y;
+    } run{plan_, ctx.input(0)->raw_data(), ctx.output(0)->mutable_raw_data()};
+    // Chunks of ~64k elements read or more.
+    const int64_t work = std::max<int64_t>(1, plan_.work_per_unit);
+    ctx.ParallelFor(plan_.units, std::max<int64_t>(1, (int64_t{1} << 16) / work),
+                    [&run](int64_t begin, int64_t end) {
+                      nn::NhwcPoolUnits(run.plan, run.x, run.y, begin, end);
+                    });
+    return Status::Ok();
+  }
+
+ private:
+  nn::PoolKind kind_;
+  bool global_;
+  nn::PoolAttributes attributes_;
+  nn::NhwcPoolPlan plan_;
+};
+
 }  // namespace
 
 ep::KernelFactory PoolFactory(nn::PoolKind kind) {
   return [kind](const NodeInfo& node) -> Result<std::unique_ptr<Kernel>> {
-    NXRT_ASSIGN_OR_RETURN(nn::PoolAttributes attributes, WindowAttributes(kind, node));
+    NXRT_ASSIGN_OR_RETURN(nn::PoolAttributes attributes,
+                          WindowAttributes(kind, node, node.opset()));
     return std::unique_ptr<Kernel>(
         std::make_unique<PoolKernel>(kind, /*global=*/false, std::move(attributes)));
   };
@@ -140,6 +186,22 @@ ep::KernelFactory GlobalPoolFactory(nn::PoolKind kind) {
     }
     return std::unique_ptr<Kernel>(
         std::make_unique<PoolKernel>(kind, /*global=*/true, std::move(attributes)));
+  };
+}
+
+ep::KernelFactory NhwcPoolFactory(nn::PoolKind kind) {
+  return [kind](const NodeInfo& node) -> Result<std::unique_ptr<Kernel>> {
+    // The attributes of the latest MaxPool and AveragePool, whatever com.nxrt's version.
+    NXRT_ASSIGN_OR_RETURN(nn::PoolAttributes attributes, WindowAttributes(kind, node, 19));
+    return std::unique_ptr<Kernel>(
+        std::make_unique<NhwcPoolKernel>(kind, /*global=*/false, std::move(attributes)));
+  };
+}
+
+ep::KernelFactory NhwcGlobalAveragePoolFactory() {
+  return [](const NodeInfo&) -> Result<std::unique_ptr<Kernel>> {
+    return std::unique_ptr<Kernel>(std::make_unique<NhwcPoolKernel>(
+        nn::PoolKind::kAverage, /*global=*/true, nn::PoolAttributes{}));
   };
 }
 

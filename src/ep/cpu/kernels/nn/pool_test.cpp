@@ -1,12 +1,14 @@
 // ep/cpu/kernels/nn/pool_test.cpp: the pooling kernels at each opset form (attributes an opset
-// has, MaxPool's Indices output, int8 from opset 12), issue 6's AveragePool ceil_mode case, and
-// random windows against a reference written from the ONNX definitions.
+// has, MaxPool's Indices output, int8 from opset 12), issue 6's AveragePool ceil_mode case,
+// random windows against a reference written from the ONNX definitions, and com.nxrt's
+// channels-last pools against the NCHW pools on the transposed input.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
 #include <random>
 #include <string>
+#include <vector>
 
 #include "ep/cpu/kernels/tensor/single_op_test_util.h"
 #include "ep/cpu/nn/nn_test_util.h"
@@ -151,7 +153,9 @@ TEST(PoolKernels, RandomWindowsMatchReference) {
     NXRT_ASSERT_OK_AND_ASSIGN(std::vector<Tensor> y, RunOp(op));
     ASSERT_EQ(y[0].shape(), OutputShape(w)) << kind << " iteration " << iter;
     EXPECT_TRUE(AllClose(Values<float>(y[0]), expected, 1e-5, 1e-5)) << kind;
-    if (kind == "max") EXPECT_EQ(Values<int64_t>(y[1]), indices);
+    if (kind == "max") {
+      EXPECT_EQ(Values<int64_t>(y[1]), indices);
+    }
   }
 }
 
@@ -204,6 +208,119 @@ TEST(PoolKernels, MissingKernelShapeAndBadPNameTheAttribute) {
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.status().message().find("attribute 'p' is 0"), std::string::npos)
       << bad.status().message();
+}
+
+// One node as a model through the session, on two threads, with the graph passes off (the node
+// under test stays as written).
+Result<std::vector<Tensor>> RunNode(const std::string& op, int64_t opset,
+                                    const std::string& domain, const Tensor& x,
+                                    const std::vector<AttributeValue>& attributes) {
+  cpu::testing::SingleOpModel model(op, opset, domain);
+  model.AddInput(In(x));
+  for (const AttributeValue& attribute : attributes) model.AddAttribute(attribute);
+  model.AddOutput(DataType::kUndefined);
+  SessionOptions options;
+  options.optimization_level = 0;
+  options.intra_op_threads = 2;
+  return model.Run(options);
+}
+
+// [N, C, H, W] tensor data as [N, H, W, C].
+template <typename T>
+std::vector<T> ToNhwc(const Shape& nchw, const std::vector<T>& v) {
+  const int64_t c = nchw[1], hw = nchw[2] * nchw[3];
+  std::vector<T> out(v.size());
+  for (int64_t n = 0; n < nchw[0]; ++n) {
+    for (int64_t ch = 0; ch < c; ++ch) {
+      for (int64_t i = 0; i < hw; ++i) out[(n * hw + i) * c + ch] = v[(n * c + ch) * hw + i];
+    }
+  }
+  return out;
+}
+
+template <typename T>
+void ExpectNhwcMatches(const Tensor& nhwc, const Tensor& nchw, double tolerance) {
+  const Shape& s = nchw.shape();
+  ASSERT_EQ(nhwc.shape(), (Shape{s[0], s[2], s[3], s[1]}));
+  EXPECT_TRUE(AllClose(Values<T>(nhwc), ToNhwc(s, Values<T>(nchw)), tolerance, tolerance));
+}
+
+// com.nxrt:NhwcMaxPool and NhwcAveragePool against MaxPool-12 and AveragePool-19 on the
+// transposed input: 3, 17 and 64 channels, strides, pads, dilations, ceil_mode, SAME_UPPER,
+// count_include_pad, storage_order (accepted, not used); float and double.
+TEST(NhwcPoolKernels, MatchNchwPools) {
+  std::mt19937 rng(113);
+  const int64_t channel_counts[] = {3, 17, 64};
+  for (int iter = 0; iter < 24; ++iter) {
+    const bool max = iter % 2 == 0, use_double = iter % 4 == 1;
+    const std::vector<int64_t> kernel = {RandomInt(rng, 1, 3), RandomInt(rng, 2, 3)};
+    std::vector<AttributeValue> attributes = {
+        IntsAttr("kernel_shape", kernel),
+        IntsAttr("strides", {RandomInt(rng, 1, 2), RandomInt(rng, 1, 2)}),
+        IntsAttr("dilations", {1, RandomInt(rng, 1, 2)})};
+    if (iter % 3 == 2) {
+      attributes.push_back(StringAttr("auto_pad", "SAME_UPPER"));
+    } else {
+      attributes.push_back(IntsAttr("pads", {RandomInt(rng, 0, kernel[0] - 1),
+                                             RandomInt(rng, 0, kernel[1] - 1),
+                                             RandomInt(rng, 0, kernel[0] - 1),
+                                             RandomInt(rng, 0, kernel[1] - 1)}));
+      attributes.push_back(IntAttr("ceil_mode", iter % 4 < 2));
+    }
+    if (max) attributes.push_back(IntAttr("storage_order", iter % 4 == 0));
+    if (!max) attributes.push_back(IntAttr("count_include_pad", iter % 4 == 3));
+    const Shape xs = {RandomInt(rng, 1, 2), channel_counts[iter % 3], RandomInt(rng, 4, 12),
+                      RandomInt(rng, 4, 12)};
+    const Shape x_nhwc = {xs[0], xs[2], xs[3], xs[1]};
+    SCOPED_TRACE(::testing::Message() << "iteration " << iter << " X " << ShapeToString(xs));
+    const std::vector<double> x = RandomVector<double>(rng, Count(xs));
+    const std::vector<float> xf(x.begin(), x.end());
+    const Tensor nchw = use_double ? Tensor::FromVector<double>(xs, x).value()
+                                   : Tensor::FromVector<float>(xs, xf).value();
+    const Tensor nhwc = use_double ? Tensor::FromVector<double>(x_nhwc, ToNhwc(xs, x)).value()
+                                   : Tensor::FromVector<float>(x_nhwc, ToNhwc(xs, xf)).value();
+    NXRT_ASSERT_OK_AND_ASSIGN(
+        std::vector<Tensor> want,
+        RunNode(max ? "MaxPool" : "AveragePool", max ? 12 : 19, "", nchw, attributes));
+    NXRT_ASSERT_OK_AND_ASSIGN(
+        std::vector<Tensor> got,
+        RunNode(max ? "NhwcMaxPool" : "NhwcAveragePool", 1, "com.nxrt", nhwc, attributes));
+    if (use_double) {
+      ExpectNhwcMatches<double>(got[0], want[0], 1e-12);
+    } else {
+      ExpectNhwcMatches<float>(got[0], want[0], 1e-6);
+    }
+  }
+}
+
+TEST(NhwcPoolKernels, GlobalAverageMatchesGlobalAveragePool) {
+  std::mt19937 rng(114);
+  for (const Shape& xs : {Shape{2, 3, 5, 4}, Shape{1, 17, 7, 7}, Shape{1, 512, 7, 7}}) {
+    const std::vector<float> x = RandomVector<float>(rng, Count(xs));
+    NXRT_ASSERT_OK_AND_ASSIGN(
+        std::vector<Tensor> want,
+        RunNode("GlobalAveragePool", 1, "", Tensor::FromVector<float>(xs, x).value(), {}));
+    NXRT_ASSERT_OK_AND_ASSIGN(
+        std::vector<Tensor> got,
+        RunNode("NhwcGlobalAveragePool", 1, "com.nxrt",
+                Tensor::FromVector<float>({xs[0], xs[2], xs[3], xs[1]}, ToNhwc(xs, x)).value(),
+                {}));
+    ExpectNhwcMatches<float>(got[0], want[0], 1e-6);
+  }
+}
+
+TEST(NhwcPoolKernels, ErrorsNameShapeAndAttribute) {
+  const Tensor rank3 = Tensor::Allocate(DataType::kFloat, {1, 4, 3}).value();
+  Result<std::vector<Tensor>> wrong_rank =
+      RunNode("NhwcMaxPool", 1, "com.nxrt", rank3, {IntsAttr("kernel_shape", {2, 2})});
+  ASSERT_FALSE(wrong_rank.ok());
+  EXPECT_NE(wrong_rank.status().message().find("X [1,4,3] must have rank 4"), std::string::npos)
+      << wrong_rank.status().message();
+  const Tensor x = Tensor::Allocate(DataType::kFloat, {1, 4, 4, 3}).value();
+  Result<std::vector<Tensor>> missing = RunNode("NhwcAveragePool", 1, "com.nxrt", x, {});
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.status().message().find("'kernel_shape'"), std::string::npos)
+      << missing.status().message();
 }
 
 }  // namespace

@@ -86,6 +86,14 @@ Status RegisterNnKernels(ep::OpRegistry& registry) {
                          kernels::GlobalPoolFactory(nn::PoolKind::kMax)));
   defs.push_back(Uniform("GlobalAveragePool", 1, kLatest, {0}, FloatTypes(),
                          kernels::GlobalPoolFactory(nn::PoolKind::kAverage)));
+  // nxrt's channels-last pools ([N, H, W, C]), float and double.
+  const Types nhwc_types = {DataType::kFloat, DataType::kDouble};
+  defs.push_back(kernels::NxrtKernel("NhwcMaxPool", {Bind("T", {0}, {0}, nhwc_types)},
+                                     kernels::NhwcPoolFactory(nn::PoolKind::kMax)));
+  defs.push_back(kernels::NxrtKernel("NhwcAveragePool", {Bind("T", {0}, {0}, nhwc_types)},
+                                     kernels::NhwcPoolFactory(nn::PoolKind::kAverage)));
+  defs.push_back(kernels::NxrtKernel("NhwcGlobalAveragePool", {Bind("T", {0}, {0}, nhwc_types)},
+                                     kernels::NhwcGlobalAveragePoolFactory()));
   defs.push_back(Uniform("GlobalLpPool", 1, 1, {0}, FloatTypes(),
                          kernels::GlobalPoolFactory(nn::PoolKind::kLp)));
   defs.push_back(Uniform("GlobalLpPool", 2, kLatest, {0}, FloatTypes(),
