@@ -7,7 +7,9 @@
 #include <cmath>
 #include <cstring>
 #include <initializer_list>
+#include <iterator>
 #include <new>
+#include <string_view>
 #include <unordered_map>
 
 #include "ep/cpu/nn/dnnl_threads.h"
@@ -169,6 +171,10 @@ Shape DestinationDims(const ConvPlan& plan) {
 
 size_t Align64(size_t n) { return (n + 63) / 64 * 64; }
 
+// True for oneDNN's reference implementations ("ref:any", "ref_convolution"...): plain loops,
+// tens of times slower than its JIT kernels.
+bool IsReferenceImpl(const char* impl) { return std::string_view(impl).starts_with("ref"); }
+
 // Creates the oneDNN primitive of a float plan, or leaves plan.dnnl null when oneDNN declines.
 void CreateDnnlConv(ConvPlan& plan) {
   const size_t nsp = plan.input_spatial.size();
@@ -274,11 +280,18 @@ void CreateDnnlConv(ConvPlan& plan) {
   // A transposed convolution to a few output channels: the blocked layout pads them to 16 (16x
   // the work and a 16x larger output reorder; PP-OCRv4 det's 24 -> 1 upsampling took 3 ms), so
   // the plain layout comes first there.
+  // Channels-last tensors are the layout oneDNN's own choice reads (brgconv and brdgmm_dw on
+  // AVX-512 pick NHWC), while its plain-layout pointwise convolution in NHWC is the reference
+  // implementation (PP-OCRv4 det: 150 ms instead of 1 ms), so there oneDNN's choice comes first.
   const bool few_outputs = plan.transpose && plan.out_channels < 8;
   const bool plain_first =
-      (pointwise || few_outputs) && po.activation == ConvActivation::kNone &&
-      !po.has_output_affine();
-  for (const bool blocked : {!plain_first, false}) {
+      !plan.channels_last && (pointwise || few_outputs) &&
+      po.activation == ConvActivation::kNone && !po.has_output_affine();
+  // The preferred layout, then the other one; oneDNN's reference implementation only when both
+  // give it.
+  const bool options[] = {!plain_first, plain_first};
+  for (size_t option = 0; option < std::size(options); ++option) {
+    const bool blocked = options[option];
     auto prim = std::make_shared<DnnlConvPrimitive>();
     try {
       prim->src_md = dnnl::memory::desc(ToDims(src_dims), dt::f32, plain_strides(src_dims));
@@ -302,6 +315,7 @@ void CreateDnnlConv(ConvPlan& plan) {
             weights_md, bias, dst_md, ToDims(geo.strides), ToDims(dilates),
             ToDims(geo.pads_begin), ToDims(pad_r));
         dnnl::convolution_forward::primitive_desc pd(desc, attr, *engine);
+        if (option + 1 < std::size(options) && IsReferenceImpl(pd.impl_info_str())) continue;
         prim->scratchpad_md = pd.scratchpad_desc();
         prim->conv_src_md = pd.src_desc();
         prim->conv_weights_md = pd.weights_desc();
@@ -313,6 +327,7 @@ void CreateDnnlConv(ConvPlan& plan) {
             weights_md, bias, dst_md, ToDims(geo.strides), ToDims(dilates),
             ToDims(geo.pads_begin), ToDims(pad_r));
         dnnl::deconvolution_forward::primitive_desc pd(desc, attr, *engine);
+        if (option + 1 < std::size(options) && IsReferenceImpl(pd.impl_info_str())) continue;
         prim->scratchpad_md = pd.scratchpad_desc();
         prim->conv_src_md = pd.src_desc();
         prim->conv_weights_md = pd.weights_desc();

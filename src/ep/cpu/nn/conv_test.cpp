@@ -311,12 +311,21 @@ TEST(ConvTest, PackedWeightsAndPostOpsMatchUnfused) {
     Shape xs, ws;
     int64_t group;
     int64_t pad;
+    int64_t stride = 1;
+    int64_t dilation = 1;
   };
   const std::vector<Problem> problems = {{false, {1, 64, 9, 9}, {32, 64, 3, 3}, 1, 1},
                                          {false, {2, 3, 11, 7}, {16, 3, 3, 3}, 1, 1},
                                          {false, {1, 32, 8, 8}, {32, 1, 3, 3}, 32, 1},
                                          {false, {2, 24, 5, 7}, {40, 24, 1, 1}, 1, 0},
-                                         {true, {1, 16, 5, 5}, {16, 8, 3, 3}, 1, 1}};
+                                         {true, {1, 16, 5, 5}, {16, 8, 3, 3}, 1, 1},
+                                         // Pads as wide as the (dilated) kernel, strided 1x1
+                                         // with pads: whole output rows in the padding.
+                                         {false, {1, 16, 5, 6}, {16, 16, 3, 3}, 1, 3},
+                                         {false, {1, 24, 6, 5}, {16, 24, 1, 1}, 1, 1},
+                                         {false, {1, 24, 7, 5}, {16, 24, 1, 1}, 1, 1, 2},
+                                         {false, {1, 32, 12, 10}, {64, 32, 3, 3}, 1, 3, 2},
+                                         {false, {1, 32, 12, 10}, {32, 32, 3, 3}, 1, 4, 1, 2}};
   const std::vector<ConvPostOps> post_ops = {
       {false, ConvActivation::kNone, 0, 0},       {true, ConvActivation::kNone, 0, 0},
       {true, ConvActivation::kRelu, 0, 0},        {false, ConvActivation::kLeakyRelu, 0.1f, 0},
@@ -330,6 +339,8 @@ TEST(ConvTest, PackedWeightsAndPostOpsMatchUnfused) {
     ConvAttributes attr;
     attr.group = pr.group;
     attr.pads = {pr.pad, pr.pad, pr.pad, pr.pad};
+    attr.strides = {pr.stride, pr.stride};
+    attr.dilations = {pr.dilation, pr.dilation};
     const int64_t m = pr.transpose ? pr.ws[1] * pr.group : pr.ws[0];
     const Shape bs = {m};
     const std::vector<double> x = testing::RandomVector<double>(rng, Count(pr.xs));
@@ -477,10 +488,10 @@ TEST(ConvTest, ChannelsLastMatchesNchw) {
     if (iter % 3 == 2) {
       attr.auto_pad = AutoPad::kSameUpper;
     } else {
-      // Pads smaller than the kernel: with a sum post-op, oneDNN 2.6's brgconv leaves the sum out
-      // of output rows whose window lies wholly in the top or bottom padding (in NCHW too).
-      attr.pads = {RandomInt(rng, 0, std::min<int64_t>(2, k - 1)), RandomInt(rng, 0, kw - 1),
-                   RandomInt(rng, 0, std::min<int64_t>(2, k - 1)), RandomInt(rng, 0, kw - 1)};
+      // Pads up to past the kernel: whole output rows in the padding, where the sum post-op
+      // alone makes the output.
+      attr.pads = {RandomInt(rng, 0, k + 1), RandomInt(rng, 0, kw), RandomInt(rng, 0, k + 1),
+                   RandomInt(rng, 0, kw)};
     }
     const Shape xs = {RandomInt(rng, 1, 2), c, RandomInt(rng, 5, 12), RandomInt(rng, 5, 12)};
     const Shape ws = {m, c / group, k, kw};
