@@ -21,6 +21,7 @@ const std::vector<std::unique_ptr<GraphPass>>& AllPasses() {
     p.push_back(MakeGeluFusionPass());
     p.push_back(MakeMatMulActivationFusionPass());
     p.push_back(MakeConvActivationFusionPass());
+    p.push_back(MakeNhwcLayoutPass());
     return p;
   }();
   return passes;

@@ -20,5 +20,6 @@ std::unique_ptr<GraphPass> MakeLayerNormFusionPass();
 std::unique_ptr<GraphPass> MakeGeluFusionPass();
 std::unique_ptr<GraphPass> MakeMatMulActivationFusionPass();
 std::unique_ptr<GraphPass> MakeConvActivationFusionPass();
+std::unique_ptr<GraphPass> MakeNhwcLayoutPass();
 
 }  // namespace nxrt::opt
