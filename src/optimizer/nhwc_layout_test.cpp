@@ -3,6 +3,7 @@
 // inputs with fixed seeds.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -205,6 +206,51 @@ TEST(NhwcLayout, LeavesOneDimensionalConvsLonePoolsAndPerChannelOperands) {
       m, {{"a", RandomFloats({1, 4, 16}, 10)}, {"x", RandomFloats({1, 4, 8, 8}, 11)}}, kPasses,
       1e-4f, 1e-5f);
   EXPECT_EQ(Rewrites(stats, "nhwc_layout"), 1);
+}
+
+// Residual blocks run again and again: from the second run the memory plan gives a FusedConv's
+// output the buffer of its residual Z when Z dies there (ep/in_place.h), and must not when Z is
+// read afterwards (here by the final Add). Every run must still give the unoptimised results.
+TEST(NhwcLayout, ResidualsSharingTheirBufferStayCorrectOverRuns) {
+  onnx::ModelProto m = MakeModel(13);
+  onnx::GraphProto* g = m.mutable_graph();
+  const std::vector<int64_t> shape = {1, 16, 9, 8};
+  FillFloatInfo(g->add_input(), "x", shape);
+  AddFloatOutput(g, "y");
+  AddConv(g, "x", "c1", 16, 16, 3);
+  AddNode(g, "Relu", {"c1"}, {"r1"});
+  AddConv(g, "r1", "ca", 16, 16, 3);
+  AddConv(g, "ca", "c2", 16, 16, 3);
+  FillFloatInfo(g->add_value_info(), "c2", shape);
+  FillFloatInfo(g->add_value_info(), "r1", shape);
+  AddNode(g, "Add", {"c2", "r1"}, {"s2"});  // r1 dies here: in place
+  AddNode(g, "Relu", {"s2"}, {"r2"});
+  AddConv(g, "r2", "cb", 16, 16, 3);
+  AddConv(g, "cb", "c3", 16, 16, 3);
+  FillFloatInfo(g->add_value_info(), "c3", shape);
+  FillFloatInfo(g->add_value_info(), "r2", shape);
+  AddNode(g, "Add", {"r2", "c3"}, {"s3"});  // r2 is read again below: not in place
+  AddNode(g, "Add", {"s3", "r2"}, {"y"});
+  const std::vector<std::byte> bytes = testing::Serialize(m);
+  SessionOptions plain;
+  plain.optimization_level = 0;
+  auto reference = Session::CreateFromBytes(bytes, plain);
+  auto optimised = Session::CreateFromBytes(bytes, SessionOptions{});
+  ASSERT_TRUE(reference.ok() && optimised.ok());
+  for (uint32_t run = 0; run < 4; ++run) {
+    SCOPED_TRACE(run);
+    const std::vector<NamedTensor> inputs = {{"x", RandomFloats(shape, 30 + run)}};
+    auto want = (*reference)->Run(inputs);
+    auto got = (*optimised)->Run(inputs);
+    ASSERT_TRUE(want.ok() && got.ok());
+    const std::span<const float> w = (*want)[0].tensor.span<float>();
+    const std::span<const float> y = (*got)[0].tensor.span<float>();
+    ASSERT_EQ(w.size(), y.size());
+    for (size_t i = 0; i < w.size(); ++i) {
+      ASSERT_NEAR(y[i], w[i], 1e-4f + 1e-4f * std::fabs(w[i])) << "element " << i;
+    }
+  }
+  EXPECT_EQ(Rewrites((*optimised)->OptimizerPasses(), "conv_activation_fusion"), 3);
 }
 
 // Random convolution chains: channels, strides, groups and spatial sizes from a fixed seed; the

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <new>
 
+#include "ep/in_place.h"
 #include "ep/prepacked.h"
 #include "runtime/memory_planner.h"
 
@@ -155,6 +156,7 @@ struct PlanInstance::StepState {
   std::vector<bool> out_set;
   std::vector<bool> out_dynamic;
   size_t workspace_bytes = 0;
+  std::vector<std::pair<int, int>> in_place;  // (output, input) the kernel allows to share
   // Scratch reused by every run (sized once): bound inputs, kernel inputs, output tensors.
   std::vector<const Value*> inputs;
   std::vector<const Tensor*> tensors;
@@ -165,7 +167,9 @@ struct PlanInstance::StepState {
 
 namespace {
 
-class PrepareContextImpl final : public PrepareContext, public ep::PrepackedConstants {
+class PrepareContextImpl final : public PrepareContext,
+                                 public ep::PrepackedConstants,
+                                 public ep::InPlaceOutputs {
  public:
   PrepareContextImpl(std::span<const Tensor* const> inputs, const std::vector<int>& value_inputs,
                      const std::vector<bool>& output_used, size_t step_index,
@@ -178,6 +182,7 @@ class PrepareContextImpl final : public PrepareContext, public ep::PrepackedCons
   std::vector<bool> set;
   std::vector<bool> dynamic;
   size_t workspace = 0;
+  std::vector<std::pair<int, int>> in_place;
 
   void Reset(size_t outputs) {
     dtypes.assign(outputs, DataType::kUndefined);
@@ -185,6 +190,7 @@ class PrepareContextImpl final : public PrepareContext, public ep::PrepackedCons
     set.assign(outputs, false);
     dynamic.assign(outputs, false);
     workspace = 0;
+    in_place.clear();
   }
 
   int input_count() const override { return static_cast<int>(inputs_.size()); }
@@ -237,6 +243,12 @@ class PrepareContextImpl final : public PrepareContext, public ep::PrepackedCons
     return Status::Ok();
   }
   void SetWorkspaceBytes(size_t bytes) override { workspace = bytes; }
+  // ep::InPlaceOutputs: RebuildMemoryPlan decides.
+  void AllowInPlace(int output, int input) override {
+    if (output >= 0 && output < output_count() && has_input(input)) {
+      in_place.emplace_back(output, input);
+    }
+  }
   int thread_count() const override { return threads; }
   // ep::PrepackedConstants: copies live in the plan, shared by its instances.
   void SetPrepacked(int i, std::shared_ptr<const void> copy) override {
@@ -506,6 +518,10 @@ Status PlanInstance::RunStep(size_t index, ThreadPool& pool) {
       st.out_shapes = std::move(pctx.shapes);
       st.out_dynamic = std::move(pctx.dynamic);
       st.workspace_bytes = pctx.workspace;
+      if (pctx.in_place != st.in_place) {
+        st.in_place = std::move(pctx.in_place);
+        plan_mismatch_ = true;  // the memory plan follows the kernel's offer
+      }
       st.in_dtypes.resize(kernel_inputs.size());
       st.in_shapes.resize(kernel_inputs.size());
       for (size_t i = 0; i < kernel_inputs.size(); ++i) {
@@ -612,14 +628,51 @@ Status PlanInstance::RunStep(size_t index, ThreadPool& pool) {
   return Status::Ok();
 }
 
+std::vector<ir::ValueId> PlanInstance::InPlaceOwners(std::vector<int32_t>& last_step) const {
+  const size_t n = seen_bytes_.size();
+  std::vector<ir::ValueId> owner(n);
+  last_step.assign(n, -1);
+  for (size_t v = 0; v < n; ++v) {
+    owner[v] = static_cast<ir::ValueId>(v);
+    const ValuePlan& vp = plan_.values[v];
+    last_step[v] = std::max(vp.producer_step, vp.last_use_step);
+  }
+  for (size_t s = 0; s < steps_.size(); ++s) {
+    const StepPlan& step = plan_.steps[s];
+    for (auto [o, i] : steps_[s]->in_place) {
+      const ir::ValueId out = step.outputs[static_cast<size_t>(o)];
+      const ir::ValueId in = step.inputs[static_cast<size_t>(i)];
+      if (out == ir::kNoValue || in == ir::kNoValue || seen_bytes_[out] < 0 ||
+          seen_bytes_[in] != seen_bytes_[out] || owner[out] != out) {
+        continue;
+      }
+      // The input must die here: an intermediate of this graph read last by this step, once,
+      // and its buffer's owner (itself, or the value it took over in place) must end with it.
+      const ValuePlan& vp = plan_.values[in];
+      const bool once = std::count(step.inputs.begin(), step.inputs.end(), in) == 1;
+      const ir::ValueId root = owner[in];
+      if (vp.source != ValueSource::kStep || vp.graph_output || vp.pinned || !once ||
+          vp.last_use_step != static_cast<int32_t>(s) ||
+          last_step[root] != static_cast<int32_t>(s)) {
+        continue;
+      }
+      owner[out] = root;
+      last_step[root] = std::max(last_step[root], last_step[out]);
+    }
+  }
+  return owner;
+}
+
 void PlanInstance::RebuildMemoryPlan() {
+  // A value taking over its input's buffer (in place) has no buffer of its own: its owner's
+  // lifetime runs on to its last use.
+  std::vector<int32_t> last_step;
+  const std::vector<ir::ValueId> owner = InPlaceOwners(last_step);
   std::vector<BufferLifetime> lifetimes;
   std::vector<ir::ValueId> ids;
   for (size_t v = 0; v < seen_bytes_.size(); ++v) {
-    if (seen_bytes_[v] < 0) continue;
-    const ValuePlan& vp = plan_.values[v];
-    lifetimes.push_back({seen_bytes_[v], vp.producer_step,
-                         std::max(vp.producer_step, vp.last_use_step)});
+    if (seen_bytes_[v] < 0 || owner[v] != static_cast<ir::ValueId>(v)) continue;
+    lifetimes.push_back({seen_bytes_[v], plan_.values[v].producer_step, last_step[v]});
     ids.push_back(static_cast<ir::ValueId>(v));
   }
   MemoryPlan mp = PlanMemory(lifetimes);
@@ -636,6 +689,12 @@ void PlanInstance::RebuildMemoryPlan() {
   for (size_t k = 0; k < ids.size(); ++k) {
     planned_offset_[ids[k]] = mp.offsets[k];
     planned_bytes_[ids[k]] = lifetimes[k].size;
+  }
+  for (size_t v = 0; v < owner.size(); ++v) {
+    if (seen_bytes_[v] >= 0 && owner[v] != static_cast<ir::ValueId>(v)) {
+      planned_offset_[v] = planned_offset_[owner[v]];
+      planned_bytes_[v] = seen_bytes_[v];
+    }
   }
   plan_mismatch_ = false;
 }

@@ -203,6 +203,10 @@ class PlanInstance {
   // Empties slot `v` after its last use; an arena tensor is parked in spare_[v] for its producer.
   void Drop(ir::ValueId v);
   void RebuildMemoryPlan();
+  // Per value, the value whose arena buffer it uses: itself, or for an output a kernel allowed
+  // in place (ep/in_place.h) and the planner accepted, its input's owner. `last_step` gets each
+  // owner's last step (its own lifetime and that of the values sharing its buffer).
+  std::vector<ir::ValueId> InPlaceOwners(std::vector<int32_t>& last_step) const;
 
   const GraphPlan& plan_;
   std::optional<size_t> failed_step_;

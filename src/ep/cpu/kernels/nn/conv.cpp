@@ -8,9 +8,10 @@
 //
 // com.nxrt:FusedConv(X, W, B?, Z?) (made by the conv_activation_fusion pass) is Conv with post-ops:
 // Y = s * act(Conv(X, W, B) + Z) + t, Z of Y's shape (a residual), run as oneDNN post-ops in the same
-// pass over the output (Z is first copied into Y, as oneDNN's sum post-op accumulates into the
-// destination). Attributes: Conv's, plus `activation` ("" for none, "Relu", "LeakyRelu", "Clip",
-// "HardSigmoid", "Sigmoid", "Tanh", "HardSwish", "Swish"), `activation_alpha` and
+// pass over the output (oneDNN's sum post-op accumulates into the destination: Z is copied into
+// Y first, unless the memory planner gave Y Z's buffer, which the kernel offers, ep/in_place.h).
+// Attributes: Conv's, plus `activation` ("" for none, "Relu", "LeakyRelu", "Clip", "HardSigmoid",
+// "Sigmoid", "Tanh", "HardSwish", "Swish"), `activation_alpha` and
 // `activation_beta` (LeakyRelu alpha, default 0.01; Clip min and max, default the float range;
 // HardSigmoid alpha and beta, default 0.2 and 0.5; Swish x * sigmoid(alpha * x), default 1),
 // `output_scale` s (default 1) and `output_shift` t (default 0), and `channels_last` (default
@@ -26,6 +27,7 @@
 #include "ep/cpu/kernels/nn/nn.h"
 #include "ep/cpu/kernels/tensor/tensor.h"
 #include "ep/cpu/nn/conv.h"
+#include "ep/in_place.h"
 
 namespace nxrt::cpu::kernels {
 namespace {
@@ -69,10 +71,14 @@ class ConvKernel final : public Kernel {
       threads_ = threads;
       planned_ = true;
     }
-    if (plan_.post_ops.sum && InputShape(ctx, 3) != plan_.output_shape) {
-      return MakeStatus(StatusCode::kInvalidArgument, "FusedConv: Z ",
-                        ShapeToString(InputShape(ctx, 3)), " differs from the output ",
-                        ShapeToString(plan_.output_shape));
+    if (plan_.post_ops.sum) {
+      if (InputShape(ctx, 3) != plan_.output_shape) {
+        return MakeStatus(StatusCode::kInvalidArgument, "FusedConv: Z ",
+                          ShapeToString(InputShape(ctx, 3)), " differs from the output ",
+                          ShapeToString(plan_.output_shape));
+      }
+      // oneDNN's sum post-op accumulates into Y: with Z's buffer as Y, no copy of Z.
+      if (ep::InPlaceOutputs* in_place = ep::InPlaceSupport(ctx)) in_place->AllowInPlace(0, 3);
     }
     ctx.SetWorkspaceBytes(plan_.workspace_bytes);
     return ctx.SetOutput(0, plan_.dtype, plan_.output_shape);
