@@ -17,12 +17,16 @@
 //     Pow) whose inputs are all twins or one-element constants, at least one a twin, run on the
 //     twins unchanged: both operands are rank 4 and permuted alike, so broadcasting between them
 //     (an SE block's [N,C,H,W] * [N,C,1,1]) is the same in NHWC;
-//   - Concat on the channel axis (1 or -3) of twins only becomes Concat on axis 3.
+//   - Concat on the channel axis (1 or -3) of twins only becomes Concat on axis 3;
+//   - Resize of a twin by constant scales or sizes (4 values, no `axes` attribute, no
+//     tf_crop_and_resize) runs on the twin with those values in NHWC order (an FPN's upsampling
+//     between convolutions).
 // A converted node's output keeps its NCHW value through a Transpose (perm 0,3,1,2) right after
 // it only when something else needs it: a reader that was not converted, a subgraph or a graph
 // output. Float only; results are the same operations on the same numbers (convolutions may sum
 // in another order inside oneDNN: float rounding).
 #include <algorithm>
+#include <cstring>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -53,6 +57,18 @@ ir::TypeInfo Permuted(const ir::TypeInfo& type, const int64_t (&perm)[4]) {
   std::vector<ir::Dim> dims;
   for (int64_t axis : perm) dims.push_back((*type.shape)[static_cast<size_t>(axis)]);
   return ir::TypeInfo::Tensor(DataType::kFloat, std::move(dims));
+}
+
+// A 4-element vector of per-axis values (Resize's scales or sizes) in NHWC order.
+Tensor PermutedVector(const Tensor& t) {
+  Tensor out = Tensor::Allocate(t.dtype(), t.shape()).value();
+  const size_t size = DataTypeSize(t.dtype());
+  const auto* from = static_cast<const std::byte*>(t.raw_data());
+  auto* to = static_cast<std::byte*>(out.mutable_raw_data());
+  for (size_t i = 0; i < 4; ++i) {
+    std::memcpy(to + i * size, from + static_cast<size_t>(kToNhwc[i]) * size, size);
+  }
+  return out;
 }
 
 ir::Attribute IntAttribute(std::string name, int64_t value) {
@@ -114,6 +130,17 @@ class NhwcLayout final : public GraphPass {
           if (twin_.count(n.inputs[s])) slots.push_back(s);
         }
         Convert(n, Clone(n, n.op_type, n.domain), slots);
+      } else if (IsSpatialResize(n)) {
+        ir::Node resize = Clone(n, n.op_type, n.domain);
+        // Resize-10 reads (X, scales); Resize-11+ (X, roi, scales, sizes).
+        const size_t first = editor_.Opset(n) < 11 ? 1 : 2;
+        for (size_t s = first; s < resize.inputs.size(); ++s) {
+          if (const Tensor* t = editor_.Constant(resize.inputs[s]); t && t->element_count() == 4) {
+            resize.inputs[s] = editor_.AddInitializer(editor_.value(resize.inputs[s]).name + "_nhwc",
+                                                      PermutedVector(*t));
+          }
+        }
+        Convert(n, std::move(resize), {0});
       } else if (IsChannelConcat(n)) {
         ir::Node concat = Clone(n, n.op_type, n.domain);
         for (ir::Attribute& a : concat.attributes) {
@@ -182,6 +209,29 @@ class NhwcLayout final : public GraphPass {
         }
       }
       return any_twin;
+    }
+
+    // Resize of a twin by constant per-axis scales or sizes (4 values, or none), no `axes`, no
+    // crop region: the same resize with the values in NHWC order.
+    bool IsSpatialResize(const ir::Node& n) const {
+      if (!n.domain.empty() || n.op_type != "Resize" || n.outputs.size() != 1 || n.inputs.empty() ||
+          !twin_.count(n.inputs[0]) || n.FindAttribute("axes") != nullptr) {
+        return false;
+      }
+      const ir::Attribute* mode = n.FindAttribute("coordinate_transformation_mode");
+      if (mode != nullptr && mode->s == "tf_crop_and_resize") return false;
+      const size_t first = editor_.Opset(n) < 11 ? 1 : 2;
+      bool any = false;
+      for (size_t s = first; s < n.inputs.size(); ++s) {
+        if (n.inputs[s] == ir::kNoValue) continue;
+        const Tensor* t = editor_.Constant(n.inputs[s]);
+        if (t == nullptr || t->shape().size() != 1 ||
+            (t->element_count() != 0 && t->element_count() != 4)) {
+          return false;
+        }
+        any = any || t->element_count() == 4;
+      }
+      return any;
     }
 
     bool IsChannelConcat(const ir::Node& n) const {

@@ -76,7 +76,8 @@ TEST(TransposeTest, LayoutTransposesAcrossTiles) {
   const std::vector<std::pair<Shape, std::vector<int64_t>>> cases = {
       {{2, 19, 5, 37}, {0, 2, 3, 1}}, {{2, 5, 37, 19}, {0, 3, 1, 2}},
       {{1, 33, 17, 18}, {0, 2, 3, 1}}, {{3, 40, 4}, {0, 2, 1}},
-      {{7, 4, 6, 5}, {1, 0, 3, 2}},   {{17, 16}, {1, 0}}};
+      {{7, 4, 6, 5}, {1, 0, 3, 2}},   {{17, 16}, {1, 0}}, {{1, 3, 40, 50}, {0, 2, 3, 1}},
+      {{2, 300, 2}, {0, 2, 1}}};
   for (const auto& [in_shape, perm] : cases) {
     SCOPED_TRACE(::testing::PrintToString(in_shape));
     const int64_t rank = static_cast<int64_t>(in_shape.size());
@@ -89,6 +90,24 @@ TEST(TransposeTest, LayoutTransposesAcrossTiles) {
       for (int64_t k = 0; k < rank; ++k) i[perm[k]] = o[k];
       ASSERT_EQ(out[Offset(plan.output_shape, o)], in[Offset(in_shape, i)]);
     });
+  }
+}
+
+// The copy split into parts (as threads run it) writes what the whole copy writes.
+TEST(TransposeTest, PartsOfTheCopyMakeTheWhole) {
+  const std::vector<std::pair<Shape, std::vector<int64_t>>> cases = {
+      {{1, 24, 9, 11}, {0, 2, 3, 1}}, {{2, 9, 11, 24}, {0, 3, 1, 2}}, {{3, 5, 7}, {2, 0, 1}}};
+  for (const auto& [in_shape, perm] : cases) {
+    SCOPED_TRACE(::testing::PrintToString(in_shape));
+    const std::vector<float> in = Iota(Count(in_shape));
+    NXRT_ASSERT_OK_AND_ASSIGN(PermutePlan plan, PrepareTranspose(DataType::kFloat, in_shape, perm));
+    ASSERT_GT(plan.units, 1);
+    std::vector<float> whole(in.size(), -1.0f), parts(in.size(), -2.0f);
+    NXRT_ASSERT_OK(Permute(plan, in.data(), whole.data()));
+    for (int64_t begin = 0; begin < plan.units; begin += 3) {
+      PermuteRange(plan, in.data(), parts.data(), begin, std::min(plan.units, begin + 3));
+    }
+    EXPECT_EQ(parts, whole);
   }
 }
 

@@ -116,6 +116,18 @@ template <typename E>
 void TransposePlane(const E* src, int64_t ld_src, E* dst, int64_t ld_dst, int64_t rows,
                     int64_t cols) {
   constexpr int64_t kTile = 16;
+  if (cols < kTile) {
+    // Few columns (an image's 3 channels): each source column streams through a block of rows.
+    constexpr int64_t kRows = 256;
+    for (int64_t i0 = 0; i0 < rows; i0 += kRows) {
+      const int64_t i1 = std::min(rows, i0 + kRows);
+      for (int64_t j = 0; j < cols; ++j) {
+        const E* s = src + j * ld_src;
+        for (int64_t i = i0; i < i1; ++i) dst[i * ld_dst + j] = s[i];
+      }
+    }
+    return;
+  }
   for (int64_t i0 = 0; i0 < rows; i0 += kTile) {
     const int64_t i1 = std::min(rows, i0 + kTile);
     for (int64_t j0 = 0; j0 < cols; j0 += kTile) {
@@ -142,7 +154,7 @@ void StridedCopyTyped(std::span<const int64_t> shape, const E* src, const int64_
   // second-to-last): copy plane by plane in tiles.
   if constexpr (std::is_trivially_copyable_v<E>) {
     if (rank >= 2 && ds[rank - 1] == 1 && ss[rank - 2] == 1 && ss[rank - 1] != 1 &&
-        shape[rank - 1] >= 4 && shape[rank - 2] >= 4) {
+        shape[rank - 2] >= 16) {
       const int64_t planes = Product(shape.first(rank - 2));
       int64_t s_off = 0;
       int64_t d_off = 0;
@@ -221,6 +233,15 @@ void StridedCopy(DataType dtype, std::span<const int64_t> shape, const void* src
   });
 }
 
+void CoalesceView(Shape& shape, std::vector<int64_t>& src_strides,
+                  std::vector<int64_t>& dst_strides) {
+  const size_t rank = CoalesceDims(shape.data(), src_strides.data(), dst_strides.data(),
+                                   shape.size());
+  shape.resize(rank);
+  src_strides.resize(rank);
+  dst_strides.resize(rank);
+}
+
 namespace {
 
 template <typename E>
@@ -237,6 +258,9 @@ void GatherByAxisMapsTyped(std::span<const int64_t> in_shape, const E* in,
   int64_t rows = 1;
   for (size_t k = 0; k + 1 < rank; ++k) rows *= static_cast<int64_t>(maps[k].size());
   if (rows == 0 || inner == 0) return;
+  // The innermost axis copied as it is (a channels-last resize): whole rows at once.
+  bool identity_last = inner == in_shape[rank - 1];
+  for (int64_t i = 0; i < inner && identity_last; ++i) identity_last = last[i] == i;
   std::vector<int64_t> idx(rank, 0);
   for (int64_t r = 0; r < rows; ++r, out += inner) {
     int64_t base = 0;
@@ -253,7 +277,11 @@ void GatherByAxisMapsTyped(std::span<const int64_t> in_shape, const E* in,
       std::fill_n(out, inner, fill);
     } else {
       const E* row = in + base;
-      for (int64_t i = 0; i < inner; ++i) out[i] = last[i] < 0 ? fill : row[last[i]];
+      if (identity_last) {
+        std::copy_n(row, inner, out);
+      } else {
+        for (int64_t i = 0; i < inner; ++i) out[i] = last[i] < 0 ? fill : row[last[i]];
+      }
     }
     for (size_t k = rank - 1; k-- > 0;) {
       if (++idx[k] < static_cast<int64_t>(maps[k].size())) break;

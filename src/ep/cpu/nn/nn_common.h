@@ -82,6 +82,11 @@ void StridedCopy(DataType dtype, std::span<const int64_t> shape, const void* src
                  std::span<const int64_t> src_strides, void* dst,
                  std::span<const int64_t> dst_strides);
 
+// The same view with size-1 dims dropped and dims contiguous in both strides merged (what
+// StridedCopy does first): fewer, longer dims, so the outermost one can be split across threads.
+void CoalesceView(Shape& shape, std::vector<int64_t>& src_strides,
+                  std::vector<int64_t>& dst_strides);
+
 // Gather through one index map per axis: out has shape {maps[k].size()}, contiguous, and
 //   out[i_0, ..., i_n] = in[maps[0][i_0], ..., maps[n][i_n]]  (`in` contiguous, `in_shape`)
 // or the fill element `fill` (null: zero) when any maps[k][i_k] is -1. Used by Pad (reflect,

@@ -19,6 +19,12 @@ PermutePlan MakePermutePlan(DataType dtype, std::span<const int64_t> view,
   }
   plan.output_shape = plan.view_shape;
   plan.output_strides = ContiguousStrides(plan.view_shape);
+  CoalesceView(plan.view_shape, plan.view_strides, plan.output_strides);
+  const int64_t count = Product(plan.view_shape);
+  if (dtype != DataType::kString && !plan.view_shape.empty() && count > 0) {
+    plan.units = plan.view_shape[0];
+  }
+  plan.elements_per_unit = count / plan.units;
   return plan;
 }
 
@@ -117,6 +123,23 @@ Result<PermutePlan> PrepareSpaceToDepth(DataType dtype, std::span<const int64_t>
 Status Permute(const PermutePlan& plan, const void* input, void* output) {
   StridedCopy(plan.dtype, plan.view_shape, input, plan.view_strides, output, plan.output_strides);
   return Status::Ok();
+}
+
+void PermuteRange(const PermutePlan& plan, const void* input, void* output, int64_t begin,
+                  int64_t end) {
+  if (plan.units == 1) {
+    StridedCopy(plan.dtype, plan.view_shape, input, plan.view_strides, output,
+                plan.output_strides);
+    return;
+  }
+  const int64_t size = static_cast<int64_t>(DataTypeSize(plan.dtype));
+  Shape part = plan.view_shape;
+  part[0] = end - begin;
+  StridedCopy(plan.dtype, part,
+              static_cast<const std::byte*>(input) + begin * plan.view_strides[0] * size,
+              plan.view_strides,
+              static_cast<std::byte*>(output) + begin * plan.output_strides[0] * size,
+              plan.output_strides);
 }
 
 }  // namespace nxrt::cpu::nn

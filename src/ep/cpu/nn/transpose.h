@@ -22,10 +22,14 @@ struct PermutePlan {
   DataType dtype = DataType::kUndefined;
   Shape output_shape;
   // Internal: the permuted view of the input (shape, input strides in output order, and the
-  // contiguous output strides).
+  // contiguous output strides), coalesced (nn_common.h CoalesceView).
   Shape view_shape;
   std::vector<int64_t> view_strides;
   std::vector<int64_t> output_strides;
+  // Independent parts of the copy (the outermost dim of the view; 1 for strings), for
+  // PermuteRange on several threads, and the elements each part moves.
+  int64_t units = 1;
+  int64_t elements_per_unit = 0;
 };
 
 // Transpose (ONNX opset 1, 13, 21). `perm` empty means reversed axes; otherwise a permutation
@@ -53,5 +57,9 @@ Result<PermutePlan> PrepareSpaceToDepth(DataType dtype, std::span<const int64_t>
 // Runs a prepared permutation: `input` holds the contiguous input, `output` room for the
 // contiguous output (Product(output_shape) elements; constructed strings for kString).
 Status Permute(const PermutePlan& plan, const void* input, void* output);
+
+// The parts [begin, end) of plan.units of that copy; parts may run on different threads at once.
+void PermuteRange(const PermutePlan& plan, const void* input, void* output, int64_t begin,
+                  int64_t end);
 
 }  // namespace nxrt::cpu::nn

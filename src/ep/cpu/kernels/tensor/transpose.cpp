@@ -3,6 +3,7 @@
 //
 // Layer: nxrt_ep_cpu (kernel glue). The three ops are one permuted copy; each factory binds the
 // op's attributes into the function that plans it, and one kernel runs the plan.
+#include <algorithm>
 #include <functional>
 #include <memory>
 #include <utility>
@@ -26,7 +27,14 @@ class PermuteKernel final : public Kernel {
   }
 
   Status Compute(ComputeContext& ctx) override {
-    return nn::Permute(plan_, ctx.input(0)->raw_data(), ctx.output(0)->mutable_raw_data());
+    const void* in = ctx.input(0)->raw_data();
+    void* out = ctx.output(0)->mutable_raw_data();
+    // Parts of at least ~64K elements per thread.
+    const int64_t min_units = std::max<int64_t>(1, (int64_t{1} << 16) /
+                                                       std::max<int64_t>(1, plan_.elements_per_unit));
+    ctx.ParallelFor(plan_.units, min_units,
+                    [&](int64_t begin, int64_t end) { nn::PermuteRange(plan_, in, out, begin, end); });
+    return Status::Ok();
   }
 
  private:
