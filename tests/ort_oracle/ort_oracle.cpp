@@ -565,6 +565,11 @@ Result<OracleSession> OrtOracle::CreateSession(const std::string& model_path,
   NXRT_RETURN_IF_ERROR(ORT_CALL(api, SetSessionGraphOptimizationLevel, session_options.get(),
                                 ToOrtLevel(options.optimization))
                            .WithContext(context));
+  if (!options.profile_prefix.empty()) {
+    NXRT_RETURN_IF_ERROR(ORT_CALL(api, EnableProfiling, session_options.get(),
+                                  options.profile_prefix.c_str())
+                             .WithContext(context));
+  }
   for (const auto& [key, value] : options.config_entries) {
     NXRT_RETURN_IF_ERROR(
         ORT_CALL(api, AddSessionConfigEntry, session_options.get(), key.c_str(), value.c_str())

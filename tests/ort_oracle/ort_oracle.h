@@ -66,6 +66,9 @@ struct OracleOptions {
   // Session config entries (AddSessionConfigEntry), e.g. {"session.disable_cpu_ep_fallback",
   // "1"} or {"session.intra_op.allow_spinning", "0"}.
   std::vector<std::pair<std::string, std::string>> config_entries;
+  // When set, ORT profiles every run (OrtApi::EnableProfiling) and writes a Chrome trace named
+  // "<profile_prefix>_<date>.json" when the session is released.
+  std::string profile_prefix;
 };
 
 // One OrtEpDevice: an EP and the hardware device it runs on.

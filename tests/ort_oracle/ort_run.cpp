@@ -44,6 +44,7 @@ struct Flags {
   std::string output_dir;
   std::vector<std::string> plugins;
   std::vector<std::string> config;
+  std::string profile;
   int repeat = 1;
   bool info = false;
   bool bench = false;
@@ -171,6 +172,7 @@ Result<OracleOptions> SessionOptionsFromFlags(const Flags& flags) {
     NXRT_ASSIGN_OR_RETURN(auto pair, SplitConfigEntry(entry));
     options.config_entries.push_back(pair);
   }
+  options.profile_prefix = flags.profile;
   return options;
 }
 
@@ -265,6 +267,8 @@ int main(int argc, char** argv) {
   app.add_option("--output-dir", flags.output_dir, "write the outputs there");
   app.add_option("--plugin", flags.plugins, "PATH[:registration_name]: plugin EP, in order");
   app.add_option("--config", flags.config, "KEY=VALUE session config entry");
+  app.add_option("--profile", flags.profile,
+                 "PREFIX: ORT's own profile of every run, a Chrome trace PREFIX_<date>.json");
   app.add_option("--repeat", flags.repeat, "runs; the first is reported apart (warm-up)")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
