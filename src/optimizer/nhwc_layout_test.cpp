@@ -179,6 +179,55 @@ TEST(NhwcLayout, SqueezeExciteConcatAndAveragePoolStayChannelsLast) {
   EXPECT_EQ(Rewrites(stats, "nhwc_layout"), 10);
 }
 
+void SetMode(onnx::NodeProto* resize, const std::string& mode) {
+  onnx::AttributeProto* a = resize->add_attribute();
+  a->set_name("mode");
+  a->set_type(onnx::AttributeProto::STRING);
+  a->set_s(mode);
+}
+
+// An FPN's top-down path: the coarse map upsampled (Resize with constant scales, nearest; then
+// with constant sizes, linear) and added to the finer one stays channels-last, the scales and
+// sizes permuted to NHWC order.
+TEST(NhwcLayout, ResizeWithConstantScalesOrSizesStaysChannelsLast) {
+  onnx::ModelProto m = MakeModel(13);
+  onnx::GraphProto* g = m.mutable_graph();
+  FillFloatInfo(g->add_input(), "x", {1, 4, 12, 10});
+  AddFloatOutput(g, "y");
+  AddConv(g, "x", "fine", 4, 8, 3);
+  AddConv(g, "fine", "coarse", 8, 8, 3, 2);
+  AddFloatConstant(g, "scales", {4}, {1.0f, 1.0f, 2.0f, 2.0f});
+  onnx::NodeProto* up = AddNode(g, "Resize", {"coarse", "", "scales"}, {"up"}, "up");
+  SetMode(up, "nearest");
+  AddNode(g, "Add", {"up", "fine"}, {"merged"});
+  onnx::TensorProto* sizes = g->add_initializer();
+  sizes->set_name("sizes");
+  sizes->set_data_type(onnx::TensorProto::INT64);
+  sizes->add_dims(4);
+  for (int64_t d : {1, 8, 17, 13}) sizes->add_int64_data(d);
+  onnx::NodeProto* grow = AddNode(g, "Resize", {"merged", "", "", "sizes"}, {"grown"}, "grow");
+  SetMode(grow, "linear");
+  AddConv(g, "grown", "y", 8, 3, 3);
+  const ir::Model model = Optimize(m, kPasses);
+  const ir::Graph& g2 = *model.graph;
+  EXPECT_EQ(OpTypes(g2), (std::vector<std::string>{"Transpose", "com.nxrt:FusedConv",
+                                                   "com.nxrt:FusedConv", "Resize", "Add", "Resize",
+                                                   "com.nxrt:FusedConv", "Transpose"}));
+  const ir::Initializer* scales = g2.FindInitializer(FindOp(g2, "Resize", 0)->inputs[2]);
+  ASSERT_NE(scales, nullptr);
+  EXPECT_EQ(std::vector<float>(scales->tensor.span<float>().begin(),
+                               scales->tensor.span<float>().end()),
+            (std::vector<float>{1.0f, 2.0f, 2.0f, 1.0f}));
+  const ir::Initializer* grown = g2.FindInitializer(FindOp(g2, "Resize", 1)->inputs[3]);
+  ASSERT_NE(grown, nullptr);
+  EXPECT_EQ(std::vector<int64_t>(grown->tensor.span<int64_t>().begin(),
+                                 grown->tensor.span<int64_t>().end()),
+            (std::vector<int64_t>{1, 17, 13, 8}));
+  const auto stats = ExpectSameResults(m, {{"x", RandomFloats({1, 4, 12, 10}, 13)}}, kPasses,
+                                       1e-4f, 1e-5f);
+  EXPECT_EQ(Rewrites(stats, "nhwc_layout"), 6);
+}
+
 // Left alone: a 1-D convolution (W rank 3), a pool with no channels-last producer, and an Add
 // with a per-channel constant (it would need the constant transposed): the Add reads the
 // convolution's output through the Transpose back.
