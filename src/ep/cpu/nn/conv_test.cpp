@@ -206,6 +206,41 @@ TEST(ConvTest, RandomConfigurationsAgainstDirectLoops) {
   EXPECT_EQ(dnnl_plans, 80);
 }
 
+// Wide grouped convolutions on NCHW tensors (Silero VAD v4's 1-D depthwise over 258 channels, a
+// 2-D one over 40, a 1-D grouped one), which the plan runs on oneDNN's channels-last kernels
+// with reorders at both ends, against the direct loops.
+TEST(ConvTest, WideGroupedConvolutionsAgainstDirectLoops) {
+  struct Problem {
+    Shape xs, ws;
+    int64_t group;
+  };
+  const std::vector<Problem> problems = {{{1, 258, 8}, {258, 1, 5}, 258},
+                                         {{2, 40, 9, 7}, {40, 1, 3, 3}, 40},
+                                         {{1, 48, 11}, {24, 4, 3}, 12}};
+  std::mt19937 rng(83);
+  for (const Problem& pr : problems) {
+    SCOPED_TRACE(Str(pr.xs));
+    const size_t nsp = pr.xs.size() - 2;
+    ConvAttributes attr;
+    attr.group = pr.group;
+    attr.pads.assign(2 * nsp, pr.ws.back() / 2);
+    const std::vector<double> x = testing::RandomVector<double>(rng, Count(pr.xs));
+    const std::vector<double> w = testing::RandomVector<double>(rng, Count(pr.ws));
+    const std::vector<double> b = testing::RandomVector<double>(rng, pr.ws[0]);
+    const Shape bs = {pr.ws[0]};
+    NXRT_ASSERT_OK_AND_ASSIGN(ConvPlan plan, PrepareConv(DataType::kFloat, pr.xs, pr.ws, bs, attr));
+    ASSERT_NE(plan.dnnl, nullptr);
+    const std::vector<double> want =
+        DirectConv(pr.xs, x, pr.ws, w, &b, plan.output_shape, pr.group,
+                   std::vector<int64_t>(nsp, 1), std::vector<int64_t>(nsp, 1),
+                   std::vector<int64_t>(nsp, pr.ws.back() / 2));
+    std::vector<float> y(Count(plan.output_shape));
+    const std::vector<float> xf(x.begin(), x.end()), wf(w.begin(), w.end()), bf(b.begin(), b.end());
+    NXRT_ASSERT_OK(Conv(plan, xf.data(), wf.data(), bf.data(), y.data()));
+    EXPECT_TRUE(AllClose(y, want, 1e-4, 1e-5));
+  }
+}
+
 TEST(ConvTransposeTest, RandomConfigurationsAgainstScatterLoops) {
   std::mt19937 rng(52);
   int dnnl_plans = 0;
