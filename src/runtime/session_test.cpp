@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <string>
@@ -95,6 +96,35 @@ TEST(Session, ChainComputesAndReusesArenaAcrossRuns) {
   EXPECT_EQ(stats[0].op_type, "Add");
   EXPECT_EQ(stats[0].calls, 5);
   EXPECT_EQ(stats[0].ep, "cpu");
+}
+
+// Intermediates the elementwise kernels may overwrite in place (ep/in_place.h) from the second
+// run on, mixed with values read again later that must stay intact:
+//   a = x + x, b = Relu(a), c = b * b, d = c - a, e = -d, y = e + b = b - b^2 + a.
+TEST(Session, InPlaceElementwiseStepsKeepValuesReadLater) {
+  onnx::ModelProto m = NewModel();
+  auto* g = m.mutable_graph();
+  AddTensorValue(g->add_input(), "x", onnx::TensorProto::FLOAT, {2, 5});
+  AddNode(g, "Add", {"x", "x"}, {"a"});
+  AddNode(g, "Relu", {"a"}, {"b"});
+  AddNode(g, "Mul", {"b", "b"}, {"c"});
+  AddNode(g, "Sub", {"c", "a"}, {"d"});
+  AddNode(g, "Neg", {"d"}, {"e"});
+  AddNode(g, "Add", {"e", "b"}, {"y"});
+  AddTensorValue(g->add_output(), "y", onnx::TensorProto::FLOAT, {2, 5});
+  auto session = Session::CreateFromBytes(Serialize(m));
+  ASSERT_TRUE(session.ok()) << session.status().ToString();
+  for (int run = 0; run < 4; ++run) {
+    std::vector<float> x(10);
+    for (size_t i = 0; i < x.size(); ++i) x[i] = 0.3f * static_cast<float>(i) - 1.2f + 0.1f * run;
+    auto out = (*session)->Run({{"x", Floats({2, 5}, x)}});
+    ASSERT_TRUE(out.ok()) << out.status().ToString();
+    for (size_t i = 0; i < x.size(); ++i) {
+      const float a = x[i] + x[i];
+      const float b = std::max(a, 0.0f);
+      EXPECT_FLOAT_EQ((*out)[0].tensor.data<float>()[i], b - b * b + a) << "run " << run;
+    }
+  }
 }
 
 TEST(Session, SelectsRequestedOutputsInOrder) {

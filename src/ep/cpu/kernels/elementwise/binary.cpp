@@ -11,6 +11,7 @@
 
 #include "ep/cpu/kernels/elementwise/elementwise.h"
 #include "ep/cpu/kernels/kernel_util.h"
+#include "ep/in_place.h"
 
 namespace nxrt::cpu::kernels {
 namespace {
@@ -54,6 +55,12 @@ class BinaryKernel final : public Kernel {
     NXRT_ASSIGN_OR_RETURN(plan_, math::PrepareBinary(kind_, a_type_, a_shape, b_type_, b_shape,
                                                      attrs_));
     parts_ = SplitBroadcast(plan_.geometry);
+    // Each element of the output is written after the same element of an input of its dtype
+    // and shape is read, so either such input may lend its buffer.
+    if (ep::InPlaceOutputs* in_place = ep::InPlaceSupport(ctx)) {
+      if (a_type_ == plan_.out_type && a_shape == plan_.out_shape) in_place->AllowInPlace(0, 0);
+      if (b_type_ == plan_.out_type && b_shape == plan_.out_shape) in_place->AllowInPlace(0, 1);
+    }
     return ctx.SetOutput(0, plan_.out_type, plan_.out_shape);
   }
 

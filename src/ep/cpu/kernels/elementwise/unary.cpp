@@ -11,6 +11,7 @@
 #include "ep/cpu/kernels/elementwise/elementwise.h"
 #include "ep/cpu/kernels/kernel_util.h"
 #include "ep/cpu/math/element_types.h"
+#include "ep/in_place.h"
 
 namespace nxrt::cpu::kernels {
 namespace {
@@ -22,6 +23,9 @@ class UnaryKernel final : public Kernel {
   Status Prepare(PrepareContext& ctx) override {
     in_type_ = ctx.input_dtype(0);
     NXRT_ASSIGN_OR_RETURN(plan_, math::PrepareUnary(kind_, in_type_, attrs_));
+    // Element i of the output is written after element i of the input is read.
+    ep::InPlaceOutputs* in_place = ep::InPlaceSupport(ctx);
+    if (in_place != nullptr && plan_.out_type == in_type_) in_place->AllowInPlace(0, 0);
     return ctx.SetOutput(0, plan_.out_type, InputShape(ctx, 0));
   }
 
