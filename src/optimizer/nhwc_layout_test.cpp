@@ -302,6 +302,28 @@ TEST(NhwcLayout, ResidualsSharingTheirBufferStayCorrectOverRuns) {
   EXPECT_EQ(Rewrites((*optimised)->OptimizerPasses(), "conv_activation_fusion"), 3);
 }
 
+// A model importing only com.nxrt (a graph nxrt already optimised) gets no default-domain
+// Transposes: the pass leaves it as it is.
+TEST(NhwcLayout, LeavesAModelWithoutTheDefaultDomainAlone) {
+  onnx::ModelProto m = MakeModel(13);
+  m.clear_opset_import();
+  onnx::OperatorSetIdProto* nxrt = m.add_opset_import();
+  nxrt->set_domain("com.nxrt");
+  nxrt->set_version(1);
+  onnx::GraphProto* g = m.mutable_graph();
+  FillFloatInfo(g->add_input(), "x", {1, 4, 6, 6});
+  AddFloatOutput(g, "y");
+  AddFloatConstant(g, "w", {8, 4, 3, 3}, Floats({8, 4, 3, 3}, 21));
+  onnx::NodeProto* conv = AddNode(g, "FusedConv", {"x", "w"}, {"y"}, "conv");
+  conv->set_domain("com.nxrt");
+  AddIntsAttribute(conv, "pads", {1, 1, 1, 1});
+  const ir::Model model = Optimize(m, kPasses);
+  EXPECT_EQ(OpTypes(*model.graph), std::vector<std::string>{"com.nxrt:FusedConv"});
+  const auto stats = ExpectSameResults(m, {{"x", RandomFloats({1, 4, 6, 6}, 22)}}, kPasses,
+                                       1e-4f, 1e-5f);
+  EXPECT_EQ(Rewrites(stats, "nhwc_layout"), 0);
+}
+
 // Random convolution chains: channels, strides, groups and spatial sizes from a fixed seed; the
 // optimised session (every level-2 pass) must give the level-0 results.
 TEST(NhwcLayout, RandomConvChainsGiveTheUnoptimisedResults) {

@@ -100,6 +100,8 @@ class NhwcLayout final : public GraphPass {
   int level() const override { return 2; }
 
   Result<int> Apply(GraphEditor& editor) const override {
+    // The Transposes at a chain's ends are default-domain operators.
+    if (!editor.model().OpsetFor("")) return 0;
     Rewriter rewriter(editor);
     for (ir::NodeId id : editor.TopologicalOrder()) {
       if (!editor.IsRemoved(id)) rewriter.Visit(editor.node(id));
