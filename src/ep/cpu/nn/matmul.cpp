@@ -11,6 +11,7 @@
 
 #include "ep/cpu/nn/dnnl_threads.h"
 #include "ep/cpu/nn/dnnl_util.h"
+#include "ep/cpu/nn/gemv.h"
 #include "ep/cpu/nn/nn_common.h"
 
 namespace nxrt::cpu::nn {
@@ -25,6 +26,8 @@ struct DnnlMatMulPrimitive {
   // B in weights_md's layout, made at Prepare or shared from an earlier plan; null: B is read
   // as given.
   std::shared_ptr<const PackedWeights> packed;
+  // > 0 when `packed` is in 64-column panels (gemv.h), this many floats apart.
+  int64_t gemv_panel_stride = 0;
 };
 
 struct PackedWeights {
@@ -160,6 +163,17 @@ dnnl::algorithm EltwiseAlgorithm(MatMulActivation activation) {
   return dnnl::algorithm::undef;
 }
 
+// The distance between gemv.h's 64-column panels when `md` (a packed B [K, N]) is oneDNN's
+// BA16a64b layout, else 0.
+int64_t GemvPanelStride(const dnnl::memory::desc& md) {
+  const dnnl_memory_desc_t& d = md.data;
+  if (d.ndims != 2 || d.format_kind != dnnl_blocked || d.offset0 != 0) return 0;
+  const dnnl_blocking_desc_t& b = d.format_desc.blocking;
+  const bool panels = b.inner_nblks == 2 && b.inner_blks[0] == 16 && b.inner_idxs[0] == 0 &&
+                      b.inner_blks[1] == 64 && b.inner_idxs[1] == 1 && b.strides[0] == 16 * 64;
+  return panels ? b.strides[1] : 0;
+}
+
 // What CreateDnnlPrimitive builds: descriptors with plain strides (weights possibly transposed),
 // the constant B when packing is wanted, Gemm's alpha/beta(sum) and the epilogue.
 struct DnnlMatMulSpec {
@@ -247,10 +261,19 @@ std::shared_ptr<DnnlMatMulPrimitive> CreateDnnlPrimitive(const DnnlMatMulSpec& s
         prim->packed = std::move(copy);
       }
     }
+    if (prim->packed != nullptr) prim->gemv_panel_stride = GemvPanelStride(prim->weights_md);
   } catch (const dnnl::error&) {
     return nullptr;
   }
   return prim;
+}
+
+// Whether a product with M = `m` runs on gemv.h's kernel instead of `prim` (see gemv.h for the
+// measurements): one row, B packed in panels, and several threads or a B of 16 MiB and more
+// (at one thread oneDNN's kernel is faster on cache-resident weights).
+bool UseGemv(const DnnlMatMulPrimitive& prim, int64_t m, int64_t k, int64_t n) {
+  return m == 1 && prim.packed != nullptr && prim.gemv_panel_stride > 0 && GemvAvailable() &&
+         (prim.threads > 1 || k * n >= (int64_t{1} << 22));
 }
 
 // Memory objects for `prim`'s arguments, bound to buffers at each Execute.
@@ -426,6 +449,15 @@ void EpilogueRef(const MatMulEpilogue& e, const T* bias, T* y, int64_t rows, int
   }
 }
 
+// y = act(a @ B + bias) for one row on gemv.h's kernel.
+void RunGemv(const DnnlMatMulPrimitive& prim, const MatMulEpilogue& epilogue, const float* a,
+             const float* bias, float* y, int64_t k, int64_t n) {
+  GemvPanels64(a, static_cast<const float*>(prim.packed->memory.get_data_handle()), k, n,
+               prim.gemv_panel_stride, bias, y, prim.threads);
+  if (epilogue.activation == MatMulActivation::kNone) return;
+  for (int64_t j = 0; j < n; ++j) y[j] = static_cast<float>(Activate(y[j], epilogue));
+}
+
 }  // namespace
 
 Result<MatMulPlan> PrepareMatMul(DataType dtype, std::span<const int64_t> a_shape,
@@ -509,6 +541,12 @@ Status MatMul(const MatMulPlan& plan, const void* a, const void* b, void* y,
   if (plan.unpacked_b != nullptr) b = plan.unpacked_b->data();
   if (plan.dnnl != nullptr) {
     const DnnlMatMulPrimitive& p = *plan.dnnl;
+    if (!p.per_batch && batch == 1 && UseGemv(p, plan.m, plan.k, plan.n)) {
+      RunGemv(p, plan.epilogue, static_cast<const float*>(a) + plan.a_offsets[0],
+              plan.epilogue.bias ? static_cast<const float*>(bias) : nullptr,
+              static_cast<float*>(y), plan.k, plan.n);
+      return Status::Ok();
+    }
     if (!p.per_batch) {
       return ExecuteDnnl(p, plan.bindings, a, b, bias, y, scratchpad, "MatMul");
     }
@@ -661,6 +699,14 @@ Status Gemm(const GemmPlan& plan, const void* a, const void* b, const void* c, v
   if (plan.m * plan.n == 0) return Status::Ok();
   if (plan.unpacked_b != nullptr) b = plan.unpacked_b->data();
   if (plan.dnnl != nullptr) {
+    const bool c_added = plan.has_c && plan.attributes.beta != 0.0f;
+    if (plan.attributes.alpha == 1.0f && (!c_added || plan.c_as_bias) &&
+        UseGemv(*plan.dnnl, plan.m, plan.k, plan.n)) {
+      RunGemv(*plan.dnnl, plan.epilogue, static_cast<const float*>(a),
+              plan.c_as_bias ? static_cast<const float*>(c) : nullptr, static_cast<float*>(y),
+              plan.k, plan.n);
+      return Status::Ok();
+    }
     if (plan.has_c && plan.attributes.beta != 0.0f && !plan.c_as_bias) {
       const int64_t out_strides[] = {plan.n, 1};
       StridedCopy(plan.dtype, plan.output_shape, c, plan.c_strides, y, out_strides);

@@ -286,6 +286,65 @@ TEST(MatMulTest, PackedConstantBBatchedAndThreads) {
   }
 }
 
+// One row of A times a constant B with enough work for two threads, or a B of 16 MiB: on an
+// AVX-512 CPU these run gemv.h's kernel on oneDNN's 64-column panels (tails in K and N, bias and
+// activations, batch dims of 1, Gemm with transB and C as bias).
+TEST(MatMulTest, OneRowTimesPackedB) {
+  std::mt19937 rng(48);
+  struct Case {
+    Shape a, b;
+    MatMulActivation activation;
+  };
+  const Case cases[] = {{{1, 300}, {300, 900}, MatMulActivation::kNone},
+                        {{1, 1, 257}, {257, 1100}, MatMulActivation::kRelu},
+                        {{1, 1024}, {1024, 4100}, MatMulActivation::kGeluErf}};
+  for (const Case& c : cases) {
+    SCOPED_TRACE(ShapeToString(c.b));
+    const int64_t k = c.b[0], n = c.b[1];
+    const std::vector<double> a = testing::RandomVector<double>(rng, k);
+    const std::vector<double> b = testing::RandomVector<double>(rng, k * n);
+    const std::vector<double> bias = testing::RandomVector<double>(rng, n);
+    Shape shape;
+    std::vector<double> want = NaiveMatMul(c.a, a, c.b, b, &shape);
+    for (int64_t j = 0; j < n; ++j) {
+      double v = want[j] + bias[j];
+      if (c.activation == MatMulActivation::kRelu) v = std::max(v, 0.0);
+      if (c.activation == MatMulActivation::kGeluErf) v = 0.5 * v * (1 + std::erf(v / std::sqrt(2.0)));
+      want[j] = v;
+    }
+    const std::vector<float> af = Cast<float>(a), bf = Cast<float>(b), biasf = Cast<float>(bias);
+    for (int threads : {1, 2}) {
+      MatMulOptions options;
+      options.threads = threads;
+      options.constant_b = bf.data();
+      options.epilogue = {true, c.activation, 0.0f, 0.0f};
+      NXRT_ASSERT_OK_AND_ASSIGN(MatMulPlan plan, PrepareMatMul(DataType::kFloat, c.a, c.b, options));
+      ASSERT_EQ(plan.output_shape, shape);
+      std::vector<float> y(n, -1.0f);
+      NXRT_ASSERT_OK(MatMul(plan, af.data(), nullptr, y.data(), {}, biasf.data()));
+      EXPECT_TRUE(AllClose(y, want, 1e-4, 1e-4)) << "threads " << threads;
+    }
+    // Gemm: B stored transposed, C a row added as the bias.
+    std::vector<float> bt(k * n);
+    for (int64_t p = 0; p < k; ++p) {
+      for (int64_t j = 0; j < n; ++j) bt[j * k + p] = bf[p * n + j];
+    }
+    GemmAttributes attr;
+    attr.trans_b = true;
+    GemmOptions options;
+    options.threads = 2;
+    options.constant_b = bt.data();
+    options.epilogue.activation = c.activation;
+    const Shape a2 = {1, k}, b2 = {n, k}, c2 = {n};
+    NXRT_ASSERT_OK_AND_ASSIGN(
+        GemmPlan plan, PrepareGemm(DataType::kFloat, a2, b2,
+                                   std::optional<std::span<const int64_t>>(c2), attr, options));
+    std::vector<float> y(n, -1.0f);
+    NXRT_ASSERT_OK(Gemm(plan, af.data(), nullptr, biasf.data(), y.data()));
+    EXPECT_TRUE(AllClose(y, want, 1e-4, 1e-4)) << "Gemm";
+  }
+}
+
 // Bias [N] and each activation, on oneDNN (float) and on the reference loops (double).
 TEST(MatMulTest, BiasAndActivationEpilogue) {
   std::mt19937 rng(46);

@@ -1,0 +1,25 @@
+// ep/cpu/nn/gemv.h: one row times a packed constant matrix (MatMul/Gemm with M = 1) on AVX-512.
+//
+// Layer: nxrt_cpu_nn, internal to matmul.cpp. oneDNN packs a constant B [K, N] for its matmul in
+// 64-column panels (format BA16a64b: panel p holds columns 64p..64p+63, row k of it 64 floats at
+// offset 64k, columns past N zero). With one row of A the product only streams B once; oneDNN's
+// kernel for it splits poorly across threads (784x512 at 2 threads: 13.2 us, this one 10.4 us) and
+// a weight matrix too large for the caches (GPT-2's 768x50257 head) streams faster here too
+// (5.8 -> 5.3 ms at 1 thread, 3.1 -> 2.7 ms at 2), so matmul.cpp takes this path there and keeps
+// oneDNN's otherwise.
+#pragma once
+
+#include <cstdint>
+
+namespace nxrt::cpu::nn {
+
+// True when the CPU runs AVX-512F with FMA (GemvPanels64 may be called).
+bool GemvAvailable();
+
+// y[j] = sum_k x[k] * B(k, j) (+ bias[j] when `bias` is not null) for j < n, B in 64-column
+// panels as above: panel p at `panels` + p * panel_stride floats. The panels are shared out over
+// `threads` OpenMP threads. Only when GemvAvailable().
+void GemvPanels64(const float* x, const float* panels, int64_t k, int64_t n, int64_t panel_stride,
+                  const float* bias, float* y, int threads);
+
+}  // namespace nxrt::cpu::nn
