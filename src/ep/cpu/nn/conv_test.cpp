@@ -28,6 +28,8 @@ using testing::ForEachIndex;
 using testing::NodeCase;
 using testing::Offset;
 using testing::RandomInt;
+using testing::ToNchw;
+using testing::ToNhwc;
 
 ConvAttributes AttributesOf(const NodeCase& c) {
   ConvAttributes a;
@@ -456,30 +458,6 @@ TEST(ConvTest, PackedWeightsAndPostOpsMatchUnfused) {
       }
     }
   }
-}
-
-// [N, C, H, W] data as [N, H, W, C], and back.
-template <typename T>
-std::vector<T> ToNhwc(const Shape& nchw, const std::vector<T>& v) {
-  const int64_t c = nchw[1], hw = nchw[2] * nchw[3];
-  std::vector<T> out(v.size());
-  for (int64_t n = 0; n < nchw[0]; ++n) {
-    for (int64_t ch = 0; ch < c; ++ch) {
-      for (int64_t i = 0; i < hw; ++i) out[(n * hw + i) * c + ch] = v[(n * c + ch) * hw + i];
-    }
-  }
-  return out;
-}
-template <typename T>
-std::vector<T> ToNchw(const Shape& nchw, const std::vector<T>& v) {
-  const int64_t c = nchw[1], hw = nchw[2] * nchw[3];
-  std::vector<T> out(v.size());
-  for (int64_t n = 0; n < nchw[0]; ++n) {
-    for (int64_t ch = 0; ch < c; ++ch) {
-      for (int64_t i = 0; i < hw; ++i) out[(n * c + ch) * hw + i] = v[(n * hw + i) * c + ch];
-    }
-  }
-  return out;
 }
 
 // Runs `plan` on the given buffers with a workspace of its size; `z` null without a sum.

@@ -20,19 +20,7 @@ namespace {
 using testing::AllClose;
 using testing::Count;
 using testing::RandomInt;
-
-// [N, C, H, W] data as [N, H, W, C].
-template <typename T>
-std::vector<T> ToNhwc(const Shape& nchw, const std::vector<T>& v) {
-  const int64_t c = nchw[1], hw = nchw[2] * nchw[3];
-  std::vector<T> out(v.size());
-  for (int64_t n = 0; n < nchw[0]; ++n) {
-    for (int64_t ch = 0; ch < c; ++ch) {
-      for (int64_t i = 0; i < hw; ++i) out[(n * hw + i) * c + ch] = v[(n * c + ch) * hw + i];
-    }
-  }
-  return out;
-}
+using testing::ToNhwc;
 
 Shape NhwcOf(const Shape& nchw) { return {nchw[0], nchw[2], nchw[3], nchw[1]}; }
 

@@ -109,6 +109,22 @@ size_t CoalesceDims(int64_t* shape, int64_t* a, int64_t* b, size_t rank) {
   return w;
 }
 
+// Steps the counter `idx` over the first `dims` dims of `shape` (the last of them fastest) and
+// moves the source and destination offsets with it.
+void NextIndex(std::span<const int64_t> shape, const int64_t* ss, const int64_t* ds, size_t dims,
+               int64_t* idx, int64_t& s_off, int64_t& d_off) {
+  for (size_t k = dims; k-- > 0;) {
+    if (++idx[k] < shape[k]) {
+      s_off += ss[k];
+      d_off += ds[k];
+      return;
+    }
+    s_off -= ss[k] * (shape[k] - 1);
+    d_off -= ds[k] * (shape[k] - 1);
+    idx[k] = 0;
+  }
+}
+
 // One plane of a transpose: dst[i * ld_dst + j] = src[j * ld_src + i] for i < rows, j < cols
 // (dst rows are contiguous, src columns are), in square tiles so that both sides stay in cache
 // lines (an NCHW <-> NHWC transpose reads one side with a stride of H*W or C elements).
@@ -161,16 +177,7 @@ void StridedCopyTyped(std::span<const int64_t> shape, const E* src, const int64_
       for (int64_t p = 0; p < planes; ++p) {
         TransposePlane(src + s_off, ss[rank - 1], dst + d_off, ds[rank - 2], shape[rank - 2],
                        shape[rank - 1]);
-        for (size_t k = rank - 2; k-- > 0;) {
-          if (++idx[k] < shape[k]) {
-            s_off += ss[k];
-            d_off += ds[k];
-            break;
-          }
-          s_off -= ss[k] * (shape[k] - 1);
-          d_off -= ds[k] * (shape[k] - 1);
-          idx[k] = 0;
-        }
+        NextIndex(shape, ss, ds, rank - 2, idx, s_off, d_off);
       }
       return;
     }
@@ -189,16 +196,7 @@ void StridedCopyTyped(std::span<const int64_t> shape, const E* src, const int64_
     } else {
       for (int64_t i = 0; i < inner; ++i) d[i * d_in] = s[i * s_in];
     }
-    for (size_t k = rank - 1; k-- > 0;) {
-      if (++idx[k] < shape[k]) {
-        s_off += ss[k];
-        d_off += ds[k];
-        break;
-      }
-      s_off -= ss[k] * (shape[k] - 1);
-      d_off -= ds[k] * (shape[k] - 1);
-      idx[k] = 0;
-    }
+    NextIndex(shape, ss, ds, rank - 1, idx, s_off, d_off);
   }
 }
 

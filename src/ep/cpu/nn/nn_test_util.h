@@ -95,6 +95,32 @@ template <typename A, typename B>
   return ::testing::AssertionSuccess();
 }
 
+// [N, C, H, W] data as [N, H, W, C] (channels-last kernels' layout).
+template <typename T>
+std::vector<T> ToNhwc(const Shape& nchw, const std::vector<T>& v) {
+  const int64_t c = nchw[1], hw = nchw[2] * nchw[3];
+  std::vector<T> out(v.size());
+  for (int64_t n = 0; n < nchw[0]; ++n) {
+    for (int64_t ch = 0; ch < c; ++ch) {
+      for (int64_t i = 0; i < hw; ++i) out[(n * hw + i) * c + ch] = v[(n * c + ch) * hw + i];
+    }
+  }
+  return out;
+}
+
+// [N, H, W, C] data back to [N, C, H, W]; `nchw` is the NCHW shape.
+template <typename T>
+std::vector<T> ToNchw(const Shape& nchw, const std::vector<T>& v) {
+  const int64_t c = nchw[1], hw = nchw[2] * nchw[3];
+  std::vector<T> out(v.size());
+  for (int64_t n = 0; n < nchw[0]; ++n) {
+    for (int64_t ch = 0; ch < c; ++ch) {
+      for (int64_t i = 0; i < hw; ++i) out[(n * c + ch) * hw + i] = v[(n * hw + i) * c + ch];
+    }
+  }
+  return out;
+}
+
 }  // namespace nxrt::cpu::nn::testing
 
 // Asserts that a Status or Result is ok, printing its message otherwise.

@@ -22,6 +22,7 @@ using nn::testing::ForEachIndex;
 using nn::testing::Offset;
 using nn::testing::RandomInt;
 using nn::testing::RandomVector;
+using nn::testing::ToNhwc;
 
 // Issue 6: AveragePool 1-D [1,2,3,4,5], kernel 2, stride 2, ceil_mode=1, no pads.
 TEST(AveragePoolKernel, Issue6CeilModeLastWindowAveragesItsOneElement) {
@@ -223,19 +224,6 @@ Result<std::vector<Tensor>> RunNode(const std::string& op, int64_t opset,
   options.optimization_level = 0;
   options.intra_op_threads = 2;
   return model.Run(options);
-}
-
-// [N, C, H, W] tensor data as [N, H, W, C].
-template <typename T>
-std::vector<T> ToNhwc(const Shape& nchw, const std::vector<T>& v) {
-  const int64_t c = nchw[1], hw = nchw[2] * nchw[3];
-  std::vector<T> out(v.size());
-  for (int64_t n = 0; n < nchw[0]; ++n) {
-    for (int64_t ch = 0; ch < c; ++ch) {
-      for (int64_t i = 0; i < hw; ++i) out[(n * hw + i) * c + ch] = v[(n * c + ch) * hw + i];
-    }
-  }
-  return out;
 }
 
 template <typename T>

@@ -28,7 +28,8 @@ TEST(TriluKernel, RandomShapesAndDiagonalsMatchReference) {
     const bool upper = iter % 2 == 0;
     const int64_t k = RandomInt(rng, -6, 6);
     const std::vector<float> x = RandomVector<float>(rng, Count(shape));
-    std::vector<OpInput> inputs = {In(Tensor::FromVector<float>(shape, x).value())};
+    std::vector<OpInput> inputs;
+    inputs.push_back(In(Tensor::FromVector<float>(shape, x).value()));
     // k = 0 is also the default: leave the input out then.
     if (k != 0) inputs.push_back(In(Tensor::Scalar<int64_t>(k)));
     OpCase op{"Trilu", 14, inputs, {IntAttr("upper", upper ? 1 : 0)}};
@@ -111,7 +112,7 @@ TEST(ReverseSequenceKernel, RandomLengthsMatchReference) {
     std::vector<int64_t> lens(shape[batch_axis]);
     for (int64_t& l : lens) l = RandomInt(rng, 0, shape[time_axis]);
     std::vector<std::string> x(Count(shape));
-    for (size_t i = 0; i < x.size(); ++i) x[i] = "s" + std::to_string(i);
+    for (size_t i = 0; i < x.size(); ++i) x[i] = std::string("s").append(std::to_string(i));
     OpCase op{"ReverseSequence", 10,
               {In(Tensor::FromVector<std::string>(shape, x).value()),
                In(Tensor::FromVector<int64_t>({shape[batch_axis]}, lens).value())},
