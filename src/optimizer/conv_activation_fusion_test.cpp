@@ -19,6 +19,7 @@ using testing::AddActivation;
 using testing::AddFloatConstant;
 using testing::AddFloatOutput;
 using testing::AddIntAttribute;
+using testing::AddIntsAttribute;
 using testing::AddNode;
 using testing::ExpectSameResults;
 using testing::FillFloatInfo;
@@ -34,14 +35,6 @@ constexpr const char* kPass = "conv_activation_fusion";
 std::vector<float> Floats(const std::vector<int64_t>& shape, uint32_t seed) {
   const Tensor t = RandomFloats(shape, seed);
   return {t.span<float>().begin(), t.span<float>().end()};
-}
-
-void AddIntsAttribute(onnx::NodeProto* node, const std::string& name,
-                      const std::vector<int64_t>& values) {
-  onnx::AttributeProto* a = node->add_attribute();
-  a->set_name(name);
-  a->set_type(onnx::AttributeProto::INTS);
-  for (int64_t v : values) a->add_ints(v);
 }
 
 struct ConvShape {

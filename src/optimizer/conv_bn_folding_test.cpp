@@ -13,6 +13,7 @@ namespace nxrt::opt {
 namespace {
 
 using testing::AddIntAttribute;
+using testing::AddIntsAttribute;
 using testing::AddNode;
 using testing::ExpectSameResults;
 using testing::FillFloatTensor;
@@ -29,14 +30,6 @@ constexpr float kEpsilon = 1e-3f;
 std::vector<float> Floats(std::vector<int64_t> shape, uint32_t seed, float lo, float hi) {
   const Tensor t = RandomFloats(std::move(shape), seed, lo, hi);
   return {t.span<float>().begin(), t.span<float>().end()};
-}
-
-void AddIntsAttribute(onnx::NodeProto* node, const std::string& name,
-                      const std::vector<int64_t>& values) {
-  onnx::AttributeProto* a = node->add_attribute();
-  a->set_name(name);
-  a->set_type(onnx::AttributeProto::INTS);
-  for (int64_t v : values) a->add_ints(v);
 }
 
 struct ConvBnParams {

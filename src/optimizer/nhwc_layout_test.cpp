@@ -15,6 +15,7 @@ namespace {
 using testing::AddFloatConstant;
 using testing::AddFloatOutput;
 using testing::AddIntAttribute;
+using testing::AddIntsAttribute;
 using testing::AddNode;
 using testing::ExpectSameResults;
 using testing::FillFloatInfo;
@@ -25,14 +26,6 @@ using testing::RandomFloats;
 using testing::Rewrites;
 
 const std::vector<std::string> kPasses = {"conv_activation_fusion", "nhwc_layout"};
-
-void AddIntsAttribute(onnx::NodeProto* node, const std::string& name,
-                      const std::vector<int64_t>& values) {
-  onnx::AttributeProto* a = node->add_attribute();
-  a->set_name(name);
-  a->set_type(onnx::AttributeProto::INTS);
-  for (int64_t v : values) a->add_ints(v);
-}
 
 std::vector<float> Floats(const std::vector<int64_t>& shape, uint32_t seed) {
   const Tensor t = RandomFloats(shape, seed, -0.5f, 0.5f);

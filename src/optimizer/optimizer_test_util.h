@@ -55,6 +55,15 @@ inline ir::Model Optimize(const onnx::ModelProto& proto, const std::vector<std::
   return model;
 }
 
+// Adds an INTS attribute `name` = `values` to `node`.
+inline void AddIntsAttribute(onnx::NodeProto* node, const std::string& name,
+                             const std::vector<int64_t>& values) {
+  onnx::AttributeProto* a = node->add_attribute();
+  a->set_name(name);
+  a->set_type(onnx::AttributeProto::INTS);
+  for (int64_t v : values) a->add_ints(v);
+}
+
 // The graph's nodes in order as "Op" (default domain) or "domain:Op".
 inline std::vector<std::string> OpTypes(const ir::Graph& graph) {
   std::vector<std::string> ops;
