@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <set>
+#include <string_view>
 #include <unordered_set>
 #include <utility>
 
@@ -126,6 +127,17 @@ Status GraphEditor::Commit() {
       std::find(removed_.begin(), removed_.end(), true) != removed_.end();
   if (!changed) return Status::Ok();
 
+  // A pass building a node from another's attributes must not leave a name twice (the kernel
+  // would read the first): the loader's rule for models, checked here for rewrites.
+  for (const auto& [anchor, n] : added_) {
+    std::set<std::string_view> seen;
+    for (const ir::Attribute& a : n.attributes) {
+      if (!seen.insert(a.name).second) {
+        return MakeStatus(StatusCode::kInternal, "graph rewrite gave node '", n.name, "' (",
+                          n.op_type, ") attribute '", a.name, "' twice");
+      }
+    }
+  }
   // New node order: each kept node, then the nodes anchored to it (removed or not).
   std::vector<std::vector<ir::Node>> after(graph_->nodes.size());
   std::vector<ir::Node> at_end;

@@ -317,6 +317,59 @@ TEST(NhwcLayout, LeavesAModelWithoutTheDefaultDomainAlone) {
   EXPECT_EQ(Rewrites(stats, "nhwc_layout"), 0);
 }
 
+// A FusedConv that spells out channels_last 0 comes out with one channels_last attribute, 1
+// (the kernel reads the first of two).
+TEST(NhwcLayout, ReplacesAnExplicitChannelsLastZero) {
+  onnx::ModelProto m = MakeModel(13);
+  onnx::OperatorSetIdProto* nxrt = m.add_opset_import();
+  nxrt->set_domain("com.nxrt");
+  nxrt->set_version(1);
+  onnx::GraphProto* g = m.mutable_graph();
+  FillFloatInfo(g->add_input(), "x", {1, 4, 5, 6});
+  AddFloatOutput(g, "y");
+  AddFloatConstant(g, "w", {8, 4, 3, 3}, Floats({8, 4, 3, 3}, 23));
+  onnx::NodeProto* conv = AddNode(g, "FusedConv", {"x", "w"}, {"c"}, "conv");
+  conv->set_domain("com.nxrt");
+  AddIntsAttribute(conv, "pads", {1, 1, 1, 1});
+  AddIntAttribute(conv, "channels_last", 0);
+  AddNode(g, "Relu", {"c"}, {"y"});
+  const ir::Model model = Optimize(m, kPasses);
+  const ir::Node* fused = FindOp(*model.graph, "FusedConv");
+  ASSERT_NE(fused, nullptr);
+  int count = 0;
+  for (const ir::Attribute& a : fused->attributes) count += a.name == "channels_last";
+  EXPECT_EQ(count, 1);
+  EXPECT_EQ(GraphEditor::IntAttr(*fused, "channels_last", 0), 1);
+  const auto stats = ExpectSameResults(m, {{"x", RandomFloats({1, 4, 5, 6}, 24)}}, kPasses,
+                                       1e-4f, 1e-5f);
+  EXPECT_GE(Rewrites(stats, "nhwc_layout"), 1);
+}
+
+// A TensorFlow export: NHWC input, Transpose to NCHW before the convolutions and back after.
+// The pass reads the input itself and writes the output through a copy, with no Transpose
+// left.
+TEST(NhwcLayout, UsesTheModelsOwnTransposesInsteadOfAddingMore) {
+  onnx::ModelProto m = MakeModel(13);
+  onnx::GraphProto* g = m.mutable_graph();
+  FillFloatInfo(g->add_input(), "x", {1, 9, 8, 4});
+  AddFloatOutput(g, "y");
+  onnx::NodeProto* in = AddNode(g, "Transpose", {"x"}, {"x_nchw"}, "to_nchw");
+  AddIntsAttribute(in, "perm", {0, 3, 1, 2});
+  AddConv(g, "x_nchw", "c1", 4, 8, 3);
+  AddNode(g, "Relu", {"c1"}, {"r1"});
+  AddConv(g, "r1", "c2", 8, 8, 1);
+  onnx::NodeProto* out = AddNode(g, "Transpose", {"c2"}, {"y"}, "to_nhwc");
+  AddIntsAttribute(out, "perm", {0, 2, 3, 1});
+  const ir::Model model = Optimize(m, kPasses);
+  EXPECT_EQ(OpTypes(*model.graph), (std::vector<std::string>{
+                                       "com.nxrt:FusedConv", "com.nxrt:FusedConv", "Identity"}));
+  EXPECT_EQ(model.graph->values[model.graph->nodes[0].inputs[0]].name, "x");
+  const auto stats = ExpectSameResults(m, {{"x", RandomFloats({1, 9, 8, 4}, 25)}}, kPasses,
+                                       1e-4f, 1e-5f);
+  EXPECT_EQ(Rewrites(stats, "nhwc_layout"), 3);
+
+}
+
 // Random convolution chains: channels, strides, groups and spatial sizes from a fixed seed; the
 // optimised session (every level-2 pass) must give the level-0 results.
 TEST(NhwcLayout, RandomConvChainsGiveTheUnoptimisedResults) {

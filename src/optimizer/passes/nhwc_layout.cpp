@@ -27,6 +27,7 @@
 // in another order inside oneDNN: float rounding).
 #include <algorithm>
 #include <cstring>
+#include <iterator>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -48,6 +49,16 @@ bool IsElementwise(const ir::Node& n) {
       "Add",  "Sub",       "Mul",     "Div",         "Max",       "Min",  "Sum",  "Mean",
       "Pow"};
   return n.domain.empty() && std::find(ops.begin(), ops.end(), n.op_type) != ops.end();
+}
+
+// True for a default-domain Transpose of one rank-4 value with `perm`.
+bool IsLayoutTranspose(const ir::Node& n, const int64_t (&perm)[4]) {
+  if (!n.domain.empty() || n.op_type != "Transpose" || n.inputs.size() != 1 ||
+      n.outputs.size() != 1 || n.outputs[0] == ir::kNoValue) {
+    return false;
+  }
+  const std::vector<int64_t> p = GraphEditor::IntsAttr(n, "perm");
+  return std::equal(p.begin(), p.end(), std::begin(perm), std::end(perm));
 }
 
 // `type` with its rank-4 shape permuted by `perm` (unknown dims stay unknown); a float tensor of
@@ -107,6 +118,7 @@ class NhwcLayout final : public GraphPass {
       if (!editor.IsRemoved(id)) rewriter.Visit(editor.node(id));
     }
     rewriter.KeepNchwOutputs();
+    rewriter.DropBypassedTransposes();
     NXRT_RETURN_IF_ERROR(editor.Commit());
     return rewriter.rewrites();
   }
@@ -120,8 +132,12 @@ class NhwcLayout final : public GraphPass {
     int rewrites() const { return rewrites_; }
 
     void Visit(const ir::Node& n) {
-      if (IsConv(n)) {
+      if (IsLayoutTranspose(n, kToNhwc) && twin_.count(n.inputs[0])) {
+        DropTransposeToNhwc(n);
+      } else if (IsConv(n)) {
         ir::Node fused = Clone(n, "FusedConv", std::string(kNxrtDomain));
+        std::erase_if(fused.attributes,
+                      [](const ir::Attribute& a) { return a.name == "channels_last"; });
         fused.attributes.push_back(IntAttribute("channels_last", 1));
         Convert(n, std::move(fused), {0, 3});
       } else if (const char* op = NhwcPool(n); op != nullptr) {
@@ -154,6 +170,19 @@ class NhwcLayout final : public GraphPass {
       }
     }
 
+    // Removes the model's own Transposes to NCHW that TwinOf looked through and that nothing
+    // reads any more (every reader now runs channels-last).
+    void DropBypassedTransposes() {
+      for (ir::NodeId id : bypassed_) {
+        const ir::ValueId v = editor_.node(id).outputs[0];
+        bool read = editor_.IsGraphOutput(v);
+        for (const ir::Consumer& c : editor_.Consumers(v)) {
+          read = read || c.slot == ir::kImplicitSlot || !converted_[static_cast<size_t>(c.node)];
+        }
+        if (!read) editor_.RemoveNode(id);
+      }
+    }
+
     // Adds the Transpose back to NCHW after each converted node whose output something still
     // reads in NCHW.
     void KeepNchwOutputs() {
@@ -171,7 +200,8 @@ class NhwcLayout final : public GraphPass {
 
    private:
     // A 2-D float convolution: Conv, or FusedConv not yet channels-last, with a rank-4 float
-    // constant W and an X that is computed (a constant X would be transposed on every run).
+    // constant W and an X that is computed (a constant X would be transposed on every run) and
+    // not typed with another rank (that fails in the Conv kernel, with the Conv's name).
     bool IsConv(const ir::Node& n) const {
       const bool conv = n.domain.empty() && n.op_type == "Conv";
       const bool fused = n.domain == kNxrtDomain && n.op_type == "FusedConv" &&
@@ -179,7 +209,7 @@ class NhwcLayout final : public GraphPass {
       if ((!conv && !fused) || n.inputs.size() < 2 || n.outputs.size() != 1) return false;
       const Tensor* w = editor_.Constant(n.inputs[1]);
       return w != nullptr && w->dtype() == DataType::kFloat && w->shape().size() == 4 &&
-             editor_.Constant(n.inputs[0]) == nullptr;
+             editor_.Constant(n.inputs[0]) == nullptr && editor_.Rank(n.inputs[0]).value_or(4) == 4;
     }
 
     // The channels-last operator for a pool whose X has a twin, else nullptr.
@@ -285,6 +315,14 @@ class NhwcLayout final : public GraphPass {
     // when `v` has none yet.
     ir::ValueId TwinOf(ir::ValueId v, ir::NodeId reader) {
       if (auto it = twin_.find(v); it != twin_.end()) return it->second;
+      // The model's own Transpose from NHWC (a TensorFlow export): its input is the twin.
+      const ir::NodeId producer = editor_.Producer(v);
+      if (producer != ir::kNoNode && IsLayoutTranspose(editor_.node(producer), kToNchw)) {
+        const ir::ValueId nhwc = editor_.node(producer).inputs[0];
+        twin_[v] = nhwc;
+        bypassed_.push_back(producer);
+        return nhwc;
+      }
       const std::string name = editor_.value(v).name;
       const ir::ValueId nhwc = editor_.AddValue(name + "_nhwc", Permuted(editor_.value(v).type, kToNhwc));
       editor_.AddNode(TransposeNode(name + "_to_nhwc", v, nhwc, kToNhwc), reader);
@@ -292,7 +330,32 @@ class NhwcLayout final : public GraphPass {
       return nhwc;
     }
 
+    // `n`, a Transpose to NHWC of a value with a twin, computes that twin again: its readers
+    // read the twin instead, and the node goes (an Identity keeps a graph output or a value a
+    // subgraph reads by name).
+    void DropTransposeToNhwc(const ir::Node& n) {
+      const ir::ValueId out = n.outputs[0];
+      const ir::ValueId twin = twin_.at(n.inputs[0]);
+      bool keep = editor_.IsGraphOutput(out);
+      for (const ir::Consumer& c : editor_.Consumers(out)) {
+        keep = keep || c.slot == ir::kImplicitSlot;
+      }
+      editor_.ReplaceInputUses(out, twin);
+      editor_.RemoveNode(n.id);
+      if (keep) {
+        ir::Node copy;
+        copy.op_type = "Identity";
+        copy.name = n.name;
+        copy.inputs = {twin};
+        copy.outputs = {out};
+        editor_.AddNode(std::move(copy), n.id);
+      }
+      converted_[static_cast<size_t>(n.id)] = true;
+      ++rewrites_;
+    }
+
     GraphEditor& editor_;
+    std::vector<ir::NodeId> bypassed_;  // the model's Transposes to NCHW TwinOf looked through
     std::vector<bool> converted_;                           // by original node id
     std::unordered_map<ir::ValueId, ir::ValueId> twin_;     // NCHW value → its NHWC twin
     std::vector<std::pair<ir::ValueId, ir::ValueId>> produced_;  // converted nodes' outputs
