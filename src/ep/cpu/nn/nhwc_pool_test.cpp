@@ -88,6 +88,22 @@ TEST(NhwcPoolTest, RandomWindowsMatchNchwFloat) { CheckWindows<float>(DataType::
 
 TEST(NhwcPoolTest, RandomWindowsMatchNchwDouble) { CheckWindows<double>(DataType::kDouble, 92); }
 
+// Windows holding only -inf give what the NCHW pool gives (its max starts from the lowest
+// float), at 20 channels: one full block of 16 and a tail.
+TEST(NhwcPoolTest, MaxOfMinusInfinityMatchesNchw) {
+  const Shape xs = {1, 20, 4, 4};
+  PoolAttributes attr;
+  attr.kernel_shape = {2, 2};
+  attr.strides = {2, 2};
+  const std::vector<float> x(Count(xs), -std::numeric_limits<float>::infinity());
+  NXRT_ASSERT_OK_AND_ASSIGN(PoolPlan nchw, PreparePool(PoolKind::kMax, DataType::kFloat, xs, attr));
+  std::vector<float> want(Count(nchw.output_shape));
+  NXRT_ASSERT_OK(Pool(nchw, x.data(), want.data(), nullptr));
+  NXRT_ASSERT_OK_AND_ASSIGN(NhwcPoolPlan plan,
+                            PrepareNhwcPool(PoolKind::kMax, DataType::kFloat, NhwcOf(xs), attr));
+  EXPECT_EQ(RunNhwc(plan, ToNhwc(xs, x)), ToNhwc(nchw.output_shape, want));
+}
+
 TEST(NhwcPoolTest, GlobalAverageMatchesNchw) {
   std::mt19937 rng(93);
   // 300 channels: two channel blocks, the second partial.
