@@ -167,6 +167,9 @@ TEST(NhwcLayout, SqueezeExciteConcatAndAveragePoolStayChannelsLast) {
                             "com.nxrt:FusedConv", "Concat", "com.nxrt:NhwcAveragePool",
                             "com.nxrt:FusedConv", "Transpose"}));
   EXPECT_EQ(GraphEditor::IntAttr(*FindOp(g, "Concat"), "axis", 0), 3);
+  // Ops that keep their type say in their name that they see NHWC data (errors print shapes).
+  EXPECT_TRUE(FindOp(g, "Concat")->name.ends_with("_nhwc")) << FindOp(g, "Concat")->name;
+  EXPECT_TRUE(FindOp(g, "Mul")->name.ends_with("_nhwc")) << FindOp(g, "Mul")->name;
   const auto stats = ExpectSameResults(SqueezeExcite(), {{"x", RandomFloats({1, 6, 11, 10}, 9)}},
                                        kPasses, 1e-4f, 1e-5f);
   EXPECT_EQ(Rewrites(stats, "nhwc_layout"), 10);

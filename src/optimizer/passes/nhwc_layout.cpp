@@ -147,9 +147,9 @@ class NhwcLayout final : public GraphPass {
         for (size_t s = 0; s < n.inputs.size(); ++s) {
           if (twin_.count(n.inputs[s])) slots.push_back(s);
         }
-        Convert(n, Clone(n, n.op_type, n.domain), slots);
+        Convert(n, SameOpOnNhwc(n), slots);
       } else if (IsSpatialResize(n)) {
-        ir::Node resize = Clone(n, n.op_type, n.domain);
+        ir::Node resize = SameOpOnNhwc(n);
         // Resize-10 reads (X, scales); Resize-11+ (X, roi, scales, sizes).
         const size_t first = editor_.Opset(n) < 11 ? 1 : 2;
         for (size_t s = first; s < resize.inputs.size(); ++s) {
@@ -160,7 +160,7 @@ class NhwcLayout final : public GraphPass {
         }
         Convert(n, std::move(resize), {0});
       } else if (IsChannelConcat(n)) {
-        ir::Node concat = Clone(n, n.op_type, n.domain);
+        ir::Node concat = SameOpOnNhwc(n);
         for (ir::Attribute& a : concat.attributes) {
           if (a.name == "axis") a.i = 3;
         }
@@ -279,11 +279,19 @@ class NhwcLayout final : public GraphPass {
 
     static ir::Node Clone(const ir::Node& n, std::string op_type, std::string domain) {
       ir::Node c;
+      c.name = n.name;
       c.op_type = std::move(op_type);
       c.domain = std::move(domain);
-      c.name = n.name;
       c.inputs = n.inputs;
       c.attributes = n.attributes;
+      return c;
+    }
+
+    // `n` unchanged but for its name, "<name>_nhwc": it runs on NHWC data its model never had,
+    // and an error's shapes must not be taken for NCHW ones.
+    static ir::Node SameOpOnNhwc(const ir::Node& n) {
+      ir::Node c = Clone(n, n.op_type, n.domain);
+      c.name += "_nhwc";
       return c;
     }
 
