@@ -72,7 +72,13 @@ void AddOptimizerFlags(CLI::App& cmd, OptimizerFlags& flags) {
   cmd.add_option("--opt-level", flags.level,
                  "Graph optimisation: 0 none, 1 basic (standard ONNX rewrites), 2 extended "
                  "(also nxrt's fused operators; CPU EP only)")
-      ->check(CLI::Range(0, 2))
+      ->check(CLI::Validator(
+          [](std::string& value) -> std::string {
+            if (value == "0" || value == "1" || value == "2") return {};
+            return "'" + value + "' is not an optimisation level; use 0 (none), 1 (basic) or 2 "
+                   "(extended)";
+          },
+          "0|1|2"))
       ->capture_default_str();
   cmd.add_option("--disable-pass", flags.disabled,
                  "Optimizer pass not to run, e.g. conv_bn_folding (repeatable, comma-separated)")
