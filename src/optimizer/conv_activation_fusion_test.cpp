@@ -22,6 +22,7 @@ using testing::AddIntAttribute;
 using testing::AddIntsAttribute;
 using testing::AddNode;
 using testing::ExpectSameResults;
+using testing::Floats;
 using testing::FillFloatInfo;
 using testing::MakeModel;
 using testing::OpTypes;
@@ -31,11 +32,6 @@ using testing::Rewrites;
 using testing::StringAttr;
 
 constexpr const char* kPass = "conv_activation_fusion";
-
-std::vector<float> Floats(const std::vector<int64_t>& shape, uint32_t seed) {
-  const Tensor t = RandomFloats(shape, seed);
-  return {t.span<float>().begin(), t.span<float>().end()};
-}
 
 struct ConvShape {
   std::vector<int64_t> x;  // [N, C, H, W]

@@ -16,6 +16,7 @@ using testing::AddIntAttribute;
 using testing::AddIntsAttribute;
 using testing::AddNode;
 using testing::ExpectSameResults;
+using testing::Floats;
 using testing::FillFloatTensor;
 using testing::FillValueInfo;
 using testing::MakeModel;
@@ -26,11 +27,6 @@ using testing::Rewrites;
 
 constexpr int64_t kM = 4;  // Conv output channels
 constexpr float kEpsilon = 1e-3f;
-
-std::vector<float> Floats(std::vector<int64_t> shape, uint32_t seed, float lo, float hi) {
-  const Tensor t = RandomFloats(std::move(shape), seed, lo, hi);
-  return {t.span<float>().begin(), t.span<float>().end()};
-}
 
 struct ConvBnParams {
   std::vector<float> w = Floats({kM, 2, 3, 3}, 1, -1, 1);  // group 2 over 4 input channels

@@ -21,6 +21,7 @@ using testing::AddFloatOutput;
 using testing::AddIntAttribute;
 using testing::AddNode;
 using testing::ExpectSameResults;
+using testing::Floats;
 using testing::FillFloatInfo;
 using testing::FillValueInfo;
 using testing::MakeModel;
@@ -31,11 +32,6 @@ using testing::Rewrites;
 using testing::StringAttr;
 
 constexpr const char* kPass = "matmul_activation_fusion";
-
-std::vector<float> Floats(const std::vector<int64_t>& shape, uint32_t seed) {
-  const Tensor t = RandomFloats(shape, seed);
-  return {t.span<float>().begin(), t.span<float>().end()};
-}
 
 enum class Bias { kNone, kRow, kRowFirst, kLeadingOnes, kMatrix, kInput };
 

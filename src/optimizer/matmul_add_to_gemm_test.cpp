@@ -13,6 +13,7 @@ namespace {
 
 using testing::AddNode;
 using testing::ExpectSameResults;
+using testing::Floats;
 using testing::FillFloatTensor;
 using testing::FillValueInfo;
 using testing::MakeModel;
@@ -21,11 +22,6 @@ using testing::Optimize;
 using testing::RandomFloats;
 using testing::Rewrites;
 using TestDim = ir::testing::TestDim;
-
-std::vector<float> Floats(std::vector<int64_t> shape, uint32_t seed) {
-  const Tensor t = RandomFloats(std::move(shape), seed);
-  return {t.span<float>().begin(), t.span<float>().end()};
-}
 
 struct Case {
   std::string name;

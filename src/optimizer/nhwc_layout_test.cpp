@@ -18,6 +18,7 @@ using testing::AddIntAttribute;
 using testing::AddIntsAttribute;
 using testing::AddNode;
 using testing::ExpectSameResults;
+using testing::Floats;
 using testing::FillFloatInfo;
 using testing::MakeModel;
 using testing::OpTypes;
@@ -27,17 +28,13 @@ using testing::Rewrites;
 
 const std::vector<std::string> kPasses = {"conv_activation_fusion", "nhwc_layout"};
 
-std::vector<float> Floats(const std::vector<int64_t>& shape, uint32_t seed) {
-  const Tensor t = RandomFloats(shape, seed, -0.5f, 0.5f);
-  return {t.span<float>().begin(), t.span<float>().end()};
-}
-
 // Adds `out` = Conv(`in`, W [m, c/group, k, k], B [m]) with stride and pads k/2.
 void AddConv(onnx::GraphProto* g, const std::string& in, const std::string& out, int64_t c,
              int64_t m, int64_t k, int64_t stride = 1, int64_t group = 1) {
   const std::vector<int64_t> w = {m, c / group, k, k};
-  AddFloatConstant(g, out + "_w", w, Floats(w, static_cast<uint32_t>(out.size() * 7 + m)));
-  AddFloatConstant(g, out + "_b", {m}, Floats({m}, static_cast<uint32_t>(m + 3)));
+  const auto seed = static_cast<uint32_t>(out.size() * 7 + m);
+  AddFloatConstant(g, out + "_w", w, Floats(w, seed, -0.5f, 0.5f));
+  AddFloatConstant(g, out + "_b", {m}, Floats({m}, static_cast<uint32_t>(m + 3), -0.5f, 0.5f));
   onnx::NodeProto* conv = AddNode(g, "Conv", {in, out + "_w", out + "_b"}, {out}, out);
   AddIntsAttribute(conv, "kernel_shape", {k, k});
   AddIntsAttribute(conv, "strides", {stride, stride});
@@ -235,13 +232,13 @@ TEST(NhwcLayout, LeavesOneDimensionalConvsLonePoolsAndPerChannelOperands) {
   AddFloatOutput(g, "a1");
   AddFloatOutput(g, "p");
   AddFloatOutput(g, "y");
-  AddFloatConstant(g, "wa", {4, 4, 3}, Floats({4, 4, 3}, 4));
+  AddFloatConstant(g, "wa", {4, 4, 3}, Floats({4, 4, 3}, 4, -0.5f, 0.5f));
   onnx::NodeProto* conv1d = AddNode(g, "Conv", {"a", "wa"}, {"a1"}, "conv1d");
   AddIntsAttribute(conv1d, "pads", {1, 1});
   onnx::NodeProto* pool = AddNode(g, "MaxPool", {"x"}, {"p"}, "pool");
   AddIntsAttribute(pool, "kernel_shape", {2, 2});
   AddConv(g, "x", "c", 4, 4, 3);
-  AddFloatConstant(g, "per_channel", {1, 4, 1, 1}, Floats({4}, 5));
+  AddFloatConstant(g, "per_channel", {1, 4, 1, 1}, Floats({4}, 5, -0.5f, 0.5f));
   AddNode(g, "Add", {"c", "per_channel"}, {"y"});
   const ir::Model model = Optimize(m, kPasses);
   EXPECT_EQ(OpTypes(*model.graph),
@@ -309,7 +306,7 @@ TEST(NhwcLayout, LeavesAModelWithoutTheDefaultDomainAlone) {
   onnx::GraphProto* g = m.mutable_graph();
   FillFloatInfo(g->add_input(), "x", {1, 4, 6, 6});
   AddFloatOutput(g, "y");
-  AddFloatConstant(g, "w", {8, 4, 3, 3}, Floats({8, 4, 3, 3}, 21));
+  AddFloatConstant(g, "w", {8, 4, 3, 3}, Floats({8, 4, 3, 3}, 21, -0.5f, 0.5f));
   onnx::NodeProto* conv = AddNode(g, "FusedConv", {"x", "w"}, {"y"}, "conv");
   conv->set_domain("com.nxrt");
   AddIntsAttribute(conv, "pads", {1, 1, 1, 1});
@@ -330,7 +327,7 @@ TEST(NhwcLayout, ReplacesAnExplicitChannelsLastZero) {
   onnx::GraphProto* g = m.mutable_graph();
   FillFloatInfo(g->add_input(), "x", {1, 4, 5, 6});
   AddFloatOutput(g, "y");
-  AddFloatConstant(g, "w", {8, 4, 3, 3}, Floats({8, 4, 3, 3}, 23));
+  AddFloatConstant(g, "w", {8, 4, 3, 3}, Floats({8, 4, 3, 3}, 23, -0.5f, 0.5f));
   onnx::NodeProto* conv = AddNode(g, "FusedConv", {"x", "w"}, {"c"}, "conv");
   conv->set_domain("com.nxrt");
   AddIntsAttribute(conv, "pads", {1, 1, 1, 1});

@@ -83,6 +83,13 @@ inline Tensor RandomFloats(std::vector<int64_t> shape, uint32_t seed, float lo =
   return t;
 }
 
+// The values of RandomFloats(shape, seed, lo, hi) as a vector (for initializers).
+inline std::vector<float> Floats(std::vector<int64_t> shape, uint32_t seed, float lo = -1,
+                                 float hi = 1) {
+  const Tensor t = RandomFloats(std::move(shape), seed, lo, hi);
+  return {t.span<float>().begin(), t.span<float>().end()};
+}
+
 // Runs `proto` with no optimisation and with only `passes`, on `inputs`, and expects every
 // output to agree within |a - b| <= atol + rtol * |b|. Returns the optimised session's pass
 // report, so a test can also check that the pass rewrote something.
