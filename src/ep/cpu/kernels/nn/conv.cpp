@@ -24,6 +24,7 @@
 #include <utility>
 
 #include "ep/cpu/kernels/kernel_util.h"
+#include "ep/cpu/kernels/nn/fused_activation.h"
 #include "ep/cpu/kernels/nn/nn.h"
 #include "ep/cpu/kernels/tensor/tensor.h"
 #include "ep/cpu/nn/conv.h"
@@ -112,41 +113,24 @@ class ConvKernel final : public Kernel {
 // The activation of a FusedConv node (see the file comment).
 Result<nn::ConvPostOps> ParseActivation(const NodeInfo& node) {
   using nn::ConvActivation;
-  NXRT_ASSIGN_OR_RETURN(std::string name, node.GetString("activation", ""));
+  constexpr float kLowest = std::numeric_limits<float>::lowest();
+  constexpr float kMax = std::numeric_limits<float>::max();
+  static constexpr FusedActivationDef<ConvActivation> kTable[] = {
+      {"", ConvActivation::kNone},
+      {"Relu", ConvActivation::kRelu},
+      {"LeakyRelu", ConvActivation::kLeakyRelu, 0.01f},
+      {"Clip", ConvActivation::kClip, kLowest, kMax},
+      {"HardSigmoid", ConvActivation::kHardSigmoid, 0.2f, 0.5f},
+      {"Sigmoid", ConvActivation::kSigmoid},
+      {"Tanh", ConvActivation::kTanh},
+      {"HardSwish", ConvActivation::kHardSwish},
+      {"Swish", ConvActivation::kSwish, 1.0f}};
+  NXRT_ASSIGN_OR_RETURN(FusedActivation<ConvActivation> activation,
+                        ParseFusedActivation<ConvActivation>(node, kTable));
   nn::ConvPostOps po;
-  float alpha_default = 0.0f;
-  float beta_default = 0.0f;
-  if (name.empty()) {
-    po.activation = ConvActivation::kNone;
-  } else if (name == "Relu") {
-    po.activation = ConvActivation::kRelu;
-  } else if (name == "LeakyRelu") {
-    po.activation = ConvActivation::kLeakyRelu;
-    alpha_default = 0.01f;
-  } else if (name == "Clip") {
-    po.activation = ConvActivation::kClip;
-    alpha_default = std::numeric_limits<float>::lowest();
-    beta_default = std::numeric_limits<float>::max();
-  } else if (name == "HardSigmoid") {
-    po.activation = ConvActivation::kHardSigmoid;
-    alpha_default = 0.2f;
-    beta_default = 0.5f;
-  } else if (name == "Sigmoid") {
-    po.activation = ConvActivation::kSigmoid;
-  } else if (name == "Tanh") {
-    po.activation = ConvActivation::kTanh;
-  } else if (name == "HardSwish") {
-    po.activation = ConvActivation::kHardSwish;
-  } else if (name == "Swish") {
-    po.activation = ConvActivation::kSwish;
-    alpha_default = 1.0f;
-  } else {
-    return node.Error(StatusCode::kInvalidModel, "attribute 'activation' is '", name,
-                      "', expected one of '', Relu, LeakyRelu, Clip, HardSigmoid, Sigmoid, Tanh, "
-                      "HardSwish, Swish");
-  }
-  NXRT_ASSIGN_OR_RETURN(po.alpha, node.GetFloat("activation_alpha", alpha_default));
-  NXRT_ASSIGN_OR_RETURN(po.beta, node.GetFloat("activation_beta", beta_default));
+  po.activation = activation.kind;
+  po.alpha = activation.alpha;
+  po.beta = activation.beta;
   NXRT_ASSIGN_OR_RETURN(po.output_scale, node.GetFloat("output_scale", 1.0f));
   NXRT_ASSIGN_OR_RETURN(po.output_shift, node.GetFloat("output_shift", 0.0f));
   return po;

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "ep/cpu/kernels/kernel_util.h"
+#include "ep/cpu/kernels/nn/fused_activation.h"
 #include "ep/cpu/kernels/nn/nn.h"
 #include "ep/cpu/nn/matmul.h"
 #include "ep/prepacked.h"
@@ -159,39 +160,24 @@ class GemmKernel final : public Kernel {
 // The epilogue activation of a FusedMatMul or FusedGemm node (see the file comment).
 Result<nn::MatMulEpilogue> ParseActivation(const NodeInfo& node) {
   using nn::MatMulActivation;
-  NXRT_ASSIGN_OR_RETURN(std::string name, node.GetString("activation", ""));
+  constexpr float kLowest = std::numeric_limits<float>::lowest();
+  constexpr float kMax = std::numeric_limits<float>::max();
+  static constexpr FusedActivationDef<MatMulActivation> kTable[] = {
+      {"", MatMulActivation::kNone},
+      {"Relu", MatMulActivation::kRelu},
+      {"LeakyRelu", MatMulActivation::kLeakyRelu, 0.01f},
+      {"Clip", MatMulActivation::kClip, kLowest, kMax},
+      {"Sigmoid", MatMulActivation::kSigmoid},
+      {"Tanh", MatMulActivation::kTanh},
+      {"Gelu", MatMulActivation::kGeluErf},
+      {"GeluTanh", MatMulActivation::kGeluTanh},
+      {"Swish", MatMulActivation::kSwish, 1.0f}};
+  NXRT_ASSIGN_OR_RETURN(FusedActivation<MatMulActivation> activation,
+                        ParseFusedActivation<MatMulActivation>(node, kTable));
   nn::MatMulEpilogue e;
-  float alpha_default = 0.0f;
-  float beta_default = 0.0f;
-  if (name.empty()) {
-    e.activation = MatMulActivation::kNone;
-  } else if (name == "Relu") {
-    e.activation = MatMulActivation::kRelu;
-  } else if (name == "LeakyRelu") {
-    e.activation = MatMulActivation::kLeakyRelu;
-    alpha_default = 0.01f;
-  } else if (name == "Clip") {
-    e.activation = MatMulActivation::kClip;
-    alpha_default = std::numeric_limits<float>::lowest();
-    beta_default = std::numeric_limits<float>::max();
-  } else if (name == "Sigmoid") {
-    e.activation = MatMulActivation::kSigmoid;
-  } else if (name == "Tanh") {
-    e.activation = MatMulActivation::kTanh;
-  } else if (name == "Gelu") {
-    e.activation = MatMulActivation::kGeluErf;
-  } else if (name == "GeluTanh") {
-    e.activation = MatMulActivation::kGeluTanh;
-  } else if (name == "Swish") {
-    e.activation = MatMulActivation::kSwish;
-    alpha_default = 1.0f;
-  } else {
-    return node.Error(StatusCode::kInvalidModel, "attribute 'activation' is '", name,
-                      "', expected one of '', Relu, LeakyRelu, Clip, Sigmoid, Tanh, Gelu, "
-                      "GeluTanh, Swish");
-  }
-  NXRT_ASSIGN_OR_RETURN(e.alpha, node.GetFloat("activation_alpha", alpha_default));
-  NXRT_ASSIGN_OR_RETURN(e.beta, node.GetFloat("activation_beta", beta_default));
+  e.activation = activation.kind;
+  e.alpha = activation.alpha;
+  e.beta = activation.beta;
   return e;
 }
 
