@@ -1,6 +1,6 @@
 // ep/cpu/nn/gemv.cpp: see gemv.h. Layer: nxrt_cpu_nn. The kernel is compiled for AVX-512F + FMA
 // through a function attribute (the project targets baseline x86-64) and only called after
-// GemvAvailable() checked the CPU.
+// CpuHasAvx512() (nn_common.h) checked the CPU.
 #include "ep/cpu/nn/gemv.h"
 
 #include <immintrin.h>
@@ -74,11 +74,6 @@ void PanelInto(const float* x, const float* panels, int64_t k, int64_t n, int64_
 }
 
 }  // namespace
-
-bool GemvAvailable() {
-  static const bool available = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("fma");
-  return available;
-}
 
 void GemvPanels64(const float* x, const float* panels, int64_t k, int64_t n, int64_t panel_stride,
                   const float* bias, float* y, int threads) {

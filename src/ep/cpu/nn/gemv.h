@@ -13,12 +13,9 @@
 
 namespace nxrt::cpu::nn {
 
-// True when the CPU runs AVX-512F with FMA (GemvPanels64 may be called).
-bool GemvAvailable();
-
 // y[j] = sum_k x[k] * B(k, j) (+ bias[j] when `bias` is not null) for j < n, B in 64-column
 // panels as above: panel p at `panels` + p * panel_stride floats. The panels are shared out over
-// `threads` OpenMP threads. Only when GemvAvailable().
+// `threads` OpenMP threads. Only when CpuHasAvx512() (nn_common.h).
 void GemvPanels64(const float* x, const float* panels, int64_t k, int64_t n, int64_t panel_stride,
                   const float* bias, float* y, int threads);
 

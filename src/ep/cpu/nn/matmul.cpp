@@ -272,7 +272,7 @@ std::shared_ptr<DnnlMatMulPrimitive> CreateDnnlPrimitive(const DnnlMatMulSpec& s
 // measurements): one row, B packed in panels, and several threads or a B of 16 MiB and more
 // (at one thread oneDNN's kernel is faster on cache-resident weights).
 bool UseGemv(const DnnlMatMulPrimitive& prim, int64_t m, int64_t k, int64_t n) {
-  return m == 1 && prim.packed != nullptr && prim.gemv_panel_stride > 0 && GemvAvailable() &&
+  return m == 1 && prim.packed != nullptr && prim.gemv_panel_stride > 0 && CpuHasAvx512() &&
          (prim.threads > 1 || k * n >= (int64_t{1} << 22));
 }
 

@@ -71,11 +71,6 @@ __attribute__((target("avx512f"))) void MaxRowsAvx512(const float* const* rows, 
   }
 }
 
-bool HasAvx512() {
-  static const bool available = __builtin_cpu_supports("avx512f");
-  return available;
-}
-
 template <typename T>
 void AddRow(const T* __restrict x, T* __restrict y, int64_t channels) {
   for (int64_t c = 0; c < channels; ++c) y[c] += x[c];
@@ -91,7 +86,7 @@ void WindowPool(const NhwcPoolPlan& plan, const T* x, T* y, int64_t begin, int64
   const bool max = p.kind == PoolKind::kMax;
   const bool include_pad = p.attributes.count_include_pad;
   const T init = max ? std::numeric_limits<T>::lowest() : T(0);
-  [[maybe_unused]] const bool fast_max = HasAvx512();
+  [[maybe_unused]] const bool fast_max = CpuHasAvx512();
   for (int64_t unit = begin; unit < end; ++unit) {
     const int64_t n = unit / out_h, oh = unit % out_h;
     const T* xn = x + n * in_h * in_w * ch;
