@@ -20,6 +20,8 @@ using nn::testing::ForEachIndex;
 using nn::testing::Offset;
 using nn::testing::RandomInt;
 using nn::testing::RandomVector;
+using nn::testing::ToNchw;
+using nn::testing::ToNhwc;
 
 struct ConvCase {
   Shape x, w;
@@ -248,34 +250,13 @@ TEST(ConvTransposeKernel, OutputShapeAttributeSetsTheSpatialDims) {
   EXPECT_EQ(y[0].shape(), (Shape{1, 2, 10, 8}));
 }
 
-// [N, C, H, W] tensor data as [N, H, W, C] (to_nhwc) or back.
-template <typename T>
-std::vector<T> Relayout(const Shape& nchw, const std::vector<T>& v, bool to_nhwc) {
-  const int64_t c = nchw[1], hw = nchw[2] * nchw[3];
-  std::vector<T> out(v.size());
-  for (int64_t n = 0; n < nchw[0]; ++n) {
-    for (int64_t ch = 0; ch < c; ++ch) {
-      for (int64_t i = 0; i < hw; ++i) {
-        const int64_t planar = (n * c + ch) * hw + i, interleaved = (n * hw + i) * c + ch;
-        out[to_nhwc ? interleaved : planar] = v[to_nhwc ? planar : interleaved];
-      }
-    }
-  }
-  return out;
-}
-
 // com.nxrt:FusedConv as a one-node model through the session, on two threads, with the graph
 // passes off (the node under test stays as written).
 Result<std::vector<Tensor>> RunFusedConv(const std::vector<OpInput>& inputs,
                                          const std::vector<AttributeValue>& attributes) {
-  cpu::testing::SingleOpModel model("FusedConv", 1, "com.nxrt");
-  for (const OpInput& input : inputs) model.AddInput(input);
-  for (const AttributeValue& attribute : attributes) model.AddAttribute(attribute);
-  model.AddOutput(DataType::kUndefined);
-  SessionOptions options;
-  options.optimization_level = 0;
-  options.intra_op_threads = 2;
-  return model.Run(options);
+  OpCase op{"FusedConv", 1, inputs, attributes};
+  op.domain = "com.nxrt";
+  return RunOp(op, AsWritten(2));
 }
 
 // FusedConv with channels_last 1 against channels_last 0 on the transposed X and Z: 3, 17 and 64
@@ -324,17 +305,17 @@ TEST(FusedConvKernel, ChannelsLastMatchesNchw) {
     if (sum) nchw_inputs.push_back(In(make(ys, z)));
     NXRT_ASSERT_OK_AND_ASSIGN(std::vector<Tensor> want, RunFusedConv(nchw_inputs, attributes));
     std::vector<OpInput> nhwc_inputs = {In(make({xs[0], xs[2], xs[3], xs[1]},
-                                                Relayout(xs, x, true))),
+                                                ToNhwc(xs, x))),
                                         weights, bias_input};
-    if (sum) nhwc_inputs.push_back(In(make(ys_nhwc, Relayout(ys, z, true))));
+    if (sum) nhwc_inputs.push_back(In(make(ys_nhwc, ToNhwc(ys, z))));
     attributes.push_back(IntAttr("channels_last", 1));
     NXRT_ASSERT_OK_AND_ASSIGN(std::vector<Tensor> got, RunFusedConv(nhwc_inputs, attributes));
     ASSERT_EQ(got[0].shape(), ys_nhwc);
     if (use_double) {
-      EXPECT_TRUE(AllClose(Relayout(ys, Values<double>(got[0]), false), Values<double>(want[0]),
+      EXPECT_TRUE(AllClose(ToNchw(ys, Values<double>(got[0])), Values<double>(want[0]),
                            1e-12, 1e-12));
     } else {
-      EXPECT_TRUE(AllClose(Relayout(ys, Values<float>(got[0]), false), Values<float>(want[0]),
+      EXPECT_TRUE(AllClose(ToNchw(ys, Values<float>(got[0])), Values<float>(want[0]),
                            1e-4, 1e-5));
     }
   }

@@ -211,19 +211,14 @@ TEST(PoolKernels, MissingKernelShapeAndBadPNameTheAttribute) {
       << bad.status().message();
 }
 
-// One node as a model through the session, on two threads, with the graph passes off (the node
-// under test stays as written).
+// `op` of `domain` on `x` as a one-node model through the session, on two threads, with the
+// graph passes off (the node under test stays as written).
 Result<std::vector<Tensor>> RunNode(const std::string& op, int64_t opset,
                                     const std::string& domain, const Tensor& x,
                                     const std::vector<AttributeValue>& attributes) {
-  cpu::testing::SingleOpModel model(op, opset, domain);
-  model.AddInput(In(x));
-  for (const AttributeValue& attribute : attributes) model.AddAttribute(attribute);
-  model.AddOutput(DataType::kUndefined);
-  SessionOptions options;
-  options.optimization_level = 0;
-  options.intra_op_threads = 2;
-  return model.Run(options);
+  OpCase node{op, opset, {In(x)}, attributes};
+  node.domain = domain;
+  return RunOp(node, AsWritten(2));
 }
 
 template <typename T>

@@ -61,6 +61,7 @@ struct OpCase {
   std::vector<OpInput> inputs;
   std::vector<AttributeValue> attributes;
   int num_outputs = 1;
+  std::string domain;  // "" for ONNX's; "com.nxrt" for nxrt's fused operators
 };
 
 // The ValueInfo of a node input holding `input` (kAbsent when omitted).
@@ -124,14 +125,22 @@ inline Result<std::vector<std::vector<Tensor>>> RunOpSequence(
   return results;
 }
 
-// Runs `op` as a one-node model through the session and returns its outputs (declared without
-// a type in the model); errors are the session's (creation or run).
-inline Result<std::vector<Tensor>> RunOp(const OpCase& op) {
-  cpu::testing::SingleOpModel model(op.op_type, op.opset);
+// Runs `op` as a one-node model through a session made with `options` and returns its outputs
+// (declared without a type in the model); errors are the session's (creation or run).
+inline Result<std::vector<Tensor>> RunOp(const OpCase& op, const SessionOptions& options = {}) {
+  cpu::testing::SingleOpModel model(op.op_type, op.opset, op.domain);
   for (const OpInput& input : op.inputs) model.AddInput(input);
   for (const AttributeValue& attribute : op.attributes) model.AddAttribute(attribute);
   for (int i = 0; i < op.num_outputs; ++i) model.AddOutput(DataType::kUndefined);
-  return model.Run();
+  return model.Run(options);
+}
+
+// Session options that run a node as written (no graph passes) on `threads` intra-op threads.
+inline SessionOptions AsWritten(int threads) {
+  SessionOptions options;
+  options.optimization_level = 0;
+  options.intra_op_threads = threads;
+  return options;
 }
 
 // The elements of a contiguous tensor as a vector of T.

@@ -32,7 +32,8 @@ TEST(TopKKernel, RandomShapesMatchReference) {
     // Few distinct values, so ties are common: they keep the lower index first.
     std::vector<float> x(Count(shape));
     for (float& v : x) v = static_cast<float>(RandomInt(rng, -3, 3));
-    std::vector<OpInput> inputs = {In(Tensor::FromVector<float>(shape, x).value())};
+    std::vector<OpInput> inputs;
+    inputs.push_back(In(Tensor::FromVector<float>(shape, x).value()));
     std::vector<AttributeValue> attrs = {IntAttr("axis", opset >= 11 ? axis - r : axis)};
     if (opset == 1) {
       attrs.push_back(IntAttr("k", k));
