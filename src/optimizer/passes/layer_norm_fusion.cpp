@@ -162,26 +162,22 @@ std::optional<Match> MatchAt(const GraphEditor& editor, const ir::Node& mean_nod
   m.out = normalise->outputs[0];
   m.last = normalise->id;
 
-  if (const ir::Node* mul = SingleConsumerOp(editor, m.out, "Mul")) {
-    const ir::ValueId g = OtherInput(*mul, m.out);
-    if (const Tensor* t = LastAxisConstant(editor, g, m.hidden, max_rank)) {
-      m.gamma = t;
-      m.gamma_value = g;
-      m.nodes.push_back(mul->id);
-      m.out = mul->outputs[0];
-      m.last = mul->id;
-    }
-  }
-  if (const ir::Node* add = SingleConsumerOp(editor, m.out, "Add")) {
-    const ir::ValueId b = OtherInput(*add, m.out);
-    if (const Tensor* t = LastAxisConstant(editor, b, m.hidden, max_rank)) {
-      m.beta = t;
-      m.beta_value = b;
-      m.nodes.push_back(add->id);
-      m.out = add->outputs[0];
-      m.last = add->id;
-    }
-  }
+  // The optional Mul(gamma) then Add(beta): each taken into the match when its other operand is
+  // a last-axis constant.
+  auto take = [&](std::string_view op, const Tensor*& tensor, ir::ValueId& value) {
+    const ir::Node* n = SingleConsumerOp(editor, m.out, op);
+    if (n == nullptr) return;
+    const ir::ValueId other = OtherInput(*n, m.out);
+    const Tensor* t = LastAxisConstant(editor, other, m.hidden, max_rank);
+    if (t == nullptr) return;
+    tensor = t;
+    value = other;
+    m.nodes.push_back(n->id);
+    m.out = n->outputs[0];
+    m.last = n->id;
+  };
+  take("Mul", m.gamma, m.gamma_value);
+  take("Add", m.beta, m.beta_value);
   // The ones of a missing gamma need H.
   if (!m.hidden) return std::nullopt;
   return m;
