@@ -153,10 +153,10 @@ class NhwcLayout final : public GraphPass {
         // Resize-10 reads (X, scales); Resize-11+ (X, roi, scales, sizes).
         const size_t first = editor_.Opset(n) < 11 ? 1 : 2;
         for (size_t s = first; s < resize.inputs.size(); ++s) {
-          if (const Tensor* t = editor_.Constant(resize.inputs[s]); t && t->element_count() == 4) {
-            resize.inputs[s] = editor_.AddInitializer(editor_.value(resize.inputs[s]).name + "_nhwc",
-                                                      PermutedVector(*t));
-          }
+          const Tensor* t = editor_.Constant(resize.inputs[s]);
+          if (t == nullptr || t->element_count() != 4) continue;
+          const std::string name = editor_.value(resize.inputs[s]).name + "_nhwc";
+          resize.inputs[s] = editor_.AddInitializer(name, PermutedVector(*t));
         }
         Convert(n, std::move(resize), {0});
       } else if (IsChannelConcat(n)) {
@@ -174,12 +174,7 @@ class NhwcLayout final : public GraphPass {
     // reads any more (every reader now runs channels-last).
     void DropBypassedTransposes() {
       for (ir::NodeId id : bypassed_) {
-        const ir::ValueId v = editor_.node(id).outputs[0];
-        bool read = editor_.IsGraphOutput(v);
-        for (const ir::Consumer& c : editor_.Consumers(v)) {
-          read = read || c.slot == ir::kImplicitSlot || !converted_[static_cast<size_t>(c.node)];
-        }
-        if (!read) editor_.RemoveNode(id);
+        if (!ReadAsNchw(editor_.node(id).outputs[0])) editor_.RemoveNode(id);
       }
     }
 
@@ -187,11 +182,7 @@ class NhwcLayout final : public GraphPass {
     // reads in NCHW.
     void KeepNchwOutputs() {
       for (const auto& [v, nhwc] : produced_) {
-        bool needed = editor_.IsGraphOutput(v);
-        for (const ir::Consumer& c : editor_.Consumers(v)) {
-          needed = needed || c.slot == ir::kImplicitSlot || !converted_[static_cast<size_t>(c.node)];
-        }
-        if (!needed) continue;
+        if (!ReadAsNchw(v)) continue;
         const ir::NodeId producer = editor_.Producer(v);
         editor_.AddNode(TransposeNode(editor_.value(v).name + "_to_nchw", nhwc, v, kToNchw),
                         producer);
@@ -199,6 +190,16 @@ class NhwcLayout final : public GraphPass {
     }
 
    private:
+    // True when something still reads `v` as NCHW: a graph output, a subgraph or a node this
+    // pass did not convert.
+    bool ReadAsNchw(ir::ValueId v) const {
+      if (editor_.IsGraphOutput(v)) return true;
+      for (const ir::Consumer& c : editor_.Consumers(v)) {
+        if (c.slot == ir::kImplicitSlot || !converted_[static_cast<size_t>(c.node)]) return true;
+      }
+      return false;
+    }
+
     // A 2-D float convolution: Conv, or FusedConv not yet channels-last, with a rank-4 float
     // constant W and an X that is computed (a constant X would be transposed on every run) and
     // not typed with another rank (that fails in the Conv kernel, with the Conv's name).
@@ -307,8 +308,7 @@ class NhwcLayout final : public GraphPass {
         if (v == ir::kNoValue) {
           continue;
         }
-        const ir::ValueId nhwc =
-            editor_.AddValue(editor_.value(v).name + "_nhwc", Permuted(editor_.value(v).type, kToNhwc));
+        const ir::ValueId nhwc = NewTwinValue(v);
         twin_[v] = nhwc;
         produced_.emplace_back(v, nhwc);
         replacement.outputs.push_back(nhwc);
@@ -317,6 +317,14 @@ class NhwcLayout final : public GraphPass {
       editor_.AddNode(std::move(replacement), n.id);
       converted_[static_cast<size_t>(n.id)] = true;
       ++rewrites_;
+    }
+
+    // A new value for the NHWC twin of `v`: "<name>_nhwc", v's type with the dims permuted.
+    ir::ValueId NewTwinValue(ir::ValueId v) {
+      // Copies first: AddValue may move the graph's values.
+      const std::string name = editor_.value(v).name + "_nhwc";
+      ir::TypeInfo type = Permuted(editor_.value(v).type, kToNhwc);
+      return editor_.AddValue(name, std::move(type));
     }
 
     // The twin of `v`, made by a Transpose placed at `reader` (before the node replacing it)
@@ -332,7 +340,7 @@ class NhwcLayout final : public GraphPass {
         return nhwc;
       }
       const std::string name = editor_.value(v).name;
-      const ir::ValueId nhwc = editor_.AddValue(name + "_nhwc", Permuted(editor_.value(v).type, kToNhwc));
+      const ir::ValueId nhwc = NewTwinValue(v);
       editor_.AddNode(TransposeNode(name + "_to_nhwc", v, nhwc, kToNhwc), reader);
       twin_[v] = nhwc;
       return nhwc;

@@ -7,16 +7,16 @@
 // and oneDNN's scratchpad are the kernel's workspace.
 //
 // com.nxrt:FusedConv(X, W, B?, Z?) (made by the conv_activation_fusion pass) is Conv with post-ops:
-// Y = s * act(Conv(X, W, B) + Z) + t, Z of Y's shape (a residual), run as oneDNN post-ops in the same
-// pass over the output (oneDNN's sum post-op accumulates into the destination: Z is copied into
-// Y first, unless the memory planner gave Y Z's buffer, which the kernel offers, ep/in_place.h).
-// Attributes: Conv's, plus `activation` ("" for none, "Relu", "LeakyRelu", "Clip", "HardSigmoid",
-// "Sigmoid", "Tanh", "HardSwish", "Swish"), `activation_alpha` and
-// `activation_beta` (LeakyRelu alpha, default 0.01; Clip min and max, default the float range;
-// HardSigmoid alpha and beta, default 0.2 and 0.5; Swish x * sigmoid(alpha * x), default 1),
-// `output_scale` s (default 1) and `output_shift` t (default 0), and `channels_last` (default
-// 0; 1: X is [N, H, W, C] and Z and Y are [N, H', W', M], W and B as in ONNX; 2-D only, another
-// rank of X is an error naming its shape).
+// Y = s * act(Conv(X, W, B) + Z) + t, Z of Y's shape (a residual), run as oneDNN post-ops in the
+// same pass over the output (oneDNN's sum post-op accumulates into the destination: Z is copied
+// into Y first, unless the memory planner gave Y Z's buffer, which the kernel offers,
+// ep/in_place.h). Attributes: Conv's, plus `activation` ("" for none, "Relu", "LeakyRelu", "Clip",
+// "HardSigmoid", "Sigmoid", "Tanh", "HardSwish", "Swish"), `activation_alpha` and `activation_beta`
+// (LeakyRelu alpha, default 0.01; Clip min and max, default the float range; HardSigmoid alpha and
+// beta, default 0.2 and 0.5; Swish x * sigmoid(alpha * x), default 1), `output_scale` s (default 1)
+// and `output_shift` t (default 0), and `channels_last` (default 0; 1: X is [N, H, W, C] and Z and
+// Y are [N, H', W', M], W and B as in ONNX; 2-D only, another rank of X is an error naming its
+// shape).
 #include <limits>
 #include <memory>
 #include <optional>

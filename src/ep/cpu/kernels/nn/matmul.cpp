@@ -6,14 +6,14 @@
 // costs one primitive creation, and one packing of the weight, in the kernel's life. The
 // primitive's scratchpad is the step's planned workspace.
 //
-// com.nxrt:FusedMatMul and com.nxrt:FusedGemm (made by the matmul_activation_fusion pass) are
-// the same kernels with an epilogue: FusedMatMul(A, B, bias?) = act(A @ B + bias), bias of N
-// elements (shape [N] or [1, ..., 1, N]); FusedGemm(A, B, C?) = act(Gemm(A, B, C)) with Gemm's
-// attributes. Attributes `activation` ("" for none, "Relu", "LeakyRelu", "Clip", "Sigmoid",
-// "Tanh", "Gelu" (erf), "GeluTanh", "Swish"), `activation_alpha` (LeakyRelu's alpha, default
-// 0.01; Clip's min, default the lowest float; Swish x * sigmoid(alpha * x), default 1) and
-// `activation_beta` (Clip's max, default the highest float). The bias and activation run as oneDNN post-ops in the same pass over the
-// output.
+// com.nxrt:FusedMatMul and com.nxrt:FusedGemm (made by the matmul_activation_fusion pass) are the
+// same kernels with an epilogue: FusedMatMul(A, B, bias?) = act(A @ B + bias), bias of N elements
+// (shape [N] or [1, ..., 1, N]); FusedGemm(A, B, C?) = act(Gemm(A, B, C)) with Gemm's attributes.
+// Attributes `activation` ("" for none, "Relu", "LeakyRelu", "Clip", "Sigmoid", "Tanh", "Gelu"
+// (erf), "GeluTanh", "Swish"), `activation_alpha` (LeakyRelu's alpha, default 0.01; Clip's min,
+// default the lowest float; Swish x * sigmoid(alpha * x), default 1) and `activation_beta` (Clip's
+// max, default the highest float). The bias and activation run as oneDNN post-ops in the same pass
+// over the output.
 #include <limits>
 #include <memory>
 #include <optional>

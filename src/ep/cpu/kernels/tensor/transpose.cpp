@@ -30,10 +30,11 @@ class PermuteKernel final : public Kernel {
     const void* in = ctx.input(0)->raw_data();
     void* out = ctx.output(0)->mutable_raw_data();
     // Parts of at least ~64K elements per thread.
-    const int64_t min_units = std::max<int64_t>(1, (int64_t{1} << 16) /
-                                                       std::max<int64_t>(1, plan_.elements_per_unit));
-    ctx.ParallelFor(plan_.units, min_units,
-                    [&](int64_t begin, int64_t end) { nn::PermuteRange(plan_, in, out, begin, end); });
+    const int64_t per_unit = std::max<int64_t>(1, plan_.elements_per_unit);
+    const int64_t min_units = std::max<int64_t>(1, (int64_t{1} << 16) / per_unit);
+    ctx.ParallelFor(plan_.units, min_units, [&](int64_t begin, int64_t end) {
+      nn::PermuteRange(plan_, in, out, begin, end);
+    });
     return Status::Ok();
   }
 
