@@ -24,6 +24,8 @@
 #include <set>
 #include <sstream>
 
+#include <unistd.h>
+
 #include "ir/tensor_io.h"
 #include "runtime/bench_report.h"
 #include "runtime/input_generator.h"
@@ -172,7 +174,18 @@ Result<OracleOptions> SessionOptionsFromFlags(const Flags& flags) {
     NXRT_ASSIGN_OR_RETURN(auto pair, SplitConfigEntry(entry));
     options.config_entries.push_back(pair);
   }
-  options.profile_prefix = flags.profile;
+  if (!flags.profile.empty()) {
+    // ORT writes the trace when the session ends and says nothing if it cannot: check first.
+    std::filesystem::path folder = std::filesystem::path(flags.profile).parent_path();
+    if (folder.empty()) folder = ".";
+    std::error_code error;
+    if (!std::filesystem::is_directory(folder, error) || access(folder.c_str(), W_OK) != 0) {
+      return MakeStatus(StatusCode::kInvalidArgument, "--profile '", flags.profile, "': folder '",
+                        folder.string(), "' is not a writable directory; give a prefix in one, ",
+                        "e.g. --profile /tmp/ort_profile");
+    }
+    options.profile_prefix = flags.profile;
+  }
   return options;
 }
 
