@@ -2,7 +2,7 @@
 // (onnx_node_cases.inc) on the oneDNN float path and the double reference path, random
 // configurations against direct loops written in the test (a scatter form for ConvTranspose),
 // prepacked weights and fused post-ops (sum, activations) against the unfused result,
-// channels_last against NCHW, and shape errors.
+// channels_last against NCHW, Winograd for constant weights, and shape errors.
 #include "ep/cpu/nn/conv.h"
 
 #include <gtest/gtest.h>
@@ -549,6 +549,68 @@ TEST(ConvTest, ChannelsLastMatchesNchw) {
         EXPECT_TRUE(AllClose(ToNchw(ys, y), want, 1e-12, 1e-12)) << "double";
       }
     }
+  }
+}
+
+// Constant weights let a 3x3 stride-1 convolution of >= 64 channels take oneDNN's Winograd
+// algorithm (AVX-512 machines): NCHW and channels_last, pads 1 and 0, in and out channel counts
+// that differ, bias, sum (in place on Y) and Relu, against the double reference loops. Without
+// constant_weights the same plan stays on the direct kernels.
+TEST(ConvTest, WinogradWithConstantWeightsMatchesReference) {
+  struct Problem {
+    Shape xs, ws;
+    int64_t pad;
+    bool channels_last;
+    bool sum;
+  };
+  const std::vector<Problem> problems = {{{1, 64, 14, 14}, {64, 64, 3, 3}, 1, false, false},
+                                         {{1, 64, 14, 14}, {64, 64, 3, 3}, 1, true, true},
+                                         {{2, 128, 9, 11}, {64, 128, 3, 3}, 0, true, false},
+                                         {{1, 64, 7, 7}, {128, 64, 3, 3}, 1, false, true}};
+  std::mt19937 rng(91);
+  for (const Problem& pr : problems) {
+    SCOPED_TRACE(::testing::Message() << "X " << Str(pr.xs) << " W " << Str(pr.ws) << " pad "
+                                      << pr.pad << " channels_last " << pr.channels_last);
+    ConvAttributes attr;
+    attr.pads = {pr.pad, pr.pad, pr.pad, pr.pad};
+    const Shape bs = {pr.ws[0]};
+    ConvOptions options;
+    options.threads = 2;
+    options.post_ops.sum = pr.sum;
+    options.post_ops.activation = ConvActivation::kRelu;
+    const std::vector<double> x = testing::RandomVector<double>(rng, Count(pr.xs));
+    const std::vector<double> w = testing::RandomVector<double>(rng, Count(pr.ws));
+    const std::vector<double> b = testing::RandomVector<double>(rng, pr.ws[0]);
+    NXRT_ASSERT_OK_AND_ASSIGN(ConvPlan ref,
+                              PrepareConv(DataType::kDouble, pr.xs, pr.ws, bs, attr, options));
+    const Shape& ys = ref.output_shape;
+    const std::vector<double> z = testing::RandomVector<double>(rng, Count(ys));
+    std::vector<double> want(Count(ys));
+    RunWithWorkspace(ref, x, w, b, pr.sum ? z.data() : nullptr, want);
+
+    const Shape xs = pr.channels_last ? Shape{pr.xs[0], pr.xs[2], pr.xs[3], pr.xs[1]} : pr.xs;
+    const auto layout = [&](const Shape& nchw, const std::vector<float>& v) {
+      return pr.channels_last ? ToNhwc(nchw, v) : v;
+    };
+    options.channels_last = pr.channels_last;
+    NXRT_ASSERT_OK_AND_ASSIGN(ConvPlan direct,
+                              PrepareConv(DataType::kFloat, xs, pr.ws, bs, attr, options));
+    EXPECT_EQ(ConvImplementation(direct).find("wino"), std::string::npos)
+        << ConvImplementation(direct);
+    options.constant_weights = true;
+    NXRT_ASSERT_OK_AND_ASSIGN(ConvPlan plan,
+                              PrepareConv(DataType::kFloat, xs, pr.ws, bs, attr, options));
+    if (CpuHasAvx512()) {
+      EXPECT_NE(ConvImplementation(plan).find("wino"), std::string::npos)
+          << ConvImplementation(plan);
+    }
+    const std::vector<float> wf(w.begin(), w.end()), bf(b.begin(), b.end());
+    NXRT_ASSERT_OK(PackConvWeights(plan, wf.data()));
+    const std::vector<float> xf = layout(pr.xs, std::vector<float>(x.begin(), x.end()));
+    std::vector<float> y = layout(ys, std::vector<float>(z.begin(), z.end()));
+    RunWithWorkspace(plan, xf, wf, bf, pr.sum ? y.data() : nullptr, y);
+    const std::vector<float> got = pr.channels_last ? ToNchw(ys, y) : y;
+    EXPECT_TRUE(AllClose(got, want, 1e-4, 1e-4));
   }
 }
 

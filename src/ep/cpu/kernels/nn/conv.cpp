@@ -3,7 +3,8 @@
 // Layer: nxrt_ep_cpu (kernel glue). The attributes are parsed once; Prepare creates the plan (and
 // its oneDNN primitive for float) only when an input shape or the run's thread count differs
 // from the one it was made for, so a steady input shape costs one primitive creation; constant
-// weights (initializers) are then reordered once into the primitive's layout. The blocked copies
+// weights (initializers) are then reordered once into the primitive's layout (which lets 3x3
+// convolutions take oneDNN's Winograd algorithm, nn/conv.h ConvOptions::constant_weights). The blocked copies
 // and oneDNN's scratchpad are the kernel's workspace.
 //
 // com.nxrt:FusedConv(X, W, B?, Z?) (made by the conv_activation_fusion pass) is Conv with post-ops:
@@ -55,6 +56,9 @@ class ConvKernel final : public Kernel {
       options.post_ops = post_ops_;
       options.post_ops.sum = HasInput(ctx, 3);
       options.channels_last = channels_last_;
+      // Only constant initializers (the kernel lists no value inputs) are readable here.
+      Result<const Tensor*> weights = ctx.input_value(1);
+      options.constant_weights = weights.ok();
       std::optional<std::span<const int64_t>> b_span;
       if (b) b_span = *b;
       NXRT_ASSIGN_OR_RETURN(plan_, transpose_ ? nn::PrepareConvTranspose(ctx.input_dtype(0), x, w,
@@ -62,10 +66,7 @@ class ConvKernel final : public Kernel {
                                                                          options)
                                               : nn::PrepareConv(ctx.input_dtype(0), x, w, b_span,
                                                                 attributes_, options));
-      // Only constant initializers (the kernel lists no value inputs) are readable here.
-      if (Result<const Tensor*> weights = ctx.input_value(1); weights.ok()) {
-        NXRT_RETURN_IF_ERROR(nn::PackConvWeights(plan_, (*weights)->raw_data()));
-      }
+      if (weights.ok()) NXRT_RETURN_IF_ERROR(nn::PackConvWeights(plan_, (*weights)->raw_data()));
       x_shape_ = std::move(x);
       w_shape_ = std::move(w);
       b_shape_ = std::move(b);
