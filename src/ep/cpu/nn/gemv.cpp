@@ -11,8 +11,6 @@
 namespace nxrt::cpu::nn {
 namespace {
 
-constexpr int64_t kPanel = 64;
-
 // One panel: out[0..63] = sum_k x[k] * panel[64k .. 64k+63] (+ bias). Two rows per step, each
 // with its own four accumulators, so eight FMA chains hide the FMA latency.
 __attribute__((target("avx512f,fma"))) void Panel(const float* x, const float* panel, int64_t k,
@@ -21,7 +19,7 @@ __attribute__((target("avx512f,fma"))) void Panel(const float* x, const float* p
   __m512 b0 = a0, b1 = a0, b2 = a0, b3 = a0;
   int64_t r = 0;
   for (; r + 2 <= k; r += 2) {
-    const float* row = panel + r * kPanel;
+    const float* row = panel + r * kGemvPanel;
     const __m512 x0 = _mm512_set1_ps(x[r]);
     const __m512 x1 = _mm512_set1_ps(x[r + 1]);
     a0 = _mm512_fmadd_ps(x0, _mm512_loadu_ps(row), a0);
@@ -34,7 +32,7 @@ __attribute__((target("avx512f,fma"))) void Panel(const float* x, const float* p
     b3 = _mm512_fmadd_ps(x1, _mm512_loadu_ps(row + 112), b3);
   }
   if (r < k) {
-    const float* row = panel + r * kPanel;
+    const float* row = panel + r * kGemvPanel;
     const __m512 x0 = _mm512_set1_ps(x[r]);
     a0 = _mm512_fmadd_ps(x0, _mm512_loadu_ps(row), a0);
     a1 = _mm512_fmadd_ps(x0, _mm512_loadu_ps(row + 16), a1);
@@ -60,15 +58,15 @@ __attribute__((target("avx512f,fma"))) void Panel(const float* x, const float* p
 // Panel p of the product into y, through a local buffer for the last, partial panel.
 void PanelInto(const float* x, const float* panels, int64_t k, int64_t n, int64_t panel_stride,
                const float* bias, float* y, int64_t p) {
-  const int64_t first = p * kPanel;
-  const int64_t width = std::min(kPanel, n - first);
-  if (width == kPanel) {
+  const int64_t first = p * kGemvPanel;
+  const int64_t width = std::min(kGemvPanel, n - first);
+  if (width == kGemvPanel) {
     Panel(x, panels + p * panel_stride, k, bias != nullptr ? bias + first : nullptr, y + first);
     return;
   }
-  float padded_bias[kPanel] = {};
+  float padded_bias[kGemvPanel] = {};
   if (bias != nullptr) std::memcpy(padded_bias, bias + first, width * sizeof(float));
-  float out[kPanel];
+  float out[kGemvPanel];
   Panel(x, panels + p * panel_stride, k, bias != nullptr ? padded_bias : nullptr, out);
   std::memcpy(y + first, out, width * sizeof(float));
 }
@@ -76,11 +74,10 @@ void PanelInto(const float* x, const float* panels, int64_t k, int64_t n, int64_
 }  // namespace
 
 void GemvPanels64(const float* x, const float* panels, int64_t k, int64_t n, int64_t panel_stride,
-                  const float* bias, float* y, int threads) {
-  const int64_t count = (n + kPanel - 1) / kPanel;
-  const int team = static_cast<int>(std::clamp<int64_t>(count, 1, std::max(threads, 1)));
-#pragma omp parallel for num_threads(team) schedule(static) if (team > 1)
-  for (int64_t p = 0; p < count; ++p) PanelInto(x, panels, k, n, panel_stride, bias, y, p);
+                  const float* bias, float* y, int64_t panel_begin, int64_t panel_end) {
+  for (int64_t p = panel_begin; p < panel_end; ++p) {
+    PanelInto(x, panels, k, n, panel_stride, bias, y, p);
+  }
 }
 
 }  // namespace nxrt::cpu::nn

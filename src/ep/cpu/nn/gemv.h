@@ -13,10 +13,14 @@
 
 namespace nxrt::cpu::nn {
 
-// y[j] = sum_k x[k] * B(k, j) (+ bias[j] when `bias` is not null) for j < n, B in 64-column
-// panels as above: panel p at `panels` + p * panel_stride floats. The panels are shared out over
-// `threads` OpenMP threads. Only when CpuHasAvx512() (nn_common.h).
+// Output columns come in panels of this many.
+constexpr int64_t kGemvPanel = 64;
+
+// Panels [panel_begin, panel_end) of y = x @ B (+ bias): y[j] = sum_k x[k] * B(k, j) (+ bias[j])
+// for the columns j < n of those panels, B in 64-column panels as above (panel p at `panels` +
+// p * panel_stride floats). Panels are independent: callers spread them over threads. Only when
+// CpuHasAvx512() (nn_common.h).
 void GemvPanels64(const float* x, const float* panels, int64_t k, int64_t n, int64_t panel_stride,
-                  const float* bias, float* y, int threads);
+                  const float* bias, float* y, int64_t panel_begin, int64_t panel_end);
 
 }  // namespace nxrt::cpu::nn

@@ -449,13 +449,25 @@ void EpilogueRef(const MatMulEpilogue& e, const T* bias, T* y, int64_t rows, int
   }
 }
 
-// y = act(a @ B + bias) for one row on gemv.h's kernel.
+// The gemv.h units of one row times `prim`'s packed B with N = `n` columns; 0 when the product
+// does not take that kernel.
+int64_t GemvUnits(const DnnlMatMulPrimitive& prim, int64_t m, int64_t k, int64_t n) {
+  return UseGemv(prim, m, k, n) ? (n + kGemvPanel - 1) / kGemvPanel : 0;
+}
+
+// Units [begin, end) of y = act(a @ B + bias) for one row on gemv.h's kernel.
 void RunGemv(const DnnlMatMulPrimitive& prim, const MatMulEpilogue& epilogue, const float* a,
-             const float* bias, float* y, int64_t k, int64_t n) {
+             const float* bias, float* y, int64_t k, int64_t n, int64_t units, int64_t begin,
+             int64_t end) {
+  begin = std::clamp<int64_t>(begin, 0, units);
+  end = std::clamp<int64_t>(end, begin, units);
   GemvPanels64(a, static_cast<const float*>(prim.packed->memory.get_data_handle()), k, n,
-               prim.gemv_panel_stride, bias, y, prim.threads);
+               prim.gemv_panel_stride, bias, y, begin, end);
   if (epilogue.activation == MatMulActivation::kNone) return;
-  for (int64_t j = 0; j < n; ++j) y[j] = static_cast<float>(Activate(y[j], epilogue));
+  const int64_t last = std::min(n, end * kGemvPanel);
+  for (int64_t j = begin * kGemvPanel; j < last; ++j) {
+    y[j] = static_cast<float>(Activate(y[j], epilogue));
+  }
 }
 
 }  // namespace
@@ -522,7 +534,12 @@ Result<MatMulPlan> PrepareMatMul(DataType dtype, std::span<const int64_t> a_shap
   if (dtype == DataType::kFloat && batch * plan.m * plan.n > 0 && plan.k > 0) {
     CreateDnnlMatMul(plan, a_batch, b_batch, *batch_shape, options);
   }
-  if (plan.dnnl != nullptr) plan.packed_b = plan.dnnl->packed;
+  if (plan.dnnl != nullptr) {
+    plan.packed_b = plan.dnnl->packed;
+    if (!plan.dnnl->per_batch && batch == 1) {
+      plan.gemv_units = GemvUnits(*plan.dnnl, plan.m, plan.k, plan.n);
+    }
+  }
   if (options.constant_b == nullptr && options.prepacked_b != nullptr && plan.packed_b == nullptr) {
     const dnnl::memory::dims dims = {plan.k, plan.n};
     NXRT_ASSIGN_OR_RETURN(plan.unpacked_b,
@@ -541,10 +558,8 @@ Status MatMul(const MatMulPlan& plan, const void* a, const void* b, void* y,
   if (plan.unpacked_b != nullptr) b = plan.unpacked_b->data();
   if (plan.dnnl != nullptr) {
     const DnnlMatMulPrimitive& p = *plan.dnnl;
-    if (!p.per_batch && batch == 1 && UseGemv(p, plan.m, plan.k, plan.n)) {
-      RunGemv(p, plan.epilogue, static_cast<const float*>(a) + plan.a_offsets[0],
-              plan.epilogue.bias ? static_cast<const float*>(bias) : nullptr,
-              static_cast<float*>(y), plan.k, plan.n);
+    if (plan.gemv_units > 0) {
+      MatMulGemvUnits(plan, a, bias, y, 0, plan.gemv_units);
       return Status::Ok();
     }
     if (!p.per_batch) {
@@ -653,6 +668,10 @@ Result<GemmPlan> PrepareGemm(DataType dtype, std::span<const int64_t> a_shape,
   plan.packed_b = prim->packed;
   plan.bindings = MakeBindings(*prim);
   plan.scratchpad_bytes = prim->scratchpad_md.get_size();
+  const bool c_added = plan.has_c && attributes.beta != 0.0f;
+  if (attributes.alpha == 1.0f && (!c_added || plan.c_as_bias)) {
+    plan.gemv_units = GemvUnits(*prim, m, k, n);
+  }
   plan.dnnl = std::move(prim);
   return plan;
 }
@@ -694,17 +713,29 @@ void GemmRef(const GemmPlan& plan, const T* a, const T* b, const T* c, T* y) {
 
 }  // namespace
 
+void MatMulGemvUnits(const MatMulPlan& plan, const void* a, const void* bias, void* y,
+                     int64_t begin, int64_t end) {
+  if (plan.gemv_units == 0) return;
+  RunGemv(*plan.dnnl, plan.epilogue, static_cast<const float*>(a) + plan.a_offsets[0],
+          plan.epilogue.bias ? static_cast<const float*>(bias) : nullptr, static_cast<float*>(y),
+          plan.k, plan.n, plan.gemv_units, begin, end);
+}
+
+void GemmGemvUnits(const GemmPlan& plan, const void* a, const void* c, void* y, int64_t begin,
+                   int64_t end) {
+  if (plan.gemv_units == 0) return;
+  RunGemv(*plan.dnnl, plan.epilogue, static_cast<const float*>(a),
+          plan.c_as_bias ? static_cast<const float*>(c) : nullptr, static_cast<float*>(y), plan.k,
+          plan.n, plan.gemv_units, begin, end);
+}
+
 Status Gemm(const GemmPlan& plan, const void* a, const void* b, const void* c, void* y,
             std::span<std::byte> scratchpad) {
   if (plan.m * plan.n == 0) return Status::Ok();
   if (plan.unpacked_b != nullptr) b = plan.unpacked_b->data();
   if (plan.dnnl != nullptr) {
-    const bool c_added = plan.has_c && plan.attributes.beta != 0.0f;
-    if (plan.attributes.alpha == 1.0f && (!c_added || plan.c_as_bias) &&
-        UseGemv(*plan.dnnl, plan.m, plan.k, plan.n)) {
-      RunGemv(*plan.dnnl, plan.epilogue, static_cast<const float*>(a),
-              plan.c_as_bias ? static_cast<const float*>(c) : nullptr, static_cast<float*>(y),
-              plan.k, plan.n);
+    if (plan.gemv_units > 0) {
+      GemmGemvUnits(plan, a, c, y, 0, plan.gemv_units);
       return Status::Ok();
     }
     if (plan.has_c && plan.attributes.beta != 0.0f && !plan.c_as_bias) {

@@ -102,6 +102,9 @@ struct MatMulPlan {
   // B re-laid out plain from options.prepacked_b for loops that read B as given (the original
   // was freed and oneDNN did not take the problem whole); null otherwise.
   std::shared_ptr<const std::vector<float>> unpacked_b;
+  // > 0 when the product is one row times the packed B on nxrt's AVX-512 kernel (gemv.h): it
+  // splits into this many independent units of 64 output columns (MatMulGemvUnits).
+  int64_t gemv_units = 0;
 };
 
 // MatMul (ONNX opset 1, 9, 13): NumPy matmul. A is [..., M, K] (rank 1: [K], promoted to [1, K]
@@ -117,9 +120,16 @@ Result<MatMulPlan> PrepareMatMul(DataType dtype, std::span<const int64_t> a_shap
                                  const MatMulOptions& options = {});
 
 // y (contiguous, output_shape) = act(a @ b + bias); `bias` ([N]) only with epilogue.bias.
-// `scratchpad` should hold plan.scratchpad_bytes (else MatMul allocates a temporary one).
+// `scratchpad` should hold plan.scratchpad_bytes (else MatMul allocates a temporary one). A plan
+// with gemv_units runs them all on the calling thread here.
 Status MatMul(const MatMulPlan& plan, const void* a, const void* b, void* y,
               std::span<std::byte> scratchpad = {}, const void* bias = nullptr);
+
+// Units [begin, end) (clamped to [0, plan.gemv_units)) of a plan with gemv_units > 0: output
+// columns [64 * begin, min(N, 64 * end)) of MatMul(plan, a, -, y, -, bias). Units write disjoint
+// columns, so a caller may run ranges of them on several threads at once.
+void MatMulGemvUnits(const MatMulPlan& plan, const void* a, const void* bias, void* y,
+                     int64_t begin, int64_t end);
 
 struct GemmAttributes {
   bool trans_a = false;
@@ -146,6 +156,7 @@ struct GemmPlan {
   size_t scratchpad_bytes = 0;                      // as MatMulPlan
   std::shared_ptr<const PackedWeights> packed_b;      // as MatMulPlan
   std::shared_ptr<const std::vector<float>> unpacked_b;  // as MatMulPlan (B as stored)
+  int64_t gemv_units = 0;  // as MatMulPlan (alpha 1 and C, if added, as the bias row)
 };
 
 // How to prepare a Gemm: threads and a constant B as MatMulOptions (B as stored, before transB),
@@ -168,9 +179,13 @@ Result<GemmPlan> PrepareGemm(DataType dtype, std::span<const int64_t> a_shape,
                              std::optional<std::span<const int64_t>> c_shape,
                              const GemmAttributes& attributes, const GemmOptions& options = {});
 
-// y (contiguous [M, N]); `c` is ignored (may be null) when the plan has no C. `scratchpad` as
-// MatMul's.
+// y (contiguous [M, N]); `c` is ignored (may be null) when the plan has no C. `scratchpad` and
+// gemv_units as MatMul's.
 Status Gemm(const GemmPlan& plan, const void* a, const void* b, const void* c, void* y,
             std::span<std::byte> scratchpad = {});
+
+// Units [begin, end) of a Gemm plan with gemv_units > 0, as MatMulGemvUnits.
+void GemmGemvUnits(const GemmPlan& plan, const void* a, const void* c, void* y, int64_t begin,
+                   int64_t end);
 
 }  // namespace nxrt::cpu::nn

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "ep/cpu/nn/dnnl_threads.h"
+#include "ep/cpu/nn/nn_common.h"
 #include "ep/cpu/nn/nn_test_util.h"
 #include "ep/cpu/nn/onnx_node_cases.h"
 
@@ -288,7 +289,8 @@ TEST(MatMulTest, PackedConstantBBatchedAndThreads) {
 
 // One row of A times a constant B with enough work for two threads, or a B of 16 MiB: on an
 // AVX-512 CPU these run gemv.h's kernel on oneDNN's 64-column panels (tails in K and N, bias and
-// activations, batch dims of 1, Gemm with transB and C as bias).
+// activations, batch dims of 1, Gemm with transB and C as bias), whole or as units in pieces (out
+// of range ends clamped), as kernels spread them over threads.
 TEST(MatMulTest, OneRowTimesPackedB) {
   std::mt19937 rng(48);
   struct Case {
@@ -323,6 +325,14 @@ TEST(MatMulTest, OneRowTimesPackedB) {
       std::vector<float> y(n, -1.0f);
       NXRT_ASSERT_OK(MatMul(plan, af.data(), nullptr, y.data(), {}, biasf.data()));
       EXPECT_TRUE(AllClose(y, want, 1e-4, 1e-4)) << "threads " << threads;
+      if (CpuHasAvx512() && threads == 2) {
+        ASSERT_GT(plan.gemv_units, 0);
+        std::vector<float> pieces(n, -1.0f);
+        const int64_t cut = plan.gemv_units / 3 + 1;
+        MatMulGemvUnits(plan, af.data(), biasf.data(), pieces.data(), cut, plan.gemv_units + 5);
+        MatMulGemvUnits(plan, af.data(), biasf.data(), pieces.data(), -1, cut);
+        EXPECT_EQ(pieces, y);
+      }
     }
     // Gemm: B stored transposed, C a row added as the bias.
     std::vector<float> bt(k * n);
@@ -342,6 +352,13 @@ TEST(MatMulTest, OneRowTimesPackedB) {
     std::vector<float> y(n, -1.0f);
     NXRT_ASSERT_OK(Gemm(plan, af.data(), nullptr, biasf.data(), y.data()));
     EXPECT_TRUE(AllClose(y, want, 1e-4, 1e-4)) << "Gemm";
+    if (CpuHasAvx512()) {
+      ASSERT_GT(plan.gemv_units, 0);
+      std::vector<float> pieces(n, -1.0f);
+      GemmGemvUnits(plan, af.data(), biasf.data(), pieces.data(), 1, plan.gemv_units);
+      GemmGemvUnits(plan, af.data(), biasf.data(), pieces.data(), 0, 1);
+      EXPECT_EQ(pieces, y) << "Gemm units";
+    }
   }
 }
 
