@@ -20,7 +20,7 @@ log() { printf 'bootstrap: %s\n' "$*" >&2; }
 apt_packages=(
   build-essential cmake ninja-build pkg-config git ca-certificates
   libprotobuf-dev protobuf-compiler libonnx-dev libonnx-testdata
-  libdnnl-dev libcli11-dev nlohmann-json3-dev libgtest-dev libgmock-dev libbenchmark-dev
+  libdnnl-dev libomp-dev libcli11-dev nlohmann-json3-dev libgtest-dev libgmock-dev libbenchmark-dev
   python3-onnx python3-numpy
 )
 # npm: use the machine's own if it has one (a nodesource nodejs bundles it and conflicts with
