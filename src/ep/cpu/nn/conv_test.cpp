@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "core/cpu_features.h"
 #include "ep/cpu/nn/nn_common.h"
 #include "ep/cpu/nn/nn_test_util.h"
 #include "ep/cpu/nn/onnx_node_cases.h"

@@ -1,6 +1,6 @@
 // ep/cpu/nn/gemv.cpp: see gemv.h. Layer: nxrt_cpu_nn. The kernel is compiled for AVX-512F + FMA
 // through a function attribute (the project targets baseline x86-64) and only called after
-// CpuHasAvx512() (nn_common.h) checked the CPU.
+// CpuHasAvx512() (core/cpu_features.h) checked the CPU.
 #include "ep/cpu/nn/gemv.h"
 
 #include <immintrin.h>

@@ -19,7 +19,7 @@ constexpr int64_t kGemvPanel = 64;
 // Panels [panel_begin, panel_end) of y = x @ B (+ bias): y[j] = sum_k x[k] * B(k, j) (+ bias[j])
 // for the columns j < n of those panels, B in 64-column panels as above (panel p at `panels` +
 // p * panel_stride floats). Panels are independent: callers spread them over threads. Only when
-// CpuHasAvx512() (nn_common.h).
+// CpuHasAvx512() (core/cpu_features.h).
 void GemvPanels64(const float* x, const float* panels, int64_t k, int64_t n, int64_t panel_stride,
                   const float* bias, float* y, int64_t panel_begin, int64_t panel_end);
 

@@ -12,6 +12,7 @@
 #include "ep/cpu/nn/dnnl_threads.h"
 #include "ep/cpu/nn/dnnl_util.h"
 #include "ep/cpu/nn/gemv.h"
+#include "core/cpu_features.h"
 #include "ep/cpu/nn/nn_common.h"
 
 namespace nxrt::cpu::nn {

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "ep/cpu/nn/dnnl_threads.h"
+#include "core/cpu_features.h"
 #include "ep/cpu/nn/nn_common.h"
 #include "ep/cpu/nn/nn_test_util.h"
 #include "ep/cpu/nn/onnx_node_cases.h"

@@ -10,6 +10,7 @@
 #include <string_view>
 #include <type_traits>
 
+#include "core/cpu_features.h"
 #include "ep/cpu/nn/nn_common.h"
 
 namespace nxrt::cpu::nn {

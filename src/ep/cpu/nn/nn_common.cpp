@@ -231,11 +231,6 @@ void StridedCopy(DataType dtype, std::span<const int64_t> shape, const void* src
   });
 }
 
-bool CpuHasAvx512() {
-  static const bool available = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("fma");
-  return available;
-}
-
 void CoalesceView(Shape& shape, std::vector<int64_t>& src_strides,
                   std::vector<int64_t>& dst_strides) {
   const size_t rank = CoalesceDims(shape.data(), src_strides.data(), dst_strides.data(),

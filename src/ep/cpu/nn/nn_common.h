@@ -82,10 +82,6 @@ void StridedCopy(DataType dtype, std::span<const int64_t> shape, const void* src
                  std::span<const int64_t> src_strides, void* dst,
                  std::span<const int64_t> dst_strides);
 
-// True when the CPU runs AVX-512F with FMA: the condition of the hand-written AVX-512 loops
-// (function-attribute builds, as nxrt itself targets baseline x86-64). Checked once.
-bool CpuHasAvx512();
-
 // The same view with size-1 dims dropped and dims contiguous in both strides merged (what
 // StridedCopy does first): fewer, longer dims, so the outermost one can be split across threads.
 void CoalesceView(Shape& shape, std::vector<int64_t>& src_strides,
