@@ -5,6 +5,10 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
+#include <random>
+#include <utility>
+#include <vector>
 
 #include "ep/cpu/math/shape_util.h"
 #include "ep/cpu/math/test_util.h"
@@ -74,6 +78,54 @@ TEST(Softmax, StableForLargeInputsAndNanRows) {
   EXPECT_NEAR(y[1], 0.731059, 1e-6);
   EXPECT_TRUE(std::isnan(y[2]));
   EXPECT_TRUE(std::isnan(y[3]));
+}
+
+// Float rows of every length around the 16-lane blocks of the AVX-512 path (taken on CPUs that
+// have it) and rows with -inf, +inf, NaN (in a full block and in the tail) and huge magnitudes,
+// against the same op in double: NaN where it gives NaN, else within float rounding.
+TEST(Softmax, FloatRowsOfEveryLengthAndSpecialValues) {
+  std::mt19937_64 rng(77);
+  std::vector<std::vector<float>> rows;
+  for (int64_t d : {1, 7, 15, 16, 17, 31, 128, 1000}) {
+    std::uniform_real_distribution<float> u(-30.0f, 30.0f);
+    for (int r = 0; r < 3; ++r) {
+      std::vector<float> row(static_cast<size_t>(d));
+      for (float& v : row) v = u(rng);
+      rows.push_back(row);
+    }
+  }
+  const float inf = std::numeric_limits<float>::infinity();
+  std::vector<float> special(20, 0.5f);
+  for (auto [at, value] : std::vector<std::pair<size_t, float>>{
+           {3, -inf}, {5, inf}, {2, NAN}, {18, NAN}, {0, 1e30f}, {19, -1e30f}}) {
+    std::vector<float> row = special;
+    row[at] = value;
+    rows.push_back(row);
+  }
+  rows.push_back(std::vector<float>(20, -inf));
+  rows.push_back({-inf, 1.0f, -inf, 2.0f, -inf, -inf, -inf, -inf, -inf, -inf, -inf, -inf, -inf,
+                  -inf, -inf, -inf, -inf, 3.0f});
+  for (const std::vector<float>& row : rows) {
+    const auto d = static_cast<int64_t>(row.size());
+    const Tensor x = Make<float>({1, d}, row);
+    std::vector<double> wide(row.begin(), row.end());
+    const Tensor xd = Make<double>({1, d}, wide);
+    for (SoftmaxKind kind : {SoftmaxKind::kSoftmax, SoftmaxKind::kLogSoftmax}) {
+      const std::vector<double> got = Compute(kind, x, -1, 13);
+      const std::vector<double> want = Compute(kind, xd, -1, 13);
+      for (size_t k = 0; k < got.size(); ++k) {
+        SCOPED_TRACE(::testing::Message() << "kind " << static_cast<int>(kind) << " d " << d
+                                          << " row[0] " << row[0] << " element " << k);
+        if (std::isnan(want[k])) {
+          EXPECT_TRUE(std::isnan(got[k])) << got[k];
+        } else if (std::isinf(want[k])) {
+          EXPECT_EQ(got[k], want[k]);
+        } else {
+          EXPECT_NEAR(got[k], want[k], 1e-6 + 1e-5 * std::fabs(want[k]));
+        }
+      }
+    }
+  }
 }
 
 // Naive reference: for every output element, scan the input for elements in the same
