@@ -405,10 +405,6 @@ Status PlanInstance::Run(ThreadPool& pool, std::span<StepCounters> counters,
       failed_step_ = s;
       break;
     }
-    if (prepacked_published_ && prepacked_hook_) {
-      prepacked_published_ = false;
-      prepacked_hook_(*this);
-    }
     if (timed) {  // a step's time runs from the end of the step before
       const auto end = std::chrono::steady_clock::now();
       const double us = std::chrono::duration<double, std::micro>(end - start).count();
@@ -538,6 +534,16 @@ Status PlanInstance::RunStep(size_t index, ThreadPool& pool) {
         }
       }
       st.prepared = true;
+    }
+    // A copy this Prepare published lets the session free the original before Compute (the
+    // kernel promised not to read it there), so the original, its copy and this step's outputs
+    // are never all held at once (GPT-2's 154 MB head and its 26 MB of logits).
+    if (prepacked_published_ && prepacked_hook_) {
+      prepacked_published_ = false;
+      prepacked_hook_(*this);
+      for (size_t i = 0; i < step.explicit_inputs; ++i) {
+        tensors[i] = inputs[i] != nullptr ? &inputs[i]->tensor() : nullptr;
+      }
     }
 
     // Outputs: graph outputs, dynamic ones and constants are owned; intermediates go to the

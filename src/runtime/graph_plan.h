@@ -189,8 +189,8 @@ class PlanInstance {
              std::vector<StepSpan>* spans = nullptr);
   // The step whose failure ended the last Run, or nullopt when it succeeded.
   std::optional<size_t> failed_step() const { return failed_step_; }
-  // Called by Run right after a step whose Prepare published a prepacked copy
-  // (ep/prepacked.h), so the owner can free initializers no step reads any more
+  // Called by Run right after a Prepare that published a prepacked copy (ep/prepacked.h),
+  // before that step's Compute, so the owner can free initializers no step reads any more
   // (GraphPlan::PrepackedInitializers) as soon as possible, keeping the peak memory low.
   void set_prepacked_hook(std::function<void(PlanInstance&)> hook) {
     prepacked_hook_ = std::move(hook);
