@@ -98,12 +98,15 @@ __attribute__((target("avx512f,fma"))) void SoftmaxRowsAvx512(bool log, int64_t 
       vsum = _mm512_add_ps(vsum, _mm512_maskz_mov_ps(lanes, e));
     }
     const float sum = Reduce(vsum, [](float a, float b) { return a + b; });
-    const __m512 shift = _mm512_set1_ps(log ? m + std::log(sum) : 0.0f);
+    // LogSoftmax is (x - m) - log(sum): m + log(sum) first would round log(sum) away for a
+    // large m (a row of 1e7s would give -7 for -log(1000) = -6.9078).
+    const __m512 log_sum = _mm512_set1_ps(log ? std::log(sum) : 0.0f);
     const __m512 inv = _mm512_set1_ps(1.0f / sum);
     for (int64_t k = 0; k <= full; k += 16) {
       const __mmask16 lanes = k < full ? __mmask16{0xFFFF} : tail;
-      const __m512 v = log ? _mm512_sub_ps(_mm512_maskz_loadu_ps(lanes, x + k), shift)
-                           : _mm512_mul_ps(_mm512_maskz_loadu_ps(lanes, y + k), inv);
+      const __m512 v =
+          log ? _mm512_sub_ps(_mm512_sub_ps(_mm512_maskz_loadu_ps(lanes, x + k), vm), log_sum)
+              : _mm512_mul_ps(_mm512_maskz_loadu_ps(lanes, y + k), inv);
       _mm512_mask_storeu_ps(y + k, lanes, v);
     }
   }
@@ -137,8 +140,8 @@ void SoftmaxRows(SoftmaxKind kind, int64_t rows, int64_t d, const T* x, T* y) {
     C sum = 0;
     if (kind == SoftmaxKind::kLogSoftmax) {
       for (int64_t k = 0; k < d; ++k) sum += std::exp(Load(x[k]) - m);
-      const C shift = m + std::log(sum);
-      for (int64_t k = 0; k < d; ++k) y[k] = Store<T>(Load(x[k]) - shift);
+      const C log_sum = std::log(sum);  // (x - m) - log(sum), as SoftmaxRowsAvx512 says why
+      for (int64_t k = 0; k < d; ++k) y[k] = Store<T>((Load(x[k]) - m) - log_sum);
     } else if constexpr (kIsHalf<T>) {
       for (int64_t k = 0; k < d; ++k) sum += std::exp(Load(x[k]) - m);
       const C inv = C{1} / sum;
@@ -220,7 +223,7 @@ void SoftmaxTyped(SoftmaxKind kind, int64_t outer, int64_t d, int64_t inner, con
         T* out_row = yb + k * inner + c;
         if (kind == SoftmaxKind::kLogSoftmax) {
           for (int64_t j = 0; j < w; ++j) {
-            out_row[j] = Store<T>(Load(in_row[j]) - m[j] - std::log(sum[j]));
+            out_row[j] = Store<T>((Load(in_row[j]) - m[j]) - std::log(sum[j]));
           }
         } else {
           for (int64_t j = 0; j < w; ++j) {

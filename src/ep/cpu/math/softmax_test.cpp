@@ -103,6 +103,10 @@ TEST(Softmax, FloatRowsOfEveryLengthAndSpecialValues) {
     rows.push_back(row);
   }
   rows.push_back(std::vector<float>(20, -inf));
+  // Equal large values: LogSoftmax must keep -log(d) (adding log(d) to 1e7 first rounds it).
+  rows.push_back(std::vector<float>(1000, 1e7f));
+  rows.push_back(std::vector<float>(16, 3.4e38f));
+  rows.push_back(std::vector<float>(5, -1e7f));
   rows.push_back({-inf, 1.0f, -inf, 2.0f, -inf, -inf, -inf, -inf, -inf, -inf, -inf, -inf, -inf,
                   -inf, -inf, -inf, -inf, 3.0f});
   for (const std::vector<float>& row : rows) {
