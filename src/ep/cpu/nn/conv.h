@@ -76,7 +76,10 @@ struct ConvOptions {
   // 2-D 3x3 stride-1 Conv of at least 64 input and output channels run oneDNN's Winograd
   // algorithm, whose weight transform is too costly to repeat on every call. Winograd rounds
   // differently from the direct sum: on ResNet-18's layers (unit-variance activations, He-scaled
-  // weights, outputs up to ~6) the largest difference from the direct result was 8e-6.
+  // weights, outputs up to ~6) the largest difference from the direct result was 8e-6. Against a
+  // double reference (inputs of scale 100), oneDNN's F(2x2,3x3) kernel was as close as its direct
+  // kernels and its F(4x4,3x3) kernel twice as far (2e-6 of the largest output); ResNet-18's
+  // logits (up to 202) are within 1.2e-4 of ORT's with or without it.
   bool constant_weights = false;
 };
 
