@@ -3,10 +3,11 @@
 // Layer: nxrt_cpu_nn, internal to matmul.cpp. oneDNN packs a constant B [K, N] for its matmul in
 // 64-column panels (format BA16a64b: panel p holds columns 64p..64p+63, row k of it 64 floats at
 // offset 64k, columns past N zero). With one row of A the product only streams B once; oneDNN's
-// kernel for it splits poorly across threads (784x512 at 2 threads: 13.2 us, this one 10.4 us) and
-// a weight matrix too large for the caches (GPT-2's 768x50257 head) streams faster here too
-// (5.8 -> 5.3 ms at 1 thread, 3.1 -> 2.7 ms at 2), so matmul.cpp takes this path there and keeps
-// oneDNN's otherwise.
+// kernel for it splits poorly across threads (784x512 at 2 threads: 13.2 us, this one 10.4 us), is
+// slow on a few columns (openWakeWord's 1536x64 at 1 thread: 8.6 -> 6.3 us here) and streams a
+// weight matrix too large for the caches (GPT-2's 768x50257 head) slower too (5.8 -> 5.3 ms at
+// 1 thread, 3.1 -> 2.7 ms at 2), so matmul.cpp takes this path for every one-row product with a
+// packed B.
 #pragma once
 
 #include <cstdint>

@@ -270,11 +270,9 @@ std::shared_ptr<DnnlMatMulPrimitive> CreateDnnlPrimitive(const DnnlMatMulSpec& s
 }
 
 // Whether a product with M = `m` runs on gemv.h's kernel instead of `prim` (see gemv.h for the
-// measurements): one row, B packed in panels, and several threads or a B of 16 MiB and more
-// (at one thread oneDNN's kernel is faster on cache-resident weights).
-bool UseGemv(const DnnlMatMulPrimitive& prim, int64_t m, int64_t k, int64_t n) {
-  return m == 1 && prim.packed != nullptr && prim.gemv_panel_stride > 0 && CpuHasAvx512() &&
-         (prim.threads > 1 || k * n >= (int64_t{1} << 22));
+// measurements): one row and B packed in panels.
+bool UseGemv(const DnnlMatMulPrimitive& prim, int64_t m) {
+  return m == 1 && prim.packed != nullptr && prim.gemv_panel_stride > 0 && CpuHasAvx512();
 }
 
 // Memory objects for `prim`'s arguments, bound to buffers at each Execute.
@@ -452,8 +450,8 @@ void EpilogueRef(const MatMulEpilogue& e, const T* bias, T* y, int64_t rows, int
 
 // The gemv.h units of one row times `prim`'s packed B with N = `n` columns; 0 when the product
 // does not take that kernel.
-int64_t GemvUnits(const DnnlMatMulPrimitive& prim, int64_t m, int64_t k, int64_t n) {
-  return UseGemv(prim, m, k, n) ? (n + kGemvPanel - 1) / kGemvPanel : 0;
+int64_t GemvUnits(const DnnlMatMulPrimitive& prim, int64_t m, int64_t n) {
+  return UseGemv(prim, m) ? (n + kGemvPanel - 1) / kGemvPanel : 0;
 }
 
 // Units [begin, end) of y = act(a @ B + bias) for one row on gemv.h's kernel.
@@ -538,7 +536,7 @@ Result<MatMulPlan> PrepareMatMul(DataType dtype, std::span<const int64_t> a_shap
   if (plan.dnnl != nullptr) {
     plan.packed_b = plan.dnnl->packed;
     if (!plan.dnnl->per_batch && batch == 1) {
-      plan.gemv_units = GemvUnits(*plan.dnnl, plan.m, plan.k, plan.n);
+      plan.gemv_units = GemvUnits(*plan.dnnl, plan.m, plan.n);
     }
   }
   if (options.constant_b == nullptr && options.prepacked_b != nullptr && plan.packed_b == nullptr) {
@@ -671,7 +669,7 @@ Result<GemmPlan> PrepareGemm(DataType dtype, std::span<const int64_t> a_shape,
   plan.scratchpad_bytes = prim->scratchpad_md.get_size();
   const bool c_added = plan.has_c && attributes.beta != 0.0f;
   if (attributes.alpha == 1.0f && (!c_added || plan.c_as_bias)) {
-    plan.gemv_units = GemvUnits(*prim, m, k, n);
+    plan.gemv_units = GemvUnits(*prim, m, n);
   }
   plan.dnnl = std::move(prim);
   return plan;
