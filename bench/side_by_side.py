@@ -178,6 +178,7 @@ def measure(args, nxrt, ort_run, label, path, flags, threads):
                 "median_ms": median_of(reports[side], "median_ms"),
                 "min_ms": min(r["min_ms"] for r in reports[side]),
                 "p90_ms": median_of(reports[side], "p90_ms"),
+                "init_ms": median_of(reports[side], "init_ms"),
                 "session_ms": median_of(reports[side], "session_ms"),
                 "peak_rss_mib": median_of(reports[side], "peak_rss_mib"),
             }
@@ -216,7 +217,9 @@ def print_table(results, thread_counts):
             fmt(nx["session_ms"], 1) if nx else "-", fmt(ort["session_ms"], 1) if ort else "-",
         ])
     widths = [max(len(h), *(len(row[i]) for row in rows)) for i, h in enumerate(header)]
-    print("latency: median of round medians (ms); RSS: peak MiB; create: session creation ms")
+    print("latency: median of round medians (ms); RSS: peak MiB; create: session creation ms "
+          "(after the process set-up each runtime's API has apart, init_ms in the JSON: "
+          "nxrt::WarmUpProcess; ORT's library load and CreateEnv)")
     print("  ".join(h.ljust(w) if i == 0 else h.rjust(w) for i, (h, w) in
                     enumerate(zip(header, widths))))
     for row in rows:

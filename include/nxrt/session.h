@@ -94,6 +94,12 @@ struct KernelStats {
   double total_us = 0;  // wall time of those calls, microseconds
 };
 
+// Builds the process-wide tables every session needs (ONNX's operator schemas, which libonnx
+// makes all at once on first use: 15-30 ms, two thirds of a small model's first Create) ahead of
+// the first Session::Create, as ONNX Runtime's CreateEnv does before its sessions. Optional: the
+// first Create does it otherwise. Idempotent and thread-safe; it cannot fail.
+void WarmUpProcess();
+
 class Session {
  public:
   // Loads the model at `path` (external data relative to its folder) and builds the plan.

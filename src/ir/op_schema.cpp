@@ -244,6 +244,11 @@ std::optional<Attribute> FromDefaultValue(const std::string& name,
 
 }  // namespace
 
+void LoadOperatorSchemas() {
+  // Any lookup makes libonnx register every schema (OpSchemaRegistry::map's first call).
+  onnx::OpSchemaRegistry::Schema("Add", 1, "");
+}
+
 int MaxKnownOpset(std::string_view domain) {
   domain = Canonical(domain);
   if (domain.empty()) return kMaxOnnxOpset;

@@ -23,6 +23,11 @@
 
 namespace nxrt::ir {
 
+// Builds libonnx's operator schema registry now: libonnx makes every schema of every opset at its
+// first lookup (about two thirds of a small model's session creation, 15-30 ms here). Idempotent
+// and thread-safe (the registry is a function-local static).
+void LoadOperatorSchemas();
+
 // The highest opset of `domain` whose operator versions nxrt knows: 21 for ai.onnx, 5 for
 // ai.onnx.ml, libonnx's range for its other domains (1 for ai.onnx.preview.training and
 // ai.onnx.training); -1 for any other domain.

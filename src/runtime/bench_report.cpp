@@ -78,6 +78,7 @@ std::string BenchReportJson(const BenchReport& report) {
   json["runtime_version"] = report.runtime_version;
   json["model"] = report.model;
   json["threads"] = report.threads;
+  json["init_ms"] = report.init_ms;
   json["session_ms"] = report.session_ms;
   json["warmup"] = report.config.warmup;
   json["iterations"] = report.latency.iterations;
@@ -99,6 +100,7 @@ std::string BenchReportText(const BenchReport& report) {
   if (!report.runtime_version.empty()) out << " " << report.runtime_version;
   out << "  " << report.model << "  (" << report.threads << " intra-op thread"
       << (report.threads == 1 ? "" : "s") << ")\n"
+      << "process set-up    " << report.init_ms << " ms\n"
       << "session creation  " << report.session_ms << " ms\n"
       << "latency (ms) over " << report.latency.iterations << " runs after "
       << report.config.warmup << " warm-up: min " << report.latency.min_ms << "  median "

@@ -51,6 +51,9 @@ struct BenchReport {
   std::string runtime_version;  // e.g. "1.30.0"; "" when unknown
   std::string model;            // path as given
   int threads = 1;              // intra-op threads asked for
+  // Process-wide set-up before the session, milliseconds: nxrt::WarmUpProcess for nxrt, loading
+  // the library and CreateEnv for ONNX Runtime. Apart from session_ms, as ORT's API separates it.
+  double init_ms = 0;
   double session_ms = 0;        // session creation (load, optimise, plan), milliseconds
   BenchConfig config;
   LatencyStats latency;

@@ -57,8 +57,10 @@ TEST(BenchReportTest, JsonHasTheFieldsTheScriptReads) {
   report.runtime = "nxrt";
   report.model = "a \"quoted\" path.onnx";
   report.latency = SummarizeLatencies({1, 2});
+  report.init_ms = 2.5;
   const std::string json = BenchReportJson(report);
-  for (const char* key : {"\"runtime\":\"nxrt\"", "\"median_ms\":1.5", "\"session_ms\"",
+  for (const char* key : {"\"runtime\":\"nxrt\"", "\"median_ms\":1.5", "\"init_ms\":2.5",
+                          "\"session_ms\"",
                           "\"peak_rss_mib\"", "\"inputs_digest\"", "\"threads\":1",
                           "a \\\"quoted\\\" path.onnx"}) {
     EXPECT_THAT(json, HasSubstr(key));

@@ -23,6 +23,7 @@
 #include "ep/run_observer.h"
 #include "ir/gradient.h"
 #include "ir/onnx_loader.h"
+#include "ir/op_schema.h"
 #include "optimizer/optimizer.h"
 #include "runtime/ep_factory.h"
 #include "runtime/graph_plan.h"
@@ -592,6 +593,8 @@ ir::LoadOptions LoadOptionsFor(const SessionOptions& options) {
 }
 
 }  // namespace
+
+void WarmUpProcess() { ir::LoadOperatorSchemas(); }
 
 Result<std::unique_ptr<Session>> Session::Create(const std::string& path,
                                                  const SessionOptions& options) {

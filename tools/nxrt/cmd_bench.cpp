@@ -62,10 +62,13 @@ void AddBenchCommand(CLI::App& app, int& exit_code) {
     options.providers = std::move(*specs);
 
     using Clock = std::chrono::steady_clock;
+    const Clock::time_point started = Clock::now();
+    WarmUpProcess();
     const Clock::time_point created = Clock::now();
     Result<std::unique_ptr<Session>> session = Session::Create(o->model, options);
     if (!session.ok()) return fail(session.status());
     BenchReport report;
+    report.init_ms = std::chrono::duration<double, std::milli>(created - started).count();
     report.session_ms =
         std::chrono::duration<double, std::milli>(Clock::now() - created).count();
     Session& s = **session;
