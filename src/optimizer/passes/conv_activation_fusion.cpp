@@ -159,6 +159,8 @@ class ConvActivationFusion final : public GraphPass {
     fused.name = conv.name;
     fused.attributes = conv.attributes;
     fused.inputs = conv.inputs;
+    // Before AddInitializer, which may move the initializers `w` points into.
+    const size_t w_rank = w != nullptr ? w->shape().size() : 0;
     if (affine) {
       auto [w2, b2] = ScaleWeights(*w, b, scale, shift);
       // A copy: AddInitializer adds values, which may move the names.
@@ -179,7 +181,7 @@ class ConvActivationFusion final : public GraphPass {
     const ir::Node* out_shift_node = nullptr;
     ir::ValueId output = act ? act->output : before_activation;
     if (act) {
-      const size_t rank = editor.Rank(y).value_or(w != nullptr ? w->shape().size() : 0);
+      const size_t rank = editor.Rank(y).value_or(w_rank);
       out_scale_node = rank > 0 ? ScalarOp(editor, output, "Mul", rank, output_scale) : nullptr;
       if (out_scale_node != nullptr) output = out_scale_node->outputs[0];
       out_shift_node = rank > 0 ? ScalarOp(editor, output, "Add", rank, output_shift) : nullptr;
