@@ -31,17 +31,17 @@ void AddBenchCommand(CLI::App& app, int& exit_code) {
       "bench", "Time a model: session creation, latency min/median/p90/mean, peak RSS");
   cmd->add_option("MODEL", o->model, "Path of the .onnx file")->required();
   cmd->add_option("--threads", o->threads, "Intra-op threads (0 = one per core)")
-      ->check(CLI::NonNegativeNumber)
+      ->check(NonNegative())
       ->capture_default_str();
   cmd->add_option("--warmup", o->config.warmup, "Untimed runs first")
-      ->check(CLI::NonNegativeNumber)
+      ->check(NonNegative())
       ->capture_default_str();
   cmd->add_option("--iterations", o->config.iterations, "Timed runs (at least)")
       ->check(CLI::Range(1, 1000000000))
       ->capture_default_str();
   cmd->add_option("--min-seconds", o->config.min_seconds,
                   "Keep running until the timed runs took this many seconds in total")
-      ->check(CLI::NonNegativeNumber)
+      ->check(NonNegative())
       ->capture_default_str();
   cmd->add_option("--ep", o->eps,
                   "Execution providers in priority order, comma-separated (default cpu)");

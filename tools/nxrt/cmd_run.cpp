@@ -125,7 +125,7 @@ void AddRunCommand(CLI::App& app, int& exit_code) {
   cmd->add_option("--profile", o->profile,
                   "Write a Chrome trace (chrome://tracing, Perfetto) of every step run here");
   cmd->add_option("--threads", o->threads, "Intra-op threads (0 = one per core)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(NonNegative());
   cmd->add_option("--repeat", o->repeat, "Run this many times; the time printed is the last run")
       ->check(CLI::Range(1, 1000000000));
   cmd->add_option("--output-dir", o->output_dir, "Write each output as <name>.npy here");

@@ -14,6 +14,7 @@
 #include <memory>
 
 #include "commands.h"
+#include "ep_flags.h"
 #include "onnx_test_runner.h"
 
 namespace nxrt::cli {
@@ -110,9 +111,9 @@ void AddTestOnnxCommand(CLI::App& app, int& exit_code) {
   cmd->add_option("--write-manifest", o->write_manifest, "Write the passing tests to this file");
   cmd->add_option("--filter", o->filter, "Only run tests whose name contains this text");
   cmd->add_option("--rtol", o->rtol, "Relative tolerance for floating outputs")
-      ->check(CLI::NonNegativeNumber);
+      ->check(NonNegative());
   cmd->add_option("--atol", o->atol, "Absolute tolerance for floating outputs")
-      ->check(CLI::NonNegativeNumber);
+      ->check(NonNegative());
   cmd->add_option("--threads", o->threads, "Intra-op threads per session")
       ->check(CLI::Range(1, 1000000));
   cmd->add_option("--timeout", o->timeout, "Seconds one test may take")

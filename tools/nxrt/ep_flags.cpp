@@ -68,6 +68,19 @@ Result<std::vector<EpSpec>> ParseEpFlags(const std::vector<std::string>& values)
   return specs;
 }
 
+CLI::Validator NonNegative() {
+  return CLI::Validator(
+      [](std::string& value) -> std::string {
+        double number = 0;
+        if (!CLI::detail::lexical_cast(value, number)) {
+          return "'" + value + "' is not a number; use 0 or more";
+        }
+        if (number < 0) return "'" + value + "' is negative; use 0 or more";
+        return {};
+      },
+      "NONNEGATIVE");
+}
+
 void AddOptimizerFlags(CLI::App& cmd, OptimizerFlags& flags) {
   cmd.add_option("--opt-level", flags.level,
                  "Graph optimisation: 0 none, 1 basic (standard ONNX rewrites), 2 extended "

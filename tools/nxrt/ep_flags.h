@@ -24,6 +24,10 @@ struct OptimizerFlags {
   std::vector<std::string> disabled;
 };
 
+// Accepts a number >= 0; otherwise the message names the value and the fix ("'-1' is negative; use
+// 0 or more"), where CLI::NonNegativeNumber prints the range up to DBL_MAX.
+CLI::Validator NonNegative();
+
 // Adds `--opt-level N` (0 none, 1 basic, 2 extended; checked to be in range) and
 // `--disable-pass NAME[,NAME...]` (repeatable; names are checked when the session is made).
 void AddOptimizerFlags(CLI::App& cmd, OptimizerFlags& flags);
