@@ -245,6 +245,46 @@ TEST_F(ExampleEpOrtTest, MatMulWithoutFallbackHasNoEp) {
   EXPECT_THAT(session.status().message(), HasSubstr("fallback to CPU EP has been explicitly disabled"));
 }
 
+// branch.onnx by hand: Y = (C ? relu(X + b) : sigmoid(X + b)) * X, X[2,3], b[3].
+std::vector<float> BranchReference(const std::vector<float>& x, bool c) {
+  const std::vector<float> b = Sequence(3, -0.75f, 0.5f);
+  std::vector<float> y(x.size());
+  for (size_t i = 0; i < x.size(); ++i) {
+    const float a = x[i] + b[i % 3];
+    const float branch = c ? (a > 0.0f ? a : 0.0f) : 1.0f / (1.0f + std::exp(-a));
+    y[i] = branch * x[i];
+  }
+  return y;
+}
+
+// ORT runs If on its CPU EP (control flow is a CPU EP kernel), whoever claims the nodes around
+// it and in its branches: with the fallback disabled the session is refused.
+TEST_F(ExampleEpOrtTest, IfWithoutFallbackIsRefusedBecauseTheCpuEpRunsIt) {
+  Result<OracleSession> session =
+      oracle().CreateSession(Model("branch.onnx"), WithPlugin(ExamplePlugin(), false));
+  ASSERT_FALSE(session.ok());
+  EXPECT_THAT(session.status().message(), HasSubstr("fallback to CPU EP has been explicitly disabled"));
+}
+
+// With the fallback the plugin gets Add and Mul around the If as two groups (a path through the
+// If joins them) and each branch's node as a group of its own: three fused calls per run.
+TEST_F(ExampleEpOrtTest, IfWithFallbackLeavesItsBranchesToThePlugin) {
+  Result<OracleSession> session =
+      oracle().CreateSession(Model("branch.onnx"), WithPlugin(ExamplePlugin(), true));
+  ASSERT_TRUE(session.ok()) << session.status().ToString();
+  ComputeCounter counter;
+  ASSERT_TRUE(counter.ok());
+  for (bool c : {true, false}) {
+    const std::vector<float> x = RandomValues(6, c ? 800 : 801);
+    const uint64_t before = counter.calls();
+    Result<std::vector<NamedTensor>> outputs =
+        session->Run({{"X", FloatTensor({2, 3}, x)}, {"C", Tensor::Scalar<bool>(c)}});
+    ASSERT_TRUE(outputs.ok()) << outputs.status().ToString();
+    ExpectClose((*outputs)[0].tensor, {2, 3}, BranchReference(x, c));
+    EXPECT_EQ(counter.calls() - before, 3u) << "branch " << c;
+  }
+}
+
 TEST_F(ExampleEpOrtTest, PathThroughSoftmaxKeepsAddAndMulInSeparateGroups) {
   ExpectSameAsCpuOnly(oracle(), "reentry.onnx", ExamplePlugin(), {3, 4}, 2);
 }

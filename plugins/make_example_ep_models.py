@@ -12,6 +12,10 @@ Models (opset 17, IR version 8), float32 throughout; constants are initializers:
                 (Add and Mul are joined directly and through Softmax: two groups, not one)
   dynamic.onnx  X[batch,3], B[3] -> Y[batch,3]: T = Tanh(Add(X,B)); Y = Mul(T,X)
                 (symbolic batch dim; X feeds two nodes)
+  branch.onnx   X[2,3], C[] bool -> Y[2,3]: A = Add(X,branch_b[3]); I = If(C) with then:
+                Relu(A), else: Sigmoid(A) (both read A from the outer scope); Y = Mul(I,X)
+                (the If is ORT's CPU EP's; the elementwise nodes around it and in the
+                branches are the plugin's)
 Constants are arithmetic sequences (CONSTANTS below) that example_ep_ort_test.cpp rebuilds for its
 own reference computation.
 """
@@ -32,6 +36,7 @@ CONSTANTS = {
     "split_w": ([4, 5], -1.0, 0.1),
     "split_m": ([5], 2.0, -0.25),
     "reentry_c": ([4], 0.25, 0.5),
+    "branch_b": ([3], -0.75, 0.5),
 }
 
 
@@ -92,6 +97,18 @@ def main(folder):
          node("Mul", ["T", "X"], ["Y"], name="mul")], "dynamic",
         [vi("X", f, ["batch", 3]), vi("B", f, [3])], [vi("Y", f, ["batch", 3])]),
         folder, "dynamic.onnx")
+
+    then_branch = helper.make_graph([node("Relu", ["A"], ["T"], name="then_relu")], "then",
+                                    [], [vi("T", f, [2, 3])])
+    else_branch = helper.make_graph([node("Sigmoid", ["A"], ["E"], name="else_sigmoid")],
+                                    "else", [], [vi("E", f, [2, 3])])
+    save(helper.make_graph(
+        [node("Add", ["X", "branch_b"], ["A"], name="add"),
+         node("If", ["C"], ["I"], name="if", then_branch=then_branch, else_branch=else_branch),
+         node("Mul", ["I", "X"], ["Y"], name="mul")], "branch",
+        [vi("X", f, [2, 3]), vi("C", TensorProto.BOOL, [])], [vi("Y", f, [2, 3])],
+        initializer=[constant("branch_b")]),
+        folder, "branch.onnx")
 
 
 if __name__ == "__main__":
