@@ -24,6 +24,7 @@ Status GraphEditor::Rebuild() {
   for (ir::ValueId v : graph_->outputs) graph_output_[static_cast<size_t>(v)] = true;
   added_.clear();
   bound_.clear();
+  rewired_ = false;
   return Status::Ok();
 }
 
@@ -113,6 +114,7 @@ void GraphEditor::BindConstant(ir::ValueId v, Tensor tensor) {
 void GraphEditor::RemoveNode(ir::NodeId id) { removed_[static_cast<size_t>(id)] = true; }
 
 void GraphEditor::ReplaceInputUses(ir::ValueId from, ir::ValueId to) {
+  rewired_ = true;
   for (ir::Node& n : graph_->nodes) {
     std::replace(n.inputs.begin(), n.inputs.end(), from, to);
   }
@@ -123,9 +125,10 @@ void GraphEditor::ReplaceInputUses(ir::ValueId from, ir::ValueId to) {
 
 Status GraphEditor::Commit() {
   const bool changed =
-      !added_.empty() || !bound_.empty() ||
+      rewired_ || !added_.empty() || !bound_.empty() ||
       std::find(removed_.begin(), removed_.end(), true) != removed_.end();
   if (!changed) return Status::Ok();
+  ++version_;
 
   // A pass building a node from another's attributes must not leave a name twice (the kernel
   // would read the first): the loader's rule for models, checked here for rewrites.

@@ -89,9 +89,12 @@ class GraphEditor {
   // untouched.
   void BindConstant(ir::ValueId v, Tensor tensor);
 
-  // Applies the staged edits (see the file comment) and rebuilds the views. Errors:
-  // kInternal when an edit left a removed node's output read, or the graph invalid.
+  // Applies the staged edits (see the file comment) and rebuilds the views; does nothing when
+  // none is staged. Errors: kInternal when an edit left a removed node's output read, or the
+  // graph invalid.
   Status Commit();
+  // How many Commits changed the graph so far.
+  int version() const { return version_; }
 
  private:
   GraphEditor(ir::Model& model, ir::Graph& graph) : model_(&model), graph_(&graph) {}
@@ -105,7 +108,9 @@ class GraphEditor {
   std::vector<bool> graph_output_;
   std::vector<std::pair<ir::NodeId, ir::Node>> added_;  // (anchor, node)
   std::vector<std::pair<ir::ValueId, Tensor>> bound_;  // BindConstant's (value, tensor)
+  bool rewired_ = false;  // ReplaceInputUses changed node inputs since the last Commit
   int name_counter_ = 0;
+  int version_ = 0;
 };
 
 }  // namespace nxrt::opt

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 
 #include "optimizer/passes.h"
 
@@ -11,6 +12,7 @@ namespace nxrt::opt {
 const std::vector<std::unique_ptr<GraphPass>>& AllPasses() {
   static const std::vector<std::unique_ptr<GraphPass>> passes = [] {
     std::vector<std::unique_ptr<GraphPass>> p;
+    p.push_back(MakeGradientExpansionPass());
     p.push_back(MakeConstantFoldingPass());
     p.push_back(MakeShapeFoldingPass());
     p.push_back(MakeIdentityEliminationPass());
@@ -29,16 +31,58 @@ const std::vector<std::unique_ptr<GraphPass>>& AllPasses() {
 
 namespace {
 
+// The editors of one OptimizeModel call, one per graph, kept from pass to pass, so that a graph's
+// view is built once and rebuilt only after an edit: by its editor's Commit for the graph itself,
+// and here when a graph nested in it changed (the view counts the subgraphs' reads of outer
+// values as implicit uses).
+class Editors {
+ public:
+  explicit Editors(ir::Model& model) : model_(model) {}
+
+  Result<GraphEditor*> For(const std::shared_ptr<ir::Graph>& graph) {
+    auto it = entries_.find(graph.get());
+    if (it == entries_.end() || it->second.stale) {
+      NXRT_ASSIGN_OR_RETURN(GraphEditor editor, GraphEditor::Create(model_, *graph));
+      Entry& entry = entries_[graph.get()];
+      entry.graph = graph;  // holds the graph, so its address stays its own
+      entry.editor.emplace(std::move(editor));
+      entry.stale = false;
+      return &*entry.editor;
+    }
+    return &*it->second.editor;
+  }
+
+  // `graph` changed: the views of the graphs around it are stale.
+  void Changed(const ir::Graph& graph) {
+    for (const ir::Graph* g = graph.parent; g != nullptr; g = g->parent) {
+      auto it = entries_.find(g);
+      if (it != entries_.end()) it->second.stale = true;
+    }
+  }
+
+ private:
+  struct Entry {
+    std::shared_ptr<ir::Graph> graph;
+    std::optional<GraphEditor> editor;
+    bool stale = false;
+  };
+  ir::Model& model_;
+  std::map<const ir::Graph*, Entry> entries_;
+};
+
 // Applies `pass` to `graph` and then to every subgraph below it; returns the rewrites.
-Result<int> ApplyRecursively(const GraphPass& pass, ir::Model& model, ir::Graph& graph) {
-  NXRT_ASSIGN_OR_RETURN(GraphEditor editor, GraphEditor::Create(model, graph));
-  NXRT_ASSIGN_OR_RETURN(int rewrites, pass.Apply(editor));
-  for (ir::Node& node : graph.nodes) {
+Result<int> ApplyRecursively(const GraphPass& pass, Editors& editors,
+                             const std::shared_ptr<ir::Graph>& graph) {
+  NXRT_ASSIGN_OR_RETURN(GraphEditor* editor, editors.For(graph));
+  const int version = editor->version();
+  NXRT_ASSIGN_OR_RETURN(int rewrites, pass.Apply(*editor));
+  if (editor->version() != version) editors.Changed(*graph);
+  for (ir::Node& node : graph->nodes) {
     for (ir::Attribute& a : node.attributes) {
       std::vector<std::shared_ptr<ir::Graph>> subgraphs = a.graphs;
       if (a.g) subgraphs.push_back(a.g);
       for (const auto& g : subgraphs) {
-        NXRT_ASSIGN_OR_RETURN(int inner, ApplyRecursively(pass, model, *g));
+        NXRT_ASSIGN_OR_RETURN(int inner, ApplyRecursively(pass, editors, g));
         rewrites += inner;
       }
     }
@@ -54,24 +98,32 @@ Result<std::vector<PassReport>> OptimizeModel(ir::Model& model, const OptimizerO
                       " is out of range; use 0 (none), 1 (basic) or 2 (extended)");
   }
   std::string known;
-  for (const auto& pass : AllPasses()) known += (known.empty() ? "" : ", ") + std::string(pass->name());
+  for (const auto& pass : AllPasses()) {
+    if (pass->level() > 0) known += (known.empty() ? "" : ", ") + std::string(pass->name());
+  }
   for (const std::string& name : options.disabled) {
-    const bool found = std::any_of(AllPasses().begin(), AllPasses().end(),
-                                   [&](const auto& p) { return p->name() == name; });
-    if (!found) {
+    auto found = std::find_if(AllPasses().begin(), AllPasses().end(),
+                              [&](const auto& p) { return p->name() == name; });
+    if (found == AllPasses().end()) {
       return MakeStatus(StatusCode::kInvalidArgument, "unknown optimizer pass '", name,
                         "'; the passes are: ", known);
+    }
+    if ((*found)->level() == 0) {
+      return MakeStatus(StatusCode::kInvalidArgument, "optimizer pass '", name,
+                        "' always runs (no EP runs the nodes it rewrites), so it cannot be "
+                        "switched off; the passes that can are: ", known);
     }
   }
   std::vector<PassReport> reports;
   if (model.graph == nullptr) return reports;
+  Editors editors(model);
   for (const auto& pass : AllPasses()) {
     if (pass->level() > options.level) continue;
     if (std::find(options.disabled.begin(), options.disabled.end(), pass->name()) !=
         options.disabled.end()) {
       continue;
     }
-    Result<int> rewrites = ApplyRecursively(*pass, model, *model.graph);
+    Result<int> rewrites = ApplyRecursively(*pass, editors, model.graph);
     if (!rewrites.ok()) {
       return MakeStatus(rewrites.status().code(), "optimizer pass '", pass->name(),
                         "': ", rewrites.status().message());

@@ -6,7 +6,9 @@
 // (docs/optimizer.md lists the passes and what each matches).
 //
 // Levels (SessionOptions::optimization_level, `nxrt --opt-level`), each including the ones below:
-//   0  none;
+//   0  only the rewrites without which no EP could run the model: Gradient nodes become the
+//      backward nodes of the graph around them (gradient_expansion). These always run and
+//      cannot be switched off;
 //   1  basic: rewrites whose result is standard ONNX (constant and shape folding, dead-node
 //      elimination, Conv+BatchNormalization folding, MatMul+Add → Gemm), safe for any EP;
 //   2  extended: fusions into nxrt's own operators (domain com.nxrt: FusedConv, FusedMatMul,
@@ -42,7 +44,7 @@ class GraphPass {
   virtual ~GraphPass() = default;
   // Stable name used to switch the pass off, e.g. "conv_bn_folding".
   virtual std::string_view name() const = 0;
-  // The level from which the pass runs (1 or 2).
+  // The level from which the pass runs: 0 (always; it cannot be switched off), 1 or 2.
   virtual int level() const = 0;
   // Rewrites the editor's graph (staging edits and committing them) and returns how many
   // patterns it rewrote. Errors: only for a graph it cannot leave valid (kInternal) or a
@@ -65,8 +67,11 @@ struct PassReport {
 };
 
 // Runs the enabled passes over the main graph and then over every subgraph (If/Loop/Scan
-// bodies), in table order. Errors: kInvalidArgument for a level outside 0..2 or an unknown name
-// in `disabled` (listing the known names); a pass's own errors, prefixed with its name.
+// bodies), in table order; reports every pass that ran, rewrites or not. Each graph's view
+// (GraphEditor) is built once and rebuilt only after an edit to it or to a graph nested in it.
+// Errors: kInvalidArgument for a level outside 0..2, an unknown name in `disabled` or the name
+// of a level-0 pass (listing the names that may be given); a pass's own errors, prefixed with
+// its name.
 Result<std::vector<PassReport>> OptimizeModel(ir::Model& model, const OptimizerOptions& options);
 
 }  // namespace nxrt::opt

@@ -37,10 +37,12 @@ inline ir::Model Load(const onnx::ModelProto& proto) {
   return std::move(model).value();
 }
 
-// Every pass name except those in `keep`: the disabled list that runs only `keep`.
+// Every pass name except those in `keep` and those that always run: the disabled list that runs
+// only `keep` (and the level-0 passes).
 inline std::vector<std::string> AllPassesBut(const std::vector<std::string>& keep) {
   std::vector<std::string> disabled;
   for (const auto& pass : AllPasses()) {
+    if (pass->level() == 0) continue;
     const std::string name(pass->name());
     if (std::find(keep.begin(), keep.end(), name) == keep.end()) disabled.push_back(name);
   }

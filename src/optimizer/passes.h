@@ -10,6 +10,7 @@
 
 namespace nxrt::opt {
 
+std::unique_ptr<GraphPass> MakeGradientExpansionPass();
 std::unique_ptr<GraphPass> MakeConstantFoldingPass();
 std::unique_ptr<GraphPass> MakeShapeFoldingPass();
 std::unique_ptr<GraphPass> MakeIdentityEliminationPass();

@@ -21,7 +21,6 @@
 #include "ep/graph_claimer.h"
 #include "ep/node_info_builder.h"
 #include "ep/run_observer.h"
-#include "ir/gradient.h"
 #include "ir/onnx_loader.h"
 #include "ir/op_schema.h"
 #include "optimizer/optimizer.h"
@@ -368,8 +367,6 @@ class SessionImpl final : public Session {
       return MakeStatus(StatusCode::kInvalidArgument, "intra_op_threads = ",
                         options.intra_op_threads, " is negative; use 0 for one per core");
     }
-    // Gradient nodes become the backward nodes of the graph around them (ir/gradient.h).
-    NXRT_RETURN_IF_ERROR(ir::ExpandGradients(model_));
     std::vector<EpSpec> specs = options.providers;
     if (specs.empty()) specs.push_back(EpSpec{"cpu", {}, {}, nullptr});
     const auto is_cpu = [](const EpSpec& s) {

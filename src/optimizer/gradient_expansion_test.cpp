@@ -1,11 +1,10 @@
-// ir/gradient_test.cpp: Gradient expansion (ir/gradient.h) on random expression graphs over
-// scalar inputs, checked by evaluating the expanded graph here (a small interpreter over the IR's
-// topological order) against derivatives computed independently by forward-mode dual numbers,
-// plus named refusals.
+// optimizer/gradient_expansion_test.cpp: the gradient_expansion pass
+// (optimizer/passes/gradient_expansion.cpp) on random expression graphs over scalar inputs,
+// checked by evaluating the expanded graph here (a small interpreter over the IR's topological
+// order) against derivatives computed independently by forward-mode dual numbers, plus named
+// refusals, and that it runs at level 0 and cannot be switched off.
 //
-// Layer: tests of nxrt_ir (onnx_test_models.h builds the ModelProtos).
-#include "ir/gradient.h"
-
+// Layer: tests of nxrt_optimizer (onnx_test_models.h builds the ModelProtos).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -17,15 +16,27 @@
 #include "ir/graph_view.h"
 #include "ir/onnx_loader.h"
 #include "ir/onnx_test_models.h"
+#include "optimizer/optimizer.h"
 
-namespace nxrt::ir {
+namespace nxrt::opt {
 namespace {
 
-using testing::AddNode;
-using testing::Contains;
-using testing::FillValueInfo;
-using testing::MakeModel;
-using testing::Serialize;
+using ir::Graph;
+using ir::GraphView;
+using ir::LoadModelFromBytes;
+using ir::Model;
+using ir::Node;
+using ir::NodeId;
+using ir::testing::AddNode;
+using ir::testing::Contains;
+using ir::testing::FillValueInfo;
+using ir::testing::MakeModel;
+using ir::testing::Serialize;
+
+// Runs the passes of level 0 only: what every session does whatever its level.
+Result<std::vector<PassReport>> ExpandGradients(Model& model) {
+  return OptimizeModel(model, {0, {}});
+}
 
 // A value and its derivatives with respect to the inputs a and b.
 struct Dual {
@@ -156,11 +167,58 @@ TEST(GradientTest, UndifferentiableNodeIsNamed) {
   const std::vector<std::byte> bytes = Serialize(proto);
   Result<Model> model = LoadModelFromBytes(bytes);
   ASSERT_TRUE(model.ok()) << model.status().ToString();
-  Status status = ExpandGradients(*model);
-  ASSERT_FALSE(status.ok());
-  EXPECT_TRUE(Contains(status.message(), "node 'grad' (Gradient): cannot differentiate node "
-                                         "'exp' (Exp)"));
+  Result<std::vector<PassReport>> expanded = ExpandGradients(*model);
+  ASSERT_FALSE(expanded.ok());
+  EXPECT_EQ(expanded.status().code(), StatusCode::kUnsupported);
+  EXPECT_TRUE(Contains(expanded.status().message(),
+                       "optimizer pass 'gradient_expansion': node 'grad' (Gradient): cannot "
+                       "differentiate node 'exp' (Exp)"))
+      << expanded.status().message();
+}
+
+TEST(GradientTest, RunsAtEveryLevelIsReportedAndCannotBeSwitchedOff) {
+  onnx::ModelProto proto = MakeModel(12);
+  proto.add_opset_import()->set_domain("ai.onnx.preview.training");
+  proto.mutable_opset_import(1)->set_version(1);
+  onnx::GraphProto* g = proto.mutable_graph();
+  FillValueInfo(g->add_input(), "a");
+  AddNode(g, "Mul", {"a", "a"}, {"sq"}, "square");
+  FillValueInfo(g->add_output(), "sq");
+  onnx::NodeProto* grad =
+      AddNode(g, "Gradient", {"a"}, {"dsq_da"}, "grad", "ai.onnx.preview.training");
+  onnx::AttributeProto* xs = grad->add_attribute();
+  xs->set_name("xs");
+  xs->set_type(onnx::AttributeProto::STRINGS);
+  xs->add_strings("a");
+  onnx::AttributeProto* y = grad->add_attribute();
+  y->set_name("y");
+  y->set_type(onnx::AttributeProto::STRING);
+  y->set_s("sq");
+  FillValueInfo(g->add_output(), "dsq_da");
+  const std::vector<std::byte> bytes = Serialize(proto);
+  for (int level = 0; level <= kMaxOptimizationLevel; ++level) {
+    Result<Model> model = LoadModelFromBytes(bytes);
+    ASSERT_TRUE(model.ok()) << model.status().ToString();
+    Result<std::vector<PassReport>> passes = OptimizeModel(*model, {level, {}});
+    ASSERT_TRUE(passes.ok()) << passes.status().ToString();
+    ASSERT_FALSE(passes->empty());
+    EXPECT_EQ(passes->front().pass, "gradient_expansion");
+    EXPECT_EQ(passes->front().rewrites, 1) << "level " << level;
+    for (const Node& n : model->graph->nodes) EXPECT_NE(n.op_type, "Gradient") << "level " << level;
+    if (level > 0) continue;  // later passes fold what the interpreter here reads by name
+    // d(a*a)/da = 2a at a = 1.5.
+    const std::map<std::string, double> values = Evaluate(*model, *model->graph, {{"a", 1.5}});
+    EXPECT_NEAR(values.at("dsq_da"), 3.0, 1e-12);
+  }
+  Result<Model> model = LoadModelFromBytes(bytes);
+  ASSERT_TRUE(model.ok());
+  Result<std::vector<PassReport>> refused = OptimizeModel(*model, {2, {"gradient_expansion"}});
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_TRUE(Contains(refused.status().message(),
+                       "optimizer pass 'gradient_expansion' always runs"))
+      << refused.status().message();
 }
 
 }  // namespace
-}  // namespace nxrt::ir
+}  // namespace nxrt::opt

@@ -1,6 +1,24 @@
-// ir/gradient.cpp: see gradient.h.
-#include "ir/gradient.h"
-
+// optimizer/passes/gradient_expansion.cpp: expands ai.onnx.preview.training Gradient nodes into
+// ordinary ONNX nodes that compute the gradient by reverse-mode differentiation of the graph
+// around them.
+//
+// A Gradient node (ONNX onnx/defs/training/defs.cc, version 1) names, by attribute, the tensors
+// `xs` to differentiate with respect to, optional constant inputs `zs`, and the tensor `y`; its
+// outputs are dY/dX for each X in xs, each of X's shape. No kernel can compute this: it needs the
+// nodes between xs and y, which only the graph knows. So this pass, which runs at every
+// optimisation level and cannot be switched off, rewrites each Gradient node, before placement,
+// into the backward nodes of the path from xs to y (seeded with dY = ones of Y's shape, so a
+// non-scalar Y is differentiated as if summed), accumulating the gradient of a tensor used twice
+// with Add; an X that Y does not depend on gets zeros. The first gradient takes the Gradient
+// node's place as an Identity of its name; the backward nodes and the other outputs' Identities
+// follow the graph's last node.
+//
+// Differentiable ops (default domain): Add, Sub, Mul, Div, Neg, Identity, with operands of one
+// known shape (broadcasting would need a reduction back to each operand's shape, which is not
+// written yet). Anything else on the path fails with kUnsupported naming the node, the op and
+// what is supported. The generated ops (Shape, ConstantOfShape and the ops above) exist from
+// opset 9; a model importing the default domain below 9 is refused. Errors: kInvalidModel for a
+// Gradient node whose attributes name no tensor of its graph or whose outputs do not match `xs`.
 #include <algorithm>
 #include <map>
 #include <optional>
@@ -8,8 +26,19 @@
 #include <string>
 #include <vector>
 
-namespace nxrt::ir {
+#include "optimizer/passes.h"
+
+namespace nxrt::opt {
 namespace {
+
+using ir::Attribute;
+using ir::Graph;
+using ir::Initializer;
+using ir::Node;
+using ir::NodeId;
+using ir::TypeInfo;
+using ir::ValueId;
+using ir::kNoValue;
 
 constexpr const char* kTrainingDomain = "ai.onnx.preview.training";
 
@@ -28,10 +57,11 @@ Result<Tensor> ScalarTensor(DataType dtype, double value) {
   return t;
 }
 
-// Builds the backward nodes of one Gradient node into `graph`.
+// Stages the backward nodes of one Gradient node in `editor` (appended after the last node).
 class GradientExpander {
  public:
-  GradientExpander(Graph& graph, const Node& gradient) : graph_(graph), gradient_(gradient) {}
+  GradientExpander(GraphEditor& editor, const Node& gradient)
+      : editor_(editor), graph_(editor.graph()), gradient_(gradient) {}
 
   // The gradient of `y` with respect to each of `xs` (value ids), or an error.
   Result<std::vector<ValueId>> Expand(ValueId y, const std::vector<ValueId>& xs,
@@ -123,8 +153,8 @@ class GradientExpander {
     }
   }
 
-  // Propagates the gradient of n's output to its inputs. `n` is a copy: Emit appends nodes.
-  Status Backward(Node n) {
+  // Propagates the gradient of n's output to its inputs.
+  Status Backward(const Node& n) {
     auto it = grads_.find(n.outputs[0]);
     if (it == grads_.end()) return Status::Ok();
     const ValueId g = it->second;
@@ -150,16 +180,12 @@ class GradientExpander {
     return Status::Ok();
   }
 
-  // Appends a node `op_type`(inputs) with one new output (ConstantOfShape gets `value`).
+  // Stages a node `op_type`(inputs) with one new output (ConstantOfShape gets `value`).
   ValueId Emit(const std::string& op_type, std::vector<ValueId> inputs,
                std::optional<Tensor> value = std::nullopt) {
-    Value out;
-    do {
-      out.name = gradient_.name + "/grad_" + std::to_string(counter_++);
-    } while (graph_.FindValue(out.name) != kNoValue);
-    const ValueId id = graph_.AddValue(std::move(out));
+    const ValueId id =
+        editor_.AddValue(gradient_.name + "/grad_" + std::to_string(counter_++), TypeInfo{});
     Node n;
-    n.id = static_cast<NodeId>(graph_.nodes.size());
     n.name = graph_.values[id].name + "_" + op_type;
     n.op_type = op_type;
     n.inputs = std::move(inputs);
@@ -171,12 +197,13 @@ class GradientExpander {
       attr.t = std::move(*value);
       n.attributes.push_back(std::move(attr));
     }
-    graph_.nodes.push_back(std::move(n));
+    editor_.AddNode(std::move(n), ir::kNoNode);
     return id;
   }
 
-  Graph& graph_;
-  const Node gradient_;  // a copy: emitting nodes may move the graph's node storage
+  GraphEditor& editor_;
+  const Graph& graph_;
+  const Node& gradient_;
   DataType dtype_ = DataType::kUndefined;
   std::map<ValueId, ValueId> grads_;
   int counter_ = 0;
@@ -187,9 +214,10 @@ const Attribute* FindTyped(const Node& n, const char* name, Attribute::Type type
   return a != nullptr && a->type == type ? a : nullptr;
 }
 
-// Replaces Gradient node `id` by its expansion.
-Status ExpandOne(Graph& graph, NodeId id) {
-  const Node node = graph.nodes[static_cast<size_t>(id)];
+// Stages the replacement of Gradient node `id` by its expansion.
+Status ExpandOne(GraphEditor& editor, NodeId id) {
+  const Graph& graph = editor.graph();
+  const Node& node = editor.node(id);
   const auto invalid = [&](const std::string& what) {
     return MakeStatus(StatusCode::kInvalidModel, "node '", node.name, "' (Gradient): ", what);
   };
@@ -219,44 +247,53 @@ Status ExpandOne(Graph& graph, NodeId id) {
     return invalid("has " + std::to_string(node.outputs.size()) + " outputs for " +
                    std::to_string(xs.size()) + " tensors in 'xs'; each needs its output");
   }
-  GradientExpander expander(graph, node);
+  GradientExpander expander(editor, node);
   NXRT_ASSIGN_OR_RETURN(std::vector<ValueId> grads, expander.Expand(y, xs, leaves));
   // The Gradient node becomes an Identity onto its first output; the others get their own.
+  editor.RemoveNode(id);
   for (size_t i = 0; i < grads.size(); ++i) {
     Node identity;
     identity.name = node.name + (i == 0 ? "" : "/output_" + std::to_string(i));
     identity.op_type = "Identity";
     identity.inputs = {grads[i]};
     identity.outputs = {node.outputs[i]};
-    if (i == 0) {
-      identity.id = id;
-      graph.nodes[static_cast<size_t>(id)] = std::move(identity);
-    } else {
-      identity.id = static_cast<NodeId>(graph.nodes.size());
-      graph.nodes.push_back(std::move(identity));
-    }
+    editor.AddNode(std::move(identity), i == 0 ? id : ir::kNoNode);
   }
   return Status::Ok();
 }
+
+class GradientExpansion final : public GraphPass {
+ public:
+  std::string_view name() const override { return "gradient_expansion"; }
+  int level() const override { return 0; }
+
+  // One Gradient node per commit, so that a later one sees the nodes an earlier one became.
+  Result<int> Apply(GraphEditor& editor) const override {
+    int expanded = 0;
+    for (;;) {
+      const std::vector<Node>& nodes = editor.graph().nodes;
+      auto gradient = std::find_if(nodes.begin(), nodes.end(), [](const Node& n) {
+        return n.op_type == "Gradient" && n.domain == kTrainingDomain;
+      });
+      if (gradient == nodes.end()) return expanded;
+      const std::optional<int64_t> opset = editor.model().OpsetFor("");
+      if (!opset || *opset < 9) {
+        return MakeStatus(StatusCode::kUnsupported, "node '", gradient->name,
+                          "' (Gradient): its expansion needs the default ONNX domain at opset 9 "
+                          "or later (ConstantOfShape); the model imports ",
+                          opset ? "opset " + std::to_string(*opset) : std::string("none"));
+      }
+      NXRT_RETURN_IF_ERROR(ExpandOne(editor, gradient->id));
+      NXRT_RETURN_IF_ERROR(editor.Commit());
+      ++expanded;
+    }
+  }
+};
 
 }  // namespace
 
-Status ExpandGradients(Model& model) {
-  Graph& graph = *model.graph;
-  std::vector<NodeId> gradients;
-  for (const Node& n : graph.nodes) {
-    if (n.op_type == "Gradient" && n.domain == kTrainingDomain) gradients.push_back(n.id);
-  }
-  if (gradients.empty()) return Status::Ok();
-  const std::optional<int64_t> opset = model.OpsetFor("");
-  if (!opset || *opset < 9) {
-    return MakeStatus(StatusCode::kUnsupported, "node '", graph.nodes[gradients[0]].name,
-                      "' (Gradient): its expansion needs the default ONNX domain at opset 9 or "
-                      "later (ConstantOfShape); the model imports ",
-                      opset ? "opset " + std::to_string(*opset) : std::string("none"));
-  }
-  for (NodeId id : gradients) NXRT_RETURN_IF_ERROR(ExpandOne(graph, id));
-  return Status::Ok();
+std::unique_ptr<GraphPass> MakeGradientExpansionPass() {
+  return std::make_unique<GradientExpansion>();
 }
 
-}  // namespace nxrt::ir
+}  // namespace nxrt::opt
