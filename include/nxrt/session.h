@@ -94,6 +94,9 @@ struct KernelStats {
   double total_us = 0;  // wall time of those calls, microseconds
 };
 
+// Where each node runs, as data (nxrt/placement.h, which callers of Session::Placement include).
+struct PlacementReport;
+
 // Builds the process-wide tables every session needs (ONNX's operator schemas, which libonnx
 // makes all at once on first use: 15-30 ms, two thirds of a small model's first Create) ahead of
 // the first Session::Create, as ONNX Runtime's CreateEnv does before its sessions. Optional: the
@@ -147,8 +150,13 @@ class Session {
   virtual std::vector<OptimizerPassStats> OptimizerPasses() const = 0;
   // Per-step statistics summed over all runs so far, in plan order.
   virtual std::vector<KernelStats> Stats() const = 0;
-  // A human-readable placement: each EP's claims and, per node left to the fallback, reasons.
+  // A human-readable placement: PlacementReportText(Placement()).
   virtual std::string PlacementSummary() const = 0;
+  // The placement the session runs (nxrt/placement.h): the passes that ran, per graph each EP's
+  // claims, the nodes the runtime runs, every EP's reason for each node it declined, and the
+  // warnings. The same report ExplainPlacement gives for the same model and options; after a
+  // plugin EP is dropped while running, the placement the session runs now.
+  virtual PlacementReport Placement() const = 0;
   // What went wrong without failing the session: plugin EPs dropped with the reason, one line
   // each (empty when none).
   virtual std::vector<std::string> Warnings() const = 0;

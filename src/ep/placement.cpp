@@ -32,6 +32,11 @@ struct Placer {
   std::vector<ClaimFacts> facts;
   Placement placement;
 
+  bool IsRuntimeNode(ir::NodeId node) const {
+    return static_cast<size_t>(node) < options.runtime_nodes.size() &&
+           options.runtime_nodes[static_cast<size_t>(node)];
+  }
+
   void Decline(ir::NodeId node, int32_t round, std::string reason) {
     placement.declines[node].push_back(EpDecline{round, std::move(reason)});
   }
@@ -41,7 +46,7 @@ struct Placer {
     const int32_t n = claims.node_count();
     std::vector<bool> unavailable(n, false);
     for (int32_t v = 0; v < n; ++v) {
-      if (claims.claim_of(v) >= 0) {
+      if (claims.claim_of(v) >= 0 || IsRuntimeNode(v)) {
         unavailable[v] = true;
         continue;
       }
@@ -199,7 +204,11 @@ Result<Placement> PlaceGraph(const ir::GraphView& view, const EpRegistry& eps,
     placement.claims[k] = PlacedClaim{f.ep, f.fused, f.cost, std::move(plain[k])};
   }
   for (ir::NodeId v : view.topological_order()) {
-    if (placement.claim_of_node[v] < 0) placement.unplaced.push_back(v);
+    if (placer.IsRuntimeNode(v)) {
+      placement.runtime.push_back(v);
+    } else if (placement.claim_of_node[v] < 0) {
+      placement.unplaced.push_back(v);
+    }
   }
   if (!placement.complete() && !options.allow_unplaced) return UnplacedError(placement, view);
   return std::move(placement);

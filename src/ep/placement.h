@@ -1,5 +1,6 @@
 // ep/placement.h: which EP runs which node: EPs claim in the user's priority order, the
-// last-resort EP (the CPU EP) takes what is left, and the result can be inspected and printed.
+// last-resort EP (the CPU EP) takes what is left, and the result becomes the public report's
+// data (nxrt/placement.h), which ep/placement_format.cpp prints.
 //
 // Layer: nxrt_ep. Input: one graph (a GraphView; a subgraph is placed by its own call) and the
 // session's EpRegistry, initialized. For each EP in priority order, over the nodes no earlier EP
@@ -9,9 +10,10 @@
 //   - any other EP answers Supports for each node; the supported nodes are grouped into convex
 //     claims by the partitioner (ep/partitioner.h), with earlier claims as fixed blocks and
 //     nodes holding subgraphs (If/Loop/Scan) claimed alone.
-// Then the last-resort EP, when given, does the same over what is left. Nodes nobody took are
+// Then the last-resort EP, when given, does the same over what is left. Nodes the caller marks
+// as run by the runtime (control flow, sequences) are offered to no EP. Nodes nobody took are
 // "unplaced": an error listing each with every EP's reason, unless allow_unplaced is set
-// (`nxrt claims` shows such placements too).
+// (ExplainPlacement shows such placements too).
 //
 // Everything here is deterministic: the same graph, EPs and options give the same placement and
 // byte-identical text and JSON.
@@ -28,6 +30,7 @@
 #include "ep/partitioner.h"
 #include "ir/graph_view.h"
 #include "nxrt/execution_provider.h"
+#include "nxrt/placement.h"
 #include "nxrt/status.h"
 
 namespace nxrt::ep {
@@ -61,6 +64,7 @@ struct Placement {
   std::vector<int32_t> claim_of_node;            // node id → index into claims, -1 when unplaced
   std::vector<std::vector<EpDecline>> declines;  // node id → EPs that declined it, in order asked
   std::vector<RejectedClaim> rejected;           // in the order proposed
+  std::vector<ir::NodeId> runtime;               // PlacementOptions::runtime_nodes, topological
   std::vector<ir::NodeId> unplaced;              // in topological order
 
   bool complete() const { return unplaced.empty(); }
@@ -74,6 +78,10 @@ struct PlacementOptions {
   std::string last_resort_name;
   // When set, keeps a node away from an EP: returns the reason to record, or nullopt.
   std::function<std::optional<std::string>(std::string_view ep_name, const NodeInfo& node)> exclude;
+  // Node id → true for nodes the runtime runs itself: no EP is asked about them (nothing is
+  // recorded), a proposal holding one is rejected, and they are listed in Placement::runtime,
+  // not as unplaced. Empty: none.
+  std::vector<bool> runtime_nodes;
   // Return a placement with unplaced nodes instead of failing (for inspection).
   bool allow_unplaced = false;
 };
@@ -88,12 +96,10 @@ Result<Placement> PlaceGraph(const ir::GraphView& view, const EpRegistry& eps,
 // a fix. Ok when the placement is complete.
 Status UnplacedError(const Placement& placement, const ir::GraphView& view);
 
-// The placement as text for people: each claim (EP, nodes as #id:OpType:name, boundary inputs
-// and outputs), each node some EP declined with every reason, rejected claims, unplaced nodes.
-std::string PlacementToText(const Placement& placement, const ir::GraphView& view);
-
-// The same as JSON for scripts (schema in docs/partitioning.md), indented by `indent` spaces
-// (-1: one line).
-std::string PlacementToJson(const Placement& placement, const ir::GraphView& view, int indent = 2);
+// The placement of `view`'s graph as the public report's data (nxrt/placement.h): names instead
+// of ids. What the report knows beyond one graph is left for the caller: label, parent, the fused
+// claims' names, the runtime nodes' EP and bodies. GraphPlacementText and GraphPlacementJson
+// (ep/placement_format.cpp) print it.
+GraphPlacement DescribePlacement(const Placement& placement, const ir::GraphView& view);
 
 }  // namespace nxrt::ep

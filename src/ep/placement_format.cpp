@@ -1,12 +1,14 @@
-// ep/placement_format.cpp: a Placement as text and as JSON (ep/placement.h).
+// ep/placement_format.cpp: a Placement as the public report's data (ep/placement.h), and the
+// report as text and JSON (nxrt/placement.h): the one formatter of placements, used by
+// Session::PlacementSummary, `nxrt claims` and the tests.
 //
-// Layer: nxrt_ep. Used by `nxrt claims`; the JSON schema is in docs/partitioning.md.
+// Layer: nxrt_ep. The JSON schema is in docs/partitioning.md.
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
 #include "ep/placement.h"
 
-namespace nxrt::ep {
+namespace nxrt {
 namespace {
 
 using Json = nlohmann::ordered_json;
@@ -17,22 +19,18 @@ void Append(std::string& out, const Pieces&... pieces) {
   ((out += pieces), ...);
 }
 
-std::string NodeName(const ir::GraphView& view, ir::NodeId id) {
+// "#3:Add:B"; "#3" for a node id a plugin named that is not in the graph.
+std::string NodeName(const PlacementNode& node) {
   std::string out = "#";
-  out += std::to_string(id);
-  if (id < 0 || static_cast<size_t>(id) >= view.graph().nodes.size()) return out;
-  const ir::Node& node = view.graph().nodes[id];
-  out += ":" + node.op_type + ":" + node.name;
+  out += std::to_string(node.id);
+  if (!node.op_type.empty()) Append(out, ":", node.op_type, ":", node.name);
   return out;
 }
 
-std::string ValueNames(const ir::GraphView& view, const std::vector<ir::ValueId>& values) {
+std::string Names(const std::vector<std::string>& values) {
   if (values.empty()) return "(none)";
   std::string out;
-  for (size_t i = 0; i < values.size(); ++i) {
-    if (i) out += ", ";
-    out += view.graph().values[values[i]].name;
-  }
+  for (size_t i = 0; i < values.size(); ++i) Append(out, i ? ", " : "", values[i]);
   return out;
 }
 
@@ -51,119 +49,65 @@ std::string CostText(double cost) {
   return buf;
 }
 
-Json NodeJson(const ir::GraphView& view, ir::NodeId id) {
-  const ir::Node& node = view.graph().nodes[id];
+Json NodeJson(const PlacementNode& node) {
   Json j;
-  j["id"] = id;
+  j["id"] = node.id;
   j["op_type"] = node.op_type;
   j["domain"] = node.domain;
   j["name"] = node.name;
   return j;
 }
 
-Json ValuesJson(const ir::GraphView& view, const std::vector<ir::ValueId>& values) {
-  Json j = Json::array();
-  for (ir::ValueId v : values) j.push_back(view.graph().values[v].name);
-  return j;
-}
-
-}  // namespace
-
-std::string PlacementToText(const Placement& placement, const ir::GraphView& view) {
-  const ir::Graph& graph = view.graph();
-  std::string out;
-  Append(out, "graph '", graph.name.empty() ? "(unnamed)" : graph.name,
-         "': ", Plural(graph.nodes.size(), "node"), ", ", Plural(placement.claims.size(), "claim"),
-         "; eps in priority order:");
-  if (placement.eps.empty()) out += " (none)";
-  for (const std::string& name : placement.eps) Append(out, " ", name);
-  out += "\n";
-
-  for (size_t k = 0; k < placement.claims.size(); ++k) {
-    const PlacedClaim& c = placement.claims[k];
-    Append(out, "claim ", std::to_string(k), ": ", placement.eps[c.ep], ", ",
-           Plural(c.claim.nodes.size(), "node"));
-    if (c.fused) out += ", fused";
-    if (c.cost > 0) Append(out, ", cost ", CostText(c.cost), " us");
-    out += "\n  nodes:  ";
-    for (ir::NodeId v : c.claim.nodes) Append(out, " ", NodeName(view, v));
-    Append(out, "\n  inputs:  ", ValueNames(view, c.claim.inputs));
-    Append(out, "\n  outputs: ", ValueNames(view, c.claim.outputs), "\n");
-  }
-
-  size_t declined = 0;
-  for (const std::vector<EpDecline>& d : placement.declines) declined += d.empty() ? 0 : 1;
-  Append(out, "declined: ", declined ? Plural(declined, "node") : "none", "\n");
-  for (ir::NodeId v : view.topological_order()) {
-    if (placement.declines[v].empty()) continue;
-    const int32_t k = placement.claim_of_node[v];
-    Append(out, "  ", NodeName(view, v), " -> ");
-    if (k >= 0) {
-      Append(out, "claim ", std::to_string(k), " (", placement.eps[placement.claims[k].ep], ")\n");
-    } else {
-      out += "unplaced\n";
-    }
-    for (const EpDecline& d : placement.declines[v]) {
-      Append(out, "    ", placement.eps[d.ep], ": ", d.reason, "\n");
-    }
-  }
-
-  Append(out, "rejected claims: ",
-         placement.rejected.empty() ? "none" : std::to_string(placement.rejected.size()), "\n");
-  for (const RejectedClaim& r : placement.rejected) {
-    Append(out, "  ", placement.eps[r.ep], ":");
-    for (ir::NodeId v : r.nodes) Append(out, " ", NodeName(view, v));
-    Append(out, ": ", r.reason, "\n");
-  }
-
-  out += "unplaced: ";
-  if (placement.unplaced.empty()) out += "none";
-  for (size_t i = 0; i < placement.unplaced.size(); ++i) {
-    Append(out, i ? " " : "", NodeName(view, placement.unplaced[i]));
-  }
-  out += "\n";
-  return out;
-}
-
-std::string PlacementToJson(const Placement& placement, const ir::GraphView& view, int indent) {
-  const ir::Graph& graph = view.graph();
+Json GraphJson(const GraphPlacement& graph, int index) {
   Json root;
+  root["index"] = index;
+  root["label"] = graph.label;
   root["graph"] = graph.name;
-  root["node_count"] = graph.nodes.size();
-  root["eps"] = placement.eps;
-  root["complete"] = placement.complete();
+  root["parent"] = graph.parent >= 0 ? Json(graph.parent) : Json(nullptr);
+  root["node_count"] = graph.node_count;
+  root["eps"] = graph.eps;
+  root["complete"] = graph.complete();
 
   Json claims = Json::array();
-  for (size_t k = 0; k < placement.claims.size(); ++k) {
-    const PlacedClaim& c = placement.claims[k];
+  for (size_t k = 0; k < graph.claims.size(); ++k) {
+    const PlacementClaim& c = graph.claims[k];
     Json j;
     j["index"] = k;
-    j["ep"] = placement.eps[c.ep];
+    j["ep"] = c.ep;
     j["fused"] = c.fused;
-    j["cost_us"] = c.cost;
+    j["fused_name"] = c.fused_name.empty() ? Json(nullptr) : Json(c.fused_name);
+    j["cost_us"] = c.cost_us;
     Json nodes = Json::array();
-    for (ir::NodeId v : c.claim.nodes) nodes.push_back(NodeJson(view, v));
+    for (const PlacementNode& n : c.nodes) nodes.push_back(NodeJson(n));
     j["nodes"] = std::move(nodes);
-    j["inputs"] = ValuesJson(view, c.claim.inputs);
-    j["outputs"] = ValuesJson(view, c.claim.outputs);
+    j["inputs"] = c.inputs;
+    j["outputs"] = c.outputs;
     claims.push_back(std::move(j));
   }
   root["claims"] = std::move(claims);
 
-  Json declined = Json::array();
-  for (ir::NodeId v : view.topological_order()) {
-    if (placement.declines[v].empty()) continue;
+  Json runtime = Json::array();
+  for (const RuntimeNode& r : graph.runtime_nodes) {
     Json j;
-    j["node"] = NodeJson(view, v);
-    const int32_t k = placement.claim_of_node[v];
-    j["claim"] = k >= 0 ? Json(k) : Json(nullptr);
-    j["placed_on"] = k >= 0 ? Json(placement.eps[placement.claims[k].ep]) : Json(nullptr);
+    j["node"] = NodeJson(r.node);
+    j["ep"] = r.ep;
+    j["subgraphs"] = r.subgraphs;
+    runtime.push_back(std::move(j));
+  }
+  root["runtime_nodes"] = std::move(runtime);
+
+  Json declined = Json::array();
+  for (const DeclinedNode& d : graph.declined) {
+    Json j;
+    j["node"] = NodeJson(d.node);
+    j["claim"] = d.claim >= 0 ? Json(d.claim) : Json(nullptr);
+    j["placed_on"] = d.claim >= 0 ? Json(graph.claims[d.claim].ep) : Json(nullptr);
     Json reasons = Json::array();
-    for (const EpDecline& d : placement.declines[v]) {
-      Json r;
-      r["ep"] = placement.eps[d.ep];
-      r["reason"] = d.reason;
-      reasons.push_back(std::move(r));
+    for (const PlacementDecline& r : d.reasons) {
+      Json why;
+      why["ep"] = r.ep;
+      why["reason"] = r.reason;
+      reasons.push_back(std::move(why));
     }
     j["reasons"] = std::move(reasons);
     declined.push_back(std::move(j));
@@ -171,19 +115,184 @@ std::string PlacementToJson(const Placement& placement, const ir::GraphView& vie
   root["declined"] = std::move(declined);
 
   Json rejected = Json::array();
-  for (const RejectedClaim& r : placement.rejected) {
+  for (const RejectedClaim& r : graph.rejected_claims) {
     Json j;
-    j["ep"] = placement.eps[r.ep];
-    j["nodes"] = r.nodes;
+    j["ep"] = r.ep;
+    Json nodes = Json::array();
+    for (const PlacementNode& n : r.nodes) nodes.push_back(NodeJson(n));
+    j["nodes"] = std::move(nodes);
     j["reason"] = r.reason;
     rejected.push_back(std::move(j));
   }
   root["rejected_claims"] = std::move(rejected);
 
   Json unplaced = Json::array();
-  for (ir::NodeId v : placement.unplaced) unplaced.push_back(NodeJson(view, v));
+  for (const PlacementNode& n : graph.unplaced) unplaced.push_back(NodeJson(n));
   root["unplaced"] = std::move(unplaced);
+  return root;
+}
+
+}  // namespace
+
+bool PlacementReport::complete() const {
+  for (const GraphPlacement& g : graphs) {
+    if (!g.complete()) return false;
+  }
+  return true;
+}
+
+std::string GraphPlacementText(const GraphPlacement& graph) {
+  std::string out;
+  Append(out, "graph '", graph.name.empty() ? "(unnamed)" : graph.name,
+         "': ", Plural(static_cast<size_t>(graph.node_count), "node"), ", ",
+         Plural(graph.claims.size(), "claim"), "; eps in priority order:");
+  if (graph.eps.empty()) out += " (none)";
+  for (const std::string& name : graph.eps) Append(out, " ", name);
+  out += "\n";
+
+  for (size_t k = 0; k < graph.claims.size(); ++k) {
+    const PlacementClaim& c = graph.claims[k];
+    Append(out, "claim ", std::to_string(k), ": ", c.ep, ", ", Plural(c.nodes.size(), "node"));
+    if (c.fused) out += ", fused";
+    if (!c.fused_name.empty()) Append(out, " '", c.fused_name, "'");
+    if (c.cost_us > 0) Append(out, ", cost ", CostText(c.cost_us), " us");
+    out += "\n  nodes:  ";
+    for (const PlacementNode& n : c.nodes) Append(out, " ", NodeName(n));
+    Append(out, "\n  inputs:  ", Names(c.inputs));
+    Append(out, "\n  outputs: ", Names(c.outputs), "\n");
+  }
+
+  Append(out, "run by the runtime: ",
+         graph.runtime_nodes.empty() ? "none" : Plural(graph.runtime_nodes.size(), "node"), "\n");
+  for (const RuntimeNode& r : graph.runtime_nodes) {
+    Append(out, "  ", NodeName(r.node), " -> ", r.ep.empty() ? "(no cpu ep)" : r.ep);
+    for (size_t i = 0; i < r.subgraphs.size(); ++i) {
+      Append(out, i ? ", graph " : "; bodies: graph ", std::to_string(r.subgraphs[i]));
+    }
+    out += "\n";
+  }
+
+  Append(out, "declined: ", graph.declined.empty() ? "none" : Plural(graph.declined.size(), "node"),
+         "\n");
+  for (const DeclinedNode& d : graph.declined) {
+    Append(out, "  ", NodeName(d.node), " -> ");
+    if (d.claim >= 0) {
+      Append(out, "claim ", std::to_string(d.claim), " (", graph.claims[d.claim].ep, ")\n");
+    } else {
+      out += "unplaced\n";
+    }
+    for (const PlacementDecline& r : d.reasons) Append(out, "    ", r.ep, ": ", r.reason, "\n");
+  }
+
+  Append(out, "rejected claims: ",
+         graph.rejected_claims.empty() ? "none" : std::to_string(graph.rejected_claims.size()),
+         "\n");
+  for (const RejectedClaim& r : graph.rejected_claims) {
+    Append(out, "  ", r.ep, ":");
+    for (const PlacementNode& n : r.nodes) Append(out, " ", NodeName(n));
+    Append(out, ": ", r.reason, "\n");
+  }
+
+  out += "unplaced: ";
+  if (graph.unplaced.empty()) out += "none";
+  for (size_t i = 0; i < graph.unplaced.size(); ++i) {
+    Append(out, i ? " " : "", NodeName(graph.unplaced[i]));
+  }
+  out += "\n";
+  return out;
+}
+
+std::string GraphPlacementJson(const GraphPlacement& graph, int index, int indent) {
+  return GraphJson(graph, index).dump(indent);
+}
+
+std::string PlacementReportText(const PlacementReport& report) {
+  std::string out;
+  std::string rewrites;
+  for (const OptimizerPassStats& p : report.passes) {
+    if (p.rewrites > 0) Append(rewrites, "  ", p.pass, ": ", std::to_string(p.rewrites), "\n");
+  }
+  Append(out, "== optimizer (level ", std::to_string(report.optimization_level), "): ",
+         rewrites.empty() ? "nothing rewritten\n" : "rewrites\n", rewrites);
+  if (!report.warnings.empty()) {
+    out += "== warnings\n";
+    for (const std::string& w : report.warnings) Append(out, "  ", w, "\n");
+  }
+  for (size_t i = 0; i < report.graphs.size(); ++i) {
+    Append(out, i ? "\n" : "", "== graph ", std::to_string(i), ": ", report.graphs[i].label, "\n",
+           GraphPlacementText(report.graphs[i]));
+  }
+  return out;
+}
+
+std::string PlacementReportJson(const PlacementReport& report, int indent) {
+  Json root;
+  root["model"] = report.model;
+  root["complete"] = report.complete();
+  Json passes = Json::array();
+  for (const OptimizerPassStats& p : report.passes) {
+    Json j;
+    j["pass"] = p.pass;
+    j["rewrites"] = p.rewrites;
+    passes.push_back(std::move(j));
+  }
+  root["optimizer"] = {{"level", report.optimization_level}, {"passes", std::move(passes)}};
+  root["warnings"] = report.warnings;
+  Json graphs = Json::array();
+  for (size_t i = 0; i < report.graphs.size(); ++i) {
+    graphs.push_back(GraphJson(report.graphs[i], static_cast<int>(i)));
+  }
+  root["graphs"] = std::move(graphs);
   return root.dump(indent);
 }
 
-}  // namespace nxrt::ep
+namespace ep {
+
+GraphPlacement DescribePlacement(const Placement& placement, const ir::GraphView& view) {
+  const ir::Graph& graph = view.graph();
+  auto node = [&](ir::NodeId id) {
+    if (id < 0 || static_cast<size_t>(id) >= graph.nodes.size()) return PlacementNode{id, {}, {}, {}};
+    const ir::Node& n = graph.nodes[static_cast<size_t>(id)];
+    return PlacementNode{id, n.op_type, n.domain, n.name};
+  };
+  auto names = [&](const std::vector<ir::ValueId>& values) {
+    std::vector<std::string> out;
+    for (ir::ValueId v : values) out.push_back(graph.values[v].name);
+    return out;
+  };
+  GraphPlacement out;
+  out.name = graph.name;
+  out.node_count = static_cast<int64_t>(graph.nodes.size());
+  out.eps = placement.eps;
+  for (const PlacedClaim& c : placement.claims) {
+    PlacementClaim claim;
+    claim.ep = placement.eps[c.ep];
+    claim.fused = c.fused;
+    claim.cost_us = c.cost;
+    for (ir::NodeId v : c.claim.nodes) claim.nodes.push_back(node(v));
+    claim.inputs = names(c.claim.inputs);
+    claim.outputs = names(c.claim.outputs);
+    out.claims.push_back(std::move(claim));
+  }
+  for (ir::NodeId v : placement.runtime) out.runtime_nodes.push_back({node(v), {}, {}});
+  for (ir::NodeId v : view.topological_order()) {
+    if (placement.declines[v].empty()) continue;
+    DeclinedNode d;
+    d.node = node(v);
+    d.claim = placement.claim_of_node[v];
+    for (const EpDecline& why : placement.declines[v]) {
+      d.reasons.push_back({placement.eps[why.ep], why.reason});
+    }
+    out.declined.push_back(std::move(d));
+  }
+  for (const RejectedClaim& r : placement.rejected) {
+    nxrt::RejectedClaim rejected{placement.eps[r.ep], {}, r.reason};
+    for (ir::NodeId v : r.nodes) rejected.nodes.push_back(node(v));
+    out.rejected_claims.push_back(std::move(rejected));
+  }
+  for (ir::NodeId v : placement.unplaced) out.unplaced.push_back(node(v));
+  return out;
+}
+
+}  // namespace ep
+}  // namespace nxrt

@@ -1,6 +1,7 @@
 // ep/placement_test.cpp: mock EPs with chosen op sets placed in priority order, the last
-// resort, failures listing every reason, plugin-style proposals with rejected claims, and the
-// text and JSON forms.
+// resort, failures listing every reason, plugin-style proposals with rejected claims, nodes the
+// runtime runs, and the text and JSON forms of one graph (DescribePlacement, GraphPlacementText,
+// GraphPlacementJson).
 #include "ep/placement.h"
 
 #include <gtest/gtest.h>
@@ -92,6 +93,11 @@ class PlacementTest : public ::testing::Test {
     return registry;
   }
 
+  std::string Text(const Placement& p) { return GraphPlacementText(DescribePlacement(p, *view_)); }
+  std::string Json(const Placement& p, int indent = 2) {
+    return GraphPlacementJson(DescribePlacement(p, *view_), 0, indent);
+  }
+
   std::vector<std::vector<ir::NodeId>> ClaimNodes(const Placement& p) {
     std::vector<std::vector<ir::NodeId>> out;
     for (const PlacedClaim& c : p.claims) out.push_back(c.claim.nodes);
@@ -122,6 +128,7 @@ constexpr char kTwoEpText[] =
     "  nodes:   #4:Relu:D\n"
     "  inputs:  c\n"
     "  outputs: d\n"
+    "run by the runtime: none\n"
     "declined: 2 nodes\n"
     "  #1:Custom:U -> claim 2 (cpu)\n"
     "    gpu: mock ep 'gpu' runs Add, Mul; not Custom\n"
@@ -143,7 +150,7 @@ TEST_F(PlacementTest, EpsClaimInPriorityOrderAndTheNextTakesWhatIsLeft) {
   EXPECT_EQ(p->claims[2].ep, 1);
   EXPECT_FALSE(p->claims[1].fused);
   EXPECT_DOUBLE_EQ(p->claims[1].cost, 2.0);
-  EXPECT_EQ(PlacementToText(*p, *view_), kTwoEpText);
+  EXPECT_EQ(Text(*p), kTwoEpText);
 }
 
 TEST_F(PlacementTest, TheLastResortTakesWhatTheRegistryLeft) {
@@ -153,7 +160,7 @@ TEST_F(PlacementTest, TheLastResortTakesWhatTheRegistryLeft) {
   options.last_resort = cpu_.get();
   Result<Placement> p = PlaceGraph(*view_, registry, options);
   ASSERT_TRUE(p.ok()) << p.status().ToString();
-  EXPECT_EQ(PlacementToText(*p, *view_), kTwoEpText);
+  EXPECT_EQ(Text(*p), kTwoEpText);
 
   // Named explicitly, and not asked twice when it is in the registry too.
   options.last_resort_name = "fallback";
@@ -331,6 +338,45 @@ TEST(PlacementSubgraphTest, NodesWithSubgraphsArePlacedAlone) {
   EXPECT_EQ(nodes, (std::vector<std::vector<ir::NodeId>>{{0}, {1}, {2}}));
 }
 
+// The runtime's nodes (control flow, sequences): no EP is asked about them, nothing is recorded
+// for them, a proposal holding one is rejected, and they are neither claimed nor unplaced.
+TEST(PlacementSubgraphTest, RuntimeNodesAreOfferedToNoEp) {
+  TestGraph g;
+  g.Input("x");
+  g.Input("cond", DataType::kBool);
+  g.Node("Relu", {"x"}, {"a"}, "A");
+  ir::NodeId if_node = g.Node("If", {"cond"}, {"i"}, "I");
+  g.AddSubgraph(if_node, "then_branch", {"a"});
+  g.Node("Add", {"a", "i"}, {"b"}, "B");
+  g.Output("b");
+  ir::GraphView view = g.View();
+  GraphClaims answer;
+  answer.claims = {{{1}, true}};  // the If
+  auto plugin = std::make_shared<ClaimingEp>("plugin", answer);
+  auto cpu = std::make_shared<MockEp>("cpu", std::set<std::string>{"Relu", "Add"}, 0.0);
+  EpRegistry registry;
+  ASSERT_TRUE(registry.Add(plugin).ok());
+  ASSERT_TRUE(registry.Add(cpu).ok());
+  ASSERT_TRUE(registry.InitializeAll().ok());
+  PlacementOptions options;
+  options.runtime_nodes = {false, true, false};
+  Result<Placement> p = PlaceGraph(view, registry, options);
+  ASSERT_TRUE(p.ok()) << p.status().ToString();
+  EXPECT_TRUE(p->complete());
+  EXPECT_EQ(p->runtime, (std::vector<ir::NodeId>{1}));
+  EXPECT_EQ(plugin->unavailable_seen, (std::vector<bool>{false, true, false}));
+  ASSERT_EQ(p->rejected.size(), 1u);
+  EXPECT_EQ(p->rejected[0].reason, "node #1:If:I is excluded from ep 'plugin'");
+  EXPECT_TRUE(p->declines[1].empty());
+  EXPECT_EQ(p->claim_of_node[1], -1);
+  const GraphPlacement described = DescribePlacement(*p, view);
+  ASSERT_EQ(described.runtime_nodes.size(), 1u);
+  EXPECT_EQ(described.runtime_nodes[0].node.name, "I");
+  EXPECT_NE(GraphPlacementText(described).find("run by the runtime: 1 node\n  #1:If:I -> "),
+            std::string::npos)
+      << GraphPlacementText(described);
+}
+
 TEST_F(PlacementTest, JsonHasEveryClaimDeclineAndRejection) {
   GraphClaims answer;
   answer.claims = {{{0, 2}, true}};
@@ -338,7 +384,7 @@ TEST_F(PlacementTest, JsonHasEveryClaimDeclineAndRejection) {
   EpRegistry registry = Registry({plugin, cpu_});
   Result<Placement> p = PlaceGraph(*view_, registry);
   ASSERT_TRUE(p.ok());
-  nlohmann::json j = nlohmann::json::parse(PlacementToJson(*p, *view_));
+  nlohmann::json j = nlohmann::json::parse(Json(*p));
   EXPECT_EQ(j["graph"], "test");
   EXPECT_EQ(j["node_count"], 5);
   EXPECT_EQ(j["eps"], nlohmann::json({"plugin", "cpu"}));
@@ -359,10 +405,13 @@ TEST_F(PlacementTest, JsonHasEveryClaimDeclineAndRejection) {
   EXPECT_EQ(j["declined"][1]["reasons"][0]["ep"], "plugin");
   EXPECT_EQ(j["declined"][1]["reasons"][0]["reason"], "not claimed by the EP");
   ASSERT_EQ(j["rejected_claims"].size(), 1u);
-  EXPECT_EQ(j["rejected_claims"][0]["nodes"], nlohmann::json({0, 2}));
+  ASSERT_EQ(j["rejected_claims"][0]["nodes"].size(), 2u);
+  EXPECT_EQ(j["rejected_claims"][0]["nodes"][0]["name"], "A");
+  EXPECT_EQ(j["rejected_claims"][0]["nodes"][1]["id"], 2);
+  EXPECT_EQ(j["runtime_nodes"], nlohmann::json::array());
   EXPECT_EQ(j["unplaced"], nlohmann::json::array());
   // One line when asked.
-  EXPECT_EQ(PlacementToJson(*p, *view_, -1).find('\n'), std::string::npos);
+  EXPECT_EQ(Json(*p, -1).find('\n'), std::string::npos);
 }
 
 TEST_F(PlacementTest, PlacementIsByteIdenticalAcrossRuns) {
@@ -372,8 +421,8 @@ TEST_F(PlacementTest, PlacementIsByteIdenticalAcrossRuns) {
   for (int i = 0; i < 10; ++i) {
     Result<Placement> again = PlaceGraph(*view_, registry);
     ASSERT_TRUE(again.ok());
-    EXPECT_EQ(PlacementToText(*again, *view_), PlacementToText(*first, *view_));
-    EXPECT_EQ(PlacementToJson(*again, *view_), PlacementToJson(*first, *view_));
+    EXPECT_EQ(Text(*again), Text(*first));
+    EXPECT_EQ(Json(*again), Json(*first));
   }
 }
 

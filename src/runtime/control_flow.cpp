@@ -6,6 +6,12 @@
 #include "runtime/tensor_copy.h"
 
 namespace nxrt::runtime {
+
+bool IsControlFlowOp(std::string_view domain, std::string_view op_type) {
+  return domain.empty() &&
+         (op_type == "If" || op_type == "Loop" || op_type == "Scan" || op_type == "SequenceMap");
+}
+
 namespace {
 
 // A subgraph plan with its lazily created instance.

@@ -13,11 +13,15 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "runtime/graph_plan.h"
 
 namespace nxrt::runtime {
+
+// True for the ops whose subgraphs the runtime runs: If, Loop, Scan, SequenceMap (default domain).
+bool IsControlFlowOp(std::string_view domain, std::string_view op_type);
 
 // If: runs `then_branch` when input 0 (a one-element bool tensor) is true, else `else_branch`.
 RuntimeStepFactory MakeIfStep(SubgraphPlan then_branch, SubgraphPlan else_branch);

@@ -1,24 +1,15 @@
 // runtime/plan_builder.cpp: see plan_builder.h.
 #include "runtime/plan_builder.h"
 
-#include <algorithm>
-#include <optional>
 #include <queue>
-#include <sstream>
+#include <string_view>
 
-#include "ep/graph_claimer.h"
 #include "ep/node_info_builder.h"
-#include "ep/placement.h"
 #include "runtime/control_flow.h"
 #include "runtime/sequence_steps.h"
 
 namespace nxrt::runtime {
 namespace {
-
-bool IsControlFlow(const ir::Node& node) {
-  return node.domain.empty() && (node.op_type == "If" || node.op_type == "Loop" ||
-                                 node.op_type == "Scan" || node.op_type == "SequenceMap");
-}
 
 // ONNX ops whose outputs are not a function of their inputs alone.
 bool IsRandomOp(std::string_view op) {
@@ -26,139 +17,27 @@ bool IsRandomOp(std::string_view op) {
          op == "RandomUniformLike" || op == "Multinomial" || op == "Bernoulli" || op == "Dropout";
 }
 
-bool IsNonTensorType(const ir::TypeInfo& type) {
-  return type.kind == ir::TypeInfo::Kind::kSequence || type.kind == ir::TypeInfo::Kind::kOptional;
-}
-
-// Output `i` of graph attribute `attr` of `node` is declared a sequence or optional.
-bool SubgraphOutputIsNonTensor(const ir::Node& node, std::string_view attr, size_t i) {
-  const ir::Attribute* a = node.FindAttribute(attr);
-  if (a == nullptr || !a->g || i >= a->g->outputs.size()) return false;
-  return IsNonTensorType(a->g->values[a->g->outputs[i]].type);
-}
-
-// Values of the graph known to be sequences or optionals: declared so, made by a sequence op,
-// or passed on by Identity, If or Loop. Decides where Identity runs (an EP kernel for tensors,
-// the runtime otherwise) when the model declares no type for its input.
-std::vector<bool> NonTensorValues(const ir::GraphView& view) {
-  const ir::Graph& g = view.graph();
-  std::vector<bool> non_tensor(g.values.size());
-  for (size_t v = 0; v < g.values.size(); ++v) non_tensor[v] = IsNonTensorType(g.values[v].type);
-  auto mark = [&](const ir::Node& node, size_t o) {
-    if (o < node.outputs.size() && node.outputs[o] != ir::kNoValue) {
-      non_tensor[node.outputs[o]] = true;
-    }
-  };
-  for (ir::NodeId n : view.topological_order()) {
-    const ir::Node& node = g.nodes[n];
-    if (!node.domain.empty()) continue;
-    const std::string& op = node.op_type;
-    const bool input0_non_tensor =
-        !node.inputs.empty() && node.inputs[0] != ir::kNoValue && non_tensor[node.inputs[0]];
-    if (op == "SequenceConstruct" || op == "SequenceEmpty" || op == "SequenceInsert" ||
-        op == "SequenceErase" || op == "SplitToSequence" || op == "Optional") {
-      mark(node, 0);
-    } else if (op == "SequenceMap") {
-      for (size_t o = 0; o < node.outputs.size(); ++o) mark(node, o);
-    } else if (op == "Identity" && input0_non_tensor) {
-      mark(node, 0);
-    } else if (op == "OptionalGetElement" && input0_non_tensor) {
-      const ir::TypeInfo& t = g.values[node.inputs[0]].type;
-      if (t.element && IsNonTensorType(*t.element)) mark(node, 0);
-    } else if (op == "If") {
-      for (size_t o = 0; o < node.outputs.size(); ++o) {
-        if (SubgraphOutputIsNonTensor(node, "then_branch", o) ||
-            SubgraphOutputIsNonTensor(node, "else_branch", o)) {
-          mark(node, o);
-        }
-      }
-    } else if (op == "Loop") {
-      const size_t carried = node.inputs.size() > 2 ? node.inputs.size() - 2 : 0;
-      for (size_t o = 0; o < carried; ++o) {
-        if (non_tensor[node.inputs[2 + o]] || SubgraphOutputIsNonTensor(node, "body", 1 + o)) {
-          mark(node, o);
-        }
-      }
-    }
-  }
-  return non_tensor;
-}
-
-// Nodes the runtime runs itself (no EP is asked): control flow, the sequence and optional ops,
-// and Identity of a sequence or optional.
-std::vector<bool> RuntimeNodes(const ir::GraphView& view) {
-  const ir::Graph& g = view.graph();
-  const std::vector<bool> non_tensor = NonTensorValues(view);
-  std::vector<bool> runtime(g.nodes.size());
-  for (size_t n = 0; n < g.nodes.size(); ++n) {
-    const ir::Node& node = g.nodes[n];
-    runtime[n] = IsControlFlow(node) || IsSequenceOp(node.domain, node.op_type);
-    if (node.domain.empty() && node.op_type == "Identity") {
-      auto is_non_tensor = [&](ir::ValueId v) { return v != ir::kNoValue && non_tensor[v]; };
-      runtime[n] = std::any_of(node.inputs.begin(), node.inputs.end(), is_non_tensor) ||
-                   std::any_of(node.outputs.begin(), node.outputs.end(), is_non_tensor);
-    }
-  }
-  return runtime;
-}
-
 }  // namespace
 
-PlanBuilder::PlanBuilder(const ir::Model& model, ep::EpRegistry& eps, PlanBuilderOptions options)
-    : model_(model), eps_(eps), options_(options), failed_eps_(options_.excluded_eps) {}
+PlanBuilder::PlanBuilder(const ep::EpRegistry& eps, const PlacedModel& placed)
+    : eps_(eps), placed_(placed) {}
 
 Result<std::shared_ptr<GraphPlan>> PlanBuilder::Build(const ir::Graph& graph) {
-  NXRT_ASSIGN_OR_RETURN(ir::GraphView view_value, ir::GraphView::Create(model_, graph));
-  views_.push_back(std::make_unique<ir::GraphView>(std::move(view_value)));
-  const ir::GraphView& view = *views_.back();
+  const PlacedGraph* placed = placed_.Find(graph);
+  if (placed == nullptr || !placed->placement.complete() ||
+      (!placed->placement.runtime.empty() && placed->runtime_ep < 0)) {
+    return MakeStatus(StatusCode::kInternal, "graph '", graph.name,
+                      "' was not placed completely before building its plan");
+  }
+  const ir::GraphView& view = *placed->view;
+  const ep::Placement& placement = placed->placement;
+  const std::vector<bool>& runtime_nodes = placed->runtime_nodes;
+  const std::vector<std::string>& claim_names = placed->fused_names;
   ep::NodeInfoBuilder infos(view);
   const auto& entries = eps_.entries();
   const size_t node_count = graph.nodes.size();
   const std::string graph_label =
       graph.parent == nullptr ? "main graph" : "subgraph '" + graph.name + "'";
-
-  // Placement (ep/placement.h). Control-flow nodes run in the runtime itself (their bodies are
-  // placed like any graph), and so do the sequence and optional ops (EPs see tensors only), so
-  // no EP is asked about them; they count as the last EP's. EPs that
-  // compile whole claims (ORT plugins, ep/graph_claimer.h) compile this graph's claims right
-  // after placement; when one fails and fallback is allowed, the graph is placed again without
-  // it (and it stays out of every later graph of the session).
-  ep::PlacementOptions placement_options;
-  placement_options.allow_unplaced = true;
-  const std::vector<bool> runtime_nodes = RuntimeNodes(view);
-  placement_options.exclude = [this, &runtime_nodes](std::string_view ep_name,
-                                                     const NodeInfo& node)
-      -> std::optional<std::string> {
-    if (node.id() >= 0 && static_cast<size_t>(node.id()) < runtime_nodes.size() &&
-        runtime_nodes[static_cast<size_t>(node.id())]) {
-      return std::string("control flow, sequences and optionals run in the runtime");
-    }
-    if (auto it = failed_eps_.find(ep_name); it != failed_eps_.end()) {
-      return "ep '" + it->first + "' was dropped: " + it->second;
-    }
-    return std::nullopt;
-  };
-  ep::Placement placement;
-  std::vector<std::string> claim_names;
-  for (;;) {
-    NXRT_ASSIGN_OR_RETURN(placement, ep::PlaceGraph(view, eps_, placement_options));
-    std::erase_if(placement.unplaced, [&](ir::NodeId n) { return runtime_nodes[n]; });
-    if (!placement.complete()) {
-      Status error = ep::UnplacedError(placement, view);
-      return options_.allow_fallback
-                 ? error.WithContext(graph_label)
-                 : error.WithContext(graph_label + " (fallback to the CPU EP is disabled)");
-    }
-    claim_names.assign(placement.claims.size(), {});
-    for (size_t c = 0; c < placement.claims.size(); ++c) {
-      if (!placement.claims[c].fused) continue;
-      claim_names[c] = entries[placement.claims[c].ep].name + "_fused_" +
-                       std::to_string(fused_count_++);
-    }
-    NXRT_ASSIGN_OR_RETURN(bool compiled, CompileClaims(view, placement, claim_names));
-    if (compiled) break;
-  }
-  placement_text_ += "== " + graph_label + "\n" + ep::PlacementToText(placement, view);
 
   // Steps: units are fused claims (one kernel each) and single nodes; they run in a topological
   // order of the graph with every fused claim contracted to one unit (claims are convex, so this
@@ -245,8 +124,8 @@ Result<std::shared_ptr<GraphPlan>> PlanBuilder::Build(const ir::Graph& graph) {
     const ir::NodeId n = unit_node[u];
     const ir::Node& node = graph.nodes[n];
     const int32_t c = placement.claim_of_node[n];
-    // Runtime nodes are unplaced by construction and count as the last EP's (the CPU EP).
-    const auto& entry = c >= 0 ? entries[placement.claims[c].ep] : entries.back();
+    // Runtime nodes are in no claim and count as the CPU EP's (runtime/model_pipeline.h).
+    const auto& entry = c >= 0 ? entries[placement.claims[c].ep] : entries[placed->runtime_ep];
     step.name = node.name;
     step.op_type = node.op_type;
     step.ep_name = entry.name;
@@ -257,7 +136,7 @@ Result<std::shared_ptr<GraphPlan>> PlanBuilder::Build(const ir::Graph& graph) {
     step.outputs = node.outputs;
     NodeInfo info = infos.Node(n);
     step.description = info.Description();
-    if (IsControlFlow(node)) {
+    if (IsControlFlowOp(node.domain, node.op_type)) {
       NXRT_ASSIGN_OR_RETURN(step.make_runtime_step,
                             BuildControlFlow(view, n, info, step.subgraphs));
     } else if (runtime_nodes[n]) {
@@ -272,34 +151,6 @@ Result<std::shared_ptr<GraphPlan>> PlanBuilder::Build(const ir::Graph& graph) {
   }
   plan->ComputeValuePlans();
   return plan;
-}
-
-Result<bool> PlanBuilder::CompileClaims(const ir::GraphView& view,
-                                        const ep::Placement& placement,
-                                        const std::vector<std::string>& claim_names) {
-  const auto& entries = eps_.entries();
-  for (int32_t e = 0; e < static_cast<int32_t>(entries.size()); ++e) {
-    ep::GraphClaimer* claimer = entries[e].provider->GetExtension<ep::GraphClaimer>();
-    if (claimer == nullptr) continue;
-    std::vector<ep::GraphClaimer::ClaimToCompile> claims;
-    for (size_t c = 0; c < placement.claims.size(); ++c) {
-      const ep::PlacedClaim& pc = placement.claims[c];
-      if (pc.ep != e || !pc.fused) continue;
-      claims.push_back({claim_names[c], &pc.claim});
-    }
-    if (claims.empty()) continue;
-    Status status = claimer->CompileClaims(view, claims);
-    if (status.ok()) continue;
-    if (!options_.allow_fallback) {
-      return status.WithContext("ep '" + entries[e].name + "' (fallback to the CPU EP is disabled)");
-    }
-    failed_eps_.emplace(entries[e].name, status.message());
-    warnings_.push_back("ep '" + entries[e].name + "' dropped, its nodes fall back: " +
-                        status.message());
-    placement_text_ += warnings_.back() + "\n";
-    return false;
-  }
-  return true;
 }
 
 Result<SubgraphPlan> PlanBuilder::BuildSubgraph(const ir::GraphView& view, ir::NodeId node,

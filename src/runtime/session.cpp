@@ -1,5 +1,6 @@
-// runtime/session.cpp: nxrt::Session: load → place → plan once; run many times, from many
-// threads (see include/nxrt/session.h).
+// runtime/session.cpp: nxrt::Session: the model pipeline (load → optimise → EPs → place,
+// runtime/model_pipeline.h), then the plan once; run many times, from many threads (see
+// include/nxrt/session.h).
 #include "nxrt/session.h"
 
 #include <malloc.h>
@@ -17,15 +18,14 @@
 #include <nlohmann/json.hpp>
 
 #include "core/thread_pool.h"
-#include "ep/ep_registry.h"
 #include "ep/graph_claimer.h"
 #include "ep/node_info_builder.h"
 #include "ep/run_observer.h"
 #include "ir/onnx_loader.h"
 #include "ir/op_schema.h"
-#include "optimizer/optimizer.h"
-#include "runtime/ep_factory.h"
+#include "nxrt/placement.h"
 #include "runtime/graph_plan.h"
+#include "runtime/model_pipeline.h"
 #include "runtime/plan_builder.h"
 
 namespace nxrt {
@@ -37,10 +37,10 @@ using runtime::ValueSource;
 
 class SessionImpl final : public Session {
  public:
-  static Result<std::unique_ptr<Session>> Make(ir::Model model, const SessionOptions& options) {
+  static Result<std::unique_ptr<Session>> Make(ir::Model model, const SessionOptions& options,
+                                               std::string source) {
     std::unique_ptr<SessionImpl> s(new SessionImpl(options));
-    s->model_ = std::move(model);
-    NXRT_RETURN_IF_ERROR(s->Init(options));
+    NXRT_RETURN_IF_ERROR(s->Init(std::move(model), options, std::move(source)));
     return std::unique_ptr<Session>(std::move(s));
   }
 
@@ -68,7 +68,7 @@ class SessionImpl final : public Session {
 
   Result<std::vector<NamedValue>> RunValues(const std::vector<NamedValue>& inputs,
                                             const std::vector<std::string>& output_names) override {
-    const ir::Graph& g = *model_.graph;
+    const ir::Graph& g = *pipeline_->model().graph;
     std::vector<ir::ValueId> wanted;
     if (output_names.empty()) {
       wanted = g.outputs;
@@ -119,7 +119,7 @@ class SessionImpl final : public Session {
   Result<std::vector<NamedValue>> CollectOutputs(const std::vector<NamedValue>& inputs,
                                                  const std::vector<ir::ValueId>& wanted,
                                                  const std::vector<Value>& values) const {
-    const ir::Graph& g = *model_.graph;
+    const ir::Graph& g = *pipeline_->model().graph;
     auto fed = [&](const Tensor& t) {
       if (t.byte_size() == 0) return false;
       for (const NamedValue& in : inputs) {
@@ -200,7 +200,7 @@ class SessionImpl final : public Session {
     if (active_runs_ != 1) return;
     bool freed = false;
     for (ir::ValueId v : plan_->PrepackedInitializers()) {
-      for (ir::Initializer& init : model_.graph->initializers) {
+      for (ir::Initializer& init : pipeline_->model().graph->initializers) {
         if (init.value != v || init.tensor.raw_data() == nullptr) continue;
         const Shape shape(init.tensor.shape().begin(), init.tensor.shape().end());
         init.tensor = Tensor::Borrow(init.tensor.dtype(), shape, nullptr);
@@ -286,17 +286,28 @@ class SessionImpl final : public Session {
     if (plan != plan_) return true;  // another run replanned already
     const std::string& name = plan->steps[*step].ep_name;
     failed_eps_.emplace(name, error.message());
-    runtime::PlanBuilder builder(model_, eps_, {options_.allow_fallback, failed_eps_});
-    NXRT_ASSIGN_OR_RETURN(plan_, builder.Build(*model_.graph));
     warnings_.push_back("ep '" + name + "' dropped while running, its nodes fall back: " +
                         error.message());
-    placement_ = dropped_eps_ + warnings_.back() + "\n" + builder.placement_text();
-    counters_.assign(plan_->steps.size(), {});
+    NXRT_RETURN_IF_ERROR(Replan());
     free_instances_.clear();
     return true;
   }
 
-  std::vector<OptimizerPassStats> OptimizerPasses() const override { return optimizer_passes_; }
+  // Places every graph without the EPs in failed_eps_ and builds the plan from that placement.
+  // Called by Init and, holding mutex_, by DropFailedPluginEp.
+  Status Replan() {
+    NXRT_ASSIGN_OR_RETURN(runtime::PlacedModel placed, pipeline_->PlaceAll(failed_eps_, false));
+    runtime::PlanBuilder builder(pipeline_->eps(), placed);
+    NXRT_ASSIGN_OR_RETURN(plan_, builder.Build(*pipeline_->model().graph));
+    for (const std::string& warning : placed.warnings) warnings_.push_back(warning);
+    failed_eps_ = std::move(placed.dropped);  // an EP whose compile failed stays out of replans
+    placement_ = pipeline_->Report(placed);
+    placement_.warnings = warnings_;
+    counters_.assign(plan_->steps.size(), {});
+    return Status::Ok();
+  }
+
+  std::vector<OptimizerPassStats> OptimizerPasses() const override { return pipeline_->passes(); }
 
   std::vector<KernelStats> Stats() const override {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -309,9 +320,17 @@ class SessionImpl final : public Session {
     return stats;
   }
 
-  std::string PlacementSummary() const override { return placement_; }
+  std::string PlacementSummary() const override { return PlacementReportText(Placement()); }
 
-  std::vector<std::string> Warnings() const override { return warnings_; }
+  PlacementReport Placement() const override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return placement_;
+  }
+
+  std::vector<std::string> Warnings() const override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return warnings_;
+  }
 
   Result<std::string> EndProfiling() override {
     if (!profiling_) {
@@ -362,68 +381,25 @@ class SessionImpl final : public Session {
     pool_ = std::make_unique<ThreadPool>(threads);
   }
 
-  Status Init(const SessionOptions& options) {
-    if (options.intra_op_threads < 0) {
-      return MakeStatus(StatusCode::kInvalidArgument, "intra_op_threads = ",
-                        options.intra_op_threads, " is negative; use 0 for one per core");
-    }
-    std::vector<EpSpec> specs = options.providers;
-    if (specs.empty()) specs.push_back(EpSpec{"cpu", {}, {}, nullptr});
-    const auto is_cpu = [](const EpSpec& s) {
-      return s.type == "cpu" || (s.provider && s.provider->type_name() == "cpu");
-    };
-    const bool has_cpu = std::any_of(specs.begin(), specs.end(), is_cpu);
-    // Graph optimisation; fusions into nxrt's own operators only when the CPU EP runs
-    // everything (optimizer/optimizer.h).
-    const opt::OptimizerOptions optimizer{
-        opt::LevelForProviders(options.optimization_level,
-                               std::all_of(specs.begin(), specs.end(), is_cpu)),
-        options.disabled_optimizers};
-    NXRT_ASSIGN_OR_RETURN(std::vector<opt::PassReport> passes, opt::OptimizeModel(model_, optimizer));
+  Status Init(ir::Model model, const SessionOptions& options, std::string source) {
+    NXRT_ASSIGN_OR_RETURN(pipeline_, runtime::ModelPipeline::Prepare(std::move(model), options,
+                                                                      std::move(source)));
     // Freeing prepacked initializers needs a plan that never changes: a plugin EP failing at
     // run time makes the session replan, and the new kernels would need the originals.
-    free_prepacked_ = std::all_of(specs.begin(), specs.end(), is_cpu);
-    for (const opt::PassReport& r : passes) optimizer_passes_.push_back({r.pass, r.rewrites});
-    if (options.allow_fallback && !has_cpu) specs.push_back(EpSpec{"cpu", {}, {}, nullptr});
-    // With fallback allowed, a plugin EP that cannot load or initialize is dropped (its nodes
-    // fall back) and the reason is kept in the placement summary.
-    for (const EpSpec& spec : specs) {
-      std::shared_ptr<ExecutionProvider> ep = spec.provider;
-      if (!ep) {
-        Result<std::shared_ptr<ExecutionProvider>> made =
-            runtime::MakeExecutionProvider(spec.type, spec.config);
-        if (!made.ok() && options.allow_fallback && spec.type.starts_with("plugin:")) {
-          warnings_.push_back("ep '" + spec.type + "' dropped, its nodes fall back: " +
-                              made.status().message());
-          dropped_eps_ += warnings_.back() + "\n";
-          continue;
-        }
-        NXRT_ASSIGN_OR_RETURN(ep, std::move(made));
-      }
-      NXRT_RETURN_IF_ERROR(eps_.Add(ep, spec.config, spec.name));
-    }
-    std::vector<std::string> dropped;
-    NXRT_RETURN_IF_ERROR(eps_.InitializeAll(options.allow_fallback ? &dropped : nullptr));
-    for (const std::string& why : dropped) {
-      warnings_.push_back(why + " (dropped, its nodes fall back)");
-      dropped_eps_ += warnings_.back() + "\n";
-    }
-    for (const auto& entry : eps_.entries()) {
+    free_prepacked_ = pipeline_->only_cpu();
+    warnings_ = pipeline_->warnings();
+    for (const auto& entry : pipeline_->eps().entries()) {
       if (auto* observer = entry.provider->GetExtension<ep::RunObserver>()) {
         observers_.push_back(observer);
       }
     }
-
-    runtime::PlanBuilder builder(model_, eps_, {options.allow_fallback, {}});
-    NXRT_ASSIGN_OR_RETURN(plan_, builder.Build(*model_.graph));
+    NXRT_RETURN_IF_ERROR(Replan());
     layout_ = plan_;
-    placement_ = dropped_eps_ + builder.placement_text();
-    for (const std::string& warning : builder.warnings()) warnings_.push_back(warning);
-    counters_.assign(plan_->steps.size(), {});
 
     // Public input/output metadata.
-    NXRT_ASSIGN_OR_RETURN(ir::GraphView view, ir::GraphView::Create(model_, *model_.graph));
-    ep::NodeInfoBuilder infos(view);
+    NXRT_ASSIGN_OR_RETURN(const ir::GraphView* view,
+                          pipeline_->View(*pipeline_->model().graph));
+    ep::NodeInfoBuilder infos(*view);
     for (ir::ValueId v : plan_->inputs) {
       all_inputs_.push_back(infos.Value(v));
       if (plan_->values[v].initializer == nullptr) inputs_.push_back(all_inputs_.back());
@@ -544,18 +520,15 @@ class SessionImpl final : public Session {
     return Status::Ok();
   }
 
-  ir::Model model_;
-  ep::EpRegistry eps_;
+  std::unique_ptr<runtime::ModelPipeline> pipeline_;  // the model, its EPs and views
   std::shared_ptr<GraphPlan> plan_;  // guarded by mutex_ (replaced when a plugin EP is dropped)
   // The first plan, never replaced: inputs, outputs and initializers are the same in every plan.
   std::shared_ptr<const GraphPlan> layout_;
   std::vector<ValueInfo> all_inputs_;  // every graph input, in plan_->inputs order
   std::vector<ValueInfo> inputs_;      // those without an initializer default
   std::vector<ValueInfo> outputs_;
-  std::string placement_;
-  std::string dropped_eps_;  // plugin EPs dropped at creation, with the reasons
-  std::vector<std::string> warnings_;
-  std::vector<OptimizerPassStats> optimizer_passes_;
+  PlacementReport placement_;          // of plan_ (guarded by mutex_)
+  std::vector<std::string> warnings_;  // guarded by mutex_
   bool free_prepacked_ = false;  // every EP is the CPU EP: the plan never changes
   int active_runs_ = 0;          // runs holding an instance (guarded by mutex_)
   struct Event {
@@ -564,7 +537,7 @@ class SessionImpl final : public Session {
     uint32_t thread = 0;
   };
   SessionOptions options_;
-  std::map<std::string, std::string, std::less<>> failed_eps_;  // plugin EPs dropped, and why
+  runtime::DroppedEps failed_eps_;  // plugin EPs dropped (compiling or running), and why
   const bool profiling_;
   const std::chrono::steady_clock::time_point created_;
   std::vector<Event> events_;  // guarded by mutex_
@@ -575,36 +548,24 @@ class SessionImpl final : public Session {
   std::vector<runtime::StepCounters> counters_;
 };
 
-// Plugin EPs see the graph as ONNX Runtime shows it: with inferred types on every value. The
-// optimizer's patterns need them too (a fusion checks dtypes and shapes of intermediates).
-ir::LoadOptions LoadOptionsFor(const SessionOptions& options) {
-  ir::LoadOptions load;
-  load.infer_types = options.optimization_level > 0;
-  for (const EpSpec& spec : options.providers) {
-    if (spec.type.starts_with("plugin:") ||
-        (spec.provider && spec.provider->GetExtension<ep::GraphClaimer>() != nullptr)) {
-      load.infer_types = true;
-    }
-  }
-  return load;
-}
-
 }  // namespace
 
 void WarmUpProcess() { ir::LoadOperatorSchemas(); }
 
 Result<std::unique_ptr<Session>> Session::Create(const std::string& path,
                                                  const SessionOptions& options) {
-  NXRT_ASSIGN_OR_RETURN(ir::Model model, ir::LoadModelFromFile(path, LoadOptionsFor(options)));
-  Result<std::unique_ptr<Session>> session = SessionImpl::Make(std::move(model), options);
+  NXRT_ASSIGN_OR_RETURN(ir::Model model,
+                        ir::LoadModelFromFile(path, runtime::LoadOptionsFor(options)));
+  Result<std::unique_ptr<Session>> session = SessionImpl::Make(std::move(model), options, path);
   if (!session.ok()) return session.status().WithContext("model '" + path + "'");
   return session;
 }
 
 Result<std::unique_ptr<Session>> Session::CreateFromBytes(std::span<const std::byte> bytes,
                                                           const SessionOptions& options) {
-  NXRT_ASSIGN_OR_RETURN(ir::Model model, ir::LoadModelFromBytes(bytes, LoadOptionsFor(options)));
-  return SessionImpl::Make(std::move(model), options);
+  NXRT_ASSIGN_OR_RETURN(ir::Model model,
+                        ir::LoadModelFromBytes(bytes, runtime::LoadOptionsFor(options)));
+  return SessionImpl::Make(std::move(model), options, "");
 }
 
 }  // namespace nxrt

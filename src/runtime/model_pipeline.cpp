@@ -1,0 +1,336 @@
+// runtime/model_pipeline.cpp: see model_pipeline.h; also ExplainPlacement (nxrt/placement.h).
+#include "runtime/model_pipeline.h"
+
+#include <algorithm>
+#include <optional>
+#include <utility>
+
+#include "ep/graph_claimer.h"
+#include "optimizer/optimizer.h"
+#include "runtime/control_flow.h"
+#include "runtime/ep_factory.h"
+#include "runtime/sequence_steps.h"
+
+namespace nxrt::runtime {
+namespace {
+
+bool IsCpu(const EpSpec& spec) {
+  return spec.type == "cpu" || (spec.provider && spec.provider->type_name() == "cpu");
+}
+
+bool IsNonTensorType(const ir::TypeInfo& type) {
+  return type.kind == ir::TypeInfo::Kind::kSequence || type.kind == ir::TypeInfo::Kind::kOptional;
+}
+
+// Output `i` of graph attribute `attr` of `node` is declared a sequence or optional.
+bool SubgraphOutputIsNonTensor(const ir::Node& node, std::string_view attr, size_t i) {
+  const ir::Attribute* a = node.FindAttribute(attr);
+  if (a == nullptr || !a->g || i >= a->g->outputs.size()) return false;
+  return IsNonTensorType(a->g->values[a->g->outputs[i]].type);
+}
+
+// Values of the graph known to be sequences or optionals: declared so, made by a sequence op,
+// or passed on by Identity, If or Loop. Decides where Identity runs (an EP kernel for tensors,
+// the runtime otherwise) when the model declares no type for its input.
+std::vector<bool> NonTensorValues(const ir::GraphView& view) {
+  const ir::Graph& g = view.graph();
+  std::vector<bool> non_tensor(g.values.size());
+  for (size_t v = 0; v < g.values.size(); ++v) non_tensor[v] = IsNonTensorType(g.values[v].type);
+  auto mark = [&](const ir::Node& node, size_t o) {
+    if (o < node.outputs.size() && node.outputs[o] != ir::kNoValue) {
+      non_tensor[node.outputs[o]] = true;
+    }
+  };
+  for (ir::NodeId n : view.topological_order()) {
+    const ir::Node& node = g.nodes[n];
+    if (!node.domain.empty()) continue;
+    const std::string& op = node.op_type;
+    const bool input0_non_tensor =
+        !node.inputs.empty() && node.inputs[0] != ir::kNoValue && non_tensor[node.inputs[0]];
+    if (op == "SequenceConstruct" || op == "SequenceEmpty" || op == "SequenceInsert" ||
+        op == "SequenceErase" || op == "SplitToSequence" || op == "Optional") {
+      mark(node, 0);
+    } else if (op == "SequenceMap") {
+      for (size_t o = 0; o < node.outputs.size(); ++o) mark(node, o);
+    } else if (op == "Identity" && input0_non_tensor) {
+      mark(node, 0);
+    } else if (op == "OptionalGetElement" && input0_non_tensor) {
+      const ir::TypeInfo& t = g.values[node.inputs[0]].type;
+      if (t.element && IsNonTensorType(*t.element)) mark(node, 0);
+    } else if (op == "If") {
+      for (size_t o = 0; o < node.outputs.size(); ++o) {
+        if (SubgraphOutputIsNonTensor(node, "then_branch", o) ||
+            SubgraphOutputIsNonTensor(node, "else_branch", o)) {
+          mark(node, o);
+        }
+      }
+    } else if (op == "Loop") {
+      const size_t carried = node.inputs.size() > 2 ? node.inputs.size() - 2 : 0;
+      for (size_t o = 0; o < carried; ++o) {
+        if (non_tensor[node.inputs[2 + o]] || SubgraphOutputIsNonTensor(node, "body", 1 + o)) {
+          mark(node, o);
+        }
+      }
+    }
+  }
+  return non_tensor;
+}
+
+// Nodes the runtime runs itself (no EP is asked): control flow, the sequence and optional ops,
+// and Identity of a sequence or optional.
+std::vector<bool> RuntimeNodes(const ir::GraphView& view) {
+  const ir::Graph& g = view.graph();
+  const std::vector<bool> non_tensor = NonTensorValues(view);
+  std::vector<bool> runtime(g.nodes.size());
+  for (size_t n = 0; n < g.nodes.size(); ++n) {
+    const ir::Node& node = g.nodes[n];
+    runtime[n] = IsControlFlowOp(node.domain, node.op_type) ||
+                 IsSequenceOp(node.domain, node.op_type);
+    if (node.domain.empty() && node.op_type == "Identity") {
+      auto is_non_tensor = [&](ir::ValueId v) { return v != ir::kNoValue && non_tensor[v]; };
+      runtime[n] = std::any_of(node.inputs.begin(), node.inputs.end(), is_non_tensor) ||
+                   std::any_of(node.outputs.begin(), node.outputs.end(), is_non_tensor);
+    }
+  }
+  return runtime;
+}
+
+}  // namespace
+
+ir::LoadOptions LoadOptionsFor(const SessionOptions& options) {
+  ir::LoadOptions load;
+  load.infer_types = options.optimization_level > 0;
+  for (const EpSpec& spec : options.providers) {
+    if (spec.type.starts_with("plugin:") ||
+        (spec.provider && spec.provider->GetExtension<ep::GraphClaimer>() != nullptr)) {
+      load.infer_types = true;
+    }
+  }
+  return load;
+}
+
+const PlacedGraph* PlacedModel::Find(const ir::Graph& graph) const {
+  for (const PlacedGraph& g : graphs) {
+    if (g.graph == &graph) return &g;
+  }
+  return nullptr;
+}
+
+ModelPipeline::ModelPipeline(ir::Model model, const SessionOptions& options, std::string source)
+    : model_(std::move(model)), options_(options), source_(std::move(source)) {}
+
+Result<std::unique_ptr<ModelPipeline>> ModelPipeline::Prepare(ir::Model model,
+                                                              const SessionOptions& options,
+                                                              std::string source) {
+  std::unique_ptr<ModelPipeline> pipeline(
+      new ModelPipeline(std::move(model), options, std::move(source)));
+  NXRT_RETURN_IF_ERROR(pipeline->Prepare());
+  return pipeline;
+}
+
+Status ModelPipeline::Prepare() {
+  if (options_.intra_op_threads < 0) {
+    return MakeStatus(StatusCode::kInvalidArgument, "intra_op_threads = ",
+                      options_.intra_op_threads, " is negative; use 0 for one per core");
+  }
+  std::vector<EpSpec> specs = options_.providers;
+  if (specs.empty()) specs.push_back(EpSpec{"cpu", {}, {}, nullptr});
+  only_cpu_ = std::all_of(specs.begin(), specs.end(), IsCpu);
+  // Fusions into nxrt's own operators only when the CPU EP runs everything.
+  optimization_level_ = opt::LevelForProviders(options_.optimization_level, only_cpu_);
+  NXRT_ASSIGN_OR_RETURN(std::vector<opt::PassReport> passes,
+                        opt::OptimizeModel(model_, {optimization_level_, options_.disabled_optimizers}));
+  for (const opt::PassReport& r : passes) passes_.push_back({r.pass, r.rewrites});
+
+  if (options_.allow_fallback && std::none_of(specs.begin(), specs.end(), IsCpu)) {
+    specs.push_back(EpSpec{"cpu", {}, {}, nullptr});
+  }
+  for (const EpSpec& spec : specs) {
+    std::shared_ptr<ExecutionProvider> ep = spec.provider;
+    if (!ep) {
+      Result<std::shared_ptr<ExecutionProvider>> made = MakeExecutionProvider(spec.type, spec.config);
+      if (!made.ok() && options_.allow_fallback && spec.type.starts_with("plugin:")) {
+        warnings_.push_back("ep '" + spec.type + "' dropped, its nodes fall back: " +
+                            made.status().message());
+        continue;
+      }
+      NXRT_ASSIGN_OR_RETURN(ep, std::move(made));
+    }
+    NXRT_RETURN_IF_ERROR(eps_.Add(ep, spec.config, spec.name));
+  }
+  std::vector<std::string> dropped;
+  NXRT_RETURN_IF_ERROR(eps_.InitializeAll(options_.allow_fallback ? &dropped : nullptr));
+  for (const std::string& why : dropped) warnings_.push_back(why + " (dropped, its nodes fall back)");
+  return Status::Ok();
+}
+
+Result<const ir::GraphView*> ModelPipeline::View(const ir::Graph& graph) {
+  auto it = views_.find(&graph);
+  if (it == views_.end()) {
+    NXRT_ASSIGN_OR_RETURN(ir::GraphView view, ir::GraphView::Create(model_, graph));
+    it = views_.emplace(&graph, std::make_unique<ir::GraphView>(std::move(view))).first;
+  }
+  return it->second.get();
+}
+
+Result<PlacedModel> ModelPipeline::PlaceAll(const DroppedEps& dropped, bool allow_unplaced) {
+  PlacedModel placed;
+  placed.dropped = dropped;
+  fused_count_ = 0;
+  NXRT_RETURN_IF_ERROR(
+      PlaceGraph(*model_.graph, "main graph", -1, placed.dropped, allow_unplaced, placed));
+  return placed;
+}
+
+Status ModelPipeline::PlaceGraph(const ir::Graph& graph, std::string label, int32_t parent,
+                                 DroppedEps& dropped, bool allow_unplaced, PlacedModel& placed) {
+  NXRT_ASSIGN_OR_RETURN(const ir::GraphView* view, View(graph));
+  const auto& entries = eps_.entries();
+  PlacedGraph g;
+  g.graph = &graph;
+  g.view = view;
+  g.runtime_nodes = RuntimeNodes(*view);
+  for (size_t e = entries.size(); e-- > 0;) {
+    if (entries[e].provider->type_name() == "cpu") {
+      g.runtime_ep = static_cast<int32_t>(e);
+      break;
+    }
+  }
+  ep::PlacementOptions options;
+  options.allow_unplaced = true;
+  if (g.runtime_ep >= 0) options.runtime_nodes = g.runtime_nodes;
+  options.exclude = [&](std::string_view ep_name, const NodeInfo& node)
+      -> std::optional<std::string> {
+    if (g.runtime_ep < 0 && node.id() >= 0 &&
+        static_cast<size_t>(node.id()) < g.runtime_nodes.size() && g.runtime_nodes[node.id()]) {
+      return "the runtime runs " + node.op_type() +
+             " as a node of the CPU EP (so does ONNX Runtime), and the EP list has no cpu entry "
+             "while fallback to the CPU EP is disabled";
+    }
+    if (auto it = dropped.find(ep_name); it != dropped.end()) {
+      return "ep '" + it->first + "' was dropped: " + it->second;
+    }
+    return std::nullopt;
+  };
+  for (;;) {
+    NXRT_ASSIGN_OR_RETURN(g.placement, ep::PlaceGraph(*view, eps_, options));
+    if (!g.placement.complete() && !allow_unplaced) {
+      Status error = ep::UnplacedError(g.placement, *view);
+      return options_.allow_fallback
+                 ? error.WithContext(label)
+                 : error.WithContext(label + " (fallback to the CPU EP is disabled)");
+    }
+    g.fused_names.assign(g.placement.claims.size(), {});
+    for (size_t c = 0; c < g.placement.claims.size(); ++c) {
+      if (!g.placement.claims[c].fused) continue;
+      g.fused_names[c] = entries[g.placement.claims[c].ep].name + "_fused_" +
+                         std::to_string(fused_count_++);
+    }
+    NXRT_ASSIGN_OR_RETURN(bool compiled, CompileClaims(g, dropped, placed.warnings));
+    if (compiled) break;
+  }
+
+  g.report = ep::DescribePlacement(g.placement, *view);
+  g.report.label = label;
+  g.report.parent = parent;
+  for (size_t c = 0; c < g.fused_names.size(); ++c) g.report.claims[c].fused_name = g.fused_names[c];
+  const int32_t index = static_cast<int32_t>(placed.graphs.size());
+  placed.graphs.push_back(std::move(g));
+
+  // The bodies of the control-flow nodes, each placed like any graph.
+  for (const ir::Node& node : graph.nodes) {
+    if (!IsControlFlowOp(node.domain, node.op_type)) continue;
+    std::vector<int32_t> bodies;
+    for (const ir::Attribute& attr : node.attributes) {
+      std::vector<const ir::Graph*> subgraphs;
+      if (attr.g) subgraphs.push_back(attr.g.get());
+      for (const auto& sub : attr.graphs) subgraphs.push_back(sub.get());
+      for (const ir::Graph* sub : subgraphs) {
+        bodies.push_back(static_cast<int32_t>(placed.graphs.size()));
+        NXRT_RETURN_IF_ERROR(PlaceGraph(*sub, label + " / node '" + node.name + "' " + attr.name,
+                                        index, dropped, allow_unplaced, placed));
+      }
+    }
+    GraphPlacement& report = placed.graphs[index].report;
+    for (RuntimeNode& r : report.runtime_nodes) {
+      if (r.node.id == node.id) r.subgraphs = std::move(bodies);
+    }
+  }
+  const PlacedGraph& done = placed.graphs[index];
+  if (done.runtime_ep >= 0) {
+    for (RuntimeNode& r : placed.graphs[index].report.runtime_nodes) {
+      r.ep = entries[done.runtime_ep].name;
+    }
+  }
+  return Status::Ok();
+}
+
+Result<bool> ModelPipeline::CompileClaims(const PlacedGraph& graph, DroppedEps& dropped,
+                                          std::vector<std::string>& warnings) {
+  const auto& entries = eps_.entries();
+  for (int32_t e = 0; e < static_cast<int32_t>(entries.size()); ++e) {
+    ep::GraphClaimer* claimer = entries[e].provider->GetExtension<ep::GraphClaimer>();
+    if (claimer == nullptr) continue;
+    std::vector<ep::GraphClaimer::ClaimToCompile> claims;
+    for (size_t c = 0; c < graph.placement.claims.size(); ++c) {
+      const ep::PlacedClaim& pc = graph.placement.claims[c];
+      if (pc.ep != e || !pc.fused) continue;
+      claims.push_back({graph.fused_names[c], &pc.claim});
+    }
+    if (claims.empty()) continue;
+    Status status = claimer->CompileClaims(*graph.view, claims);
+    if (status.ok()) continue;
+    if (!options_.allow_fallback) {
+      return status.WithContext("ep '" + entries[e].name +
+                                "' (fallback to the CPU EP is disabled)");
+    }
+    dropped.emplace(entries[e].name, status.message());
+    warnings.push_back("ep '" + entries[e].name + "' dropped, its nodes fall back: " +
+                       status.message());
+    return false;
+  }
+  return true;
+}
+
+PlacementReport ModelPipeline::Report(const PlacedModel& placed) const {
+  PlacementReport report;
+  report.model = source_;
+  report.optimization_level = optimization_level_;
+  report.passes = passes_;
+  report.warnings = warnings_;
+  report.warnings.insert(report.warnings.end(), placed.warnings.begin(), placed.warnings.end());
+  for (const PlacedGraph& g : placed.graphs) report.graphs.push_back(g.report);
+  return report;
+}
+
+namespace {
+
+Result<PlacementReport> Explain(ir::Model model, const SessionOptions& options,
+                                std::string source) {
+  NXRT_ASSIGN_OR_RETURN(std::unique_ptr<ModelPipeline> pipeline,
+                        ModelPipeline::Prepare(std::move(model), options, std::move(source)));
+  NXRT_ASSIGN_OR_RETURN(PlacedModel placed, pipeline->PlaceAll({}, true));
+  return pipeline->Report(placed);
+}
+
+}  // namespace
+}  // namespace nxrt::runtime
+
+namespace nxrt {
+
+Result<PlacementReport> ExplainPlacement(const std::string& path, const SessionOptions& options) {
+  NXRT_ASSIGN_OR_RETURN(ir::Model model,
+                        ir::LoadModelFromFile(path, runtime::LoadOptionsFor(options)));
+  Result<PlacementReport> report = runtime::Explain(std::move(model), options, path);
+  if (!report.ok()) return report.status().WithContext("model '" + path + "'");
+  return report;
+}
+
+Result<PlacementReport> ExplainPlacementFromBytes(std::span<const std::byte> bytes,
+                                                  const SessionOptions& options) {
+  NXRT_ASSIGN_OR_RETURN(ir::Model model,
+                        ir::LoadModelFromBytes(bytes, runtime::LoadOptionsFor(options)));
+  return runtime::Explain(std::move(model), options, "");
+}
+
+}  // namespace nxrt
