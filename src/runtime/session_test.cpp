@@ -1,6 +1,6 @@
 // runtime/session_test.cpp: the Session end to end on small models built here with the ONNX
 // protobuf classes: values against hand-computed references, control flow with outer-scope
-// values, input validation, reuse after errors, and concurrent runs.
+// values, input validation, reuse after errors, concurrent runs, and the placement report.
 #include "nxrt/session.h"
 
 #include <gtest/gtest.h>
@@ -13,6 +13,8 @@
 #include <thread>
 #include <tuple>
 #include <vector>
+
+#include "nxrt/placement.h"
 
 namespace nxrt {
 namespace {
@@ -236,6 +238,70 @@ TEST(Session, IfRunsTheChosenBranchWithOuterScopeValues) {
       EXPECT_FLOAT_EQ(t.data<float>()[3], 4);
     }
   }
+}
+
+// The session's placement report: the If is the runtime's (counted as the CPU EP's) and its two
+// branches are graphs of the report, each placed; ExplainPlacement gives the same report, and
+// without a CPU EP and fallback the If is unplaced with the reason and the session refused.
+TEST(Session, PlacementShowsControlFlowRunByTheRuntimeWithItsBodiesPlaced) {
+  const std::vector<std::byte> model = IfModel();
+  auto session = Session::CreateFromBytes(model);
+  ASSERT_TRUE(session.ok()) << session.status().ToString();
+  const PlacementReport report = (*session)->Placement();
+  EXPECT_TRUE(report.complete());
+  EXPECT_EQ(report.optimization_level, 2);
+  ASSERT_FALSE(report.passes.empty());
+  EXPECT_EQ(report.passes[0].pass, "gradient_expansion");
+  ASSERT_EQ(report.graphs.size(), 3u);
+  const GraphPlacement& main = report.graphs[0];
+  EXPECT_EQ(main.label, "main graph");
+  EXPECT_EQ(main.parent, -1);
+  EXPECT_TRUE(main.claims.empty());
+  EXPECT_TRUE(main.declined.empty());
+  ASSERT_EQ(main.runtime_nodes.size(), 1u);
+  EXPECT_EQ(main.runtime_nodes[0].node.name, "the_if");
+  EXPECT_EQ(main.runtime_nodes[0].ep, "cpu");
+  ASSERT_EQ(main.runtime_nodes[0].subgraphs.size(), 2u);
+  for (int32_t sub : main.runtime_nodes[0].subgraphs) {
+    const GraphPlacement& body = report.graphs[sub];
+    EXPECT_EQ(body.parent, 0);
+    EXPECT_EQ(body.label.rfind("main graph / node 'the_if' ", 0), 0u) << body.label;
+    ASSERT_EQ(body.claims.size(), 1u) << body.label;
+    EXPECT_EQ(body.claims[0].ep, "cpu");
+    EXPECT_EQ(body.claims[0].nodes.size(), 1u);
+  }
+  Result<PlacementReport> explained = ExplainPlacementFromBytes(model);
+  ASSERT_TRUE(explained.ok()) << explained.status().ToString();
+  EXPECT_EQ(PlacementReportJson(*explained), PlacementReportJson(report));
+  EXPECT_EQ(PlacementReportText(report), (*session)->PlacementSummary());
+
+  // Only an EP that is not the CPU EP, and no fallback: the If has no CPU EP to count as.
+  class NotCpu : public ExecutionProvider {
+   public:
+    NotCpu() : ExecutionProvider("not_cpu", Device{}) {}
+    KernelMatch Supports(const NodeInfo&) const override {
+      return KernelMatch::Unsupported("runs nothing");
+    }
+    Result<std::unique_ptr<Kernel>> CreateKernel(const NodeInfo& node) override {
+      return node.Error(StatusCode::kNotImplemented, "no kernels");
+    }
+  };
+  SessionOptions strict;
+  strict.allow_fallback = false;
+  strict.providers.push_back(EpSpec{"", {}, {}, std::make_shared<NotCpu>()});
+  Result<PlacementReport> unplaced = ExplainPlacementFromBytes(model, strict);
+  ASSERT_TRUE(unplaced.ok()) << unplaced.status().ToString();
+  EXPECT_FALSE(unplaced->complete());
+  ASSERT_EQ(unplaced->graphs[0].declined.size(), 1u);
+  EXPECT_NE(unplaced->graphs[0].declined[0].reasons[0].reason.find(
+                "the runtime runs If as a node of the CPU EP"),
+            std::string::npos)
+      << unplaced->graphs[0].declined[0].reasons[0].reason;
+  auto refused = Session::CreateFromBytes(model, strict);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), StatusCode::kUnsupported);
+  EXPECT_NE(refused.status().message().find("#0:If:the_if"), std::string::npos)
+      << refused.status().message();
 }
 
 // Constant nodes: one folded with itself (c * c) and read by Add (kept bound across runs), one

@@ -14,6 +14,7 @@
 #include <thread>
 #include <vector>
 
+#include "nxrt/placement.h"
 #include "nxrt/session.h"
 #include "ort_oracle/ort_oracle.h"
 #include "ort_oracle/reference_cache.h"
@@ -211,6 +212,65 @@ TEST(ExamplePlugin, WithoutFallbackRunsOnlyWhatItClaims) {
   EXPECT_NE(split.status().message().find("MatMul"), std::string::npos) << split.status().message();
   EXPECT_NE(split.status().message().find("fallback"), std::string::npos)
       << split.status().message();
+}
+
+// branch.onnx: Add -> If (then Relu, else Sigmoid of the outer A) -> Mul. As in ONNX Runtime
+// 1.30 (plugins/example_ep_ort_test.cpp), the If is the CPU EP's: without fallback the session
+// is refused, naming it; with fallback the plugin runs Add, Mul and the taken branch's node,
+// three fused calls per run as in ORT, and the If counts as the CPU EP's in Stats and in the
+// placement, also with the CPU EP listed before the plugin.
+TEST(ExamplePlugin, IfIsTheCpuEpsAsInOnnxRuntime) {
+  const std::string branch = ModelPath("branch");
+  const SessionOptions strict_options = WithPlugins({"plugin:" + kExampleEp}, false);
+  Result<std::unique_ptr<Session>> strict = Session::Create(branch, strict_options);
+  ASSERT_FALSE(strict.ok());
+  EXPECT_EQ(strict.status().code(), StatusCode::kUnsupported);
+  EXPECT_NE(strict.status().message().find("#1:If:if"), std::string::npos)
+      << strict.status().message();
+  EXPECT_NE(strict.status().message().find("fallback to the CPU EP is disabled"),
+            std::string::npos)
+      << strict.status().message();
+  Result<PlacementReport> explained = ExplainPlacement(branch, strict_options);
+  ASSERT_TRUE(explained.ok()) << explained.status().ToString();
+  EXPECT_FALSE(explained->complete());
+  ASSERT_EQ(explained->graphs[0].unplaced.size(), 1u);
+  EXPECT_EQ(explained->graphs[0].unplaced[0].name, "if");
+  EXPECT_TRUE(explained->graphs[0].runtime_nodes.empty());
+
+  ComputeCounter counter;
+  ASSERT_TRUE(counter.ok());
+  Result<std::unique_ptr<Session>> session =
+      Session::Create(branch, WithPlugins({"plugin:" + kExampleEp}));
+  ASSERT_TRUE(session.ok()) << session.status().ToString();
+  for (uint64_t seed : {1, 2, 3, 4}) {
+    const std::vector<NamedTensor> inputs = InputsFor(**session, seed);
+    const uint64_t before = counter.calls();
+    Result<std::vector<NamedTensor>> got = (*session)->Run(inputs);
+    ASSERT_TRUE(got.ok()) << got.status().ToString();
+    EXPECT_EQ(counter.calls() - before, 3u) << "seed " << seed;
+    ExpectSame(*got, RunModel(branch, CpuOnly(), inputs), "branch, seed " + std::to_string(seed));
+  }
+  for (const KernelStats& k : (*session)->Stats()) {
+    EXPECT_EQ(k.ep, k.op_type == "If" ? "cpu" : "example_ep") << k.name;
+  }
+  const PlacementReport placement = (*session)->Placement();
+  ASSERT_EQ(placement.graphs.size(), 3u);
+  ASSERT_EQ(placement.graphs[0].runtime_nodes.size(), 1u);
+  EXPECT_EQ(placement.graphs[0].runtime_nodes[0].node.name, "if");
+  EXPECT_EQ(placement.graphs[0].runtime_nodes[0].ep, "cpu");
+  EXPECT_EQ(placement.graphs[0].runtime_nodes[0].subgraphs, (std::vector<int32_t>{1, 2}));
+  for (size_t g = 1; g < 3; ++g) {
+    EXPECT_EQ(placement.graphs[g].parent, 0);
+    ASSERT_EQ(placement.graphs[g].claims.size(), 1u);
+    EXPECT_EQ(placement.graphs[g].claims[0].ep, "example_ep");
+    EXPECT_TRUE(placement.graphs[g].claims[0].fused);
+  }
+
+  Result<std::unique_ptr<Session>> cpu_first =
+      Session::Create(branch, WithPlugins({"cpu", "plugin:" + kExampleEp}));
+  ASSERT_TRUE(cpu_first.ok()) << cpu_first.status().ToString();
+  ASSERT_TRUE((*cpu_first)->Run(InputsFor(**cpu_first)).ok());
+  for (const KernelStats& k : (*cpu_first)->Stats()) EXPECT_EQ(k.ep, "cpu") << k.name;
 }
 
 // EP options reach the plugin as session config entries "ep.example_ep.<key>".
