@@ -19,7 +19,7 @@
 
 #include "nxrt/session.h"
 #include "ort_oracle/ort_oracle.h"
-#include "runtime/input_generator.h"
+#include "nxrt/input_generator.h"
 
 namespace nxrt {
 namespace {

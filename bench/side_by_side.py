@@ -7,8 +7,8 @@
 For each model and intra-op thread count it runs `nxrt bench --json` and `ort_run --bench --json`
 (tests/ort_oracle/ort_run.cpp; ORT at its default optimisation level, as users run it) as separate
 processes, alternating R rounds (who goes first alternates too) so that noise on a shared machine
-hits both. Both tools use the same input flags (runtime/input_generator.h) and the same timing loop
-(runtime/bench_report.h); the script checks that both report the same inputs digest. Each side's
+hits both. Both tools use the same input flags (nxrt/input_generator.h) and the same timing loop
+(nxrt/bench_report.h); the script checks that both report the same inputs digest. Each side's
 figure is the median of its round medians. It prints one table (ratio = nxrt / ORT; < 1 means nxrt
 is faster), the geometric mean of the ratios per thread count, and large-GEMM efficiency (a
 2048^3 float32 MatMul in nxrt, and in ORT for reference, against the machine's FMA peak measured by

@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "nxrt/data_type.h"
-#include "runtime/input_generator.h"
+#include "nxrt/input_generator.h"
 #include "ort_oracle/reference_cache.h"
 
 namespace nxrt::oracle {

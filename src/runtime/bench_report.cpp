@@ -1,5 +1,5 @@
 // runtime/bench_report.cpp: the shared benchmark loop and report (see bench_report.h).
-#include "runtime/bench_report.h"
+#include "nxrt/bench_report.h"
 
 #include <sys/resource.h>
 

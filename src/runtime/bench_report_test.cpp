@@ -2,7 +2,7 @@
 // loop's counts and errors. No timing assertions: runs are counted, not timed.
 //
 // Layer: tests of nxrt_runtime.
-#include "runtime/bench_report.h"
+#include "nxrt/bench_report.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -1,5 +1,5 @@
 // runtime/input_generator.cpp: fixed-seed input generation (see input_generator.h).
-#include "runtime/input_generator.h"
+#include "nxrt/input_generator.h"
 
 #include <algorithm>
 #include <cmath>
@@ -11,7 +11,7 @@
 #include <set>
 #include <sstream>
 
-#include "ir/tensor_io.h"
+#include "nxrt/tensor_io.h"
 
 namespace nxrt {
 namespace {
@@ -212,13 +212,6 @@ InputSpec& SpecFor(std::vector<InputSpec>& specs, const std::string& name) {
   }
   specs.push_back({name, std::nullopt, std::nullopt, std::nullopt});
   return specs.back();
-}
-
-Result<Tensor> ReadInputFile(const std::string& path) {
-  if (path.ends_with(".pb")) return ir::ReadTensorProtoFile(path);
-  if (path.ends_with(".npy")) return ir::ReadNpy(path);
-  return MakeStatus(StatusCode::kInvalidArgument, "input file '", path,
-                    "' must end in .npy (NumPy) or .pb (ONNX TensorProto)");
 }
 
 class Fnv1a {
@@ -475,7 +468,7 @@ Result<std::vector<NamedTensor>> BuildInputsFromFlags(const InputFlags& flags,
   std::map<std::string, Tensor> from_files;
   for (const std::string& text : flags.files) {
     NXRT_ASSIGN_OR_RETURN(auto pair, SplitAssignment(text, input_names, "--input", "INPUT=FILE"));
-    Result<Tensor> tensor = ReadInputFile(pair.second);
+    Result<Tensor> tensor = ReadTensorFile(pair.second);
     if (!tensor.ok()) return tensor.status().WithContext("--input " + text);
     from_files[pair.first] = std::move(tensor).value();
   }

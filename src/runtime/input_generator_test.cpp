@@ -4,7 +4,7 @@
 // equivalent specs and name the flag in their errors.
 //
 // Layer: tests of nxrt_runtime.
-#include "runtime/input_generator.h"
+#include "nxrt/input_generator.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

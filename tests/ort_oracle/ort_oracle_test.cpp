@@ -16,7 +16,7 @@
 #include <iostream>
 #include <thread>
 
-#include "runtime/input_generator.h"
+#include "nxrt/input_generator.h"
 #include "ort_oracle/oracle_test_util.h"
 
 #if !defined(NXRT_ORACLE_TEST_MODELS) || !defined(NXRT_IDLE_EP_PLUGIN)

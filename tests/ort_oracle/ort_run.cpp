@@ -5,12 +5,12 @@
 //   ort_run MODEL --input x=x.npy --no-opt --plugin build/plugins/libexample_ep.so:example
 //   ort_run MODEL --bench --threads 2 --iterations 50 --json
 // Inputs come from files (--input) or the fixed-seed generator (--random), through the input flags
-// shared with `nxrt bench` (runtime/input_generator.h); for the real models of
+// shared with `nxrt bench` (nxrt/input_generator.h); for the real models of
 // tests/real_models.h (matched by file name) --random uses that table's shapes and ranges unless
 // flags override them. It prints the model's inputs and outputs, each output's summary and the
 // run times, and writes the outputs as .npy (.pb for bfloat16 and strings, which .npy cannot hold)
 // with --output-dir.
-// --bench measures like `nxrt bench` (runtime/bench_report.h: warm-up, timed runs, session
+// --bench measures like `nxrt bench` (nxrt/bench_report.h: warm-up, timed runs, session
 // creation, latency statistics, peak RSS; the same JSON fields with --json). Its inputs follow the
 // flags only (no real-model table), as nxrt bench's do, so the same flags feed the same bytes.
 #include <CLI/CLI.hpp>
@@ -27,8 +27,8 @@
 #include <unistd.h>
 
 #include "ir/tensor_io.h"
-#include "runtime/bench_report.h"
-#include "runtime/input_generator.h"
+#include "nxrt/bench_report.h"
+#include "nxrt/input_generator.h"
 #include "ort_oracle/ort_oracle.h"
 #include "real_models.h"
 
@@ -189,7 +189,7 @@ Result<OracleOptions> SessionOptionsFromFlags(const Flags& flags) {
   return options;
 }
 
-// --bench: the loop and report of runtime/bench_report.h, as `nxrt bench` measures.
+// --bench: the loop and report of nxrt/bench_report.h, as `nxrt bench` measures.
 Status RunBench(const Flags& flags) {
   using Clock = std::chrono::steady_clock;
   const Clock::time_point started = Clock::now();

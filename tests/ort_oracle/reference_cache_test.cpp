@@ -13,7 +13,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "runtime/input_generator.h"
+#include "nxrt/input_generator.h"
 #include "ort_oracle/oracle_test_util.h"
 
 namespace nxrt::oracle {

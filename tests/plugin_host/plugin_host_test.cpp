@@ -20,7 +20,7 @@
 #include "ort_oracle/reference_cache.h"
 #include "ort_oracle/tensor_diff.h"
 #include "real_models.h"
-#include "runtime/input_generator.h"
+#include "nxrt/input_generator.h"
 
 namespace nxrt {
 namespace {

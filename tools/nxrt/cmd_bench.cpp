@@ -1,8 +1,8 @@
 // tools/nxrt/cmd_bench.cpp: `nxrt bench MODEL`: session-creation time, latency statistics over
 // timed runs after a warm-up, and peak RSS, as text or one JSON object (--json).
 //
-// Inputs come from the shared input flags (runtime/input_generator.h) and the loop and report
-// from runtime/bench_report.h, both shared with `ort_run --bench`: the same flags measure ONNX
+// Inputs come from the shared input flags (nxrt/input_generator.h) and the loop and report
+// from nxrt/bench_report.h, both shared with `ort_run --bench`: the same flags measure ONNX
 // Runtime the same way. bench/side_by_side.py runs the two alternately.
 #include <chrono>
 #include <iostream>
@@ -11,8 +11,8 @@
 #include "commands.h"
 #include "ep_flags.h"
 #include "nxrt/session.h"
-#include "runtime/bench_report.h"
-#include "runtime/input_generator.h"
+#include "nxrt/bench_report.h"
+#include "nxrt/input_generator.h"
 
 namespace nxrt::cli {
 

@@ -4,8 +4,8 @@
 #include <string>
 
 #include "commands.h"
-#include "ir/onnx_loader.h"
-#include "model_summary.h"
+#include "nxrt/model_summary.h"
+#include "summary_format.h"
 
 namespace nxrt::cli {
 
@@ -20,17 +20,16 @@ void AddInspectCommand(CLI::App& app, int& exit_code) {
   cmd->add_option("MODEL", opts->model, "Path of the .onnx file")->required();
   cmd->add_flag("--json", opts->json, "Print one JSON object instead of text");
   cmd->callback([opts, &exit_code] {
-    Result<ir::Model> model = ir::LoadModelFromFile(opts->model);
-    if (!model.ok()) {
-      std::cerr << "nxrt inspect: " << model.status().message() << "\n";
+    Result<ModelSummary> summary = SummarizeModel(opts->model);
+    if (!summary.ok()) {
+      std::cerr << "nxrt inspect: " << summary.status().message() << "\n";
       exit_code = 1;
       return;
     }
-    ModelSummary summary = Summarize(*model);
     if (opts->json) {
-      std::cout << SummaryToJson(summary, opts->model).dump(2) << "\n";
+      std::cout << SummaryToJson(*summary, opts->model).dump(2) << "\n";
     } else {
-      std::cout << FormatSummary(summary, opts->model);
+      std::cout << FormatSummary(*summary, opts->model);
     }
   });
 }

@@ -13,9 +13,9 @@
 
 #include "commands.h"
 #include "ep_flags.h"
-#include "ir/tensor_io.h"
+#include "nxrt/input_generator.h"
 #include "nxrt/session.h"
-#include "runtime/input_generator.h"
+#include "nxrt/tensor_io.h"
 
 namespace nxrt::cli {
 namespace {
@@ -29,14 +29,6 @@ Result<std::pair<std::string, std::string>> SplitAssignment(const std::string& t
                       "' is not of the form NAME=VALUE");
   }
   return std::make_pair(text.substr(0, eq), text.substr(eq + 1));
-}
-
-Result<Tensor> ReadTensorFile(const std::string& path) {
-  const std::string ext = std::filesystem::path(path).extension().string();
-  if (ext == ".npy") return ir::ReadNpy(path);
-  if (ext == ".pb") return ir::ReadTensorProtoFile(path);
-  return MakeStatus(StatusCode::kInvalidArgument, "input file '", path,
-                    "' must end in .npy (NumPy) or .pb (ONNX TensorProto)");
 }
 
 double ElementAsDouble(const Tensor& t, int64_t i) {
@@ -245,7 +237,7 @@ void AddRunCommand(CLI::App& app, int& exit_code) {
           if (c == '/' || c == '\\' || c == ':' || c == '\0') c = '_';
         }
         const std::filesystem::path path = std::filesystem::path(o->output_dir) / (file + ".npy");
-        Status st = ir::WriteNpy(path, out.tensor);
+        Status st = WriteNpy(path.string(), out.tensor);
         if (!st.ok()) return fail(st);
         std::cout << "wrote " << path.string() << "\n";
       }

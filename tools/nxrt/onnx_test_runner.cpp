@@ -8,8 +8,7 @@
 #include <memory>
 #include <sstream>
 
-#include "ir/onnx_loader.h"
-#include "ir/tensor_io.h"
+#include "nxrt/tensor_io.h"
 
 namespace nxrt::cli {
 namespace fs = std::filesystem;
@@ -191,53 +190,19 @@ std::string CheckRandomOutput(const Tensor& got, const Tensor& want, RandomCheck
   return "";
 }
 
-ir::TypeInfo::Kind IrKind(ValueKind kind) {
-  switch (kind) {
-    case ValueKind::kSequence: return ir::TypeInfo::Kind::kSequence;
-    case ValueKind::kOptional: return ir::TypeInfo::Kind::kOptional;
-    default: return ir::TypeInfo::Kind::kTensor;
-  }
-}
-
-// A test-data value as a run's Value: a sequence of tensors (typed by its first element, or by
-// `declared` when empty, or float when the model does not declare it either), an optional as
-// none or the value it holds. Nested sequences and sequences of optionals give kNotImplemented.
-Result<Value> ToValue(const ir::OnnxValue& v, DataType declared) {
-  switch (v.kind) {
-    case ir::OnnxValue::Kind::kTensor: return Value(v.tensor);
-    case ir::OnnxValue::Kind::kOptional:
-      return v.has_value ? ToValue(v.elements.front(), declared) : Value::None();
-    case ir::OnnxValue::Kind::kSequence: break;
-  }
-  std::vector<Tensor> tensors;
-  for (const ir::OnnxValue& e : v.elements) {
-    if (e.kind != ir::OnnxValue::Kind::kTensor) {
-      return MakeStatus(StatusCode::kNotImplemented, "sequence ", v.Description(),
-                        " holds non-tensors; nxrt runs sequences of tensors only");
-    }
-    tensors.push_back(e.tensor);
-  }
-  const DataType dtype = tensors.empty() ? declared : tensors.front().dtype();
-  return Value::Sequence(dtype == DataType::kUndefined ? DataType::kFloat : dtype,
-                         std::move(tensors));
-}
-
 // "" when `got` (a sequence, none, or a tensor) matches the test data `want`, otherwise what
 // differs; tensors are compared with Compare.
-std::string CompareValue(const Value& got, const ir::OnnxValue& want, const TestRunOptions& o) {
-  if (want.kind == ir::OnnxValue::Kind::kOptional) {
-    if (!want.has_value) return got.is_none() ? "" : got.Description() + ", expected none";
-    return CompareValue(got, want.elements.front(), o);
-  }
-  if (want.kind == ir::OnnxValue::Kind::kTensor) {
-    return got.is_tensor() ? Compare(got.tensor(), want.tensor, o)
+std::string CompareValue(const Value& got, const Value& want, const TestRunOptions& o) {
+  if (want.is_none()) return got.is_none() ? "" : got.Description() + ", expected none";
+  if (want.is_tensor()) {
+    return got.is_tensor() ? Compare(got.tensor(), want.tensor(), o)
                            : got.Description() + ", expected a tensor";
   }
-  if (!got.is_sequence() || got.sequence().size() != want.elements.size()) {
+  if (!got.is_sequence() || got.sequence().size() != want.sequence().size()) {
     return got.Description() + ", expected " + want.Description();
   }
-  for (size_t i = 0; i < want.elements.size(); ++i) {
-    const std::string diff = CompareValue(Value(got.sequence()[i]), want.elements[i], o);
+  for (size_t i = 0; i < want.sequence().size(); ++i) {
+    const std::string diff = CompareValue(Value(got.sequence()[i]), Value(want.sequence()[i]), o);
     if (!diff.empty()) return "sequence element " + std::to_string(i) + ": " + diff;
   }
   return "";
@@ -287,15 +252,6 @@ TestResult RunOnnxTest(const fs::path& folder, const std::string& name,
     return res;
   };
   const fs::path model_path = folder / "model.onnx";
-  Result<ir::Model> model = ir::LoadModelFromFile(model_path);
-  if (!model.ok()) return finish(Fail(r, TestOutcome::kError, model.status().message()));
-  // Test data feeds the graph inputs that have no initializer, in order.
-  std::vector<std::string> feed_names;
-  for (ir::ValueId v : model->graph->inputs) {
-    if (model->graph->FindInitializer(v) == nullptr) {
-      feed_names.push_back(model->graph->values[v].name);
-    }
-  }
   Result<std::unique_ptr<Session>> session = Session::Create(model_path.string(), options.session);
   if (!session.ok()) {
     const bool unsupported = session.status().code() == StatusCode::kUnsupported ||
@@ -304,6 +260,8 @@ TestResult RunOnnxTest(const fs::path& folder, const std::string& name,
                        session.status().message()));
   }
   Session& s = **session;
+  // Test data feeds the graph inputs that have no initializer, in order: Session::inputs().
+  const std::vector<ValueInfo>& feeds = s.inputs();
   const RandomOutputTest* random_test = FindRandomOutputTest(name);
 
   std::vector<fs::path> data_sets;
@@ -319,29 +277,27 @@ TestResult RunOnnxTest(const fs::path& folder, const std::string& name,
     const std::string ds_name = ds.filename().string();
     std::vector<fs::path> in_files = SortedFiles(ds, "input_");
     std::vector<fs::path> out_files = SortedFiles(ds, "output_");
-    if (in_files.size() > feed_names.size()) {
+    if (in_files.size() > feeds.size()) {
       return finish(Fail(r, TestOutcome::kError,
                          ds_name + ": " + std::to_string(in_files.size()) +
-                             " input files for " + std::to_string(feed_names.size()) +
+                             " input files for " + std::to_string(feeds.size()) +
                              " model inputs"));
     }
     std::vector<NamedTensor> inputs;
     std::vector<NamedValue> fed;  // `inputs` and the sequence and optional inputs
     for (size_t i = 0; i < in_files.size(); ++i) {
-      auto it = std::find_if(s.inputs().begin(), s.inputs().end(),
-                             [&](const ValueInfo& v) { return v.name == feed_names[i]; });
-      const ValueKind kind = it == s.inputs().end() ? ValueKind::kTensor : it->kind;
-      const DataType declared = it == s.inputs().end() ? DataType::kUndefined : it->dtype;
-      Result<ir::OnnxValue> value = ir::ReadTestDataFile(in_files[i], IrKind(kind));
-      if (!value.ok()) return finish(Fail(r, TestOutcome::kError, value.status().message()));
-      if (value->kind != ir::OnnxValue::Kind::kTensor) {
-        Result<Value> v = ToValue(*value, declared);
-        if (!v.ok()) return finish(Fail(r, TestOutcome::kFail, v.status().message()));
-        fed.push_back({feed_names[i], std::move(v).value()});
+      Result<Value> value = ReadValueFile(in_files[i].string(), feeds[i].kind, feeds[i].dtype);
+      if (!value.ok()) {
+        const bool unsupported = value.status().code() == StatusCode::kNotImplemented;
+        return finish(Fail(r, unsupported ? TestOutcome::kFail : TestOutcome::kError,
+                           value.status().message()));
+      }
+      if (!value->is_tensor()) {
+        fed.push_back({feeds[i].name, std::move(value).value()});
         continue;
       }
-      inputs.push_back({feed_names[i], AsDeclared(value->tensor, declared)});
-      fed.push_back({feed_names[i], inputs.back().tensor});
+      inputs.push_back({feeds[i].name, AsDeclared(value->tensor(), feeds[i].dtype)});
+      fed.push_back({feeds[i].name, inputs.back().tensor});
     }
     Result<std::vector<NamedValue>> outputs = s.RunValues(fed);
     if (!outputs.ok()) {
@@ -354,17 +310,20 @@ TestResult RunOnnxTest(const fs::path& folder, const std::string& name,
                              std::to_string(outputs->size())));
     }
     for (size_t k = 0; k < out_files.size(); ++k) {
-      const ValueKind kind = s.outputs()[k].kind;
-      Result<ir::OnnxValue> want = ir::ReadTestDataFile(out_files[k], IrKind(kind));
-      if (!want.ok()) return finish(Fail(r, TestOutcome::kError, want.status().message()));
+      const ValueInfo& declared = s.outputs()[k];
+      Result<Value> want = ReadValueFile(out_files[k].string(), declared.kind, declared.dtype);
+      if (!want.ok()) {
+        const bool unsupported = want.status().code() == StatusCode::kNotImplemented;
+        return finish(Fail(r, unsupported ? TestOutcome::kFail : TestOutcome::kError,
+                           want.status().message()));
+      }
       const Value& got = (*outputs)[k].value;
-      const Tensor expected = AsDeclared(want->tensor, s.outputs()[k].dtype);
       const std::string diff =
-          want->kind != ir::OnnxValue::Kind::kTensor || !got.is_tensor()
-              ? CompareValue(got, *want, options)
+          !want->is_tensor() || !got.is_tensor() ? CompareValue(got, *want, options)
           : random_test != nullptr && k < random_test->outputs.size()
-              ? CheckRandomOutput(got.tensor(), expected, random_test->outputs[k], inputs)
-              : Compare(got.tensor(), expected, options);
+              ? CheckRandomOutput(got.tensor(), AsDeclared(want->tensor(), declared.dtype),
+                                  random_test->outputs[k], inputs)
+              : Compare(got.tensor(), AsDeclared(want->tensor(), declared.dtype), options);
       if (!diff.empty()) {
         return finish(Fail(r, TestOutcome::kFail,
                            ds_name + ": output '" + (*outputs)[k].name + "': " + diff));

@@ -1,7 +1,8 @@
-// runtime/bench_report.h: one way to time a model and report it, shared by `nxrt bench` and
+// nxrt/bench_report.h: one way to time a model and report it, shared by `nxrt bench` and
 // `ort_run --bench` so that nxrt and ONNX Runtime are measured identically.
 //
-// Layer: nxrt_runtime (no dependency on the session: the caller passes the run as a function).
+// Public API (std only; implemented in src/runtime/bench_report.cpp, with no dependency on the
+// session: the caller passes the run as a function).
 // The loop is: `warmup` untimed runs, then timed runs until at least `iterations` runs AND
 // `min_seconds` of timed runs have passed. Each run is timed alone with steady_clock. Statistics
 // are over the timed runs: min, median (mean of the two middle values for an even count),

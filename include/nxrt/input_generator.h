@@ -1,7 +1,8 @@
-// runtime/input_generator.h: fixed-seed model inputs, identical on every machine.
+// nxrt/input_generator.h: fixed-seed model inputs, identical on every machine.
 //
-// Layer: nxrt_runtime. Used by `nxrt run --random`, the tests and the benchmarks, so that nxrt
-// and ONNX Runtime see the same inputs. The generator is SplitMix64 (own code, integer only),
+// Public API (std only; implemented in src/runtime/input_generator.cpp). Used by `nxrt run
+// --random`, `nxrt bench`, the tests and the benchmarks, so that nxrt and ONNX Runtime see the
+// same inputs. The generator is SplitMix64 (own code, integer only),
 // and values are derived from its bits with explicit arithmetic, so uniform values are bit-equal
 // across compilers and standard libraries (std::uniform_real_distribution is not). Normal values
 // use Box-Muller with std::log/std::cos/std::sqrt; glibc computes those to within an ulp of the
@@ -123,8 +124,8 @@ struct InputFlags {
   std::vector<std::string> files;
 };
 
-// Registers the flags above on a CLI11 app or subcommand (a template so that nxrt_runtime does
-// not depend on CLI11; both tools pass a CLI::App).
+// Registers the flags above on a CLI11 app or subcommand (a template so that nxrt does not
+// depend on CLI11; both tools pass a CLI::App).
 template <typename App>
 void AddInputFlags(App& app, InputFlags& flags) {
   app.add_option("--seed", flags.seed, "Seed of the generated inputs")->capture_default_str();
