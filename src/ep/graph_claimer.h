@@ -58,7 +58,8 @@ class GraphClaimer : public EpExtension {
     const Claim* claim = nullptr;
   };
   // Compiles the accepted fused claims of `view`'s graph, all at once, before CreateFusedKernel
-  // is asked for any of them (the plan builder calls it once per graph that has such claims).
+  // is asked for any of them (the model pipeline, runtime/model_pipeline.h, calls it once per
+  // graph that has such claims, right after placing the graph).
   // Errors: any; with fallback allowed the graph is placed again without this EP.
   virtual Status CompileClaims(const ir::GraphView& view,
                                std::span<const ClaimToCompile> claims) = 0;

@@ -1,8 +1,14 @@
 // ir/graph_view.h: a read-only, validated view of one Graph: deterministic topological order,
 // producer and consumers of every value, effective opset and schema since_version of every node.
 //
-// Layer: nxrt_ir. Built once per graph (and per subgraph) by GraphView::Create, which also
-// validates the graph. Every later stage (partitioner, planner, plugin projection) reads the graph
+// Layer: nxrt_ir. GraphView::Create builds a view and validates the graph. A view describes its
+// graph as it was when built: an edit to the graph, or to a subgraph (whose outer-scope reads are
+// implicit inputs here), needs a new one. So a model's views are built at three points: the
+// loader builds one per graph to validate it; the optimizer keeps one per graph through all its
+// passes and rebuilds it only after an edit (optimizer/optimizer.h); the model pipeline builds
+// one per graph it places, after optimisation, and keeps it for placement, plans and the
+// session's metadata (runtime/model_pipeline.h). A plugin EP's projection keeps its own
+// (ep/ort_plugin). Every later stage (partitioner, planner, plugin projection) reads the graph
 // through a GraphView, never by walking Node lists itself.
 #pragma once
 

@@ -2,8 +2,8 @@
 // changing results by float rounding at most.
 //
 // Layer: nxrt_optimizer (IR rewrites; constant folding evaluates nodes with the CPU EP's
-// kernels). The session runs OptimizeModel after loading and before placing nodes on EPs
-// (docs/optimizer.md lists the passes and what each matches).
+// kernels). The model pipeline (runtime/model_pipeline.h) runs OptimizeModel after loading and
+// before placing nodes on EPs (docs/optimizer.md lists the passes and what each matches).
 //
 // Levels (SessionOptions::optimization_level, `nxrt --opt-level`), each including the ones below:
 //   0  only the rewrites without which no EP could run the model: Gradient nodes become the
