@@ -1,4 +1,4 @@
-// runtime/bench_report.cpp: the shared benchmark loop and report (see bench_report.h).
+// runtime/bench_report.cpp: the shared benchmark loop and report (see nxrt/bench_report.h).
 #include "nxrt/bench_report.h"
 
 #include <sys/resource.h>

@@ -1,4 +1,4 @@
-// runtime/input_generator.cpp: fixed-seed input generation (see input_generator.h).
+// runtime/input_generator.cpp: fixed-seed input generation (see nxrt/input_generator.h).
 #include "nxrt/input_generator.h"
 
 #include <algorithm>
