@@ -27,6 +27,7 @@
 #include "optimizer/optimizer.h"
 #include "runtime/ep_factory.h"
 #include "runtime/graph_plan.h"
+#include "runtime/model_info.h"
 #include "runtime/plan_builder.h"
 
 namespace nxrt {
@@ -69,6 +70,12 @@ class SessionImpl final : public Session {
 
   Result<std::vector<NamedValue>> RunValues(const std::vector<NamedValue>& inputs,
                                             const std::vector<std::string>& output_names) override {
+    return RunValues(inputs, output_names, RunOptions{});
+  }
+
+  Result<std::vector<NamedValue>> RunValues(const std::vector<NamedValue>& inputs,
+                                            const std::vector<std::string>& output_names,
+                                            const RunOptions& run_options) override {
     const ir::Graph& g = *model_.graph;
     std::vector<ir::ValueId> wanted;
     if (output_names.empty()) {
@@ -89,6 +96,7 @@ class SessionImpl final : public Session {
     // plan is rebuilt without it and the run repeated once on the new plan.
     Lease lease;
     NXRT_RETURN_IF_ERROR(Acquire(lease));
+    lease.instance->set_terminate_flag(run_options.terminate);
     std::optional<size_t> failed_step;
     Status status = BindInputs(inputs, lease.instance->values());
     if (!status.ok()) {
@@ -102,6 +110,7 @@ class SessionImpl final : public Session {
       NXRT_ASSIGN_OR_RETURN(bool replanned, DropFailedPluginEp(failed_plan, failed_step, status));
       if (replanned) {
         NXRT_RETURN_IF_ERROR(Acquire(lease));
+        lease.instance->set_terminate_flag(run_options.terminate);
         status = BindInputs(inputs, lease.instance->values());
         if (status.ok()) status = RunPlan(lease, failed_step);
       }
@@ -261,6 +270,12 @@ class SessionImpl final : public Session {
       if (status.ok()) status = ended;
     }
     if (!status.ok()) failed_step = instance.failed_step();
+    // A kernel that fails while running reports what it found wrong; for the caller it is a run
+    // failure, not a bad argument or model (session.h: kRuntimeError from a kernel).
+    if (failed_step && (status.code() == StatusCode::kInvalidArgument ||
+                        status.code() == StatusCode::kInvalidModel)) {
+      status = Status(StatusCode::kRuntimeError, status.message());
+    }
     std::lock_guard<std::mutex> lock(mutex_);
     if (plan != plan_) return status;  // replanned meanwhile: the counts are stale
     if (profiling_) {
@@ -298,6 +313,18 @@ class SessionImpl final : public Session {
   }
 
   std::vector<OptimizerPassStats> OptimizerPasses() const override { return optimizer_passes_; }
+
+  std::vector<ValueInfo> OverridableInitializers() const override {
+    std::vector<ValueInfo> overridable;
+    for (size_t k = 0; k < all_inputs_.size(); ++k) {
+      if (layout_->values[layout_->inputs[k]].initializer != nullptr) {
+        overridable.push_back(all_inputs_[k]);
+      }
+    }
+    return overridable;
+  }
+
+  ModelMetadata Metadata() const override { return runtime::MetadataOf(model_); }
 
   std::vector<KernelStats> Stats() const override {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -599,6 +626,8 @@ void WarmUpProcess() { ir::LoadOperatorSchemas(); }
 Result<std::unique_ptr<Session>> Session::Create(const std::string& path,
                                                  const SessionOptions& options) {
   NXRT_ASSIGN_OR_RETURN(ir::Model model, ir::LoadModelFromFile(path, LoadOptionsFor(options)));
+  Status overridden = runtime::ApplyFreeDimensionOverrides(model, options.free_dimension_overrides);
+  if (!overridden.ok()) return overridden.WithContext("model '" + path + "'");
   Result<std::unique_ptr<Session>> session = SessionImpl::Make(std::move(model), options);
   if (!session.ok()) return session.status().WithContext("model '" + path + "'");
   return session;
@@ -607,6 +636,7 @@ Result<std::unique_ptr<Session>> Session::Create(const std::string& path,
 Result<std::unique_ptr<Session>> Session::CreateFromBytes(std::span<const std::byte> bytes,
                                                           const SessionOptions& options) {
   NXRT_ASSIGN_OR_RETURN(ir::Model model, ir::LoadModelFromBytes(bytes, LoadOptionsFor(options)));
+  NXRT_RETURN_IF_ERROR(runtime::ApplyFreeDimensionOverrides(model, options.free_dimension_overrides));
   return SessionImpl::Make(std::move(model), options);
 }
 
