@@ -191,12 +191,8 @@ OrtStatus* ORT_API_CALL SetGlobalIntraOpNumThreadsImpl(OrtThreadingOptions* opti
 }
 
 OrtStatus* ORT_API_CALL SetGlobalInterOpNumThreadsImpl(OrtThreadingOptions* options,
-                                                       int threads) noexcept {
-  if (OrtStatus* s = CheckArgs("OrtApi::SetGlobalInterOpNumThreads", {{"tp_options", options}})) {
-    return s;
-  }
-  options->inter_op_threads = threads > 0 ? threads : 0;
-  return nullptr;
+                                                       int /*threads*/) noexcept {
+  return CheckArgs("OrtApi::SetGlobalInterOpNumThreads", {{"tp_options", options}});
 }
 
 OrtStatus* ORT_API_CALL SetGlobalSpinControlImpl(OrtThreadingOptions* options,
@@ -207,16 +203,11 @@ OrtStatus* ORT_API_CALL SetGlobalSpinControlImpl(OrtThreadingOptions* options,
     return InvalidArgument(kFn, "allow_spinning is " + std::to_string(allow_spinning) +
                                     "; pass 0 or 1");
   }
-  options->allow_spinning = allow_spinning == 1;
   return nullptr;
 }
 
 OrtStatus* ORT_API_CALL SetGlobalDenormalAsZeroImpl(OrtThreadingOptions* options) noexcept {
-  if (OrtStatus* s = CheckArgs("OrtApi::SetGlobalDenormalAsZero", {{"tp_options", options}})) {
-    return s;
-  }
-  options->denormal_as_zero = true;
-  return nullptr;
+  return CheckArgs("OrtApi::SetGlobalDenormalAsZero", {{"tp_options", options}});
 }
 
 // ---- providers ----

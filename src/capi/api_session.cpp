@@ -99,7 +99,6 @@ OrtStatus* FinishSession(std::unique_ptr<Session> made, OrtEnv* env,
   session->profile_prefix =
       options.profile_file_prefix.empty() ? "onnxruntime_profile_" : options.profile_file_prefix;
   session->profiling_start_ns = NowNs();
-  session->env = env;
   for (const std::string& warning : made->Warnings()) {
     if (options.logger != nullptr) {
       if (options.log_severity <= ORT_LOGGING_LEVEL_WARNING) {
@@ -549,13 +548,6 @@ OrtStatus* Fail(const char* function, const std::string& detail) {
 
 OrtStatus* StatusAs(OrtErrorCode code, const char* function, const Status& status) {
   return MakeOrtStatus(code, std::string(function) + ": " + status.message());
-}
-
-OrtStatus* FromStatus(const char* function, const Status& status) {
-  if (status.ok()) return nullptr;
-  OrtStatus* converted = ort_plugin::ToOrtStatus(status);
-  converted->message = std::string(function) + ": " + converted->message;
-  return converted;
 }
 
 char* AllocatorCopy(OrtAllocator* allocator, std::string_view text) {

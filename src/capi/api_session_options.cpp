@@ -5,11 +5,11 @@
 // Layer: nxrt_capi (internal). What each setting does at CreateSession (api_session.cpp):
 // intra-op threads size the session's pool; inter-op threads and ORT_PARALLEL are accepted and
 // change nothing (nxrt runs one step at a time, each over the intra-op pool); the memory
-// pattern and CPU arena flags are accepted and reported back (nxrt always plans one arena per
-// run from value lifetimes); deterministic compute is what nxrt's CPU kernels do at a fixed
-// thread count; profiling records a Chrome trace for SessionEndProfiling; free-dimension
-// overrides fix symbolic dims (nxrt::SessionOptions::free_dimension_overrides); the log id and
-// severity apply to the session's warnings.
+// pattern flag is kept for GetMemPatternEnabled and the CPU arena flags are accepted (nxrt
+// always plans one arena per run from value lifetimes); deterministic compute is what nxrt's CPU
+// kernels do at a fixed thread count; profiling records a Chrome trace for SessionEndProfiling;
+// free-dimension overrides fix symbolic dims (nxrt::SessionOptions::free_dimension_overrides);
+// the log id and severity apply to the session's warnings.
 // Source: onnxruntime_c_api.h (EnableProfiling, DisableProfiling, EnableMemPattern,
 // DisableMemPattern, GetMemPatternEnabled, EnableCpuMemArena, DisableCpuMemArena,
 // SetSessionLogId, SetSessionLogVerbosityLevel, SetInterOpNumThreads,
@@ -33,8 +33,6 @@ namespace {
 NXRT_CAPI_FLAG_SETTER(DisableProfiling, enable_profiling, false)
 NXRT_CAPI_FLAG_SETTER(EnableMemPattern, mem_pattern, true)
 NXRT_CAPI_FLAG_SETTER(DisableMemPattern, mem_pattern, false)
-NXRT_CAPI_FLAG_SETTER(EnableCpuMemArena, cpu_mem_arena, true)
-NXRT_CAPI_FLAG_SETTER(DisableCpuMemArena, cpu_mem_arena, false)
 NXRT_CAPI_FLAG_SETTER(DisablePerSessionThreads, per_session_threads, false)
 #undef NXRT_CAPI_FLAG_SETTER
 
@@ -73,23 +71,21 @@ OrtStatus* ORT_API_CALL SetSessionLogIdImpl(OrtSessionOptions* options,
   });
 }
 
-OrtStatus* ORT_API_CALL SetSessionLogVerbosityLevelImpl(OrtSessionOptions* options,
-                                                        int level) noexcept {
-  if (OrtStatus* s = CheckArgs("OrtApi::SetSessionLogVerbosityLevel", {{"options", options}})) {
-    return s;
+// The settings that change nothing in nxrt: checked, then accepted as ONNX Runtime accepts them
+// (any thread count, verbosity or flag). EnableCpuMemArena / DisableCpuMemArena: nxrt always
+// plans its arenas; SetSessionLogVerbosityLevel: nxrt logs no verbose lines;
+// SetInterOpNumThreads: nxrt runs no inter-op pool; SetDeterministicCompute: nxrt's CPU kernels
+// are deterministic at a fixed thread count.
+#define NXRT_CAPI_ACCEPTED(Name, ...)                                                         \
+  OrtStatus* ORT_API_CALL Name##Impl(OrtSessionOptions* options, ##__VA_ARGS__) noexcept {    \
+    return CheckArgs("OrtApi::" #Name, {{"options", options}});                               \
   }
-  options->log_verbosity = level;
-  return nullptr;
-}
-
-// OrtApi::SetInterOpNumThreads: kept (0 and negative counts: the host's choice); nxrt runs no
-// inter-op pool.
-OrtStatus* ORT_API_CALL SetInterOpNumThreadsImpl(OrtSessionOptions* options,
-                                                 int inter_op_num_threads) noexcept {
-  if (OrtStatus* s = CheckArgs("OrtApi::SetInterOpNumThreads", {{"options", options}})) return s;
-  options->inter_op_threads = inter_op_num_threads > 0 ? inter_op_num_threads : 0;
-  return nullptr;
-}
+NXRT_CAPI_ACCEPTED(EnableCpuMemArena)
+NXRT_CAPI_ACCEPTED(DisableCpuMemArena)
+NXRT_CAPI_ACCEPTED(SetSessionLogVerbosityLevel, int /*level*/)
+NXRT_CAPI_ACCEPTED(SetInterOpNumThreads, int /*inter_op_num_threads*/)
+NXRT_CAPI_ACCEPTED(SetDeterministicCompute, bool /*value*/)
+#undef NXRT_CAPI_ACCEPTED
 
 OrtStatus* ORT_API_CALL AddFreeDimensionOverrideByNameImpl(OrtSessionOptions* options,
                                                            const char* dim_name,
@@ -100,13 +96,6 @@ OrtStatus* ORT_API_CALL AddFreeDimensionOverrideByNameImpl(OrtSessionOptions* op
     options->free_dimension_overrides.emplace_back(dim_name, dim_value);
     return nullptr;
   });
-}
-
-OrtStatus* ORT_API_CALL SetDeterministicComputeImpl(OrtSessionOptions* options,
-                                                    bool value) noexcept {
-  if (OrtStatus* s = CheckArgs("OrtApi::SetDeterministicCompute", {{"options", options}})) return s;
-  options->deterministic_compute = value;
-  return nullptr;
 }
 
 // OrtApi::SetUserLoggingFunction: the session's warnings go to `user_logging_function` instead

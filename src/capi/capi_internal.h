@@ -24,12 +24,11 @@
 #include "nxrt/session.h"
 
 // OrtApi::CreateThreadingOptions: the global thread pool settings of an env created with
-// CreateEnvWithGlobalThreadPools. 0 threads: the host's choice.
+// CreateEnvWithGlobalThreadPools: the intra-op thread count (0: the host's choice) that sessions
+// without per-session threads take. The other global settings change nothing in nxrt (one step
+// at a time over the intra-op pool) and are checked only.
 struct OrtThreadingOptions {
   int intra_op_threads = 0;
-  int inter_op_threads = 0;
-  bool allow_spinning = true;
-  bool denormal_as_zero = false;
 };
 
 // The one environment of the process (as in ONNX Runtime: CreateEnv while an env exists returns
@@ -68,7 +67,6 @@ struct OrtSession {
   bool profiling = false;
   std::string profile_prefix;
   uint64_t profiling_start_ns = 0;  // wall clock at creation, nanoseconds since the epoch
-  OrtEnv* env = nullptr;            // for logging; the env outlives its sessions
 };
 
 // OrtApi::SessionGetModelMetadata.
@@ -97,7 +95,6 @@ struct OrtPrepackedWeightsContainer {};
 
 namespace nxrt::capi {
 
-using ort_plugin::ArgRef;
 using ort_plugin::CheckArgs;
 using ort_plugin::Guarded;
 using ort_plugin::InvalidArgument;
@@ -107,9 +104,6 @@ using ort_plugin::MakeOrtStatus;
 OrtStatus* Fail(const char* function, const std::string& detail);
 // `status` (not ok) as an OrtStatus with code `code`, its message prefixed with `function`.
 OrtStatus* StatusAs(OrtErrorCode code, const char* function, const Status& status);
-// `status` as an OrtStatus with ORT's code for it (ort_plugin::ToOrtStatus), prefixed with
-// `function`; null for ok.
-OrtStatus* FromStatus(const char* function, const Status& status);
 
 // A copy of `text` in memory from `allocator` (for the *Name/Get*String functions), or null when
 // the allocation fails.

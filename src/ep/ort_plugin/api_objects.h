@@ -92,19 +92,14 @@ struct OrtSessionOptions {
 
   OrtKeyValuePairs config;
   int intra_op_threads = 0;  // 0: the host's choice
-  int inter_op_threads = 0;  // 0: the host's choice; nxrt runs no inter-op pool
   GraphOptimizationLevel optimization_level = ORT_ENABLE_ALL;
   ExecutionMode execution_mode = ORT_SEQUENTIAL;
   OrtLoggingLevel log_severity = ORT_LOGGING_LEVEL_WARNING;
-  int log_verbosity = 0;
   std::string log_id;
   bool enable_profiling = false;
   std::string profile_file_prefix;  // "onnxruntime_profile_" unless EnableProfiling set one
-  bool mem_pattern = true;
-  bool cpu_mem_arena = true;
+  bool mem_pattern = true;             // reported back by GetMemPatternEnabled
   bool per_session_threads = true;     // DisablePerSessionThreads clears it
-  bool deterministic_compute = false;  // SetDeterministicCompute
-  std::string optimized_model_path;    // SetOptimizedModelFilePath (nxrt writes no model)
   // AddFreeDimensionOverrideByName: symbolic dim name -> value, in the order given.
   std::vector<std::pair<std::string, int64_t>> free_dimension_overrides;
   std::vector<Provider> providers;  // in priority order
