@@ -168,12 +168,7 @@ OrtStatus* ORT_API_CALL UpdateEnvWithCustomLogLevelImpl(OrtEnv* env,
 // ---- OrtThreadingOptions ----
 
 OrtStatus* ORT_API_CALL CreateThreadingOptionsImpl(OrtThreadingOptions** out) noexcept {
-  constexpr const char* kFn = "OrtApi::CreateThreadingOptions";
-  if (OrtStatus* s = CheckArgs(kFn, {{"out", out}})) return s;
-  return Guarded(kFn, [&]() -> OrtStatus* {
-    *out = new OrtThreadingOptions();
-    return nullptr;
-  });
+  return CreateDefault("OrtApi::CreateThreadingOptions", out);
 }
 
 void ORT_API_CALL ReleaseThreadingOptionsImpl(OrtThreadingOptions* options) noexcept {

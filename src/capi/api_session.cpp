@@ -175,12 +175,7 @@ OrtStatus* ORT_API_CALL CreateSessionFromArrayImpl(const OrtEnv* env, const void
 // ---- prepacked weights containers: accepted, nothing shared (see capi_internal.h) ----
 
 OrtStatus* ORT_API_CALL CreatePrepackedWeightsContainerImpl(OrtPrepackedWeightsContainer** out) noexcept {
-  constexpr const char* kFn = "OrtApi::CreatePrepackedWeightsContainer";
-  if (OrtStatus* s = CheckArgs(kFn, {{"out", out}})) return s;
-  return Guarded(kFn, [&]() -> OrtStatus* {
-    *out = new OrtPrepackedWeightsContainer();
-    return nullptr;
-  });
+  return CreateDefault("OrtApi::CreatePrepackedWeightsContainer", out);
 }
 
 void ORT_API_CALL ReleasePrepackedWeightsContainerImpl(OrtPrepackedWeightsContainer* c) noexcept {
@@ -311,54 +306,52 @@ OrtStatus* ORT_API_CALL SessionGetOverridableInitializerNameImpl(const OrtSessio
                   allocator, out);
 }
 
-// OrtApi::SessionGetMemoryInfoForInputs / ForOutputs: host memory for each (nxrt binds every
-// input and output in host memory). `n` must be the count.
-OrtStatus* MemoryInfos(const char* function, Io io, const OrtSession* session,
-                       const OrtMemoryInfo** infos, size_t n) {
-  if (OrtStatus* s = CheckArgs(function, {{"session", session}, {"memory_info", infos}})) return s;
+// Fills `array[0..n)` with `value`, one per input (or output) of the session; `n` must be the
+// count.
+template <typename T>
+OrtStatus* FillPerValue(const char* function, Io io, const OrtSession* session, const char* name,
+                        T* array, size_t n, T value) {
+  if (OrtStatus* s = CheckArgs(function, {{"session", session}, {name, array}})) return s;
   const size_t count = InfosOf(*session, io).size();
   if (n != count) {
     return InvalidArgument(function, "the array holds " + std::to_string(n) +
                                          " entries, the session has " + std::to_string(count) +
                                          " " + IoName(io) + "s");
   }
-  for (size_t i = 0; i < n; ++i) infos[i] = &ort_plugin::DefaultCpuAllocator().info;
+  for (size_t i = 0; i < n; ++i) array[i] = value;
   return nullptr;
 }
+
+// OrtApi::SessionGetMemoryInfoForInputs / ForOutputs: host memory for each (nxrt binds every
+// input and output in host memory).
 OrtStatus* ORT_API_CALL SessionGetMemoryInfoForInputsImpl(const OrtSession* session,
                                                           const OrtMemoryInfo** infos,
                                                           size_t n) noexcept {
-  return MemoryInfos("OrtApi::SessionGetMemoryInfoForInputs", Io::kInput, session, infos, n);
+  return FillPerValue<const OrtMemoryInfo*>("OrtApi::SessionGetMemoryInfoForInputs", Io::kInput,
+                                            session, "inputs_memory_info", infos, n,
+                                            &ort_plugin::DefaultCpuAllocator().info);
 }
 OrtStatus* ORT_API_CALL SessionGetMemoryInfoForOutputsImpl(const OrtSession* session,
                                                            const OrtMemoryInfo** infos,
                                                            size_t n) noexcept {
-  return MemoryInfos("OrtApi::SessionGetMemoryInfoForOutputs", Io::kOutput, session, infos, n);
+  return FillPerValue<const OrtMemoryInfo*>("OrtApi::SessionGetMemoryInfoForOutputs", Io::kOutput,
+                                            session, "outputs_memory_info", infos, n,
+                                            &ort_plugin::DefaultCpuAllocator().info);
 }
 
 // OrtApi::SessionGetEpDeviceForInputs / ForOutputs: NULL for each, which ONNX Runtime documents
 // as "no OrtEpDevice for this input": nxrt binds them in host memory.
-OrtStatus* EpDevices(const char* function, Io io, const OrtSession* session,
-                     const OrtEpDevice** devices, size_t n) {
-  if (OrtStatus* s = CheckArgs(function, {{"session", session}, {"ep_devices", devices}})) return s;
-  const size_t count = InfosOf(*session, io).size();
-  if (n != count) {
-    return InvalidArgument(function, "the array holds " + std::to_string(n) +
-                                         " entries, the session has " + std::to_string(count) +
-                                         " " + IoName(io) + "s");
-  }
-  for (size_t i = 0; i < n; ++i) devices[i] = nullptr;
-  return nullptr;
-}
 OrtStatus* ORT_API_CALL SessionGetEpDeviceForInputsImpl(const OrtSession* session,
                                                         const OrtEpDevice** devices,
                                                         size_t n) noexcept {
-  return EpDevices("OrtApi::SessionGetEpDeviceForInputs", Io::kInput, session, devices, n);
+  return FillPerValue<const OrtEpDevice*>("OrtApi::SessionGetEpDeviceForInputs", Io::kInput,
+                                          session, "inputs_ep_devices", devices, n, nullptr);
 }
 OrtStatus* ORT_API_CALL SessionGetEpDeviceForOutputsImpl(const OrtSession* session,
                                                          const OrtEpDevice** devices,
                                                          size_t n) noexcept {
-  return EpDevices("OrtApi::SessionGetEpDeviceForOutputs", Io::kOutput, session, devices, n);
+  return FillPerValue<const OrtEpDevice*>("OrtApi::SessionGetEpDeviceForOutputs", Io::kOutput,
+                                          session, "outputs_ep_devices", devices, n, nullptr);
 }
 
 // ---- model metadata ----

@@ -105,6 +105,17 @@ OrtStatus* Fail(const char* function, const std::string& detail);
 // `status` (not ok) as an OrtStatus with code `code`, its message prefixed with `function`.
 OrtStatus* StatusAs(OrtErrorCode code, const char* function, const Status& status);
 
+// *out = a new, default T, for the Create* functions of objects without arguments. Errors:
+// ORT_INVALID_ARGUMENT for a null `out`, naming `function`.
+template <typename T>
+OrtStatus* CreateDefault(const char* function, T** out) {
+  if (OrtStatus* s = CheckArgs(function, {{"out", out}})) return s;
+  return Guarded(function, [&]() -> OrtStatus* {
+    *out = new T();
+    return nullptr;
+  });
+}
+
 // A copy of `text` in memory from `allocator` (for the *Name/Get*String functions), or null when
 // the allocation fails.
 char* AllocatorCopy(OrtAllocator* allocator, std::string_view text);
