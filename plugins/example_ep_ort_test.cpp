@@ -615,7 +615,7 @@ TEST_F(ExampleEpOrtTest, FaultsInCreateEpFactoriesFailRegistration) {
       {"no_create_symbol", "undefined symbol: CreateEpFactories"},
       {"factories_error", "fault fixture factories_error: CreateEpFactories fails on purpose"},
       {"null_factory", "Factory pointer was null"},
-      {"api_version_too_high", "fault fixture api_version_too_high: GetApi(30) gave"},
+      {"api_version_too_high", "fault fixture api_version_too_high: GetApi(31) gave NULL"},
   };
   for (const auto& [fault, message] : cases) {
     Result<std::vector<EpDeviceInfo>> devices = oracle().RegisterPlugin(Fault(fault));

@@ -8,6 +8,8 @@
 # What lands in the cache (all verified by sha256 where the source publishes one):
 #   ort-headers/   onnxruntime_c_api.h, onnxruntime_ep_c_api.h, ... (ORT API 29)
 #   ort/libonnxruntime.so.1   ONNX Runtime 1.30 (reference runtime for tests and benchmarks)
+#   ort-node/node_modules/    onnxruntime-node@1.30.0 installed with npm --ignore-scripts (the JS
+#                             client the C API test runs; tests/ort_node)
 #   models/<name>.onnx        the real models of shared/TESTDATA.md
 set -euo pipefail
 
@@ -23,9 +25,10 @@ apt_packages=(
   libdnnl-dev libomp-dev libcli11-dev nlohmann-json3-dev libgtest-dev libgmock-dev libbenchmark-dev
   python3-onnx python3-numpy
 )
-# npm: use the machine's own if it has one (a nodesource nodejs bundles it and conflicts with
-# Debian's npm package); otherwise Debian's.
+# npm and Node.js: use the machine's own if it has them (a nodesource nodejs bundles npm and
+# conflicts with Debian's npm package); otherwise Debian's.
 command -v npm >/dev/null 2>&1 || apt_packages+=(npm)
+command -v node >/dev/null 2>&1 || apt_packages+=(nodejs)
 
 missing=()
 for p in "${apt_packages[@]}"; do
@@ -84,6 +87,18 @@ if [ ! -s "$ort_dir/libonnxruntime.so.1" ]; then
   rm -rf "$tmp"
 fi
 log "ONNX Runtime: $ort_dir/libonnxruntime.so.1"
+
+# onnxruntime-node@1.30.0 as an application installs it (from the tarball fetched above; npm
+# brings its dependencies), without its install script, which would download binaries.
+node_dir="$cache/ort-node"
+node_lib="$node_dir/node_modules/onnxruntime-node/bin/napi-v6/linux/x64/libonnxruntime.so.1"
+if [ ! -s "$node_lib" ] || ! cmp -s "$node_lib" "$ort_dir/libonnxruntime.so.1"; then
+  tgz=$(npm_tarball onnxruntime-node@1.30.0)
+  log "installing onnxruntime-node@1.30.0 into $node_dir"
+  rm -rf "$node_dir" && mkdir -p "$node_dir"
+  npm install --silent --ignore-scripts --no-audit --no-fund --prefix "$node_dir" "$tgz" >/dev/null
+fi
+log "onnxruntime-node: $node_dir/node_modules/onnxruntime-node"
 
 # Real models (shared/TESTDATA.md §2): name package@version path sha256.
 model_dir="$cache/models"

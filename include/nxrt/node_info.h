@@ -66,7 +66,9 @@ struct ValueInfo {
   std::string name;  // "" only for kAbsent
   ValueKind kind = ValueKind::kAbsent;
   DataType dtype = DataType::kUndefined;      // kUndefined when not known from the model
-  std::optional<std::vector<DimInfo>> shape;  // nullopt: rank unknown; {} : a scalar
+  // nullopt: rank unknown; {} : a scalar. For kSequence and kOptional: the shape of the element
+  // (contained) tensor, when it is a tensor.
+  std::optional<std::vector<DimInfo>> shape;
   // True for an initializer that a caller cannot override (an initializer that is not also a
   // graph input), looked up through enclosing graphs for outer-scope values. `constant` then
   // holds its value (shared, not copied). Outputs of Constant nodes are not initializers: false.

@@ -17,6 +17,7 @@
 // Errors follow nxrt/status.h: every message names the model, node or value and the fix.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -65,6 +66,32 @@ struct SessionOptions {
   bool allow_fallback = true;
   // Record a span per executed step (node kernel or fused claim) for EndProfiling.
   bool enable_profiling = false;
+  // Symbolic dims fixed before the model is optimized and placed, as {dim name, size}: every dim
+  // of the main graph's values named `first` ("batch") becomes `second` (ONNX Runtime's
+  // AddFreeDimensionOverrideByName). inputs() then declares the size and Run requires it. Names
+  // no dim carries are ignored, as in ONNX Runtime. Errors at Create: kInvalidArgument for a
+  // negative size or an empty name.
+  std::vector<std::pair<std::string, int64_t>> free_dimension_overrides;
+};
+
+// Settings of one call to Run or RunValues (ONNX Runtime's OrtRunOptions).
+struct RunOptions {
+  // When set, the run reads it before each step of the main graph and, once it is true, stops
+  // with kRuntimeError ("the run was terminated ..."). Another thread may set it while the run
+  // is in progress; it must outlive the call.
+  const std::atomic<bool>* terminate = nullptr;
+};
+
+// What a model says about itself (ModelProto fields and metadata_props; ONNX Runtime's
+// OrtModelMetadata).
+struct ModelMetadata {
+  std::string producer_name;
+  std::string graph_name;
+  std::string domain;
+  std::string description;        // ModelProto.doc_string
+  std::string graph_description;  // GraphProto.doc_string
+  int64_t version = 0;            // ModelProto.model_version; INT64_MAX when the model sets none
+  std::vector<std::pair<std::string, std::string>> custom;  // metadata_props, in model order
 };
 
 // A named tensor: a run's input or output.
@@ -145,6 +172,18 @@ class Session {
   // naming the input, the declared type and the value given).
   virtual Result<std::vector<NamedValue>> RunValues(
       const std::vector<NamedValue>& inputs, const std::vector<std::string>& output_names = {}) = 0;
+  // RunValues with per-call options (a terminate flag). Errors: those of RunValues, and
+  // kRuntimeError when `options.terminate` stops the run.
+  virtual Result<std::vector<NamedValue>> RunValues(const std::vector<NamedValue>& inputs,
+                                                    const std::vector<std::string>& output_names,
+                                                    const RunOptions& options) = 0;
+
+  // The graph inputs that have an initializer (callers may feed them to override it), in model
+  // order, with declared dtypes and shapes. Empty for most models (IR >= 4 exporters list
+  // weights as initializers only).
+  virtual std::vector<ValueInfo> OverridableInitializers() const = 0;
+  // The model's metadata.
+  virtual ModelMetadata Metadata() const = 0;
 
   // The optimisation passes that ran at creation, in order, with their rewrite counts.
   virtual std::vector<OptimizerPassStats> OptimizerPasses() const = 0;

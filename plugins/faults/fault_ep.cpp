@@ -291,18 +291,18 @@ void BreakFactory(OrtEpFactory* factory) {
   }
 }
 
-// CreateEpFactories of api_version_too_high: a plugin built for API 30 asks for it and fails
-// through API 1 (CreateStatus exists since 1). A host speaking API 29 (nxrt) must answer NULL;
-// real ONNX Runtime 1.30 serves API 30, and the fixture fails just the same.
-OrtStatus* CreateFactoriesNeedingApi30(const OrtApiBase* api_base, size_t* num_factories) {
+// CreateEpFactories of api_version_too_high: a plugin built for API 31, one past what ONNX
+// Runtime 1.30 and nxrt serve, asks for it and fails through API 1 (CreateStatus exists since
+// 1). Both hosts must answer NULL.
+OrtStatus* CreateFactoriesNeedingApi31(const OrtApiBase* api_base, size_t* num_factories) {
   *num_factories = 0;
-  const OrtApi* api_30 = api_base->GetApi(ORT_API_VERSION + 1);
+  const OrtApi* api_31 = api_base->GetApi(31);
   g_ort = api_base->GetApi(1);
   if (g_ort == nullptr) return nullptr;
   return OnPurpose(ORT_NOT_IMPLEMENTED,
-                   api_30 == nullptr
-                       ? "GetApi(30) gave NULL, so CreateEpFactories makes no factory and fails"
-                       : "GetApi(30) gave a table (the host speaks API 30 or newer), yet "
+                   api_31 == nullptr
+                       ? "GetApi(31) gave NULL, so CreateEpFactories makes no factory and fails"
+                       : "GetApi(31) gave a table (the host speaks API 31 or newer), yet "
                          "CreateEpFactories fails");
 }
 
@@ -310,7 +310,7 @@ OrtStatus* CreateFactoriesNeedingApi30(const OrtApiBase* api_base, size_t* num_f
 OrtStatus* CreateFactories(const OrtApiBase* api_base, OrtEpFactory** factories,
                            size_t max_factories, size_t* num_factories) {
   if constexpr (kFault == Fault::kApiVersionTooHigh) {
-    return CreateFactoriesNeedingApi30(api_base, num_factories);
+    return CreateFactoriesNeedingApi31(api_base, num_factories);
   }
   *num_factories = 0;
   g_ort = api_base->GetApi(ORT_API_VERSION);

@@ -104,7 +104,10 @@ ValueInfo NodeInfoBuilder::Value(ir::ValueId value) const {
   }
   if (type != nullptr) {
     info.dtype = type->elem_type;
-    if (info.kind == ValueKind::kTensor || info.kind == ValueKind::kSparseTensor) {
+    // Tensors, and the element tensors of sequences and optionals, carry their shape.
+    const bool tensor_like = type->kind == ir::TypeInfo::Kind::kTensor ||
+                             type->kind == ir::TypeInfo::Kind::kSparseTensor;
+    if (tensor_like && info.kind != ValueKind::kMap) {
       if (type->shape) {
         std::vector<DimInfo> dims;
         dims.reserve(type->shape->size());

@@ -183,7 +183,7 @@ struct Model {
   std::string producer_name;
   std::string producer_version;
   std::string domain;
-  int64_t model_version = 0;
+  int64_t model_version = 0;  // INT64_MAX when the ModelProto sets none (as in ONNX Runtime)
   std::string doc_string;
   std::vector<std::pair<std::string, std::string>> metadata;  // metadata_props in model order
   std::vector<std::string> local_functions;  // "domain:name" of model-local FunctionProtos

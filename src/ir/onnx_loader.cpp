@@ -9,6 +9,7 @@
 #include "ir/onnx_loader.h"
 
 #include <algorithm>
+#include <limits>
 #include <cctype>
 #include <climits>
 #include <optional>
@@ -219,7 +220,9 @@ Result<Model> BuildModel(onnx::ModelProto& proto, const std::string& source,
   model.producer_name = proto.producer_name();
   model.producer_version = proto.producer_version();
   model.domain = proto.domain();
-  model.model_version = proto.model_version();
+  // ONNX Runtime reports a model without a version as INT64_MAX (its kNoVersion); so does nxrt.
+  model.model_version =
+      proto.has_model_version() ? proto.model_version() : std::numeric_limits<int64_t>::max();
   model.doc_string = proto.doc_string();
   model.path = std::move(path);
   for (const onnx::StringStringEntryProto& entry : proto.metadata_props()) {

@@ -400,6 +400,11 @@ Status PlanInstance::Run(ThreadPool& pool, std::span<StepCounters> counters,
   auto start = timed ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
   for (size_t s = 0; s < plan_.steps.size(); ++s) {
     if (steps_[s]->constant_done) continue;
+    if (terminate_ != nullptr && terminate_->load(std::memory_order_relaxed)) {
+      status = MakeStatus(StatusCode::kRuntimeError, "the run was terminated before step ", s,
+                          " of ", plan_.steps.size(), " (RunOptions::terminate is set)");
+      break;
+    }
     status = RunStep(s, pool);
     if (!status.ok()) {
       failed_step_ = s;

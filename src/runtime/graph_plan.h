@@ -26,6 +26,7 @@
 // use and handed back to its producer on the next run instead of being rebuilt.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -195,6 +196,9 @@ class PlanInstance {
   void set_prepacked_hook(std::function<void(PlanInstance&)> hook) {
     prepacked_hook_ = std::move(hook);
   }
+  // A flag Run reads before each step (null: none): once it is true, Run stops with
+  // kRuntimeError, failed_step() stays nullopt (no step failed). Set per run by the owner.
+  void set_terminate_flag(const std::atomic<bool>* terminate) { terminate_ = terminate; }
 
  private:
   struct StepState;
@@ -211,6 +215,7 @@ class PlanInstance {
   const GraphPlan& plan_;
   std::optional<size_t> failed_step_;
   std::function<void(PlanInstance&)> prepacked_hook_;
+  const std::atomic<bool>* terminate_ = nullptr;
   bool prepacked_published_ = false;
   std::vector<std::unique_ptr<StepState>> steps_;
   std::vector<Value> values_;  // by ValueId

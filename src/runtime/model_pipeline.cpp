@@ -1,6 +1,8 @@
 // runtime/model_pipeline.cpp: see model_pipeline.h; also ExplainPlacement (nxrt/placement.h).
 #include "runtime/model_pipeline.h"
 
+#include "runtime/model_info.h"
+
 #include <algorithm>
 #include <optional>
 #include <utility>
@@ -107,6 +109,18 @@ ir::LoadOptions LoadOptionsFor(const SessionOptions& options) {
     }
   }
   return load;
+}
+
+Result<ir::Model> LoadModel(const std::string& path, const SessionOptions& options) {
+  NXRT_ASSIGN_OR_RETURN(ir::Model model, ir::LoadModelFromFile(path, LoadOptionsFor(options)));
+  NXRT_RETURN_IF_ERROR(ApplyFreeDimensionOverrides(model, options.free_dimension_overrides));
+  return model;
+}
+
+Result<ir::Model> LoadModel(std::span<const std::byte> bytes, const SessionOptions& options) {
+  NXRT_ASSIGN_OR_RETURN(ir::Model model, ir::LoadModelFromBytes(bytes, LoadOptionsFor(options)));
+  NXRT_RETURN_IF_ERROR(ApplyFreeDimensionOverrides(model, options.free_dimension_overrides));
+  return model;
 }
 
 const PlacedGraph* PlacedModel::Find(const ir::Graph& graph) const {
@@ -319,8 +333,7 @@ Result<PlacementReport> Explain(ir::Model model, const SessionOptions& options,
 namespace nxrt {
 
 Result<PlacementReport> ExplainPlacement(const std::string& path, const SessionOptions& options) {
-  NXRT_ASSIGN_OR_RETURN(ir::Model model,
-                        ir::LoadModelFromFile(path, runtime::LoadOptionsFor(options)));
+  NXRT_ASSIGN_OR_RETURN(ir::Model model, runtime::LoadModel(path, options));
   Result<PlacementReport> report = runtime::Explain(std::move(model), options, path);
   if (!report.ok()) return report.status().WithContext("model '" + path + "'");
   return report;
@@ -328,8 +341,7 @@ Result<PlacementReport> ExplainPlacement(const std::string& path, const SessionO
 
 Result<PlacementReport> ExplainPlacementFromBytes(std::span<const std::byte> bytes,
                                                   const SessionOptions& options) {
-  NXRT_ASSIGN_OR_RETURN(ir::Model model,
-                        ir::LoadModelFromBytes(bytes, runtime::LoadOptionsFor(options)));
+  NXRT_ASSIGN_OR_RETURN(ir::Model model, runtime::LoadModel(bytes, options));
   return runtime::Explain(std::move(model), options, "");
 }
 

@@ -2,9 +2,9 @@
 // Session::Create and by ExplainPlacement (nxrt/placement.h), so that the two cannot disagree.
 //
 // Layer: nxrt_runtime. The stages, in order:
-//   1. load: ONNX type inference whenever the optimizer runs or a plugin EP is listed
-//      (LoadOptionsFor; plugins see inferred types, as in ONNX Runtime, and fusions check
-//      dtypes and shapes of intermediates);
+//   1. load (LoadModel): ONNX type inference whenever the optimizer runs or a plugin EP is
+//      listed (LoadOptionsFor; plugins see inferred types, as in ONNX Runtime, and fusions check
+//      dtypes and shapes of intermediates), then SessionOptions' free-dimension overrides;
 //   2. optimise (optimizer/optimizer.h): the passes that always run (gradient_expansion), then
 //      level 1 and 2 as SessionOptions asks and the EP list allows (opt::LevelForProviders);
 //   3. the EP list in priority order: built-ins by type name, plugin libraries loaded
@@ -46,6 +46,12 @@ using DroppedEps = std::map<std::string, std::string, std::less<>>;
 
 // How a session with `options` loads a model (stage 1).
 ir::LoadOptions LoadOptionsFor(const SessionOptions& options);
+
+// Stage 1: the model at `path` (or in `bytes`) loaded with LoadOptionsFor(options), its free
+// dimensions fixed by options.free_dimension_overrides (runtime/model_info.h). Errors: the
+// loader's (kIoError, kInvalidModel), a bad override (kInvalidArgument).
+Result<ir::Model> LoadModel(const std::string& path, const SessionOptions& options);
+Result<ir::Model> LoadModel(std::span<const std::byte> bytes, const SessionOptions& options);
 
 // One graph, placed.
 struct PlacedGraph {

@@ -25,6 +25,7 @@
 #include "ir/op_schema.h"
 #include "nxrt/placement.h"
 #include "runtime/graph_plan.h"
+#include "runtime/model_info.h"
 #include "runtime/model_pipeline.h"
 #include "runtime/plan_builder.h"
 
@@ -68,6 +69,12 @@ class SessionImpl final : public Session {
 
   Result<std::vector<NamedValue>> RunValues(const std::vector<NamedValue>& inputs,
                                             const std::vector<std::string>& output_names) override {
+    return RunValues(inputs, output_names, RunOptions{});
+  }
+
+  Result<std::vector<NamedValue>> RunValues(const std::vector<NamedValue>& inputs,
+                                            const std::vector<std::string>& output_names,
+                                            const RunOptions& run_options) override {
     const ir::Graph& g = *pipeline_->model().graph;
     std::vector<ir::ValueId> wanted;
     if (output_names.empty()) {
@@ -88,6 +95,7 @@ class SessionImpl final : public Session {
     // plan is rebuilt without it and the run repeated once on the new plan.
     Lease lease;
     NXRT_RETURN_IF_ERROR(Acquire(lease));
+    lease.instance->set_terminate_flag(run_options.terminate);
     std::optional<size_t> failed_step;
     Status status = BindInputs(inputs, lease.instance->values());
     if (!status.ok()) {
@@ -101,6 +109,7 @@ class SessionImpl final : public Session {
       NXRT_ASSIGN_OR_RETURN(bool replanned, DropFailedPluginEp(failed_plan, failed_step, status));
       if (replanned) {
         NXRT_RETURN_IF_ERROR(Acquire(lease));
+        lease.instance->set_terminate_flag(run_options.terminate);
         status = BindInputs(inputs, lease.instance->values());
         if (status.ok()) status = RunPlan(lease, failed_step);
       }
@@ -260,6 +269,12 @@ class SessionImpl final : public Session {
       if (status.ok()) status = ended;
     }
     if (!status.ok()) failed_step = instance.failed_step();
+    // A kernel that fails while running reports what it found wrong; for the caller it is a run
+    // failure, not a bad argument or model (session.h: kRuntimeError from a kernel).
+    if (failed_step && (status.code() == StatusCode::kInvalidArgument ||
+                        status.code() == StatusCode::kInvalidModel)) {
+      status = Status(StatusCode::kRuntimeError, status.message());
+    }
     std::lock_guard<std::mutex> lock(mutex_);
     if (plan != plan_) return status;  // replanned meanwhile: the counts are stale
     if (profiling_) {
@@ -308,6 +323,18 @@ class SessionImpl final : public Session {
   }
 
   std::vector<OptimizerPassStats> OptimizerPasses() const override { return pipeline_->passes(); }
+
+  std::vector<ValueInfo> OverridableInitializers() const override {
+    std::vector<ValueInfo> overridable;
+    for (size_t k = 0; k < all_inputs_.size(); ++k) {
+      if (layout_->values[layout_->inputs[k]].initializer != nullptr) {
+        overridable.push_back(all_inputs_[k]);
+      }
+    }
+    return overridable;
+  }
+
+  ModelMetadata Metadata() const override { return runtime::MetadataOf(pipeline_->model()); }
 
   std::vector<KernelStats> Stats() const override {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -554,8 +581,7 @@ void WarmUpProcess() { ir::LoadOperatorSchemas(); }
 
 Result<std::unique_ptr<Session>> Session::Create(const std::string& path,
                                                  const SessionOptions& options) {
-  NXRT_ASSIGN_OR_RETURN(ir::Model model,
-                        ir::LoadModelFromFile(path, runtime::LoadOptionsFor(options)));
+  NXRT_ASSIGN_OR_RETURN(ir::Model model, runtime::LoadModel(path, options));
   Result<std::unique_ptr<Session>> session = SessionImpl::Make(std::move(model), options, path);
   if (!session.ok()) return session.status().WithContext("model '" + path + "'");
   return session;
@@ -563,8 +589,7 @@ Result<std::unique_ptr<Session>> Session::Create(const std::string& path,
 
 Result<std::unique_ptr<Session>> Session::CreateFromBytes(std::span<const std::byte> bytes,
                                                           const SessionOptions& options) {
-  NXRT_ASSIGN_OR_RETURN(ir::Model model,
-                        ir::LoadModelFromBytes(bytes, runtime::LoadOptionsFor(options)));
+  NXRT_ASSIGN_OR_RETURN(ir::Model model, runtime::LoadModel(bytes, options));
   return SessionImpl::Make(std::move(model), options, "");
 }
 

@@ -8,6 +8,7 @@
 // GetSessionOptionsConfigEntries, SetIntraOpNumThreads, SetSessionGraphOptimizationLevel,
 // SetSessionExecutionMode, GetSessionExecutionMode, SetSessionLogSeverityLevel,
 // CreateRunOptions, AddRunConfigEntry, GetRunConfigEntry, ReleaseRunOptions).
+#include <algorithm>
 #include <cstring>
 #include <string>
 
@@ -250,16 +251,12 @@ OrtStatus* ORT_API_CALL GetSessionOptionsConfigEntriesImpl(const OrtSessionOptio
   });
 }
 
-// OrtApi::SetIntraOpNumThreads: 0 lets the host choose; negative values are rejected.
+// OrtApi::SetIntraOpNumThreads: 0 (and, as ONNX Runtime accepts them, negative counts) let the
+// host choose.
 OrtStatus* ORT_API_CALL SetIntraOpNumThreadsImpl(OrtSessionOptions* options,
                                                  int intra_op_num_threads) noexcept {
-  constexpr const char* kFn = "OrtApi::SetIntraOpNumThreads";
-  if (OrtStatus* s = CheckArgs(kFn, {{"options", options}})) return s;
-  if (intra_op_num_threads < 0) {
-    return InvalidArgument(kFn, "intra_op_num_threads is " + std::to_string(intra_op_num_threads) +
-                                    "; pass 0 (the host's choice) or a positive count");
-  }
-  options->intra_op_threads = intra_op_num_threads;
+  if (OrtStatus* s = CheckArgs("OrtApi::SetIntraOpNumThreads", {{"options", options}})) return s;
+  options->intra_op_threads = intra_op_num_threads > 0 ? intra_op_num_threads : 0;
   return nullptr;
 }
 
@@ -304,15 +301,17 @@ OrtStatus* ORT_API_CALL GetSessionExecutionModeImpl(const OrtSessionOptions* opt
   return nullptr;
 }
 
+// OrtApi::SetSessionLogSeverityLevel: levels past fatal (which ONNX Runtime accepts) log fatal
+// messages only.
 OrtStatus* ORT_API_CALL SetSessionLogSeverityLevelImpl(OrtSessionOptions* options,
                                                        int level) noexcept {
   constexpr const char* kFn = "OrtApi::SetSessionLogSeverityLevel";
   if (OrtStatus* s = CheckArgs(kFn, {{"options", options}})) return s;
-  if (level < ORT_LOGGING_LEVEL_VERBOSE || level > ORT_LOGGING_LEVEL_FATAL) {
+  if (level < ORT_LOGGING_LEVEL_VERBOSE) {
     return InvalidArgument(kFn, "session_log_severity_level is " + std::to_string(level) +
                                     "; pass 0 (verbose) to 4 (fatal)");
   }
-  options->log_severity = static_cast<OrtLoggingLevel>(level);
+  options->log_severity = static_cast<OrtLoggingLevel>(std::min<int>(level, ORT_LOGGING_LEVEL_FATAL));
   return nullptr;
 }
 

@@ -8,6 +8,8 @@
 // DefaultCpuAllocator() and reject device memory. Support info only records groups; the plugin
 // host validates them after GetCapability returns (PLUGIN_HOST.md §1). nxrt runs no custom ops:
 // a domain keeps what was added so it can be released.
+// KernelContext_GetPreallocatedOutput (API 30) always answers NULL: the host allocates a fused
+// kernel's outputs only when the plugin asks with KernelContext_GetOutput.
 // Source: onnxruntime_c_api.h (KernelContext_*, CreateCustomOpDomain, CustomOpDomain_Add,
 // ReleaseCustomOpDomain), onnxruntime_ep_c_api.h (EpGraphSupportInfo_AddNodesToFuse,
 // EpGraphSupportInfo_AddSingleNode, OrtNodeFusionOptions, NodeComputeContext_NodeName).
@@ -70,6 +72,24 @@ OrtStatus* ORT_API_CALL KernelContextGetOutputImpl(OrtKernelContext* context, si
                                     std::to_string(dim_count) + "; pass the output's dims");
   }
   return Guarded(kFn, [&] { return context->Output(index, dim_values, dim_count, out); });
+}
+
+// OrtApi::KernelContext_GetPreallocatedOutput (API 30): *output = NULL for every output in range,
+// as nothing is allocated before Compute asks for it.
+OrtStatus* ORT_API_CALL KernelContextGetPreallocatedOutputImpl(const OrtKernelContext* context,
+                                                               size_t index,
+                                                               OrtValue** output) noexcept {
+  constexpr const char* kFn = "OrtApi::KernelContext_GetPreallocatedOutput";
+  if (OrtStatus* s = CheckArgs(kFn, {{"context", context}, {"output", output}})) return s;
+  return Guarded(kFn, [&]() -> OrtStatus* {
+    const size_t count = context->OutputCount();
+    if (index >= count) {
+      return InvalidArgument(kFn, "output index " + std::to_string(index) + " is out of range; the "
+                                      "fused node has " + std::to_string(count) + " outputs");
+    }
+    *output = nullptr;
+    return nullptr;
+  });
 }
 
 OrtStatus* ORT_API_CALL KernelContextGetLoggerImpl(const OrtKernelContext* context,
@@ -210,7 +230,7 @@ OrtStatus* ORT_API_CALL AddNodesToFuseImpl(OrtEpGraphSupportInfo* support_info,
                                         std::to_string(version) +
                                         " (below 22, or never set); set it to ORT_API_VERSION");
       }
-      if (std::min<uint32_t>(version, kHostApiVersion) >= 23) {
+      if (std::min<uint32_t>(version, kStructApiVersion) >= 23) {
         group.drop_constant_initializers = options->drop_constant_initializers;
       }
     }
@@ -286,6 +306,10 @@ void InstallKernelApi(OrtApi& api, OrtEpApi& ep_api) {
   ep_api.EpGraphSupportInfo_AddNodesToFuse = &AddNodesToFuseImpl;
   ep_api.EpGraphSupportInfo_AddSingleNode = &AddSingleNodeImpl;
   ep_api.NodeComputeContext_NodeName = &NodeComputeContextNodeNameImpl;
+}
+
+void InstallKernelApiSince30(OrtApiSince30& api) {
+  api.KernelContext_GetPreallocatedOutput = &KernelContextGetPreallocatedOutputImpl;
 }
 
 }  // namespace nxrt::ort_plugin

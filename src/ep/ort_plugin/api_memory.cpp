@@ -136,14 +136,19 @@ constexpr NamedDevice kNamedDevices[] = {
     {"Cpu", OrtMemoryInfoDeviceType_CPU, OrtDeviceMemoryType_DEFAULT, 0},
     {"Cuda", OrtMemoryInfoDeviceType_GPU, OrtDeviceMemoryType_DEFAULT, 0x10DE},
     {"CudaPinned", OrtMemoryInfoDeviceType_GPU, OrtDeviceMemoryType_HOST_ACCESSIBLE, 0x10DE},
+    {"Hip", OrtMemoryInfoDeviceType_GPU, OrtDeviceMemoryType_DEFAULT, 0x1002},
+    {"HipPinned", OrtMemoryInfoDeviceType_GPU, OrtDeviceMemoryType_HOST_ACCESSIBLE, 0x1002},
     {"DML", OrtMemoryInfoDeviceType_GPU, OrtDeviceMemoryType_DEFAULT, 0x1414},
     {"OpenVINO_GPU", OrtMemoryInfoDeviceType_GPU, OrtDeviceMemoryType_DEFAULT, 0x8086},
+    {"QnnHtpShared", OrtMemoryInfoDeviceType_CPU, OrtDeviceMemoryType_HOST_ACCESSIBLE, 0x5143},
+    {"WebGPU_Buf", OrtMemoryInfoDeviceType_GPU, OrtDeviceMemoryType_DEFAULT, 0},
     {"WebGPU_Buffer", OrtMemoryInfoDeviceType_GPU, OrtDeviceMemoryType_DEFAULT, 0},
+    {"WebNN_Tensor", OrtMemoryInfoDeviceType_GPU, OrtDeviceMemoryType_DEFAULT, 0},
 };
 
-// OrtApi::CreateMemoryInfo: `name` selects the device ("Cpu" → host memory; "Cuda",
-// "CudaPinned", "DML", "OpenVINO_GPU", "WebGPU_Buffer" → that GPU, device `id`). Other names
-// are ORT_INVALID_ARGUMENT (CreateMemoryInfo_V2 takes any device explicitly).
+// OrtApi::CreateMemoryInfo: `name` selects the device as in ONNX Runtime 1.30 ("Cpu" → host
+// memory; kNamedDevices' other names → that device, id `id`). Other names are
+// ORT_INVALID_ARGUMENT (CreateMemoryInfo_V2 takes any device explicitly).
 OrtStatus* ORT_API_CALL CreateMemoryInfoImpl(const char* name, OrtAllocatorType type, int id,
                                              OrtMemType mem_type, OrtMemoryInfo** out) noexcept {
   constexpr const char* kFn = "OrtApi::CreateMemoryInfo";
@@ -167,10 +172,11 @@ OrtStatus* ORT_API_CALL CreateMemoryInfoImpl(const char* name, OrtAllocatorType 
       *out = info.release();
       return nullptr;
     }
+    std::string known;
+    for (const NamedDevice& named : kNamedDevices) known += (known.empty() ? "" : ", ") + std::string(named.name);
     return InvalidArgument(kFn, "memory info name '" + std::string(wanted) +
-                                    "' is not a device name nxrt knows (Cpu, Cuda, CudaPinned, "
-                                    "DML, OpenVINO_GPU, WebGPU_Buffer); use "
-                                    "CreateMemoryInfo_V2 with an explicit device type");
+                                    "' is not a device name ONNX Runtime knows (" + known +
+                                    "); use CreateMemoryInfo_V2 with an explicit device type");
   });
 }
 
@@ -313,7 +319,7 @@ OrtStatus* AllocatorVersion(const char* function, const OrtAllocator* allocator,
   if (allocator->version == 0) {
     return InvalidArgument(function, "OrtAllocator::version is 0; set it to ORT_API_VERSION");
   }
-  *effective = std::min<uint32_t>(allocator->version, kHostApiVersion);
+  *effective = std::min<uint32_t>(allocator->version, kStructApiVersion);
   return nullptr;
 }
 

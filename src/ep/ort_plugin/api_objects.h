@@ -73,19 +73,49 @@ struct OrtKeyValuePairs {
   void RefreshPointers();
 };
 
-// Session options as a plugin sees them in CreateEp: the config entries (the user's EP options
-// arrive as "ep.<ep_name>.<key>") and the few settings plugins read.
+namespace nxrt::ort_plugin {
+class PluginLibrary;
+}  // namespace nxrt::ort_plugin
+
+// Session options: what an application sets (OrtApi::CreateSessionOptions and the setters; src/capi
+// turns them into nxrt::SessionOptions at CreateSession) and what a plugin sees in CreateEp (the
+// config entries, where the user's EP options arrive as "ep.<ep_name>.<key>", and the settings
+// plugins read). Defaults are ONNX Runtime's.
 struct OrtSessionOptions {
+  // An execution provider appended with SessionOptionsAppendExecutionProvider_V2 (or the CPU EP
+  // by OrtSessionOptionsAppendExecutionProvider_CPU): `library` is null for nxrt's CPU EP.
+  struct Provider {
+    std::shared_ptr<nxrt::ort_plugin::PluginLibrary> library;
+    std::string ep_name;
+    std::vector<std::pair<std::string, std::string>> options;  // in the order given
+  };
+
   OrtKeyValuePairs config;
   int intra_op_threads = 0;  // 0: the host's choice
-  GraphOptimizationLevel optimization_level = ORT_ENABLE_BASIC;
+  GraphOptimizationLevel optimization_level = ORT_ENABLE_ALL;
   ExecutionMode execution_mode = ORT_SEQUENTIAL;
   OrtLoggingLevel log_severity = ORT_LOGGING_LEVEL_WARNING;
+  std::string log_id;
+  bool enable_profiling = false;
+  std::string profile_file_prefix;  // "onnxruntime_profile_" unless EnableProfiling set one
+  bool mem_pattern = true;             // reported back by GetMemPatternEnabled
+  bool per_session_threads = true;     // DisablePerSessionThreads clears it
+  // AddFreeDimensionOverrideByName: symbolic dim name -> value, in the order given.
+  std::vector<std::pair<std::string, int64_t>> free_dimension_overrides;
+  std::vector<Provider> providers;  // in priority order
+  OrtLoggingFunction logger = nullptr;  // SetUserLoggingFunction; null: the env's
+  void* logger_param = nullptr;
 };
 
-// OrtApi::CreateRunOptions: only the config entries (AddRunConfigEntry / GetRunConfigEntry).
+// OrtApi::CreateRunOptions: the config entries (AddRunConfigEntry / GetRunConfigEntry), the log
+// settings and tag, and the terminate flag an application may set from another thread while
+// runs that use these options are in progress (RunOptionsSetTerminate).
 struct OrtRunOptions {
   OrtKeyValuePairs config;
+  int log_verbosity = 0;
+  int log_severity = ORT_LOGGING_LEVEL_WARNING;
+  std::string tag;
+  std::atomic<bool> terminate{false};
 };
 
 // A device memory kind: OrtEpApi::MemoryDevice_* read it. Equal kinds can share buffers.
@@ -127,19 +157,32 @@ HostAllocator& DefaultCpuAllocator();
 
 }  // namespace nxrt::ort_plugin
 
-// A value a plugin reads or writes. nxrt passes tensors only (IsTensor is always true for
-// values it creates). `data` is `bytes` long, `shape` has every dim >= 0, and
-// `memory_info` describes where `data` lives. `owner` keeps the data alive when the value owns
-// it (allocator memory, a mapped external file) and may also hold the memory info the value
-// points to (values made by CreateTensor*AsOrtValue copy the caller's memory info); it is empty
-// for views of host buffers described by a long-lived memory info.
+// A value a plugin or an application reads or writes: a tensor, a sequence, a map, or an optional
+// that holds nothing (`type`: ONNX_TYPE_TENSOR, _SEQUENCE, _MAP, _OPTIONAL).
+// Tensors: `data` is `bytes` long, `shape` has every dim >= 0, and `memory_info` describes where
+// `data` lives. String tensors (ONNX_TENSOR_ELEMENT_DATA_TYPE_STRING) hold one std::string per
+// element at `data` (`bytes` = count * sizeof(std::string)), made and owned by the value. `owner`
+// keeps the data alive when the value owns it (allocator memory, a mapped external file, an nxrt
+// tensor) and may also hold the memory info the value points to (values made by
+// CreateTensor*AsOrtValue copy the caller's memory info); it is empty for views of host buffers
+// described by a long-lived memory info. Plugins get tensors only.
+// Sequences hold their elements in order (tensors of one element type, or maps of one type);
+// maps hold two 1-D tensors of equal length, keys then values (OrtApi::CreateValue). Both own
+// their elements, which nothing changes after the value is made.
 struct OrtValue {
+  ONNXType type = ONNX_TYPE_TENSOR;
   ONNXTensorElementDataType element_type = ONNX_TENSOR_ELEMENT_DATA_TYPE_UNDEFINED;
   std::vector<int64_t> shape;
   void* data = nullptr;
   size_t bytes = 0;
   const OrtMemoryInfo* memory_info = nullptr;
   std::shared_ptr<void> owner;
+  std::vector<std::shared_ptr<const OrtValue>> elements;  // sequences and maps
+
+  // A tensor with an element type (plugin inputs that are omitted have none).
+  bool is_tensor() const {
+    return type == ONNX_TYPE_TENSOR && element_type != ONNX_TENSOR_ELEMENT_DATA_TYPE_UNDEFINED;
+  }
 };
 
 // OrtApi::GetTensorTypeAndShape, CreateTensorTypeAndShapeInfo. Dims are -1 where unknown;

@@ -1,9 +1,12 @@
 // ep/ort_plugin/api_values.cpp: tensors as OrtValue, OrtTypeInfo and OrtTensorTypeAndShapeInfo
 // functions of the host API.
 //
-// Layer: nxrt_ort_plugin (internal). Values are dense tensors of fixed-size elements; string
-// tensors are not supported (creating one is ORT_NOT_IMPLEMENTED, GetTensorSizeInBytes of one
-// is an error). OrtSequenceTypeInfo, OrtMapTypeInfo and OrtOptionalTypeInfo are never defined:
+// Layer: nxrt_ort_plugin (internal). Tensors hold fixed-size elements or strings (std::string
+// objects made by CreateTensorAsOrtValue; api_containers.cpp reads and writes them); sequences
+// and maps are made in api_containers.cpp. Error codes follow ONNX Runtime 1.30 (a negative dim
+// is ORT_FAIL, an element type it cannot size is ORT_NOT_IMPLEMENTED, a string tensor over the
+// caller's buffer ORT_INVALID_ARGUMENT). OrtSequenceTypeInfo, OrtMapTypeInfo and
+// OrtOptionalTypeInfo are never defined:
 // a pointer to one is the OrtTypeInfo it was cast from (CastTypeInfoTo*), owned by that type
 // info, and the getters cast it back. OrtEpApi::GetTensorDataType stays a stub: nxrt has no
 // OrtDataType objects (they serve kernel registries, which nxrt does not host).
@@ -29,8 +32,7 @@ size_t OrtElementSize(ONNXTensorElementDataType type) noexcept {
     case ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT8E4M3FN:
     case ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT8E4M3FNUZ:
     case ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT8E5M2:
-    case ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT8E5M2FNUZ:
-    case ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT8E8M0: return 1;
+    case ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT8E5M2FNUZ: return 1;
     case ONNX_TENSOR_ELEMENT_DATA_TYPE_UINT16:
     case ONNX_TENSOR_ELEMENT_DATA_TYPE_INT16:
     case ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT16:
@@ -48,13 +50,18 @@ size_t OrtElementSize(ONNXTensorElementDataType type) noexcept {
 }
 
 bool TensorBytes(ONNXTensorElementDataType type, size_t elements, size_t* bytes) noexcept {
+  // Numbers 24..26 as ONNX's TensorProto numbers them (24 FLOAT8E8M0, one byte; 25 UINT2 and 26
+  // INT2, four per byte) and ONNX Runtime 1.30's library sizes them; the API 29 header's enum
+  // lists UINT2, INT2, FLOAT8E8M0 in that order, which gives other numbers to the same names.
+  constexpr int kOnnxFloat8E8M0 = 24, kOnnxUint2 = 25, kOnnxInt2 = 26;
   size_t per_byte = 0;  // elements per byte for packed types
-  switch (type) {
+  switch (static_cast<int>(type)) {
     case ONNX_TENSOR_ELEMENT_DATA_TYPE_UINT4:
     case ONNX_TENSOR_ELEMENT_DATA_TYPE_INT4:
     case ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT4E2M1: per_byte = 2; break;
-    case ONNX_TENSOR_ELEMENT_DATA_TYPE_UINT2:
-    case ONNX_TENSOR_ELEMENT_DATA_TYPE_INT2: per_byte = 4; break;
+    case kOnnxUint2:
+    case kOnnxInt2: per_byte = 4; break;
+    case kOnnxFloat8E8M0: *bytes = elements; return true;
     default: break;
   }
   if (per_byte != 0) {
@@ -76,37 +83,50 @@ struct ValueStorage {
   std::shared_ptr<void> data;
 };
 
-// Checks `type` and `shape` for a new tensor and computes its byte size. Errors name
-// `function`: a string type (not supported), an unknown type, a negative dim, overflow.
+// Checks `type` and `shape` for a new tensor and computes its element count and byte size
+// (strings: count * sizeof(std::string)). Errors name `function`: ORT_FAIL for a negative dim
+// or overflow, ORT_NOT_IMPLEMENTED for an element type without a size (as ONNX Runtime).
 OrtStatus* CheckNewTensor(const char* function, const int64_t* shape, size_t shape_len,
-                          ONNXTensorElementDataType type, size_t* bytes) {
+                          ONNXTensorElementDataType type, size_t* elements, size_t* bytes) {
   if (shape == nullptr && shape_len != 0) {
     return InvalidArgument(function, "argument 'shape' is null but shape_len is " +
                                          std::to_string(shape_len) + "; pass the dims");
   }
-  if (type == ONNX_TENSOR_ELEMENT_DATA_TYPE_STRING) {
-    return MakeOrtStatus(ORT_NOT_IMPLEMENTED,
-                         std::string(function) +
-                             ": string tensors are not supported by the nxrt plugin host");
-  }
-  size_t elements = 1;
+  *elements = 1;
   for (size_t i = 0; i < shape_len; ++i) {
     if (shape[i] < 0) {
-      return InvalidArgument(function, "dim " + std::to_string(i) + " of the shape is " +
-                                           std::to_string(shape[i]) + "; dims must be >= 0");
+      return MakeOrtStatus(ORT_FAIL, std::string(function) + ": dim " + std::to_string(i) +
+                                         " of the shape is " + std::to_string(shape[i]) +
+                                         "; dims must be >= 0");
     }
     const auto dim = static_cast<size_t>(shape[i]);
-    if (dim != 0 && elements > std::numeric_limits<size_t>::max() / dim) {
-      return InvalidArgument(function, "the shape's element count overflows size_t");
+    if (dim != 0 && *elements > std::numeric_limits<size_t>::max() / dim) {
+      return MakeOrtStatus(ORT_FAIL, std::string(function) +
+                                         ": the shape's element count overflows size_t");
     }
-    elements *= dim;
+    *elements *= dim;
   }
-  if (!TensorBytes(type, elements, bytes)) {
-    return InvalidArgument(function, "element type " + std::to_string(type) +
-                                         " is not a fixed-size tensor element type (or the byte "
-                                         "size overflows); pass an ONNXTensorElementDataType");
+  if (type == ONNX_TENSOR_ELEMENT_DATA_TYPE_STRING) {
+    if (*elements > std::numeric_limits<size_t>::max() / sizeof(std::string)) {
+      return MakeOrtStatus(ORT_FAIL, std::string(function) + ": the string tensor is too large");
+    }
+    *bytes = *elements * sizeof(std::string);
+    return nullptr;
+  }
+  if (!TensorBytes(type, *elements, bytes)) {
+    return MakeOrtStatus(ORT_NOT_IMPLEMENTED,
+                         std::string(function) + ": element type " + std::to_string(type) +
+                             " is not a tensor element type nxrt can size (or the byte size "
+                             "overflows); pass an ONNXTensorElementDataType");
   }
   return nullptr;
+}
+
+// A view argument check: string tensors cannot live in a caller's buffer.
+OrtStatus* RejectStringView(const char* function, ONNXTensorElementDataType type) {
+  if (type != ONNX_TENSOR_ELEMENT_DATA_TYPE_STRING) return nullptr;
+  return InvalidArgument(function, "string tensors cannot be made over a caller's buffer; use "
+                                   "CreateTensorAsOrtValue and FillStringTensor");
 }
 
 // Version check of a plugin's OrtAllocator for `function` (Alloc/Free/Info exist since 1).
@@ -142,13 +162,18 @@ OrtStatus* ORT_API_CALL CreateTensorAsOrtValueImpl(OrtAllocator* allocator, cons
   constexpr const char* kFn = "OrtApi::CreateTensorAsOrtValue";
   if (OrtStatus* s = CheckArgs(kFn, {{"allocator", allocator}, {"out", out}})) return s;
   return Guarded(kFn, [&]() -> OrtStatus* {
-    size_t bytes = 0;
-    if (OrtStatus* s = CheckNewTensor(kFn, shape, shape_len, type, &bytes)) return s;
+    size_t elements = 0, bytes = 0;
+    if (OrtStatus* s = CheckNewTensor(kFn, shape, shape_len, type, &elements, &bytes)) return s;
     if (OrtStatus* s = CheckAllocator(kFn, allocator, true)) return s;
     auto storage = std::make_shared<ValueStorage>();
     if (const OrtMemoryInfo* info = allocator->Info(allocator)) storage->memory_info = *info;
     void* data = nullptr;
-    if (bytes != 0) {
+    if (type == ONNX_TENSOR_ELEMENT_DATA_TYPE_STRING) {
+      // The strings are the value's own (std::string objects, not allocator bytes).
+      auto strings = std::shared_ptr<std::string[]>(new std::string[elements]);
+      data = strings.get();
+      storage->data = std::move(strings);
+    } else if (bytes != 0) {
       data = allocator->Alloc(allocator, bytes);
       if (data == nullptr) {
         return MakeOrtStatus(ORT_FAIL, std::string(kFn) + ": the allocator returned null for " +
@@ -172,8 +197,9 @@ OrtStatus* ORT_API_CALL CreateTensorWithDataAsOrtValueImpl(const OrtMemoryInfo* 
   constexpr const char* kFn = "OrtApi::CreateTensorWithDataAsOrtValue";
   if (OrtStatus* s = CheckArgs(kFn, {{"info", info}, {"out", out}})) return s;
   return Guarded(kFn, [&]() -> OrtStatus* {
-    size_t bytes = 0;
-    if (OrtStatus* s = CheckNewTensor(kFn, shape, shape_len, type, &bytes)) return s;
+    if (OrtStatus* s = RejectStringView(kFn, type)) return s;
+    size_t elements = 0, bytes = 0;
+    if (OrtStatus* s = CheckNewTensor(kFn, shape, shape_len, type, &elements, &bytes)) return s;
     if (p_data_len < bytes || (p_data == nullptr && bytes != 0)) {
       return InvalidArgument(kFn, "the buffer holds " + std::to_string(p_data == nullptr ? 0 : p_data_len) +
                                       " bytes, the tensor needs " + std::to_string(bytes) +
@@ -194,8 +220,9 @@ OrtStatus* ORT_API_CALL CreateTensorWithDataAndDeleterAsOrtValueImpl(
   constexpr const char* kFn = "OrtApi::CreateTensorWithDataAndDeleterAsOrtValue";
   if (OrtStatus* s = CheckArgs(kFn, {{"deleter", deleter}, {"out", out}})) return s;
   return Guarded(kFn, [&]() -> OrtStatus* {
-    size_t bytes = 0;
-    if (OrtStatus* s = CheckNewTensor(kFn, shape, shape_len, type, &bytes)) return s;
+    if (OrtStatus* s = RejectStringView(kFn, type)) return s;
+    size_t elements = 0, bytes = 0;
+    if (OrtStatus* s = CheckNewTensor(kFn, shape, shape_len, type, &elements, &bytes)) return s;
     if (OrtStatus* s = CheckAllocator(kFn, deleter, false)) return s;
     if (p_data_len < bytes || (p_data == nullptr && bytes != 0)) {
       return InvalidArgument(kFn, "the buffer holds " + std::to_string(p_data == nullptr ? 0 : p_data_len) +
@@ -214,9 +241,7 @@ OrtStatus* ORT_API_CALL CreateTensorWithDataAndDeleterAsOrtValueImpl(
 
 void ORT_API_CALL ReleaseValueImpl(OrtValue* value) noexcept { delete value; }
 
-bool IsTensorValue(const OrtValue* value) {
-  return value->element_type != ONNX_TENSOR_ELEMENT_DATA_TYPE_UNDEFINED;
-}
+bool IsTensorValue(const OrtValue* value) { return value->is_tensor(); }
 
 OrtStatus* NotATensor(const char* function) {
   return InvalidArgument(function, "the value is not a tensor (it holds no element type)");
@@ -228,10 +253,13 @@ OrtStatus* ORT_API_CALL IsTensorImpl(const OrtValue* value, int* out) noexcept {
   return nullptr;
 }
 
-// OrtApi::HasValue: 0 for an absent optional value (no element type), else 1.
+// OrtApi::HasValue: 0 for an optional that holds nothing and for a plugin's omitted input (no
+// element type), else 1.
 OrtStatus* ORT_API_CALL HasValueImpl(const OrtValue* value, int* out) noexcept {
   if (OrtStatus* s = CheckArgs("OrtApi::HasValue", {{"value", value}, {"out", out}})) return s;
-  *out = IsTensorValue(value) ? 1 : 0;
+  *out = value->type == ONNX_TYPE_SEQUENCE || value->type == ONNX_TYPE_MAP || IsTensorValue(value)
+             ? 1
+             : 0;
   return nullptr;
 }
 
@@ -294,26 +322,45 @@ OrtStatus* ORT_API_CALL GetTensorSizeInBytesImpl(const OrtValue* value, size_t* 
   return nullptr;
 }
 
+// OrtApi::GetValueType: tensor, sequence or map; ONNX_TYPE_OPTIONAL for an optional that holds
+// nothing; ONNX_TYPE_UNKNOWN for a plugin's omitted input.
 OrtStatus* ORT_API_CALL GetValueTypeImpl(const OrtValue* value, ONNXType* out) noexcept {
   if (OrtStatus* s = CheckArgs("OrtApi::GetValueType", {{"value", value}, {"out", out}})) return s;
-  *out = IsTensorValue(value) ? ONNX_TYPE_TENSOR : ONNX_TYPE_UNKNOWN;
+  *out = value->type == ONNX_TYPE_TENSOR && !IsTensorValue(value) ? ONNX_TYPE_UNKNOWN : value->type;
   return nullptr;
 }
 
-// OrtApi::GetTypeInfo: a new tensor type info the caller releases (null for a value without
-// a type, as ORT's _Outptr_result_maybenull_ allows).
+// The type info of `value`: tensors with their element type and dims; sequences with their
+// first element's type (a sequence holds one type); maps with their key type and a value type
+// without a shape; nullptr for values without a type.
+std::unique_ptr<OrtTypeInfo> TypeInfoOfValue(const OrtValue& value) {
+  auto info = std::make_unique<OrtTypeInfo>();
+  info->type = value.type;
+  if (value.type == ONNX_TYPE_TENSOR) {
+    if (!value.is_tensor()) return nullptr;
+    info->tensor = TensorInfoOf(value);
+  } else if (value.type == ONNX_TYPE_SEQUENCE) {
+    if (!value.elements.empty()) info->element = TypeInfoOfValue(*value.elements.front());
+  } else if (value.type == ONNX_TYPE_MAP && value.elements.size() == 2) {
+    info->map_key = value.elements[0]->element_type;
+    info->element = std::make_unique<OrtTypeInfo>();
+    info->element->type = ONNX_TYPE_TENSOR;
+    info->element->tensor = std::make_unique<OrtTensorTypeAndShapeInfo>();
+    info->element->tensor->element_type = value.elements[1]->element_type;
+    info->element->tensor->has_shape = false;
+  } else {
+    return nullptr;
+  }
+  return info;
+}
+
+// OrtApi::GetTypeInfo: a new type info the caller releases (null for a value without a type,
+// as ORT's _Outptr_result_maybenull_ allows).
 OrtStatus* ORT_API_CALL GetTypeInfoImpl(const OrtValue* value, OrtTypeInfo** out) noexcept {
   constexpr const char* kFn = "OrtApi::GetTypeInfo";
   if (OrtStatus* s = CheckArgs(kFn, {{"value", value}, {"out", out}})) return s;
   return Guarded(kFn, [&]() -> OrtStatus* {
-    if (!IsTensorValue(value)) {
-      *out = nullptr;
-      return nullptr;
-    }
-    auto info = std::make_unique<OrtTypeInfo>();
-    info->type = ONNX_TYPE_TENSOR;
-    info->tensor = TensorInfoOf(*value);
-    *out = info.release();
+    *out = TypeInfoOfValue(*value).release();
     return nullptr;
   });
 }
@@ -464,6 +511,11 @@ OrtStatus* ORT_API_CALL GetDenotationFromTypeInfoImpl(const OrtTypeInfo* type_in
 
 void ORT_API_CALL ReleaseTypeInfoImpl(OrtTypeInfo* type_info) noexcept { delete type_info; }
 
+// OrtApi::ReleaseMapTypeInfo / ReleaseSequenceTypeInfo: the views CastTypeInfoTo* return belong
+// to their OrtTypeInfo (ReleaseTypeInfo frees them), so releasing one does nothing.
+void ORT_API_CALL ReleaseMapTypeInfoImpl(OrtMapTypeInfo* /*info*/) noexcept {}
+void ORT_API_CALL ReleaseSequenceTypeInfoImpl(OrtSequenceTypeInfo* /*info*/) noexcept {}
+
 // ---- OrtTensorTypeAndShapeInfo ----
 
 // OrtApi::CreateTensorTypeAndShapeInfo: undefined element type, no shape until SetDimensions.
@@ -579,17 +631,23 @@ OrtStatus* ORT_API_CALL GetSymbolicDimensionsImpl(const OrtTensorTypeAndShapeInf
   return nullptr;
 }
 
-// OrtApi::GetTensorShapeElementCount: product of the dims; 1 for rank 0; (size_t)-1 when any
-// dim is negative (unknown); an error when the product overflows size_t.
+// OrtApi::GetTensorShapeElementCount: product of the dims; 1 for rank 0; 0 for an info without
+// a shape (CreateTensorTypeAndShapeInfo before SetDimensions). A negative (unknown) dim or a
+// product past size_t is ORT_FAIL, as in ONNX Runtime 1.30 (its header promises -1 instead).
 OrtStatus* ORT_API_CALL GetTensorShapeElementCountImpl(const OrtTensorTypeAndShapeInfo* info,
                                                        size_t* out) noexcept {
   constexpr const char* kFn = "OrtApi::GetTensorShapeElementCount";
   if (OrtStatus* s = CheckArgs(kFn, {{"info", info}, {"out", out}})) return s;
+  if (!info->has_shape) {
+    *out = 0;
+    return nullptr;
+  }
   bool has_zero = false;
   for (int64_t dim : info->dims) {
     if (dim < 0) {
-      *out = static_cast<size_t>(-1);
-      return nullptr;
+      return MakeOrtStatus(ORT_FAIL, std::string(kFn) + ": the shape has an unknown dim (" +
+                                         std::to_string(dim) + "), so its element count is not "
+                                         "known; check the dims with GetDimensions first");
     }
     has_zero = has_zero || dim == 0;
   }
@@ -598,7 +656,8 @@ OrtStatus* ORT_API_CALL GetTensorShapeElementCountImpl(const OrtTensorTypeAndSha
     for (int64_t dim : info->dims) {
       const auto d = static_cast<size_t>(dim);
       if (count > std::numeric_limits<size_t>::max() / d) {
-        return InvalidArgument(kFn, "the element count of the shape overflows size_t");
+        return MakeOrtStatus(ORT_FAIL, std::string(kFn) + ": the element count of the shape "
+                                                          "overflows size_t");
       }
       count *= d;
     }
@@ -643,6 +702,8 @@ void InstallValueAndTypeApi(OrtApi& api, OrtEpApi& /*ep_api*/) {
   api.GetMapValueType = &GetMapValueTypeImpl;
   api.GetDenotationFromTypeInfo = &GetDenotationFromTypeInfoImpl;
   api.ReleaseTypeInfo = &ReleaseTypeInfoImpl;
+  api.ReleaseMapTypeInfo = &ReleaseMapTypeInfoImpl;
+  api.ReleaseSequenceTypeInfo = &ReleaseSequenceTypeInfoImpl;
   api.CreateTensorTypeAndShapeInfo = &CreateTensorTypeAndShapeInfoImpl;
   api.SetTensorElementType = &SetTensorElementTypeImpl;
   api.SetDimensions = &SetDimensionsImpl;

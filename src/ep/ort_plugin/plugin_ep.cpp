@@ -13,7 +13,7 @@
 namespace nxrt::ort_plugin {
 namespace {
 
-uint32_t Effective(uint32_t declared) { return std::min<uint32_t>(declared, kHostApiVersion); }
+uint32_t Effective(uint32_t declared) { return std::min<uint32_t>(declared, kStructApiVersion); }
 
 // Forwards warnings and errors to stderr and, while capturing (during GetCapability), keeps
 // every line so declines can be attributed to nodes.

@@ -178,7 +178,7 @@ Status PluginLibrary::Describe(Factory& f) {
                       ", below 22, the first plugin-EP API; fix by setting it to "
                       "ORT_API_VERSION when building the plugin");
   }
-  f.version = std::min<uint32_t>(declared, kHostApiVersion);
+  f.version = std::min<uint32_t>(declared, kStructApiVersion);
   OrtEpFactory& api = *f.factory;
   if (api.GetName == nullptr || api.GetSupportedDevices == nullptr) {
     return MakeStatus(StatusCode::kFailedPrecondition, which,

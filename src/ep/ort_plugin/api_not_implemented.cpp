@@ -1,0 +1,174 @@
+// ep/ort_plugin/api_not_implemented.cpp: why each OrtApi/OrtEpApi function nxrt does not
+// implement is not implemented: the reason its ORT_NOT_IMPLEMENTED status gives, and the list
+// docs/c_api.md shows (nxrt_capi_test prints it).
+//
+// Layer: nxrt_ort_plugin (internal). One entry per group of functions that share a reason: a
+// pattern is a slot name, or a prefix ending in '*', or "*infix*". The first matching entry
+// wins. nxrt_capi_test checks that every stub of the full table (libonnxruntime.so.1) has an
+// entry and that every entry matches a stub, so the table follows the code.
+#include <string_view>
+
+#include "ep/ort_plugin/api_table.h"
+
+namespace nxrt::ort_plugin {
+namespace {
+
+struct Reason {
+  std::string_view table;    // "OrtApi" or "OrtEpApi"
+  std::string_view pattern;  // "Name", "Prefix*" or "*Infix*"
+  std::string_view reason;
+};
+
+constexpr std::string_view kNoSuchEp =
+    "nxrt has no such built-in execution provider; run on nxrt's CPU EP or load a plugin EP "
+    "library with RegisterExecutionProviderLibrary and SessionOptionsAppendExecutionProvider_V2";
+constexpr std::string_view kCustomOps =
+    "nxrt runs no custom operator libraries (OrtCustomOp kernels); its kernels come from its own "
+    "kernel table and from plugin EPs";
+constexpr std::string_view kNoDeviceStreams =
+    "nxrt keeps every value in host memory and runs no device streams";
+constexpr std::string_view kEpContext =
+    "nxrt neither compiles nor loads EPContext models, so it has no compatibility or weightless "
+    "source-model information";
+constexpr std::string_view kOwnThreads =
+    "nxrt's intra-op threads are LLVM OpenMP's, which creates and places its own threads";
+constexpr std::string_view kNoSparse =
+    "nxrt has no sparse tensor values; sparse initializers are made dense when a model loads";
+constexpr std::string_view kPlacement =
+    "nxrt reports placement through nxrt::Session::PlacementSummary (`nxrt claims`), not as "
+    "OrtEpAssignedSubgraph objects";
+constexpr std::string_view kNoKernelRegistries =
+    "nxrt hosts no plugin kernel registries (OrtEp::GetKernelRegistry); plugin EPs run the nodes "
+    "they fuse";
+constexpr std::string_view kOwnArenas =
+    "nxrt sessions allocate from their own planned arenas; there is no environment-wide "
+    "allocator to register or share";
+
+constexpr Reason kReasons[] = {
+    {"OrtApi", "SessionOptionsAppendExecutionProvider_*", kNoSuchEp},
+    {"OrtApi", "*ProviderOptions*", kNoSuchEp},
+    {"OrtApi", "SessionOptionsAppendExecutionProvider", kNoSuchEp},
+    {"OrtApi", "GetExecutionProviderApi", kNoSuchEp},
+    {"OrtApi", "SetCurrentGpuDeviceId", "nxrt has no GPU execution provider"},
+    {"OrtApi", "GetCurrentGpuDeviceId", "nxrt has no GPU execution provider"},
+    {"OrtApi", "SetEpDynamicOptions", "nxrt's EPs take their options at session creation only"},
+    {"OrtApi", "SessionOptionsSetEpSelectionPolicy*",
+     "nxrt selects no EP devices by policy; pick them with GetEpDevices and append them with "
+     "SessionOptionsAppendExecutionProvider_V2"},
+    {"OrtApi", "AddCustomOpDomain", kCustomOps},
+    {"OrtApi", "RegisterCustomOps*", kCustomOps},
+    {"OrtApi", "EnableOrtCustomOps", kCustomOps},
+    {"OrtApi", "KernelInfo*", kCustomOps},
+    {"OrtApi", "CopyKernelInfo", kCustomOps},
+    {"OrtApi", "ReleaseKernelInfo", kCustomOps},
+    {"OrtApi", "ShapeInferContext_*", kCustomOps},
+    {"OrtApi", "CreateOpAttr", kCustomOps},
+    {"OrtApi", "ReleaseOpAttr", kCustomOps},
+    {"OrtApi", "CreateOp", kCustomOps},
+    {"OrtApi", "InvokeOp", kCustomOps},
+    {"OrtApi", "ReleaseOp", kCustomOps},
+    {"OrtApi", "CreateOpaqueValue", kCustomOps},
+    {"OrtApi", "GetOpaqueValue", kCustomOps},
+    {"OrtApi", "*Sparse*", kNoSparse},
+    {"OrtApi", "UseCooIndices", kNoSparse},
+    {"OrtApi", "UseCsrIndices", kNoSparse},
+    {"OrtApi", "UseBlockSparseIndices", kNoSparse},
+    {"OrtApi", "*LoraAdapter*", "nxrt applies no LoRA adapters"},
+    {"OrtApi", "AddInitializer", "nxrt takes initializers from the model only"},
+    {"OrtApi", "AddExternalInitializers*",
+     "nxrt reads external data from the files the model names only"},
+    {"OrtApi", "AddFreeDimensionOverride",
+     "nxrt's IR keeps no dim denotations; override the dim by its name with "
+     "AddFreeDimensionOverrideByName"},
+    {"OrtApi", "SessionOptionsSetCustom*", kOwnThreads},
+    {"OrtApi", "SetGlobalCustom*", kOwnThreads},
+    {"OrtApi", "SetGlobalIntraOpThreadAffinity", kOwnThreads},
+    {"OrtApi", "SetPerSessionThreadPoolCallbacks", kOwnThreads},
+    {"OrtApi", "CreateAndRegisterAllocator*", kOwnArenas},
+    {"OrtApi", "RegisterAllocator", kOwnArenas},
+    {"OrtApi", "UnregisterAllocator", kOwnArenas},
+    {"OrtApi", "*SharedAllocator", kOwnArenas},
+    {"OrtApi", "CreateArenaCfg*", kOwnArenas},
+    {"OrtApi", "ReleaseArenaCfg", kOwnArenas},
+    {"OrtApi", "*SyncStream*", kNoDeviceStreams},
+    {"OrtApi", "CopyTensors", kNoDeviceStreams},
+    {"OrtApi", "KernelContext_GetSyncStream", kNoDeviceStreams},
+    {"OrtApi", "GetModelCompatibilityForEpDevices", kEpContext},
+    {"OrtApi", "GetCompatibilityInfoFromModel*", kEpContext},
+    {"OrtApi", "*EpIncompatibilityDetails*", kEpContext},
+    {"OrtApi", "SessionOptionsSetWeightlessSourceModelBuffer", kEpContext},
+    {"OrtApi", "CreateExternalInitializerInfo", kEpContext},
+    {"OrtApi", "GetCompileApi", kEpContext},
+    {"OrtApi", "SessionReleaseCapturedGraph", "nxrt captures no graphs"},
+    {"OrtApi", "Session_GetEpGraphAssignmentInfo", kPlacement},
+    {"OrtApi", "EpAssigned*", kPlacement},
+    {"OrtApi", "RunOptionsEnableProfiling",
+     "nxrt profiles whole sessions (EnableProfiling), not single runs"},
+    {"OrtApi", "RunOptionsDisableProfiling",
+     "nxrt profiles whole sessions (EnableProfiling), not single runs"},
+    {"OrtApi", "SessionOptionsSetLoadCancellationFlag", "nxrt cannot cancel a model load"},
+    {"OrtApi", "GetModelEditorApi", "nxrt builds no models through the C API (model editor)"},
+    {"OrtApi", "SetOptimizedModelFilePath", "nxrt writes no optimized model files"},
+    {"OrtApi", "Graph_GetModelMetadata",
+     "nxrt's graph projection shows plugins no model metadata yet (docs/plugin_host.md)"},
+    {"OrtApi", "GetTrainingApi", "nxrt does not train"},
+    {"OrtApi", "GetInteropApi", "nxrt imports no external memory or semaphores"},
+    {"OrtApi", "GetExperimentalFunction", "nxrt offers no experimental functions"},
+    {"OrtApi", "CreateEnvWithOptions",
+     "nxrt does not read OrtEnvCreationOptions; use CreateEnv or CreateEnvWithCustomLogger"},
+    {"OrtEpApi", "*KernelRegistry*", kNoKernelRegistries},
+    {"OrtEpApi", "*KernelDef*", kNoKernelRegistries},
+    {"OrtEpApi", "*DataType*", kNoKernelRegistries},
+    {"OrtEpApi", "*Kernel*", kNoKernelRegistries},
+    {"OrtEpApi", "SharedPrePackedWeightCache_*", kNoKernelRegistries},
+    {"OrtEpApi", "*Stream*", kNoDeviceStreams},
+    {"OrtEpApi", "OpSchema*", "nxrt shows plugins no ONNX operator schemas"},
+    {"OrtEpApi", "GetOpSchema", "nxrt shows plugins no ONNX operator schemas"},
+    {"OrtEpApi", "ReleaseOpSchema", "nxrt shows plugins no ONNX operator schemas"},
+    {"OrtEpApi", "*ProfilingEvent*",
+     "nxrt records its own trace span per fused plugin call; a plugin's own profiling events are "
+     "not collected"},
+    {"OrtEpApi", "GetEnvConfigEntries", "nxrt has no environment config entries"},
+    {"OrtEpApi", "DeviceEpIncompatibilityDetails_*", kEpContext},
+    {"OrtEpApi", "SessionOptionsGetWeightlessSourceModelBuffer", kEpContext},
+};
+
+bool Matches(std::string_view pattern, std::string_view slot) {
+  const bool leading = pattern.starts_with('*');
+  const bool trailing = pattern.ends_with('*');
+  if (leading && trailing) {
+    return slot.find(pattern.substr(1, pattern.size() - 2)) != std::string_view::npos;
+  }
+  if (trailing) return slot.starts_with(pattern.substr(0, pattern.size() - 1));
+  if (leading) return slot.ends_with(pattern.substr(1));
+  return slot == pattern;
+}
+
+}  // namespace
+
+std::string_view NotImplementedReason(std::string_view table, std::string_view slot) {
+  for (const Reason& entry : kReasons) {
+    if (entry.table == table && Matches(entry.pattern, slot)) return entry.reason;
+  }
+  return kDefaultNotImplementedReason;
+}
+
+std::vector<std::string> UnusedNotImplementedReasons() {
+  std::vector<std::string> unused;
+  const std::vector<StubbedSlot> stubs = StubbedSlots();
+  for (const Reason& entry : kReasons) {
+    bool used = false;
+    for (const StubbedSlot& stub : stubs) {
+      const size_t colons = stub.name.find("::");
+      if (stub.name.substr(0, colons) == entry.table &&
+          Matches(entry.pattern, std::string_view(stub.name).substr(colons + 2))) {
+        used = true;
+        break;
+      }
+    }
+    if (!used) unused.push_back(std::string(entry.table) + "::" + std::string(entry.pattern));
+  }
+  return unused;
+}
+
+}  // namespace nxrt::ort_plugin
