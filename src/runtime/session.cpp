@@ -26,6 +26,7 @@
 #include "ir/op_schema.h"
 #include "optimizer/optimizer.h"
 #include "runtime/ep_factory.h"
+#include "runtime/executor.h"
 #include "runtime/graph_plan.h"
 #include "runtime/plan_builder.h"
 
