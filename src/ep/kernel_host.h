@@ -134,9 +134,6 @@ class KernelHost {
   Result<std::vector<Tensor>> Run(std::span<const Tensor> inputs,
                                   const KernelRunOptions& options = {});
 
-  Kernel& kernel() { return *kernel_; }
-  const std::string& description() const { return description_; }
-
  private:
   bool InputsChanged(const StepBinding& binding) const;
   Status RememberInputs(const StepBinding& binding);
