@@ -27,6 +27,16 @@
 // Errors from either phase are returned as Status; the runtime prefixes them with the node or
 // claim ("node 'Reshape_4' (Reshape, opset 14): ..."), so a kernel names the input or attribute
 // and the values: "input 1 has 3 elements, but the input has 4 dims".
+//
+// The contract, checked by the runtime's one kernel host (src/ep/kernel_host.h) for the
+// executor, constant folding and kernel tests alike: Prepare reads input_value() only for present
+// inputs listed in ValueInputs() or constant; it declares every present output with a valid
+// index, a dtype and no negative dim; Compute calls AllocateOutput exactly once for each present
+// output declared dynamic and never for another. Each violation fails the call with
+// kKernelContractViolation, the message naming the kernel and the rule: "node 'NonZero_2'
+// (NonZero, opset 13): kernel contract (nxrt/kernel.h): Compute did not allocate dynamic output
+// 0; call AllocateOutput once". A context method that refuses a call returns that status to the
+// kernel, which should pass it on.
 // Source for the split: TFLite TfLiteRegistration prepare/invoke, XNNPACK reshape/setup.
 #pragma once
 
@@ -42,6 +52,10 @@
 
 namespace nxrt {
 
+// The status code of every broken kernel contract (see the file comment): a bug of the kernel,
+// not of the model or the caller, so nxrt reports it as internal.
+inline constexpr StatusCode kKernelContractViolation = StatusCode::kInternal;
+
 class PrepareContext {
  public:
   virtual ~PrepareContext() = default;
@@ -54,9 +68,10 @@ class PrepareContext {
   // Dims of input `i` (all known: Prepare runs with concrete shapes).
   virtual std::span<const int64_t> input_shape(int i) const = 0;
   // The contents of input `i`, on the host. Allowed for inputs listed in Kernel::ValueInputs()
-  // and for constant initializers. Errors: kFailedPrecondition for any other input ("input 2 is
-  // not a value input of this kernel; list it in ValueInputs()"), kInvalidArgument for an omitted
-  // input or an index out of range.
+  // and for constant initializers (and values computed from constants only). Errors:
+  // kKernelContractViolation for any other input ("Prepare read input 2, which is neither a
+  // constant nor a value input of this kernel; list it in ValueInputs()"), for an omitted input
+  // and for an index out of range. A kernel may call it to learn whether an input is constant.
   virtual Result<const Tensor*> input_value(int i) const = 0;
 
   virtual int output_count() const = 0;
@@ -65,13 +80,16 @@ class PrepareContext {
   virtual bool output_used(int i) const = 0;
   // Declares output `i` as `dtype` with `shape` (every dim >= 0). Must be called once per present
   // output before Prepare returns, unless the output is declared dynamic.
-  // Errors: kInvalidArgument for an index out of range, kUndefined dtype or a negative dim.
+  // Errors: kKernelContractViolation for an index out of range, kUndefined dtype or a negative
+  // dim.
   virtual Status SetOutput(int i, DataType dtype, Shape shape) = 0;
   // Declares that output `i` has `dtype` and a shape known only during Compute; Compute then
   // calls ComputeContext::AllocateOutput(i, shape) exactly once. Same errors as SetOutput.
   virtual Status SetOutputDynamic(int i, DataType dtype) = 0;
   // Scratch memory Compute needs, in bytes (default 0), handed out 64-byte aligned and
-  // uninitialised. Planned by the memory planner, so no kernel allocates it itself.
+  // uninitialised. The memory planner places it in the run's arena like any other buffer, live
+  // for the step's Compute only (its contents do not survive to the next call), so no kernel
+  // allocates it itself.
   virtual void SetWorkspaceBytes(size_t bytes) = 0;
   // Threads the following Compute may use (ComputeContext::thread_count), so that Prepare can
   // size thread-dependent state (e.g. a oneDNN primitive and its scratchpad) once.
@@ -92,9 +110,9 @@ class ComputeContext {
   virtual Tensor* output(int i) = 0;
   // The workspace asked for in Prepare (an empty span when 0 bytes).
   virtual std::span<std::byte> workspace() = 0;
-  // Allocates dynamic output `i` with `shape` and returns it. Errors: kFailedPrecondition when
-  // `i` was not declared dynamic in Prepare or is already allocated, kInvalidArgument for a
-  // negative dim, kOutOfMemory when the device is full.
+  // Allocates dynamic output `i` with `shape` and returns it. Errors: kKernelContractViolation
+  // when `i` was not declared dynamic in Prepare, is omitted or already allocated, or `shape` has
+  // a negative dim; kOutOfMemory when the device is full.
   virtual Result<Tensor*> AllocateOutput(int i, Shape shape) = 0;
 
   // Calls fn(begin, end) on disjoint ranges covering [0, n), each at least `min_chunk` long

@@ -21,8 +21,8 @@ class InPlaceOutputs {
   virtual void AllowInPlace(int output, int input) = 0;
 };
 
-// The context's support for in-place outputs, or null when the runtime has none (e.g.
-// ep::RunKernel in tests).
+// The context's support for in-place outputs, or null when the context is not nxrt's kernel
+// host (ep/kernel_host.h, which always has it: in the executor, constant folding and tests).
 inline InPlaceOutputs* InPlaceSupport(PrepareContext& ctx) {
   return dynamic_cast<InPlaceOutputs*>(&ctx);
 }

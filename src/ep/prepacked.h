@@ -27,8 +27,8 @@ class PrepackedConstants {
   virtual std::shared_ptr<const void> Prepacked(int i) const = 0;
 };
 
-// The context's support for prepacked constants, or null when the runtime has none (e.g.
-// ep::RunKernel in tests).
+// The context's support for prepacked constants, or null when the context is not nxrt's kernel
+// host (ep/kernel_host.h, which always has it: in the executor, constant folding and tests).
 inline PrepackedConstants* PrepackedSupport(PrepareContext& ctx) {
   return dynamic_cast<PrepackedConstants*>(&ctx);
 }

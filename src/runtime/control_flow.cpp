@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "runtime/executor.h"
 #include "runtime/tensor_copy.h"
 
 namespace nxrt::runtime {

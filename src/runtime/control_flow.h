@@ -1,5 +1,5 @@
 // runtime/control_flow.h: If, Loop, Scan and SequenceMap: nodes whose subgraphs run through the
-// same plan machinery as the main graph (runtime/graph_plan.h).
+// same plan machinery as the main graph (runtime/graph_plan.h, runtime/executor.h).
 //
 // Layer: nxrt_runtime. The plan builder compiles each subgraph into a GraphPlan and hands it to
 // the factory here. A subgraph reads outer-scope values by name: the node's implicit inputs

@@ -1,45 +1,30 @@
-// runtime/graph_plan.h: the execution plan of one graph and the per-run instance that runs it.
+// runtime/graph_plan.h: the execution plan of one graph, as data.
 //
 // Layer: nxrt_runtime. A GraphPlan is built once per session (and once per subgraph) from the
-// placement: an ordered list of steps, each a kernel of one EP for one node or one fused claim,
-// or a runtime step: control flow (If/Loop/Scan/SequenceMap, running sub-plans through this same
-// machinery) and the sequence and optional ops (runtime/sequence_steps.h). It also knows, for
-// every value of the graph, where it comes from (graph input, initializer, outer scope, a step)
-// and the last step that reads it.
+// placement (runtime/plan_builder.h): an ordered list of steps, each a kernel of one EP for one
+// node or one fused claim, or a runtime step: control flow (If/Loop/Scan/SequenceMap, running
+// sub-plans through the same executor) and the sequence and optional ops
+// (runtime/sequence_steps.h). It also knows, for every value of the graph, where it comes from
+// (graph input, initializer, outer scope, a step) and the last step that reads it. A plan is
+// immutable while it runs and shared by every PlanInstance (runtime/executor.h) that runs it.
 //
 // Values are nxrt::Value (nxrt/value.h): tensors, sequences of tensors, empty optionals. Kernels
 // see tensors only; a kernel step given a sequence or an empty optional fails naming the input.
 // Only runtime steps make or take sequences and optionals; their outputs own their buffers
 // (never the arena), so a sequence may outlive every step that fed it.
-//
-// A PlanInstance holds what one concurrent run needs: its own kernel instances (kernels are not
-// re-entrant), their prepared state, and the arena. Running a plan:
-//   for each step: bind inputs → Prepare again only if an input shape (or a value input's
-//   contents) changed → allocate outputs (arena offset when the memory plan has this size,
-//   otherwise a fresh buffer) → Compute → drop inputs after their last use.
-// After a run in which some intermediate did not fit the memory plan (first run, new shapes),
-// the plan is rebuilt from the sizes just seen (runtime/memory_planner.h), so steady-state runs
-// allocate only their graph outputs.
-// Steady state (same shapes as the run before) allocates nothing else on the heap: the value
-// slots live in the instance (initializers and Constant outputs stay bound across runs), each
-// step's scratch lists are kept, and an arena intermediate's tensor is parked after its last
-// use and handed back to its producer on the next run instead of being rebuilt.
 #pragma once
 
-#include <atomic>
-#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
-#include <map>
 #include <memory>
-#include <mutex>
-#include <optional>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/thread_pool.h"
+#include "ep/kernel_host.h"
 #include "ir/graph_view.h"
 #include "nxrt/execution_provider.h"
 #include "nxrt/kernel.h"
@@ -49,12 +34,11 @@
 
 namespace nxrt::runtime {
 
-class PlanInstance;
 struct GraphPlan;
 
 // Runs a node in the runtime itself rather than on an EP: a node with subgraphs (If, Loop, Scan,
-// SequenceMap) or a sequence/optional op. Built by the plan builder; an instance per
-// PlanInstance (control flow holds sub-plan instances).
+// SequenceMap) or a sequence/optional op. Built by the plan builder; one per PlanInstance
+// (control flow holds sub-plan instances).
 class RuntimeStep {
  public:
   virtual ~RuntimeStep() = default;
@@ -104,6 +88,9 @@ struct StepPlan {
   // The sub-plans of a control-flow step (ComputeValuePlans tells them which outer-scope values
   // are constant).
   std::vector<SubgraphPlan> subgraphs;
+  // Copies of constant inputs that this step's kernels published with SetPrepacked
+  // (ep/prepacked.h), shared by all instances of the plan.
+  std::shared_ptr<ep::PrepackedCopies> prepacked = std::make_shared<ep::PrepackedCopies>();
 };
 
 // Where a value of the graph comes from during a run.
@@ -136,100 +123,17 @@ struct GraphPlan {
   // as constant inputs here and stay bound across runs.
   std::vector<bool> constant_outer;
 
-  // Copies of constant inputs that kernels published with SetPrepacked (ep/prepacked.h), by
-  // (step, input slot), shared by all instances of the plan.
-  struct Prepacked {
-    mutable std::mutex mutex;
-    std::map<std::pair<size_t, int>, std::shared_ptr<const void>> copies;
-  };
-  std::shared_ptr<Prepacked> prepacked = std::make_shared<Prepacked>();
-
   // Fills `values`, `inputs`, `outputs`, `outer_scope` from the graph and `steps`, and marks
   // the constant steps.
   void ComputeValuePlans();
+  // Whether value `v` is constant in every run: an initializer (not a graph input), a constant
+  // step's output or a constant outer-scope value. A kernel's Prepare may read its contents.
+  // Valid for values whose plan ComputeValuePlans has filled (the constant steps before it).
+  bool Constant(ir::ValueId v) const;
   // Initializers whose data no step will read again: not graph inputs or outputs, read only by
   // kernel steps (no runtime or constant step, no subgraph), each reading slot of which has a
   // prepacked copy. Ascending ValueIds.
   std::vector<ir::ValueId> PrepackedInitializers() const;
-};
-
-// Statistics of one step, summed over the runs of all instances.
-struct StepCounters {
-  int64_t calls = 0;
-  double total_us = 0;
-};
-
-// When one step ran and for how long (profiling, Session::EndProfiling).
-struct StepSpan {
-  size_t step = 0;
-  std::chrono::steady_clock::time_point start;
-  double duration_us = 0;
-};
-
-class PlanInstance {
- public:
-  // Creates the kernels of `plan` (which must outlive the instance). Errors: kernel creation
-  // errors, prefixed with the step's node.
-  static Result<std::unique_ptr<PlanInstance>> Create(const GraphPlan& plan);
-  ~PlanInstance();
-
-  // The instance's value slots, one per value of the graph, kept across runs: the caller binds
-  // graph inputs and outer-scope values here before Run, takes the graph outputs after it, then
-  // calls ReleaseBindings.
-  std::vector<Value>& values() { return values_; }
-  // Unbinds the graph inputs, outer-scope values and graph outputs (so that the instance holds no
-  // caller's buffer between runs); initializers and computed constants stay bound.
-  void ReleaseBindings();
-  // Per-step counters a caller may pass to Run (kept here so that runs reuse the storage).
-  std::vector<StepCounters>& counters() { return counters_; }
-
-  // Runs the plan on values(): initializers are bound here. On return the graph outputs' slots
-  // hold their values (tensors produced by steps own their buffers). `counters` (one per step,
-  // may be empty) receive calls and time; `spans`, when given, one entry per successful step.
-  Status Run(ThreadPool& pool, std::span<StepCounters> counters,
-             std::vector<StepSpan>* spans = nullptr);
-  // The step whose failure ended the last Run, or nullopt when it succeeded.
-  std::optional<size_t> failed_step() const { return failed_step_; }
-  // Called by Run right after a Prepare that published a prepacked copy (ep/prepacked.h),
-  // before that step's Compute, so the owner can free initializers no step reads any more
-  // (GraphPlan::PrepackedInitializers) as soon as possible, keeping the peak memory low.
-  void set_prepacked_hook(std::function<void(PlanInstance&)> hook) {
-    prepacked_hook_ = std::move(hook);
-  }
-  // A flag Run reads before each step (null: none): once it is true, Run stops with
-  // kRuntimeError, failed_step() stays nullopt (no step failed). Set per run by the owner.
-  void set_terminate_flag(const std::atomic<bool>* terminate) { terminate_ = terminate; }
-
- private:
-  struct StepState;
-  explicit PlanInstance(const GraphPlan& plan);
-  Status RunStep(size_t index, ThreadPool& pool);
-  // Empties slot `v` after its last use; an arena tensor is parked in spare_[v] for its producer.
-  void Drop(ir::ValueId v);
-  void RebuildMemoryPlan();
-  // Per value, the value whose arena buffer it uses: itself, or for an output a kernel allowed
-  // in place (ep/in_place.h) and the planner accepted, its input's owner. `last_step` gets each
-  // owner's last step (its own lifetime and that of the values sharing its buffer).
-  std::vector<ir::ValueId> InPlaceOwners(std::vector<int32_t>& last_step) const;
-
-  const GraphPlan& plan_;
-  std::optional<size_t> failed_step_;
-  std::function<void(PlanInstance&)> prepacked_hook_;
-  const std::atomic<bool>* terminate_ = nullptr;
-  bool prepacked_published_ = false;
-  std::vector<std::unique_ptr<StepState>> steps_;
-  std::vector<Value> values_;  // by ValueId
-  std::vector<Value> spare_;   // by ValueId: arena tensors parked between their runs
-  std::vector<StepCounters> counters_;
-  // The arena and, per value, its offset in it and the byte size it was planned for (-1: not
-  // planned). Rebuilt when a run sees a size the plan does not have.
-  std::shared_ptr<std::byte> arena_;
-  std::vector<int64_t> planned_offset_;
-  std::vector<int64_t> planned_bytes_;
-  std::vector<int64_t> seen_bytes_;  // sizes in the current run (-1: not in the arena's scope)
-  bool plan_mismatch_ = true;
-  std::shared_ptr<std::byte> workspace_;  // shared by all steps; the largest request
-  size_t workspace_bytes_ = 0;
 };
 
 }  // namespace nxrt::runtime

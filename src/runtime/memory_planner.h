@@ -1,8 +1,9 @@
 // runtime/memory_planner.h: assigns arena offsets to buffers from their lifetimes.
 //
-// Layer: nxrt_runtime. The planner owns intermediate memory: the execution plan describes every
-// buffer a run needs (an intermediate value or a kernel's workspace) as a size and the range of
-// plan steps during which it must stay intact; the planner packs them into one arena so that two
+// Layer: nxrt_runtime. The planner owns intermediate memory: the executor (runtime/executor.h)
+// describes every buffer a run needs (an intermediate value from its producer to its last
+// reader, a kernel's workspace for its own step) as a size and the range of plan steps during
+// which it must stay intact; the planner packs them into one arena (runtime/arena.h) so that two
 // buffers share bytes only when their step ranges do not intersect. It knows nothing of graphs,
 // EPs or kernels, and is tested on its own (memory_planner_test.cpp).
 //

@@ -24,6 +24,7 @@
 #include "ir/onnx_loader.h"
 #include "ir/op_schema.h"
 #include "nxrt/placement.h"
+#include "runtime/executor.h"
 #include "runtime/graph_plan.h"
 #include "runtime/model_info.h"
 #include "runtime/model_pipeline.h"

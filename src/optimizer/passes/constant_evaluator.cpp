@@ -4,7 +4,7 @@
 #include <string_view>
 
 #include "ep/cpu/cpu_execution_provider.h"
-#include "ep/kernel_runner.h"
+#include "ep/kernel_host.h"
 
 namespace nxrt::opt {
 namespace {
@@ -55,11 +55,11 @@ Result<bool> ConstantEvaluator::Fold(ir::NodeId id) {
     }
   }
   std::vector<Tensor> inputs;
-  std::vector<int> input_slots;
+  ep::KernelRunOptions options;
   for (size_t i = 0; i < node.inputs.size(); ++i) {
     const Tensor* t = node.inputs[i] == ir::kNoValue ? nullptr : Known(node.inputs[i]);
     inputs.push_back(t != nullptr ? *t : Tensor());
-    input_slots.push_back(static_cast<int>(i));
+    options.constant_inputs.push_back(static_cast<int>(i));
   }
   if (!infos_) infos_.emplace(editor_->view());
   std::vector<std::pair<size_t, Tensor>> constants;
@@ -70,16 +70,14 @@ Result<bool> ConstantEvaluator::Fold(ir::NodeId id) {
   if (!CpuKernels().Supports(info).supported()) return false;
   Result<std::unique_ptr<Kernel>> kernel = CpuKernels().CreateKernel(info);
   if (!kernel.ok()) return kernel.status().WithContext(info.Description());
-  ep::KernelRunOptions options;
-  options.output_count = static_cast<int>(node.outputs.size());
-  options.constant_inputs = std::move(input_slots);
-  for (size_t o = 0; o < node.outputs.size(); ++o) {
-    if (node.outputs[o] == ir::kNoValue) options.unused_outputs.push_back(static_cast<int>(o));
+  options.outputs.clear();
+  for (ir::ValueId out : node.outputs) {
+    options.outputs.push_back(out == ir::kNoValue ? ep::OutputUse::kOmitted : ep::OutputUse::kUsed);
   }
-  Result<ep::KernelRun> run = ep::RunKernel(**kernel, inputs, options);
-  if (!run.ok()) return run.status().WithContext(info.Description());
+  ep::KernelHost host(std::move(kernel).value(), info.Description());
+  NXRT_ASSIGN_OR_RETURN(std::vector<Tensor> outputs, host.Run(inputs, options));
   for (size_t o = 0; o < node.outputs.size(); ++o) {
-    if (node.outputs[o] != ir::kNoValue) Replace(id, node.outputs[o], std::move(run->outputs[o]));
+    if (node.outputs[o] != ir::kNoValue) Replace(id, node.outputs[o], std::move(outputs[o]));
   }
   return true;
 }

@@ -5,8 +5,8 @@
 // RunOp serialises it as a one-node model (ep/cpu/testing/single_op_model.h) and runs it through
 // nxrt::Session, so each op goes through the loader, placement on the CPU EP's real table,
 // Prepare with its value inputs, memory planning and Compute. Runtime inputs are graph inputs;
-// Const inputs are initializers. RunOpSequence instead drives one CPU EP kernel through
-// ep::RunKernel (the executor's contract) over several input sets: the lifecycle test of a
+// Const inputs are initializers. RunOpSequence instead drives one CPU EP kernel through the
+// executor's kernel host (ep/kernel_host.h) over several input sets: the lifecycle test of a
 // kernel that keeps state between Prepare calls (a cached oneDNN primitive re-planned for a new
 // shape).
 #pragma once
@@ -19,7 +19,7 @@
 
 #include "ep/cpu/cpu_execution_provider.h"
 #include "ep/cpu/testing/single_op_model.h"
-#include "ep/kernel_runner.h"
+#include "ep/kernel_host.h"
 #include "nxrt/kernel.h"
 #include "nxrt/node_info.h"
 #include "nxrt/status.h"
@@ -102,25 +102,28 @@ inline NodeInfo MakeNode(const OpCase& op) {
   return NodeInfo(std::move(data));
 }
 
-// Creates the kernel of `op` with the CPU EP and runs it once per entry of `runs` through
-// ep::RunKernel (op.inputs describes the node; a run may bind other shapes, as a model with
+// Creates the kernel of `op` with the CPU EP and runs it once per entry of `runs` through one
+// ep::KernelHost, which prepares again when a run's inputs differ from the run before, as the
+// executor does (op.inputs describes the node; a run may bind other shapes, as a model with
 // symbolic dims does). Returns each run's outputs.
 inline Result<std::vector<std::vector<Tensor>>> RunOpSequence(
     const OpCase& op, const std::vector<std::vector<OpInput>>& runs) {
   CpuExecutionProvider provider;
   NXRT_RETURN_IF_ERROR(provider.Initialize({}));
-  NXRT_ASSIGN_OR_RETURN(std::unique_ptr<Kernel> kernel, provider.CreateKernel(MakeNode(op)));
+  const NodeInfo node = MakeNode(op);
+  NXRT_ASSIGN_OR_RETURN(std::unique_ptr<Kernel> kernel, provider.CreateKernel(node));
+  ep::KernelHost host(std::move(kernel), node.Description());
   std::vector<std::vector<Tensor>> results;
   for (const std::vector<OpInput>& inputs : runs) {
     std::vector<Tensor> tensors;
     ep::KernelRunOptions options;
-    options.output_count = op.num_outputs;
+    options.outputs.assign(op.num_outputs, ep::OutputUse::kUsed);
     for (size_t i = 0; i < inputs.size(); ++i) {
       tensors.push_back(inputs[i].value);
       if (inputs[i].initializer) options.constant_inputs.push_back(static_cast<int>(i));
     }
-    NXRT_ASSIGN_OR_RETURN(ep::KernelRun run, ep::RunKernel(*kernel, tensors, options));
-    results.push_back(std::move(run.outputs));
+    NXRT_ASSIGN_OR_RETURN(std::vector<Tensor> outputs, host.Run(tensors, options));
+    results.push_back(std::move(outputs));
   }
   return results;
 }

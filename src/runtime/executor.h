@@ -1,0 +1,133 @@
+// runtime/executor.h: PlanInstance, what runs a GraphPlan (runtime/graph_plan.h) once per call.
+//
+// Layer: nxrt_runtime. A PlanInstance holds what one concurrent run needs: its own kernels
+// (kernels are not re-entrant), each in a kernel host (ep/kernel_host.h) that keeps its prepared
+// state, the value slots, and the arena (runtime/arena.h). A run executes the steps in order;
+// a kernel step is
+//   bind its inputs → the host prepares again only if an input shape (or a value input's
+//   contents) changed → bind its outputs and workspace (arena bytes when the memory plan has
+//   them at this size, otherwise buffers of their own) → Compute → pin a constant step's outputs
+//   → drop the values this step read last.
+// A runtime step (control flow, sequence ops) gets its inputs and gives values that own their
+// buffers. After a run in which some intermediate or workspace did not fit the memory plan
+// (first run, new shapes, a kernel that changed its in-place offers), the arena is rebuilt from
+// the sizes just seen (runtime/memory_planner.h): intermediates live from their producer to
+// their last reader, a kernel's workspace for its step only.
+// Steady state (same shapes as the run before) allocates nothing on the heap but the graph
+// outputs: the value slots live in the instance (initializers and constant steps' outputs stay
+// bound across runs), each step's binding and scratch lists are kept, workspaces are arena
+// bytes, and an arena intermediate's tensor is parked after its last use and handed back to its
+// producer on the next run instead of being rebuilt (executor_test.cpp counts it).
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "core/thread_pool.h"
+#include "ir/graph.h"
+#include "nxrt/status.h"
+#include "nxrt/value.h"
+#include "runtime/arena.h"
+#include "runtime/graph_plan.h"
+
+namespace nxrt::runtime {
+
+// Statistics of one step, summed over the runs of all instances.
+struct StepCounters {
+  int64_t calls = 0;
+  double total_us = 0;
+};
+
+// When one step ran and for how long (profiling, Session::EndProfiling).
+struct StepSpan {
+  size_t step = 0;
+  std::chrono::steady_clock::time_point start;
+  double duration_us = 0;
+};
+
+class PlanInstance {
+ public:
+  // Creates the kernels of `plan` (which must outlive the instance). Errors: kernel creation
+  // errors, prefixed with the step's node.
+  static Result<std::unique_ptr<PlanInstance>> Create(const GraphPlan& plan);
+  ~PlanInstance();
+
+  // The instance's value slots, one per value of the graph, kept across runs: the caller binds
+  // graph inputs and outer-scope values here before Run, takes the graph outputs after it, then
+  // calls ReleaseBindings.
+  std::vector<Value>& values() { return values_; }
+  // Unbinds the graph inputs, outer-scope values and graph outputs (so that the instance holds no
+  // caller's buffer between runs); initializers and computed constants stay bound.
+  void ReleaseBindings();
+  // Per-step counters a caller may pass to Run (kept here so that runs reuse the storage).
+  std::vector<StepCounters>& counters() { return counters_; }
+
+  // Runs the plan on values(): initializers are bound here. On return the graph outputs' slots
+  // hold their values (tensors produced by steps own their buffers). `counters` (one per step,
+  // may be empty) receive calls and time; `spans`, when given, one entry per successful step.
+  Status Run(ThreadPool& pool, std::span<StepCounters> counters,
+             std::vector<StepSpan>* spans = nullptr);
+  // The step whose failure ended the last Run, or nullopt when it succeeded.
+  std::optional<size_t> failed_step() const { return failed_step_; }
+  // Called by Run right after a Prepare that published a prepacked copy (ep/prepacked.h),
+  // before that step's Compute, so the owner can free initializers no step reads any more
+  // (GraphPlan::PrepackedInitializers) as soon as possible, keeping the peak memory low.
+  void set_prepacked_hook(std::function<void(PlanInstance&)> hook) {
+    prepacked_hook_ = std::move(hook);
+  }
+  // A flag Run reads before each step (null: none): once it is true, Run stops with
+  // kRuntimeError, failed_step() stays nullopt (no step failed). Set per run by the owner.
+  void set_terminate_flag(const std::atomic<bool>* terminate) { terminate_ = terminate; }
+  // The instance's arena (its size: what the intermediates and workspaces of a run take).
+  const Arena& arena() const { return arena_; }
+
+ private:
+  struct StepState;
+  explicit PlanInstance(const GraphPlan& plan);
+
+  // One step; the pieces below, in the order they run.
+  Status RunStep(size_t index, ThreadPool& pool);
+  Status BindInputs(size_t index);
+  Status RunRuntimeStep(size_t index, ThreadPool& pool);
+  Status RunKernelStep(size_t index, ThreadPool& pool);
+  Status BindKernelInputs(size_t index);
+  Status BindOutputs(size_t index);
+  Result<Tensor*> BindOutput(size_t index, size_t o);
+  Status BindWorkspace(size_t index);
+  void CollectOutputs(size_t index, bool ok);
+  void PinConstantOutputs(size_t index);
+  void DropAfter(size_t index);
+
+  // Empties slot `v` after its last use; an arena tensor is parked in spare_[v] for its producer.
+  void Drop(ir::ValueId v);
+  // The arena buffer of step `s`'s workspace (values come first).
+  size_t WorkspaceBuffer(size_t s) const { return plan_.values.size() + s; }
+  // Lays the arena out for the sizes of the run just done.
+  void RebuildArena();
+  // Per buffer, its step range and the buffer whose bytes it uses: itself, or for an output a
+  // kernel allowed in place (ep/in_place.h) and the planner accepted, its input's owner.
+  std::vector<ArenaUse> ArenaUses() const;
+
+  const GraphPlan& plan_;
+  std::optional<size_t> failed_step_;
+  std::function<void(PlanInstance&)> prepacked_hook_;
+  const std::atomic<bool>* terminate_ = nullptr;
+  std::vector<std::unique_ptr<StepState>> steps_;
+  std::vector<Value> values_;  // by ValueId
+  std::vector<Value> spare_;   // by ValueId: arena tensors parked between their runs
+  std::vector<StepCounters> counters_;
+  Arena arena_;  // buffers: one per value, then one workspace per step
+  // A step's workspace in a run whose arena layout does not have it (grown to the largest need,
+  // freed when the arena is rebuilt).
+  std::shared_ptr<std::byte> fallback_workspace_;
+  size_t fallback_workspace_bytes_ = 0;
+};
+
+}  // namespace nxrt::runtime
