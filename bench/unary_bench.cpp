@@ -8,7 +8,7 @@
 #include <random>
 #include <vector>
 
-#include "ep/cpu/math/unary.h"
+#include "ep/cpu/math/elementwise/unary.h"
 
 namespace nxrt::cpu::math {
 namespace {

@@ -9,7 +9,7 @@
 
 #include "ep/cpu/kernels/elementwise/elementwise.h"
 #include "ep/cpu/kernels/kernel_util.h"
-#include "ep/cpu/math/cast.h"
+#include "ep/cpu/math/elementwise/cast.h"
 
 namespace nxrt::cpu::kernels {
 namespace {

@@ -6,8 +6,8 @@
 // shapes. Factories fail with kInvalidModel naming a bad attribute and its value.
 #pragma once
 
-#include "ep/cpu/math/binary.h"
-#include "ep/cpu/math/unary.h"
+#include "ep/cpu/math/elementwise/binary.h"
+#include "ep/cpu/math/elementwise/unary.h"
 #include "ep/op_registry.h"
 
 namespace nxrt::cpu::kernels {

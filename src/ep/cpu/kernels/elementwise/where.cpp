@@ -7,7 +7,7 @@
 
 #include "ep/cpu/kernels/elementwise/elementwise.h"
 #include "ep/cpu/kernels/kernel_util.h"
-#include "ep/cpu/math/where.h"
+#include "ep/cpu/math/elementwise/where.h"
 
 namespace nxrt::cpu::kernels {
 namespace {

@@ -10,8 +10,8 @@
 
 #include "ep/cpu/kernels/kernel_util.h"
 #include "ep/cpu/kernels/loss/loss.h"
-#include "ep/cpu/math/loss.h"
-#include "ep/cpu/math/softmax.h"
+#include "ep/cpu/math/loss/loss.h"
+#include "ep/cpu/math/normalization/softmax.h"
 
 namespace nxrt::cpu::kernels {
 namespace {

@@ -28,7 +28,7 @@
 #include "ep/cpu/kernels/nn/fused_activation.h"
 #include "ep/cpu/kernels/nn/nn.h"
 #include "ep/cpu/kernels/tensor/tensor.h"
-#include "ep/cpu/nn/conv.h"
+#include "ep/cpu/math/nn/conv.h"
 #include "ep/in_place.h"
 
 namespace nxrt::cpu::kernels {

@@ -6,7 +6,7 @@
 
 #include "ep/cpu/kernels/kernel_util.h"
 #include "ep/cpu/kernels/nn/nn.h"
-#include "ep/cpu/math/det.h"
+#include "ep/cpu/math/nn/det.h"
 
 namespace nxrt::cpu::kernels {
 namespace {

@@ -11,8 +11,8 @@
 
 #include "ep/cpu/kernels/kernel_util.h"
 #include "ep/cpu/kernels/nn/nn.h"
-#include "ep/cpu/nn/grid_sample.h"
-#include "ep/cpu/nn/non_max_suppression.h"
+#include "ep/cpu/math/nn/grid_sample.h"
+#include "ep/cpu/math/nn/non_max_suppression.h"
 
 namespace nxrt::cpu::kernels {
 namespace {

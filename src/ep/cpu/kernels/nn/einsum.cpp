@@ -9,7 +9,7 @@
 
 #include "ep/cpu/kernels/kernel_util.h"
 #include "ep/cpu/kernels/nn/nn.h"
-#include "ep/cpu/math/einsum.h"
+#include "ep/cpu/math/nn/einsum.h"
 
 namespace nxrt::cpu::kernels {
 namespace {

@@ -5,7 +5,7 @@
 
 #include "ep/cpu/kernels/kernel_util.h"
 #include "ep/cpu/kernels/nn/nn.h"
-#include "ep/cpu/nn/lrn.h"
+#include "ep/cpu/math/nn/lrn.h"
 
 namespace nxrt::cpu::kernels {
 namespace {

@@ -24,7 +24,7 @@
 #include "ep/cpu/kernels/kernel_util.h"
 #include "ep/cpu/kernels/nn/fused_activation.h"
 #include "ep/cpu/kernels/nn/nn.h"
-#include "ep/cpu/nn/matmul.h"
+#include "ep/cpu/math/nn/matmul.h"
 #include "ep/prepacked.h"
 
 namespace nxrt::cpu::kernels {

@@ -10,7 +10,7 @@
 
 #include "ep/cpu/kernels/kernel_util.h"
 #include "ep/cpu/kernels/nn/nn.h"
-#include "ep/cpu/nn/max_unpool.h"
+#include "ep/cpu/math/nn/max_unpool.h"
 
 namespace nxrt::cpu::kernels {
 namespace {

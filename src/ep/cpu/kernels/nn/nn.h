@@ -8,8 +8,8 @@
 // primitive is made once); Compute only executes the plan on the bound buffers.
 #pragma once
 
-#include "ep/cpu/nn/pool.h"
-#include "ep/cpu/nn/rnn.h"
+#include "ep/cpu/math/nn/pool.h"
+#include "ep/cpu/math/nn/rnn.h"
 #include "ep/op_registry.h"
 
 namespace nxrt::cpu::kernels {

@@ -8,8 +8,8 @@
 #include <string>
 
 #include "ep/cpu/kernels/tensor/single_op_test_util.h"
-#include "ep/cpu/nn/nn_test_util.h"
-#include "ep/cpu/nn/onnx_node_cases.h"
+#include "ep/cpu/math/testing/nn_test_util.h"
+#include "ep/cpu/math/nn/testing/onnx_node_cases.h"
 
 namespace nxrt::cpu::kernels::testing {
 namespace {

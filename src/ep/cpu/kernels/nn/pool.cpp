@@ -24,8 +24,8 @@
 #include "ep/cpu/kernels/kernel_util.h"
 #include "ep/cpu/kernels/nn/nn.h"
 #include "ep/cpu/kernels/tensor/tensor.h"
-#include "ep/cpu/nn/nhwc_pool.h"
-#include "ep/cpu/nn/pool.h"
+#include "ep/cpu/math/nn/nhwc_pool.h"
+#include "ep/cpu/math/nn/pool.h"
 
 namespace nxrt::cpu::kernels {
 namespace {

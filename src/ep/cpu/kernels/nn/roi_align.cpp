@@ -9,7 +9,7 @@
 
 #include "ep/cpu/kernels/kernel_util.h"
 #include "ep/cpu/kernels/nn/nn.h"
-#include "ep/cpu/nn/roi_align.h"
+#include "ep/cpu/math/nn/roi_align.h"
 
 namespace nxrt::cpu::kernels {
 namespace {

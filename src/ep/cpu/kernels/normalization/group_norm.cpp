@@ -8,7 +8,7 @@
 
 #include "ep/cpu/kernels/kernel_util.h"
 #include "ep/cpu/kernels/normalization/normalization.h"
-#include "ep/cpu/math/normalization.h"
+#include "ep/cpu/math/normalization/normalization.h"
 
 namespace nxrt::cpu::kernels {
 namespace {

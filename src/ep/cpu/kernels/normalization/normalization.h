@@ -7,7 +7,7 @@
 // independent rows when the input is large.
 #pragma once
 
-#include "ep/cpu/math/softmax.h"
+#include "ep/cpu/math/normalization/softmax.h"
 #include "ep/op_registry.h"
 
 namespace nxrt::cpu::kernels {

@@ -10,7 +10,7 @@
 
 #include "ep/cpu/kernels/kernel_util.h"
 #include "ep/cpu/kernels/quant/quant.h"
-#include "ep/cpu/nn/quant.h"
+#include "ep/cpu/math/quant/quant.h"
 
 namespace nxrt::cpu::kernels {
 namespace {

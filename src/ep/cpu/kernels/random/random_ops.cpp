@@ -14,7 +14,7 @@
 #include "ep/cpu/kernels/kernel_util.h"
 #include "ep/cpu/kernels/random/random.h"
 #include "ep/cpu/math/element_types.h"
-#include "ep/cpu/math/random.h"
+#include "ep/cpu/math/random/random.h"
 
 namespace nxrt::cpu::kernels {
 namespace {

@@ -6,7 +6,7 @@
 // naming the attribute.
 #pragma once
 
-#include "ep/cpu/math/reduce.h"
+#include "ep/cpu/math/reduction/reduce.h"
 #include "ep/op_registry.h"
 
 namespace nxrt::cpu::kernels {

@@ -6,7 +6,7 @@
 // those inputs in ValueInputs() and builds its plan in Prepare.
 #pragma once
 
-#include "ep/cpu/math/signal.h"
+#include "ep/cpu/math/signal/signal.h"
 #include "ep/op_registry.h"
 
 namespace nxrt::cpu::kernels {

@@ -11,7 +11,7 @@
 
 #include "ep/cpu/kernels/kernel_util.h"
 #include "ep/cpu/kernels/string/string.h"
-#include "ep/cpu/math/text.h"
+#include "ep/cpu/math/string/text.h"
 
 namespace nxrt::cpu::kernels {
 namespace {

@@ -6,7 +6,7 @@
 #include <memory>
 
 #include "ep/cpu/kernels/tensor/tensor.h"
-#include "ep/cpu/nn/gather.h"
+#include "ep/cpu/math/tensor/gather.h"
 
 namespace nxrt::cpu::kernels {
 namespace {

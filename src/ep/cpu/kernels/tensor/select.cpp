@@ -10,8 +10,8 @@
 
 #include "ep/cpu/kernels/kernel_util.h"
 #include "ep/cpu/kernels/tensor/tensor.h"
-#include "ep/cpu/nn/nn_common.h"
-#include "ep/cpu/nn/select.h"
+#include "ep/cpu/math/nn_common.h"
+#include "ep/cpu/math/tensor/select.h"
 
 namespace nxrt::cpu::kernels {
 namespace {

@@ -9,7 +9,7 @@
 
 #include "ep/cpu/kernels/kernel_util.h"
 #include "ep/cpu/kernels/tensor/tensor.h"
-#include "ep/cpu/nn/slice.h"
+#include "ep/cpu/math/tensor/slice.h"
 
 namespace nxrt::cpu::kernels {
 namespace {

@@ -10,7 +10,7 @@
 
 #include "ep/cpu/kernels/kernel_util.h"
 #include "ep/cpu/kernels/tensor/tensor.h"
-#include "ep/cpu/nn/sort.h"
+#include "ep/cpu/math/tensor/sort.h"
 
 namespace nxrt::cpu::kernels {
 namespace {

@@ -7,7 +7,7 @@
 
 #include "ep/cpu/kernels/kernel_util.h"
 #include "ep/cpu/kernels/tensor/tensor.h"
-#include "ep/cpu/nn/tile_expand.h"
+#include "ep/cpu/math/tensor/tile_expand.h"
 
 namespace nxrt::cpu::kernels {
 namespace {

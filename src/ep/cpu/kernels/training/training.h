@@ -9,7 +9,7 @@
 
 #include <memory>
 
-#include "ep/cpu/math/training.h"
+#include "ep/cpu/math/training/training.h"
 #include "ep/op_registry.h"
 
 namespace nxrt::cpu::kernels {
