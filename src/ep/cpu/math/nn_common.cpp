@@ -1,5 +1,5 @@
-// ep/cpu/nn/nn_common.cpp: shared helpers of the CPU EP's tensor and nn reference math.
-// Layer: nxrt_cpu_nn. See nn_common.h.
+// ep/cpu/math/nn_common.cpp: shared helpers of the CPU EP's tensor and nn reference math.
+// Layer: nxrt_cpu_math. See nn_common.h.
 #include "ep/cpu/math/nn_common.h"
 
 #include <algorithm>

@@ -1,6 +1,6 @@
-// ep/cpu/nn/nn_common.h: shared helpers of the CPU EP's tensor and nn reference math.
+// ep/cpu/math/nn_common.h: shared helpers of the CPU EP's tensor and nn reference math.
 //
-// Layer: nxrt_cpu_nn (framework-free math under the CPU EP; no IR, no EP API). Holds what
+// Layer: nxrt_cpu_math (framework-free math under the CPU EP; no IR, no EP API). Holds what
 // several ops need: axis normalisation, shape checks with messages that print both shapes,
 // element-size dispatch for dtype-agnostic data movement (strings included), a strided copy
 // engine, a per-axis index-map gather, and the float conversions of numeric kernels.

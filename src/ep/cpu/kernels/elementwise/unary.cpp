@@ -1,5 +1,5 @@
-// ep/cpu/kernels/elementwise/unary.cpp: glue of the unary ops of math/unary.h (Abs ... IsInf,
-// Not, BitwiseNot, the activations) and of Clip in both of its ONNX forms.
+// ep/cpu/kernels/elementwise/unary.cpp: glue of the unary ops of math/elementwise/unary.h (Abs ...
+// IsInf, Not, BitwiseNot, the activations) and of Clip in both of its ONNX forms.
 //
 // Layer: nxrt_ep_cpu (kernel glue). Attributes are read once at creation over the ONNX defaults;
 // Prepare resolves the typed function; Compute runs it over element ranges in parallel.

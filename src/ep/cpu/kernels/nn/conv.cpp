@@ -1,11 +1,11 @@
-// ep/cpu/kernels/nn/conv.cpp: glue of Conv and ConvTranspose over nn/conv.h.
+// ep/cpu/kernels/nn/conv.cpp: glue of Conv and ConvTranspose over math/nn/conv.h.
 //
 // Layer: nxrt_ep_cpu (kernel glue). The attributes are parsed once; Prepare creates the plan (and
 // its oneDNN primitive for float) only when an input shape or the run's thread count differs
 // from the one it was made for, so a steady input shape costs one primitive creation; constant
 // weights (initializers) are then reordered once into the primitive's layout (which lets 3x3
-// convolutions take oneDNN's Winograd algorithm, nn/conv.h ConvOptions::constant_weights). The blocked copies
-// and oneDNN's scratchpad are the kernel's workspace.
+// convolutions take oneDNN's Winograd algorithm, math/nn/conv.h ConvOptions::constant_weights). The
+// blocked copies and oneDNN's scratchpad are the kernel's workspace.
 //
 // com.nxrt:FusedConv(X, W, B?, Z?) (made by the conv_activation_fusion pass) is Conv with post-ops:
 // Y = s * act(Conv(X, W, B) + Z) + t, Z of Y's shape (a residual), run as oneDNN post-ops in the

@@ -1,4 +1,4 @@
-// ep/cpu/kernels/nn/det.cpp: glue of Det (math/det.h).
+// ep/cpu/kernels/nn/det.cpp: glue of Det (math/nn/det.h).
 //
 // Layer: nxrt_ep_cpu (kernel glue). No attributes; the LU factorisation works in an M x M double
 // workspace, one matrix at a time.

@@ -1,4 +1,4 @@
-// ep/cpu/kernels/nn/einsum.cpp: glue of Einsum (math/einsum.h).
+// ep/cpu/kernels/nn/einsum.cpp: glue of Einsum (math/nn/einsum.h).
 //
 // Layer: nxrt_ep_cpu (kernel glue). The required `equation` is parsed once by the factory; Prepare
 // resolves it against the input shapes; Compute splits the output elements over the thread pool.

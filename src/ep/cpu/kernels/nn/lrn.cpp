@@ -1,4 +1,4 @@
-// ep/cpu/kernels/nn/lrn.cpp: glue of LRN (nn/lrn.h).
+// ep/cpu/kernels/nn/lrn.cpp: glue of LRN (math/nn/lrn.h).
 //
 // Layer: nxrt_ep_cpu (kernel glue). Attributes `alpha`, `beta`, `bias` and the required `size`.
 #include <memory>

@@ -1,11 +1,11 @@
-// ep/cpu/kernels/nn/matmul.cpp: glue of MatMul and Gemm over nn/matmul.h.
+// ep/cpu/kernels/nn/matmul.cpp: glue of MatMul and Gemm over math/nn/matmul.h.
 //
 // Layer: nxrt_ep_cpu (kernel glue). Prepare creates the plan (and its oneDNN primitive for
 // float, sized for the run's intra-op threads) only when an input shape or the thread count
 // differs from the one it was made for, so a constant weight with a steady activation shape
 // costs one primitive creation, and one packing of the weight, in the kernel's life. The
 // primitive's scratchpad is the step's planned workspace. A product of one row with a constant B
-// runs on nxrt's own kernel (nn/gemv.h) through the pool's ParallelFor.
+// runs on nxrt's own kernel (math/nn/gemv.h) through the pool's ParallelFor.
 //
 // com.nxrt:FusedMatMul and com.nxrt:FusedGemm (made by the matmul_activation_fusion pass) are the
 // same kernels with an epilogue: FusedMatMul(A, B, bias?) = act(A @ B + bias), bias of N elements

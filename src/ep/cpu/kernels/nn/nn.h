@@ -1,8 +1,8 @@
 // ep/cpu/kernels/nn/nn.h: kernel factories of the CPU EP's nn family, used by its table
 // (register_nn.cpp).
 //
-// Layer: nxrt_ep_cpu (kernel glue over the reference math of src/ep/cpu/nn). Each factory reads
-// the node's attributes once (kInvalidModel naming the attribute and its value) and returns a
+// Layer: nxrt_ep_cpu (kernel glue over the reference math of src/ep/cpu/math/nn). Each factory
+// reads the node's attributes once (kInvalidModel naming the attribute and its value) and returns a
 // kernel whose Prepare builds the math plan, including its oneDNN primitive for float, and
 // keeps it while the input shapes stay the same (constant weights never change shape, so their
 // primitive is made once); Compute only executes the plan on the bound buffers.

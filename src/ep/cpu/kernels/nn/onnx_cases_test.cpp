@@ -1,6 +1,6 @@
 // ep/cpu/kernels/nn/onnx_cases_test.cpp: every ONNX backend node test of the nn family
-// (ep/cpu/nn/onnx_node_cases.h: Conv, ConvTranspose, the pools, Gemm, MatMul, LSTM, GRU, RNN)
-// rebuilt as a one-node model at its opset and run through the session; the outputs are
+// (ep/cpu/math/nn/testing/onnx_node_cases.h: Conv, ConvTranspose, the pools, Gemm, MatMul, LSTM,
+// GRU, RNN) rebuilt as a one-node model at its opset and run through the session; the outputs are
 // compared with the test's expected outputs (ONNX's own reference).
 #include <gtest/gtest.h>
 

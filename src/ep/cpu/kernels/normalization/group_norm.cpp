@@ -1,5 +1,5 @@
 // ep/cpu/kernels/normalization/group_norm.cpp: glue of InstanceNormalization and
-// GroupNormalization (math/normalization.h).
+// GroupNormalization (math/normalization/normalization.h).
 //
 // Layer: nxrt_ep_cpu (kernel glue). InstanceNormalization is the group normalisation with one
 // group per channel. Prepare checks scale/B against X; Compute runs the plan over the batch.

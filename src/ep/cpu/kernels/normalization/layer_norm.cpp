@@ -1,5 +1,5 @@
 // ep/cpu/kernels/normalization/layer_norm.cpp: glue of LayerNormalization
-// (math/normalization.h).
+// (math/normalization/normalization.h).
 //
 // Layer: nxrt_ep_cpu (kernel glue). Prepare checks Scale/B against X, declares Y and the optional
 // Mean/InvStdDev outputs (of the stash type), and cuts the rows into parts; Compute normalises

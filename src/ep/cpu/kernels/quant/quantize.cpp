@@ -1,5 +1,5 @@
 // ep/cpu/kernels/quant/quantize.cpp: glue of QuantizeLinear, DequantizeLinear and
-// DynamicQuantizeLinear over nn/quant.h.
+// DynamicQuantizeLinear over math/quant/quant.h.
 //
 // Layer: nxrt_ep_cpu (kernel glue). Inputs: x, scale, optional zero point (ONNX
 // onnx/defs/quantization/defs.cc). The plan depends on the dtypes and shapes only, so Prepare

@@ -1,6 +1,6 @@
 // ep/cpu/kernels/random/dropout.cpp: glue of Dropout-12 and -13, in inference and training mode.
 //
-// Layer: nxrt_ep_cpu (kernel glue over math/random.h). ONNX source: onnx/defs/nn/defs.cc
+// Layer: nxrt_ep_cpu (kernel glue over math/random/random.h). ONNX source: onnx/defs/nn/defs.cc
 // (Dropout-13; -12 lacks bfloat16). Inputs: data (T), ratio (T1 scalar, default 0.5; must lie in
 // [0, 1]), training_mode (bool scalar, default false); both are value inputs, read in Prepare.
 // Outputs: output (T, data's shape), optional mask (bool). Training draws one uniform per element

@@ -1,5 +1,5 @@
 // ep/cpu/kernels/random/random_ops.cpp: glue of RandomUniform[Like], RandomNormal[Like],
-// Bernoulli and Multinomial (math/random.h).
+// Bernoulli and Multinomial (math/random/random.h).
 //
 // Layer: nxrt_ep_cpu (kernel glue). ONNX sources: onnx/defs/generator/defs.cc (RandomUniform-1,
 // RandomNormal-1, their -Like forms, Bernoulli-15) and onnx/defs/math/defs.cc (Multinomial-7).

@@ -1,5 +1,5 @@
 // ep/cpu/kernels/signal/signal.cpp: glue of the window generators, MelWeightMatrix, DFT and STFT
-// over math/signal.h.
+// over math/signal/signal.h.
 //
 // Layer: nxrt_ep_cpu (kernel glue). Input slots (ONNX onnx/defs/math/defs.cc, opset 17):
 //   HannWindow/HammingWindow/BlackmanWindow  size (int32/int64 scalar)

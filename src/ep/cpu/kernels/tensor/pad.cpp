@@ -1,4 +1,4 @@
-// ep/cpu/kernels/tensor/pad.cpp: glue of Pad over nn/pad.h.
+// ep/cpu/kernels/tensor/pad.cpp: glue of Pad over math/tensor/pad.h.
 //
 // Layer: nxrt_ep_cpu (kernel glue). Opsets 1-10 read the pads (`paddings` at opset 1, `pads`
 // at 2) and the float `value` from attributes; from opset 11 the pads are value input 1, the

@@ -1,8 +1,8 @@
-// ep/cpu/kernels/tensor/resize.cpp: glue of Resize and Upsample over nn/resize.h.
+// ep/cpu/kernels/tensor/resize.cpp: glue of Resize and Upsample over math/tensor/resize.h.
 //
 // Layer: nxrt_ep_cpu (kernel glue). The forms by opset:
 //   Upsample 7      `scales` attribute, `mode` nearest/linear, asymmetric coordinates, legacy
-//                   nearest rounding (nn/resize.h kLegacy)
+//                   nearest rounding (math/tensor/resize.h kLegacy)
 //   Upsample 9,     scales as value input 1, otherwise as Upsample 7
 //   Resize 10
 //   Resize 11, 13   value inputs roi (1), scales (2), sizes (3), the coordinate attributes

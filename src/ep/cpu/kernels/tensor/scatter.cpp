@@ -1,5 +1,5 @@
 // ep/cpu/kernels/tensor/scatter.cpp: glue of ScatterElements (and the legacy Scatter) and
-// ScatterND over nn/scatter.h.
+// ScatterND over math/tensor/scatter.h.
 //
 // Layer: nxrt_ep_cpu (kernel glue). The output starts as a copy of the data; the updates land at
 // the indexed places, replacing (reduction none) or combining (add/mul from opset 16, max/min

@@ -1,5 +1,5 @@
 // ep/cpu/kernels/tensor/select.cpp: glue of Trilu, Compress, ReverseSequence and OneHot over
-// nn/select.h.
+// math/tensor/select.h.
 //
 // Layer: nxrt_ep_cpu (kernel glue). Trilu reads `k` (optional input 1) and OneHot its depth
 // (input 1) as value inputs; Compress's output size depends on the condition's values, so its

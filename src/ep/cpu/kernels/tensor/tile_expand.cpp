@@ -1,4 +1,4 @@
-// ep/cpu/kernels/tensor/tile_expand.cpp: glue of Tile and Expand over nn/tile_expand.h.
+// ep/cpu/kernels/tensor/tile_expand.cpp: glue of Tile and Expand over math/tensor/tile_expand.h.
 //
 // Layer: nxrt_ep_cpu (kernel glue). Both read their output geometry from value input 1: Tile's
 // repeats (opset >= 6), Expand's target shape.

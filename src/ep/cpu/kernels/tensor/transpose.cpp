@@ -1,5 +1,5 @@
 // ep/cpu/kernels/tensor/transpose.cpp: glue of Transpose, DepthToSpace and SpaceToDepth over
-// nn/transpose.h.
+// math/tensor/transpose.h.
 //
 // Layer: nxrt_ep_cpu (kernel glue). The three ops are one permuted copy; each factory binds the
 // op's attributes into the function that plans it, and one kernel runs the plan.

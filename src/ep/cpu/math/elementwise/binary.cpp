@@ -1,4 +1,5 @@
-// ep/cpu/math/binary.cpp: functors and typed loops of the binary and variadic elementwise ops.
+// ep/cpu/math/elementwise/binary.cpp: functors and typed loops of the binary and variadic
+// elementwise ops.
 //
 // Layer: nxrt_cpu_math (framework-free reference math of the CPU EP).
 // A functor template Op<C> computes one element in the compute type C (float for the 16-bit

@@ -1,4 +1,4 @@
-// ep/cpu/math/binary.h: binary and variadic elementwise ops with NumPy broadcasting.
+// ep/cpu/math/elementwise/binary.h: binary and variadic elementwise ops with NumPy broadcasting.
 //
 // Layer: nxrt_cpu_math (framework-free reference math of the CPU EP; no IR, no EP API).
 // ONNX sources: Add/Sub/Mul/Div-14, Mod-13, Pow-15, Max/Min/Sum/Mean-13, Equal-19, Less/Greater

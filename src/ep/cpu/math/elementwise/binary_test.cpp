@@ -1,5 +1,5 @@
-// ep/cpu/math/binary_test.cpp: binary, variadic and Where ops against a naive reference on random
-// broadcast shapes (fixed seeds), plus hand-checked ONNX examples and defined edge cases.
+// ep/cpu/math/elementwise/binary_test.cpp: binary, variadic and Where ops against a naive reference
+// on random broadcast shapes (fixed seeds), plus hand-checked ONNX examples and defined edge cases.
 #include "ep/cpu/math/elementwise/binary.h"
 
 #include <gtest/gtest.h>

@@ -1,4 +1,5 @@
-// ep/cpu/math/cast.cpp: element conversions of Cast, number formatting and string parsing.
+// ep/cpu/math/elementwise/cast.cpp: element conversions of Cast, number formatting and string
+// parsing.
 //
 // Layer: nxrt_cpu_math (framework-free reference math of the CPU EP).
 // Numeric ↔ numeric goes through ConvertElement (element_types.h), instantiated per type pair.

@@ -1,4 +1,5 @@
-// ep/cpu/math/cast.h: ONNX Cast (and CastLike) between all numeric types, bool and string.
+// ep/cpu/math/elementwise/cast.h: ONNX Cast (and CastLike) between all numeric types, bool and
+// string.
 //
 // Layer: nxrt_cpu_math (framework-free reference math of the CPU EP; no IR, no EP API).
 // ONNX source: Cast-13 (Cast-6/9 semantics are the same on their types; CastLike-15 is Cast with

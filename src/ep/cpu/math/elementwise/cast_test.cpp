@@ -1,5 +1,5 @@
-// ep/cpu/math/cast_test.cpp: Cast between every pair of numeric/bool types against a reference,
-// float16/bfloat16 rounding, out-of-range values, and string formatting/parsing.
+// ep/cpu/math/elementwise/cast_test.cpp: Cast between every pair of numeric/bool types against a
+// reference, float16/bfloat16 rounding, out-of-range values, and string formatting/parsing.
 // Expected strings and out-of-range results were computed with NumPy 1.24 (/usr/bin/python3):
 // str(np.float32(x)), np.array(..., dtype=np.float32).astype(np.uint8), and so on.
 #include "ep/cpu/math/elementwise/cast.h"

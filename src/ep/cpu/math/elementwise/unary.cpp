@@ -1,4 +1,5 @@
-// ep/cpu/math/unary.cpp: functors and typed loops of the unary elementwise ops and Clip.
+// ep/cpu/math/elementwise/unary.cpp: functors and typed loops of the unary elementwise ops and
+// Clip.
 //
 // Layer: nxrt_cpu_math (framework-free reference math of the CPU EP).
 // A functor template Op<C> maps one value of compute type C (float for the 16-bit floats); ops

@@ -1,4 +1,5 @@
-// ep/cpu/math/unary.h: unary elementwise ops (activations, math functions, predicates) and Clip.
+// ep/cpu/math/elementwise/unary.h: unary elementwise ops (activations, math functions, predicates)
+// and Clip.
 //
 // Layer: nxrt_cpu_math (framework-free reference math of the CPU EP; no IR, no EP API).
 // ONNX sources: the ops of unary_kinds.inc at their latest versions up to opset 20 (Relu-14 with

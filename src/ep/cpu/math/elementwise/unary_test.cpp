@@ -1,5 +1,6 @@
-// ep/cpu/math/unary_test.cpp: unary ops and Clip against straightforward double/__int128
-// formulas on random data for every supported type, plus ONNX doc examples and NaN behaviour.
+// ep/cpu/math/elementwise/unary_test.cpp: unary ops and Clip against straightforward
+// double/__int128 formulas on random data for every supported type, plus ONNX doc examples and NaN
+// behaviour.
 #include "ep/cpu/math/elementwise/unary.h"
 
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// ep/cpu/math/where.cpp: ONNX Where over the broadcast geometry.
+// ep/cpu/math/elementwise/where.cpp: ONNX Where over the broadcast geometry.
 //
 // Layer: nxrt_cpu_math (framework-free reference math of the CPU EP).
 #include "ep/cpu/math/elementwise/where.h"

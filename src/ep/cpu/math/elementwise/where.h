@@ -1,4 +1,5 @@
-// ep/cpu/math/where.h: ONNX Where (select X or Y by a bool condition, three-way broadcast).
+// ep/cpu/math/elementwise/where.h: ONNX Where (select X or Y by a bool condition, three-way
+// broadcast).
 //
 // Layer: nxrt_cpu_math (framework-free reference math of the CPU EP; no IR, no EP API).
 // ONNX source: Where-16 (Where-9 on fewer types). The element type of X and Y may be any type,

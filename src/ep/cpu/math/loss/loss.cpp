@@ -1,4 +1,4 @@
-// ep/cpu/math/loss.cpp: see loss.h.
+// ep/cpu/math/loss/loss.cpp: see loss.h.
 #include "ep/cpu/math/loss/loss.h"
 
 

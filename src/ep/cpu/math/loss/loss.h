@@ -1,5 +1,6 @@
-// ep/cpu/math/loss.h: NegativeLogLikelihoodLoss over log-probabilities, the second half of
-// SoftmaxCrossEntropyLoss (whose first half is LogSoftmax along axis 1, math/softmax.h).
+// ep/cpu/math/loss/loss.h: NegativeLogLikelihoodLoss over log-probabilities, the second half of
+// SoftmaxCrossEntropyLoss (whose first half is LogSoftmax along axis 1,
+// math/normalization/softmax.h).
 //
 // Layer: nxrt_cpu_math (framework-free reference math of the CPU EP; no IR, no EP API).
 // ONNX sources: NegativeLogLikelihoodLoss-12/-13 and SoftmaxCrossEntropyLoss-12/-13

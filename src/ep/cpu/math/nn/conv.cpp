@@ -1,5 +1,5 @@
-// ep/cpu/nn/conv.cpp: Conv and ConvTranspose (oneDNN for float, reference loops otherwise).
-// Layer: nxrt_cpu_nn.
+// ep/cpu/math/nn/conv.cpp: Conv and ConvTranspose (oneDNN for float, reference loops otherwise).
+// Layer: nxrt_cpu_math.
 #include "ep/cpu/math/nn/conv.h"
 
 #include <algorithm>

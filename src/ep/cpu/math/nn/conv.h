@@ -1,7 +1,7 @@
-// ep/cpu/nn/conv.h: Conv and ConvTranspose (ONNX) for the CPU EP: oneDNN for float, direct
+// ep/cpu/math/nn/conv.h: Conv and ConvTranspose (ONNX) for the CPU EP: oneDNN for float, direct
 // reference loops for double and float16 (and for float configurations oneDNN declines).
 //
-// Layer: nxrt_cpu_nn (framework-free; no IR, no EP API). 1-D, 2-D and 3-D (any spatial rank for
+// Layer: nxrt_cpu_math (framework-free; no IR, no EP API). 1-D, 2-D and 3-D (any spatial rank for
 // the reference), groups including depthwise, dilations, strides, explicit pads and auto_pad,
 // kernel_shape taken from the weights when absent, optional bias, optional fused post-ops (a sum
 // and an activation, for a fusion pass). Prepare computes the output shape and pads (window.h)

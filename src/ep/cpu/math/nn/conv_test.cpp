@@ -1,4 +1,4 @@
-// ep/cpu/nn/conv_test.cpp: tests of Conv and ConvTranspose: the ONNX backend and pytorch cases
+// ep/cpu/math/nn/conv_test.cpp: tests of Conv and ConvTranspose: the ONNX backend and pytorch cases
 // (onnx_node_cases.inc) on the oneDNN float path and the double reference path, random
 // configurations against direct loops written in the test (a scatter form for ConvTranspose),
 // prepacked weights and fused post-ops (sum, activations) against the unfused result,

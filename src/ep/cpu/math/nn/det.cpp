@@ -1,4 +1,4 @@
-// ep/cpu/math/det.cpp: Det (see det.h).
+// ep/cpu/math/nn/det.cpp: Det (see det.h).
 #include "ep/cpu/math/nn/det.h"
 
 #include <cmath>

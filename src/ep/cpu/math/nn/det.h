@@ -1,4 +1,4 @@
-// ep/cpu/math/det.h: Det, the determinant of square matrices (ONNX opset 11;
+// ep/cpu/math/nn/det.h: Det, the determinant of square matrices (ONNX opset 11;
 // onnx/defs/math/defs.cc) for the CPU EP.
 //
 // Layer: nxrt_cpu_math (framework-free; no IR, no EP API). X [*, M, M] → Y [*]: one determinant

@@ -1,7 +1,7 @@
-// ep/cpu/nn/dnnl_threads.h: the thread count of the oneDNN-backed ops (MatMul, Gemm, Conv,
-// ConvTranspose) of nxrt_cpu_nn.
+// ep/cpu/math/nn/dnnl_threads.h: the thread count of the oneDNN-backed ops (MatMul, Gemm, Conv,
+// ConvTranspose) of nxrt_cpu_math.
 //
-// Layer: nxrt_cpu_nn. Debian's oneDNN 2.6 parallelises with OpenMP, whose thread count is a
+// Layer: nxrt_cpu_math. Debian's oneDNN 2.6 parallelises with OpenMP, whose thread count is a
 // per-thread setting: a call affects oneDNN work started later from the calling thread only.
 // The CPU EP calls it from each thread that runs kernels (e.g. with `intra_op_threads`).
 #pragma once

@@ -1,4 +1,4 @@
-// ep/cpu/nn/dnnl_util.cpp: oneDNN engine, streams, threads and errors. Layer: nxrt_cpu_nn.
+// ep/cpu/math/nn/dnnl_util.cpp: oneDNN engine, streams, threads and errors. Layer: nxrt_cpu_math.
 #include "ep/cpu/math/nn/dnnl_util.h"
 
 #include <omp.h>

@@ -1,7 +1,7 @@
-// ep/cpu/nn/dnnl_util.h: the oneDNN engine, thread count and error conversion used by the
-// oneDNN-backed ops of nxrt_cpu_nn (MatMul, Gemm, Conv, ConvTranspose).
+// ep/cpu/math/nn/dnnl_util.h: the oneDNN engine, thread count and error conversion used by the
+// oneDNN-backed ops of nxrt_cpu_math (MatMul, Gemm, Conv, ConvTranspose).
 //
-// Layer: nxrt_cpu_nn. Only this library's .cpp files include it (it pulls in dnnl.hpp); op
+// Layer: nxrt_cpu_math. Only this library's .cpp files include it (it pulls in dnnl.hpp); op
 // headers keep oneDNN primitives behind opaque pointers. Debian's oneDNN 2.6 runs on the OpenMP
 // runtime: it uses as many threads as the calling thread's OpenMP setting allows, and its
 // library-mode scratchpad is per thread, so one prepared primitive may run from several threads.

@@ -1,4 +1,4 @@
-// ep/cpu/math/einsum.cpp: Einsum (see einsum.h).
+// ep/cpu/math/nn/einsum.cpp: Einsum (see einsum.h).
 #include "ep/cpu/math/nn/einsum.h"
 
 #include <algorithm>

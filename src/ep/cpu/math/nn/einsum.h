@@ -1,4 +1,4 @@
-// ep/cpu/math/einsum.h: Einsum (ONNX opset 12; onnx/defs/math/defs.cc) for the CPU EP.
+// ep/cpu/math/nn/einsum.h: Einsum (ONNX opset 12; onnx/defs/math/defs.cc) for the CPU EP.
 //
 // Layer: nxrt_cpu_math (framework-free; no IR, no EP API). An equation is
 // "term,term,...[->output]": one term per input, each a string of letters [a-zA-Z] (one label

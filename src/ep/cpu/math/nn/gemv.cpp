@@ -1,5 +1,5 @@
-// ep/cpu/nn/gemv.cpp: see gemv.h. Layer: nxrt_cpu_nn. The kernel is compiled for AVX-512F + FMA
-// through a function attribute (the project targets baseline x86-64) and only called after
+// ep/cpu/math/nn/gemv.cpp: see gemv.h. Layer: nxrt_cpu_math. The kernel is compiled for AVX-512F +
+// FMA through a function attribute (the project targets baseline x86-64) and only called after
 // CpuHasAvx512() (core/cpu_features.h) checked the CPU.
 #include "ep/cpu/math/nn/gemv.h"
 

@@ -1,6 +1,7 @@
-// ep/cpu/nn/gemv.h: one row times a packed constant matrix (MatMul/Gemm with M = 1) on AVX-512.
+// ep/cpu/math/nn/gemv.h: one row times a packed constant matrix (MatMul/Gemm with M = 1) on
+// AVX-512.
 //
-// Layer: nxrt_cpu_nn, internal to matmul.cpp. oneDNN packs a constant B [K, N] for its matmul in
+// Layer: nxrt_cpu_math, internal to matmul.cpp. oneDNN packs a constant B [K, N] for its matmul in
 // 64-column panels (format BA16a64b: panel p holds columns 64p..64p+63, row k of it 64 floats at
 // offset 64k, columns past N zero). With one row of A the product only streams B once; oneDNN's
 // kernel for it splits poorly across threads (784x512 at 2 threads: 13.2 us, this one 10.4 us), is

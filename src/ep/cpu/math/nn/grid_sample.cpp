@@ -1,4 +1,4 @@
-// ep/cpu/nn/grid_sample.cpp: GridSample (see grid_sample.h).
+// ep/cpu/math/nn/grid_sample.cpp: GridSample (see grid_sample.h).
 #include "ep/cpu/math/nn/grid_sample.h"
 
 #include <algorithm>

@@ -1,7 +1,7 @@
-// ep/cpu/nn/grid_sample.h: GridSample (ONNX opset 16, 2-D; onnx/defs/tensor/defs.cc) for the CPU
-// EP.
+// ep/cpu/math/nn/grid_sample.h: GridSample (ONNX opset 16, 2-D; onnx/defs/tensor/defs.cc) for the
+// CPU EP.
 //
-// Layer: nxrt_cpu_nn (framework-free; no IR, no EP API). X [N, C, H, W] is sampled at the
+// Layer: nxrt_cpu_math (framework-free; no IR, no EP API). X [N, C, H, W] is sampled at the
 // normalised grid [N, Ho, Wo, 2] ((x, y) in [-1, 1]) into Y [N, C, Ho, Wo]. A grid value g maps
 // to the pixel coordinate ((g + 1) / 2) * (size - 1) with align_corners, else
 // ((g + 1) * size - 1) / 2. Padding: zeros reads 0 outside the image; border clamps the

@@ -1,4 +1,4 @@
-// ep/cpu/nn/lrn.cpp: LRN (see lrn.h).
+// ep/cpu/math/nn/lrn.cpp: LRN (see lrn.h).
 #include "ep/cpu/math/nn/lrn.h"
 
 #include <algorithm>

@@ -1,7 +1,7 @@
-// ep/cpu/nn/lrn.h: LRN, local response normalisation across channels (ONNX opsets 1, 13;
+// ep/cpu/math/nn/lrn.h: LRN, local response normalisation across channels (ONNX opsets 1, 13;
 // onnx/defs/nn/defs.cc) for the CPU EP.
 //
-// Layer: nxrt_cpu_nn (framework-free; no IR, no EP API). X [N, C, D...]:
+// Layer: nxrt_cpu_math (framework-free; no IR, no EP API). X [N, C, D...]:
 //   square_sum[n, c, d] = sum of x[n, i, d]^2 for i in [c - floor((size - 1) / 2),
 //                         c + ceil((size - 1) / 2)] ∩ [0, C)
 //   y = x / (bias + alpha / size * square_sum)^beta

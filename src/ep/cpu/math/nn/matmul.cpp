@@ -1,5 +1,5 @@
-// ep/cpu/nn/matmul.cpp: MatMul and Gemm (oneDNN for float, reference loops otherwise).
-// Layer: nxrt_cpu_nn.
+// ep/cpu/math/nn/matmul.cpp: MatMul and Gemm (oneDNN for float, reference loops otherwise).
+// Layer: nxrt_cpu_math.
 #include "ep/cpu/math/nn/matmul.h"
 
 #include <algorithm>

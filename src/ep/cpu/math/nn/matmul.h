@@ -1,7 +1,7 @@
-// ep/cpu/nn/matmul.h: MatMul and Gemm (ONNX) for the CPU EP: oneDNN matmul for float, a plain
+// ep/cpu/math/nn/matmul.h: MatMul and Gemm (ONNX) for the CPU EP: oneDNN matmul for float, a plain
 // reference for the other dtypes.
 //
-// Layer: nxrt_cpu_nn (framework-free; no IR, no EP API). Prepare checks shapes, computes the
+// Layer: nxrt_cpu_math (framework-free; no IR, no EP API). Prepare checks shapes, computes the
 // output shape and, for float, creates the oneDNN primitive for `threads` threads (shared by the
 // plan's copies), packs a constant B once into the layout the primitive prefers, and sizes the
 // primitive's scratchpad; compute only binds the buffers and executes, allocating nothing when

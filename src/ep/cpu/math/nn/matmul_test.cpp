@@ -1,7 +1,7 @@
-// ep/cpu/nn/matmul_test.cpp: tests of MatMul and Gemm (oneDNN float path and reference dtypes):
-// the ONNX backend and pytorch cases (onnx_node_cases.inc), a naive double-precision matmul
-// written in the test with broadcasting, 1-D promotion, zero-sized dims, concurrent runs of one
-// plan, and shape errors.
+// ep/cpu/math/nn/matmul_test.cpp: tests of MatMul and Gemm (oneDNN float path and reference
+// dtypes): the ONNX backend and pytorch cases (onnx_node_cases.inc), a naive double-precision
+// matmul written in the test with broadcasting, 1-D promotion, zero-sized dims, concurrent runs of
+// one plan, and shape errors.
 #include "ep/cpu/math/nn/matmul.h"
 
 #include <gtest/gtest.h>

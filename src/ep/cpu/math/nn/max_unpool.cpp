@@ -1,4 +1,4 @@
-// ep/cpu/nn/max_unpool.cpp: MaxUnpool (see max_unpool.h).
+// ep/cpu/math/nn/max_unpool.cpp: MaxUnpool (see max_unpool.h).
 #include "ep/cpu/math/nn/max_unpool.h"
 
 #include <algorithm>

@@ -1,6 +1,6 @@
-// ep/cpu/nn/max_unpool.h: MaxUnpool (ONNX opsets 9, 11; onnx/defs/nn/defs.cc) for the CPU EP.
+// ep/cpu/math/nn/max_unpool.h: MaxUnpool (ONNX opsets 9, 11; onnx/defs/nn/defs.cc) for the CPU EP.
 //
-// Layer: nxrt_cpu_nn (framework-free; no IR, no EP API). X [N, C, D...] and I (int64, X's shape,
+// Layer: nxrt_cpu_math (framework-free; no IR, no EP API). X [N, C, D...] and I (int64, X's shape,
 // MaxPool's flat indices) → Y. The unpooled shape is
 // U = [N, C, (D_i - 1) * stride_i + kernel_i - pad_begin_i - pad_end_i ...]; the indices are
 // row-major offsets into U, and U.flat[I[k]] = X.flat[k] (a later k wins a repeated index),

@@ -1,5 +1,5 @@
-// ep/cpu/nn/nhwc_pool.cpp: channels-last MaxPool, AveragePool and GlobalAveragePool.
-// Layer: nxrt_cpu_nn.
+// ep/cpu/math/nn/nhwc_pool.cpp: channels-last MaxPool, AveragePool and GlobalAveragePool.
+// Layer: nxrt_cpu_math.
 #include "ep/cpu/math/nn/nhwc_pool.h"
 
 #include <immintrin.h>

@@ -1,7 +1,7 @@
-// ep/cpu/nn/nhwc_pool.h: MaxPool, AveragePool and GlobalAveragePool on channels-last tensors
+// ep/cpu/math/nn/nhwc_pool.h: MaxPool, AveragePool and GlobalAveragePool on channels-last tensors
 // (nxrt's com.nxrt:NhwcMaxPool, NhwcAveragePool and NhwcGlobalAveragePool).
 //
-// Layer: nxrt_cpu_nn (framework-free; no IR, no EP API). X is [N, H, W, C], contiguous; Y is
+// Layer: nxrt_cpu_math (framework-free; no IR, no EP API). X is [N, H, W, C], contiguous; Y is
 // [N, H', W', C] (global: [N, 1, 1, C]). The windows, output dims and padding rules are those of
 // the same pool on [N, C, H, W] (pool.h, window.h): Prepare builds that PoolPlan and keeps its
 // per-dim tables, so the geometry has one implementation. Compute goes output pixel by output

@@ -1,4 +1,4 @@
-// ep/cpu/nn/nhwc_pool_test.cpp: tests of the channels-last pools against the NCHW pools of
+// ep/cpu/math/nn/nhwc_pool_test.cpp: tests of the channels-last pools against the NCHW pools of
 // pool.h on the transposed tensors: random windows (3, 17 and 64 channels, strides, pads,
 // dilations, ceil_mode, SAME_UPPER, count_include_pad; NaNs for MaxPool), float and double, the
 // units run in several ranges; the global average; and errors.

@@ -1,4 +1,4 @@
-// ep/cpu/nn/non_max_suppression.cpp: NonMaxSuppression (see non_max_suppression.h).
+// ep/cpu/math/nn/non_max_suppression.cpp: NonMaxSuppression (see non_max_suppression.h).
 #include "ep/cpu/math/nn/non_max_suppression.h"
 
 #include <algorithm>

@@ -1,7 +1,7 @@
-// ep/cpu/nn/non_max_suppression.h: NonMaxSuppression (ONNX opsets 10, 11;
+// ep/cpu/math/nn/non_max_suppression.h: NonMaxSuppression (ONNX opsets 10, 11;
 // onnx/defs/object_detection/defs.cc) for the CPU EP.
 //
-// Layer: nxrt_cpu_nn (framework-free; no IR, no EP API). For each batch and class, boxes whose
+// Layer: nxrt_cpu_math (framework-free; no IR, no EP API). For each batch and class, boxes whose
 // score exceeds score_threshold are taken by score descending (ties: lower box index first); a box
 // is selected unless its IoU with an already selected box of that class exceeds iou_threshold,
 // until max_output_boxes_per_class are selected. Results are ordered by batch, class, then

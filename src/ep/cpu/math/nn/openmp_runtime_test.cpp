@@ -1,6 +1,6 @@
-// ep/cpu/nn/openmp_runtime_test.cpp: the OpenMP entry points oneDNN and nxrt call resolve to LLVM's
-// libomp (top-level CMakeLists.txt), even though Debian's libdnnl pulls libgomp in: if libgomp won,
-// the pool would pay its slower regions, and a mix of the two would run two teams.
+// ep/cpu/math/nn/openmp_runtime_test.cpp: the OpenMP entry points oneDNN and nxrt call resolve to
+// LLVM's libomp (top-level CMakeLists.txt), even though Debian's libdnnl pulls libgomp in: if
+// libgomp won, the pool would pay its slower regions, and a mix of the two would run two teams.
 #include <dlfcn.h>
 
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// ep/cpu/nn/pool.cpp: MaxPool, AveragePool, LpPool and the Global pools. Layer: nxrt_cpu_nn.
+// ep/cpu/math/nn/pool.cpp: MaxPool, AveragePool, LpPool and the Global pools. Layer: nxrt_cpu_math.
 #include "ep/cpu/math/nn/pool.h"
 
 #include <algorithm>

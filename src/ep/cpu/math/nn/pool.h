@@ -1,7 +1,7 @@
-// ep/cpu/nn/pool.h: MaxPool, AveragePool, LpPool and their Global forms (ONNX) as reference
+// ep/cpu/math/nn/pool.h: MaxPool, AveragePool, LpPool and their Global forms (ONNX) as reference
 // math.
 //
-// Layer: nxrt_cpu_nn (framework-free; no IR, no EP API). X is [N, C, D...] (any spatial rank),
+// Layer: nxrt_cpu_math (framework-free; no IR, no EP API). X is [N, C, D...] (any spatial rank),
 // contiguous; Y is [N, C, D'...] with D' from window.h (auto_pad, pads, strides, dilations,
 // ceil_mode). Prepare resolves the geometry and, per spatial dim, which input coordinate each
 // (output, kernel tap) pair reads; compute only reads X and writes Y (and MaxPool's Indices).

@@ -1,4 +1,4 @@
-// ep/cpu/nn/pool_test.cpp: tests of MaxPool (with Indices), AveragePool, LpPool and the Global
+// ep/cpu/math/nn/pool_test.cpp: tests of MaxPool (with Indices), AveragePool, LpPool and the Global
 // pools: the ONNX backend and pytorch cases (onnx_node_cases.inc), the issue-6 ceil_mode edge
 // case, random configurations against a brute-force window reference, the 2-D MaxPool path
 // without Indices against the general one (NaNs included), and errors.

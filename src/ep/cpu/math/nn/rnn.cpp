@@ -1,4 +1,4 @@
-// ep/cpu/nn/rnn.cpp: LSTM, GRU and RNN. Layer: nxrt_cpu_nn.
+// ep/cpu/math/nn/rnn.cpp: LSTM, GRU and RNN. Layer: nxrt_cpu_math.
 #include "ep/cpu/math/nn/rnn.h"
 
 #include <algorithm>

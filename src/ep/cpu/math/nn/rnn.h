@@ -1,6 +1,6 @@
-// ep/cpu/nn/rnn.h: the recurrent ops LSTM, GRU and RNN (ONNX) as reference math.
+// ep/cpu/math/nn/rnn.h: the recurrent ops LSTM, GRU and RNN (ONNX) as reference math.
 //
-// Layer: nxrt_cpu_nn (framework-free; no IR, no EP API). One prepare/compute pair serves the
+// Layer: nxrt_cpu_math (framework-free; no IR, no EP API). One prepare/compute pair serves the
 // three cells. Prepare checks every input shape against X, W and R (messages print both shapes)
 // and computes the output shapes and the workspace size; compute runs the recurrence step by
 // step in the given buffers (float and float16 compute in float, double in double).

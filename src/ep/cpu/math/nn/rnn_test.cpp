@@ -1,4 +1,4 @@
-// ep/cpu/nn/rnn_test.cpp: tests of LSTM, GRU and RNN: the ONNX backend cases
+// ep/cpu/math/nn/rnn_test.cpp: tests of LSTM, GRU and RNN: the ONNX backend cases
 // (onnx_node_cases.inc), random configurations (directions, sequence_lens, clip, input_forget,
 // peepholes, linear_before_reset, every activation) against a per-gate reference written in the
 // test from the spec equations, layout 1 against transposed layout 0, and errors.

@@ -1,4 +1,4 @@
-// ep/cpu/nn/roi_align.cpp: RoiAlign (see roi_align.h).
+// ep/cpu/math/nn/roi_align.cpp: RoiAlign (see roi_align.h).
 #include "ep/cpu/math/nn/roi_align.h"
 
 #include <algorithm>

@@ -1,7 +1,7 @@
-// ep/cpu/nn/roi_align.h: RoiAlign (ONNX opsets 10, 16; onnx/defs/object_detection/defs.cc) for
+// ep/cpu/math/nn/roi_align.h: RoiAlign (ONNX opsets 10, 16; onnx/defs/object_detection/defs.cc) for
 // the CPU EP.
 //
-// Layer: nxrt_cpu_nn (framework-free; no IR, no EP API). X [N, C, H, W], rois [R, 4] as
+// Layer: nxrt_cpu_math (framework-free; no IR, no EP API). X [N, C, H, W], rois [R, 4] as
 // (x1, y1, x2, y2) in the input image's coordinates, batch_indices [R] int64 → Y [R, C,
 // output_height, output_width]. Per roi, with offset 0.5 for half_pixel (opset 16's default)
 // and 0 for output_half_pixel (opset 10's only behaviour):

@@ -1,4 +1,4 @@
-// ep/cpu/nn/window.cpp: sliding-window geometry. Layer: nxrt_cpu_nn.
+// ep/cpu/math/nn/window.cpp: sliding-window geometry. Layer: nxrt_cpu_math.
 #include "ep/cpu/math/nn/window.h"
 
 #include <algorithm>

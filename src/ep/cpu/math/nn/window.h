@@ -1,7 +1,7 @@
-// ep/cpu/nn/window.h: sliding-window geometry shared by Conv and the pools: auto_pad, the
+// ep/cpu/math/nn/window.h: sliding-window geometry shared by Conv and the pools: auto_pad, the
 // output-size formula, and explicit or derived pads.
 //
-// Layer: nxrt_cpu_nn (framework-free; no IR, no EP API). Everything here is spatial: index i is
+// Layer: nxrt_cpu_math (framework-free; no IR, no EP API). Everything here is spatial: index i is
 // spatial dim i (the dims after N and C). With k the kernel, d the dilation, s the stride and
 // dk = (k - 1) * d + 1 the dilated kernel extent, per the ONNX Conv/pool specs:
 //   NOTSET      out = floor((in + pad_begin + pad_end - dk) / s) + 1

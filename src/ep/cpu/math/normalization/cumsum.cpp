@@ -1,4 +1,5 @@
-// ep/cpu/math/cumsum.cpp: CumSum over [outer, axis_dim, inner] with kLanes running sums at once.
+// ep/cpu/math/normalization/cumsum.cpp: CumSum over [outer, axis_dim, inner] with kLanes running
+// sums at once.
 //
 // Layer: nxrt_cpu_math (framework-free reference math of the CPU EP).
 #include "ep/cpu/math/normalization/cumsum.h"

@@ -1,4 +1,4 @@
-// ep/cpu/math/cumsum.h: ONNX CumSum (inclusive or exclusive, forward or reverse).
+// ep/cpu/math/normalization/cumsum.h: ONNX CumSum (inclusive or exclusive, forward or reverse).
 //
 // Layer: nxrt_cpu_math (framework-free reference math of the CPU EP; no IR, no EP API).
 // ONNX source: CumSum-14 (CumSum-11 on fewer types). y[..., j, ...] is the sum of x along `axis`

@@ -1,5 +1,5 @@
-// ep/cpu/math/cumsum_test.cpp: CumSum against a naive reference on random shapes, axes and
-// flags for every numeric type, plus the ONNX examples.
+// ep/cpu/math/normalization/cumsum_test.cpp: CumSum against a naive reference on random shapes,
+// axes and flags for every numeric type, plus the ONNX examples.
 #include "ep/cpu/math/normalization/cumsum.h"
 
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// ep/cpu/math/normalization.cpp: the normalisation ops of normalization.h.
+// ep/cpu/math/normalization/normalization.cpp: the normalisation ops of normalization.h.
 //
 // Layer: nxrt_cpu_math (framework-free reference math of the CPU EP).
 // Statistics are accumulated in double, except for float LayerNormalization (transformers' hot

@@ -1,4 +1,4 @@
-// ep/cpu/math/normalization.h: LayerNormalization, BatchNormalization (inference),
+// ep/cpu/math/normalization/normalization.h: LayerNormalization, BatchNormalization (inference),
 // InstanceNormalization, GroupNormalization, LpNormalization and MeanVarianceNormalization.
 //
 // Layer: nxrt_cpu_math (framework-free reference math of the CPU EP; no IR, no EP API).

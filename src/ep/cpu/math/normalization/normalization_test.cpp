@@ -1,5 +1,6 @@
-// ep/cpu/math/normalization_test.cpp: the normalisation ops against naive double references on
-// random shapes (fixed seeds), plus spec formulas on small hand-checked inputs and the errors.
+// ep/cpu/math/normalization/normalization_test.cpp: the normalisation ops against naive double
+// references on random shapes (fixed seeds), plus spec formulas on small hand-checked inputs and
+// the errors.
 #include "ep/cpu/math/normalization/normalization.h"
 
 #include <gtest/gtest.h>

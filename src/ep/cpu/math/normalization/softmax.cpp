@@ -1,4 +1,5 @@
-// ep/cpu/math/softmax.cpp: Softmax, LogSoftmax and Hardmax over [outer, axis_dim, inner].
+// ep/cpu/math/normalization/softmax.cpp: Softmax, LogSoftmax and Hardmax over [outer, axis_dim,
+// inner].
 //
 // Layer: nxrt_cpu_math (framework-free reference math of the CPU EP).
 // Rows with inner == 1 are contiguous and take plain loops (float Softmax and LogSoftmax rows on

@@ -1,4 +1,5 @@
-// ep/cpu/math/softmax.h: Softmax, LogSoftmax and Hardmax with both ONNX axis semantics.
+// ep/cpu/math/normalization/softmax.h: Softmax, LogSoftmax and Hardmax with both ONNX axis
+// semantics.
 //
 // Layer: nxrt_cpu_math (framework-free reference math of the CPU EP; no IR, no EP API).
 // ONNX sources: Softmax/LogSoftmax/Hardmax-1 and -11 (the input is coerced to 2-D at `axis`:

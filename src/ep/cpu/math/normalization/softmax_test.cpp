@@ -1,5 +1,5 @@
-// ep/cpu/math/softmax_test.cpp: Softmax/LogSoftmax/Hardmax in both axis modes against a naive
-// double reference on random shapes, plus the ONNX examples and the opset 11/13 edge case.
+// ep/cpu/math/normalization/softmax_test.cpp: Softmax/LogSoftmax/Hardmax in both axis modes against
+// a naive double reference on random shapes, plus the ONNX examples and the opset 11/13 edge case.
 #include "ep/cpu/math/normalization/softmax.h"
 
 #include <gtest/gtest.h>

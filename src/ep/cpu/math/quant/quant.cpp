@@ -1,4 +1,4 @@
-// ep/cpu/nn/quant.cpp: linear quantization and the integer products (see quant.h).
+// ep/cpu/math/quant/quant.cpp: linear quantization and the integer products (see quant.h).
 #include "ep/cpu/math/quant/quant.h"
 
 #include <algorithm>

@@ -1,8 +1,9 @@
-// ep/cpu/nn/quant.h: linear quantization math of the CPU EP: QuantizeLinear, DequantizeLinear,
-// DynamicQuantizeLinear, and the integer products MatMulInteger, QLinearMatMul, ConvInteger and
-// QLinearConv (ONNX opsets 10-21; onnx/defs/quantization/defs.cc, math/defs.cc, nn/defs.cc).
+// ep/cpu/math/quant/quant.h: linear quantization math of the CPU EP: QuantizeLinear,
+// DequantizeLinear, DynamicQuantizeLinear, and the integer products MatMulInteger, QLinearMatMul,
+// ConvInteger and QLinearConv (ONNX opsets 10-21; onnx/defs/quantization/defs.cc, math/defs.cc,
+// nn/defs.cc).
 //
-// Layer: nxrt_cpu_nn (framework-free; no IR, no EP API). Each op has a Prepare function that
+// Layer: nxrt_cpu_math (framework-free; no IR, no EP API). Each op has a Prepare function that
 // checks shapes and dtypes and resolves a plan (the typed function, the geometry), and a compute
 // function that runs the plan on raw contiguous buffers. Plans are immutable and may be run from
 // several threads at once.

@@ -1,4 +1,4 @@
-// ep/cpu/math/random.cpp: see random.h.
+// ep/cpu/math/random/random.cpp: see random.h.
 #include "ep/cpu/math/random/random.h"
 
 #include <bit>

@@ -1,4 +1,4 @@
-// ep/cpu/math/reduce.cpp: reducers, the reduction driver, and ArgMax/ArgMin.
+// ep/cpu/math/reduction/reduce.cpp: reducers, the reduction driver, and ArgMax/ArgMin.
 //
 // Layer: nxrt_cpu_math (framework-free reference math of the CPU EP).
 // The driver works on the collapsed kept/reduced axes (SplitAxes). When the innermost axis is

@@ -1,5 +1,5 @@
-// ep/cpu/math/reduce.h: reductions over arbitrary axes (ReduceSum ... ReduceSumSquare) and
-// ArgMax/ArgMin.
+// ep/cpu/math/reduction/reduce.h: reductions over arbitrary axes (ReduceSum ... ReduceSumSquare)
+// and ArgMax/ArgMin.
 //
 // Layer: nxrt_cpu_math (framework-free reference math of the CPU EP; no IR, no EP API).
 // ONNX sources: Reduce*-18 (axes as an optional input, noop_with_empty_axes) and Reduce*-1/11/13

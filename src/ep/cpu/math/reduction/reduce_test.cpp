@@ -1,6 +1,6 @@
-// ep/cpu/math/reduce_test.cpp: reductions and ArgMax/ArgMin against a brute-force reference
-// (for each output, scan every input element and collect those that map to it) on random shapes
-// and axes, plus ONNX examples, empty axes, zero-length axes and NaN.
+// ep/cpu/math/reduction/reduce_test.cpp: reductions and ArgMax/ArgMin against a brute-force
+// reference (for each output, scan every input element and collect those that map to it) on random
+// shapes and axes, plus ONNX examples, empty axes, zero-length axes and NaN.
 #include "ep/cpu/math/reduction/reduce.h"
 
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// ep/cpu/math/signal.cpp: window generators, MelWeightMatrix, DFT and STFT (see signal.h).
+// ep/cpu/math/signal/signal.cpp: window generators, MelWeightMatrix, DFT and STFT (see signal.h).
 #include "ep/cpu/math/signal/signal.h"
 
 #include <algorithm>

@@ -1,5 +1,5 @@
-// ep/cpu/math/signal.h: the ONNX signal operators (opset 17, onnx/defs/math/defs.cc): the window
-// generators HannWindow, HammingWindow, BlackmanWindow, MelWeightMatrix, DFT and STFT.
+// ep/cpu/math/signal/signal.h: the ONNX signal operators (opset 17, onnx/defs/math/defs.cc): the
+// window generators HannWindow, HammingWindow, BlackmanWindow, MelWeightMatrix, DFT and STFT.
 //
 // Layer: nxrt_cpu_math (framework-free reference math; no IR, no EP API). Everything computes in
 // double and rounds once to the output type. The transforms are direct DFTs over a twiddle table

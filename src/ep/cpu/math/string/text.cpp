@@ -1,4 +1,4 @@
-// ep/cpu/math/text.cpp: see text.h.
+// ep/cpu/math/string/text.cpp: see text.h.
 #include "ep/cpu/math/string/text.h"
 
 #include <algorithm>

@@ -1,5 +1,5 @@
-// ep/cpu/math/text.h: the string and n-gram ops of ONNX (StringNormalizer, TfIdfVectorizer) as
-// reference math.
+// ep/cpu/math/string/text.h: the string and n-gram ops of ONNX (StringNormalizer, TfIdfVectorizer)
+// as reference math.
 //
 // Layer: nxrt_cpu_math (framework-free; no IR, no EP API). Strings are std::string holding UTF-8
 // bytes. Case changes and case-insensitive matching act on ASCII letters; other bytes (non-ASCII

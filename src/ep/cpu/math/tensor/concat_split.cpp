@@ -1,4 +1,4 @@
-// ep/cpu/nn/concat_split.cpp: Concat and Split. Layer: nxrt_cpu_nn.
+// ep/cpu/math/tensor/concat_split.cpp: Concat and Split. Layer: nxrt_cpu_math.
 #include "ep/cpu/math/tensor/concat_split.h"
 
 #include <algorithm>

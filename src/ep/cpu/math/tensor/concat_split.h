@@ -1,6 +1,6 @@
-// ep/cpu/nn/concat_split.h: Concat and Split (ONNX) as reference math.
+// ep/cpu/math/tensor/concat_split.h: Concat and Split (ONNX) as reference math.
 //
-// Layer: nxrt_cpu_nn (framework-free; no IR, no EP API). Both move contiguous blocks by element
+// Layer: nxrt_cpu_math (framework-free; no IR, no EP API). Both move contiguous blocks by element
 // size and work for every dtype, strings included. Prepare computes shapes and checks; compute
 // only copies between the given buffers.
 #pragma once

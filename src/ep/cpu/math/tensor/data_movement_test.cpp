@@ -1,5 +1,5 @@
-// ep/cpu/nn/data_movement_test.cpp: tests of Transpose, DepthToSpace/SpaceToDepth, Concat, Split,
-// Slice, Tile, Expand and Pad against independent per-element references, ONNX spec examples
+// ep/cpu/math/tensor/data_movement_test.cpp: tests of Transpose, DepthToSpace/SpaceToDepth, Concat,
+// Split, Slice, Tile, Expand and Pad against independent per-element references, ONNX spec examples
 // and named error cases.
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-// ep/cpu/nn/gather.cpp: Gather, GatherElements, GatherND. Layer: nxrt_cpu_nn.
+// ep/cpu/math/tensor/gather.cpp: Gather, GatherElements, GatherND. Layer: nxrt_cpu_math.
 #include "ep/cpu/math/tensor/gather.h"
 
 #include <algorithm>

@@ -1,6 +1,6 @@
-// ep/cpu/nn/gather.h: Gather, GatherElements and GatherND (ONNX) as reference math.
+// ep/cpu/math/tensor/gather.h: Gather, GatherElements and GatherND (ONNX) as reference math.
 //
-// Layer: nxrt_cpu_nn (framework-free; no IR, no EP API). The data moves by element size, so every
+// Layer: nxrt_cpu_math (framework-free; no IR, no EP API). The data moves by element size, so every
 // dtype works (strings included); indices are int32 or int64. Negative indices count from the
 // end of their axis. Indices are data, so they are checked in compute: an index out of range
 // returns kInvalidArgument naming the index, its position and the axis size (never a crash).

@@ -1,6 +1,6 @@
-// ep/cpu/nn/gather_scatter_test.cpp: tests of Gather, GatherElements, GatherND, ScatterElements
-// and ScatterND against independent references, the ONNX operator doc examples, and the
-// out-of-range index errors (never a crash).
+// ep/cpu/math/tensor/gather_scatter_test.cpp: tests of Gather, GatherElements, GatherND,
+// ScatterElements and ScatterND against independent references, the ONNX operator doc examples, and
+// the out-of-range index errors (never a crash).
 #include <gtest/gtest.h>
 
 #include <random>

@@ -1,4 +1,4 @@
-// ep/cpu/nn/pad.cpp: Pad. Layer: nxrt_cpu_nn.
+// ep/cpu/math/tensor/pad.cpp: Pad. Layer: nxrt_cpu_math.
 #include "ep/cpu/math/tensor/pad.h"
 
 #include <algorithm>

@@ -1,6 +1,6 @@
-// ep/cpu/nn/pad.h: Pad (ONNX) as reference math.
+// ep/cpu/math/tensor/pad.h: Pad (ONNX) as reference math.
 //
-// Layer: nxrt_cpu_nn (framework-free; no IR, no EP API). Pad is a gather through one index map
+// Layer: nxrt_cpu_math (framework-free; no IR, no EP API). Pad is a gather through one index map
 // per axis (-1 = the constant), so every dtype works, strings included. Prepare builds the maps;
 // compute only reads and writes the given buffers.
 #pragma once

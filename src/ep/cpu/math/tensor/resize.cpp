@@ -1,4 +1,4 @@
-// ep/cpu/nn/resize.cpp: Resize. Layer: nxrt_cpu_nn.
+// ep/cpu/math/tensor/resize.cpp: Resize. Layer: nxrt_cpu_math.
 #include "ep/cpu/math/tensor/resize.h"
 
 #include <algorithm>

@@ -1,6 +1,6 @@
-// ep/cpu/nn/resize.h: Resize (ONNX opset 10-19) and Upsample as reference math.
+// ep/cpu/math/tensor/resize.h: Resize (ONNX opset 10-19) and Upsample as reference math.
 //
-// Layer: nxrt_cpu_nn (framework-free; no IR, no EP API). Prepare resolves the output shape and,
+// Layer: nxrt_cpu_math (framework-free; no IR, no EP API). Prepare resolves the output shape and,
 // per axis, where every output coordinate reads from: an index map (nearest) or a list of taps
 // with weights (linear, cubic, antialiased filters). Compute only reads the input and writes the
 // output. N-D: every axis may be resized; axes whose mapping is the identity are copied.

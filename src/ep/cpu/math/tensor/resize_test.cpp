@@ -1,7 +1,7 @@
-// ep/cpu/nn/resize_test.cpp: tests of Resize: the ONNX backend node tests (values generated from
-// libonnx-testdata by resize_onnx_cases.py), the exact-tie edge cases of issue 6, antialiasing
-// and N-D linear against independent references written from the spec formulas, opset-18
-// keep_aspect_ratio_policy and axes, tf_crop_and_resize extrapolation, and errors.
+// ep/cpu/math/tensor/resize_test.cpp: tests of Resize: the ONNX backend node tests (values
+// generated from libonnx-testdata by resize_onnx_cases.py), the exact-tie edge cases of issue 6,
+// antialiasing and N-D linear against independent references written from the spec formulas,
+// opset-18 keep_aspect_ratio_policy and axes, tf_crop_and_resize extrapolation, and errors.
 #include "ep/cpu/math/tensor/resize.h"
 
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// ep/cpu/nn/scatter.cpp: ScatterElements and ScatterND. Layer: nxrt_cpu_nn.
+// ep/cpu/math/tensor/scatter.cpp: ScatterElements and ScatterND. Layer: nxrt_cpu_math.
 #include "ep/cpu/math/tensor/scatter.h"
 
 #include <algorithm>

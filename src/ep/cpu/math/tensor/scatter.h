@@ -1,7 +1,7 @@
-// ep/cpu/nn/scatter.h: ScatterElements (and legacy Scatter) and ScatterND (ONNX) as reference
-// math.
+// ep/cpu/math/tensor/scatter.h: ScatterElements (and legacy Scatter) and ScatterND (ONNX) as
+// reference math.
 //
-// Layer: nxrt_cpu_nn (framework-free; no IR, no EP API). The output starts as a copy of the data
+// Layer: nxrt_cpu_math (framework-free; no IR, no EP API). The output starts as a copy of the data
 // and the updates are written (reduction none: every dtype, strings included) or combined
 // (add/mul/max/min: numeric dtypes, float16/bfloat16 in float) at the indexed places, in index
 // order. Indices are int32 or int64; negative ones count from the end. An index out of range

@@ -1,4 +1,4 @@
-// ep/cpu/nn/select.cpp: see select.h.
+// ep/cpu/math/tensor/select.cpp: see select.h.
 #include "ep/cpu/math/tensor/select.h"
 
 #include <algorithm>

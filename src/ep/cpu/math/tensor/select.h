@@ -1,7 +1,7 @@
-// ep/cpu/nn/select.h: element-selecting tensor ops (ONNX Trilu, Compress, ReverseSequence, OneHot)
-// as reference math.
+// ep/cpu/math/tensor/select.h: element-selecting tensor ops (ONNX Trilu, Compress, ReverseSequence,
+// OneHot) as reference math.
 //
-// Layer: nxrt_cpu_nn (framework-free; no IR, no EP API). Trilu, Compress and ReverseSequence move
+// Layer: nxrt_cpu_math (framework-free; no IR, no EP API). Trilu, Compress and ReverseSequence move
 // elements by size, so every dtype works (strings included); OneHot reads numeric indices and
 // writes elements of any dtype. Prepare* functions check shapes and attributes and return a plan
 // (kInvalidArgument naming the op, the input and both values); the compute functions take

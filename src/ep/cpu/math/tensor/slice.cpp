@@ -1,4 +1,4 @@
-// ep/cpu/nn/slice.cpp: Slice. Layer: nxrt_cpu_nn.
+// ep/cpu/math/tensor/slice.cpp: Slice. Layer: nxrt_cpu_math.
 #include "ep/cpu/math/tensor/slice.h"
 
 #include <algorithm>

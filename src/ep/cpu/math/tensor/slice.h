@@ -1,6 +1,6 @@
-// ep/cpu/nn/slice.h: Slice (ONNX) as reference math.
+// ep/cpu/math/tensor/slice.h: Slice (ONNX) as reference math.
 //
-// Layer: nxrt_cpu_nn (framework-free; no IR, no EP API). Moves elements by size, so every dtype
+// Layer: nxrt_cpu_math (framework-free; no IR, no EP API). Moves elements by size, so every dtype
 // works, strings included. Prepare resolves starts/ends/steps into a strided view; compute copies.
 #pragma once
 

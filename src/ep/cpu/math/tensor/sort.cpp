@@ -1,4 +1,4 @@
-// ep/cpu/nn/sort.cpp: see sort.h.
+// ep/cpu/math/tensor/sort.cpp: see sort.h.
 #include "ep/cpu/math/tensor/sort.h"
 
 #include <algorithm>

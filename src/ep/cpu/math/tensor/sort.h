@@ -1,6 +1,6 @@
-// ep/cpu/nn/sort.h: ordering ops (ONNX TopK, Unique) as reference math.
+// ep/cpu/math/tensor/sort.h: ordering ops (ONNX TopK, Unique) as reference math.
 //
-// Layer: nxrt_cpu_nn (framework-free; no IR, no EP API). Both order elements by value with one
+// Layer: nxrt_cpu_math (framework-free; no IR, no EP API). Both order elements by value with one
 // total order: numbers ascending, with every NaN above +inf and NaNs equal to each other (so a
 // NaN counts as the largest value); bools false < true; strings by bytes. Prepare* functions
 // check shapes and return a plan (kInvalidArgument naming the op and both values); compute

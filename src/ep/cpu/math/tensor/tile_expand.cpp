@@ -1,4 +1,4 @@
-// ep/cpu/nn/tile_expand.cpp: Tile and Expand. Layer: nxrt_cpu_nn.
+// ep/cpu/math/tensor/tile_expand.cpp: Tile and Expand. Layer: nxrt_cpu_math.
 #include "ep/cpu/math/tensor/tile_expand.h"
 
 #include "ep/cpu/math/nn_common.h"

@@ -1,6 +1,6 @@
-// ep/cpu/nn/tile_expand.h: Tile and Expand (ONNX) as reference math.
+// ep/cpu/math/tensor/tile_expand.h: Tile and Expand (ONNX) as reference math.
 //
-// Layer: nxrt_cpu_nn (framework-free; no IR, no EP API). Both are strided copies with zero
+// Layer: nxrt_cpu_math (framework-free; no IR, no EP API). Both are strided copies with zero
 // strides over repeated dims, so every dtype works (strings included). Prepare computes shapes;
 // compute only copies.
 #pragma once

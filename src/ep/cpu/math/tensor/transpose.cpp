@@ -1,4 +1,4 @@
-// ep/cpu/nn/transpose.cpp: Transpose, DepthToSpace, SpaceToDepth. Layer: nxrt_cpu_nn.
+// ep/cpu/math/tensor/transpose.cpp: Transpose, DepthToSpace, SpaceToDepth. Layer: nxrt_cpu_math.
 #include "ep/cpu/math/tensor/transpose.h"
 
 #include "ep/cpu/math/nn_common.h"

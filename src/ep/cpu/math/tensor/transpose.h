@@ -1,6 +1,7 @@
-// ep/cpu/nn/transpose.h: Transpose, DepthToSpace and SpaceToDepth (ONNX) as reference math.
+// ep/cpu/math/tensor/transpose.h: Transpose, DepthToSpace and SpaceToDepth (ONNX) as reference
+// math.
 //
-// Layer: nxrt_cpu_nn (framework-free; no IR, no EP API). All three are axis permutations of a
+// Layer: nxrt_cpu_math (framework-free; no IR, no EP API). All three are axis permutations of a
 // (reshaped) contiguous tensor, so they share one strided copy. They move elements by size and
 // work for every dtype, strings included. Each op has a Prepare (shapes, checks) that returns a
 // plan and a compute that only reads and writes the given buffers.

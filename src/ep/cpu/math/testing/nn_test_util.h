@@ -1,4 +1,5 @@
-// ep/cpu/nn/nn_test_util.h: helpers shared by the nxrt_cpu_nn tests (not part of the library).
+// ep/cpu/math/testing/nn_test_util.h: helpers shared by the nxrt_cpu_math tests (not part of the
+// library).
 //
 // Fixed-seed random data and shapes, multi-index iteration for the tests' independent
 // references, and tolerance comparisons. Every test reference is written from the ONNX operator

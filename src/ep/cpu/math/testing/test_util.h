@@ -1,5 +1,5 @@
-// ep/cpu/math/test_util.h: helpers of the nxrt_cpu_math tests: seeded random shapes and tensors,
-// element access as double / 128-bit integer, naive index arithmetic and dtype tolerances.
+// ep/cpu/math/testing/test_util.h: helpers of the nxrt_cpu_math tests: seeded random shapes and
+// tensors, element access as double / 128-bit integer, naive index arithmetic and dtype tolerances.
 //
 // Layer: tests of nxrt_cpu_math only. The references in the *_test.cpp files are written with
 // these plain helpers (nested index computations, double or __int128 arithmetic) so that they

@@ -1,4 +1,4 @@
-// ep/cpu/math/training.cpp: see training.h.
+// ep/cpu/math/training/training.cpp: see training.h.
 #include "ep/cpu/math/training/training.h"
 
 #include <cmath>

@@ -1,4 +1,4 @@
-// ep/cpu/math/training.h: the training-mode math of the CPU EP: BatchNormalization's batch
+// ep/cpu/math/training/training.h: the training-mode math of the CPU EP: BatchNormalization's batch
 // statistics and the optimizer updates of the ai.onnx.preview.training domain.
 //
 // Layer: nxrt_cpu_math (framework-free reference math of the CPU EP; no IR, no EP API).

@@ -1,4 +1,5 @@
-// ep/cpu/nn/onnx_node_cases.cpp: the generated ONNX backend node cases and their lookups.
+// ep/cpu/math/nn/testing/onnx_node_cases.cpp: the generated ONNX backend node cases and their
+// lookups.
 #include "ep/cpu/math/nn/testing/onnx_node_cases.h"
 
 #include <limits>

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Regenerates onnx_node_cases.inc: the single-node ONNX backend tests (Debian libonnx-testdata,
-ONNX 1.12) of the nn ops in nxrt_cpu_nn, as C++ initializers of nxrt::cpu::nn::testing::NodeCase
+ONNX 1.12) of the nn ops in nxrt_cpu_math, as C++ initializers of nxrt::cpu::nn::testing::NodeCase
 (see onnx_node_cases.h): one static array of values per tensor, then the static array kCases,
 all included into a function body. Initializers of the model count as inputs. Cases whose
 tensors hold more than MAX_ELEMENTS values in all are skipped to keep the file small.
