@@ -31,8 +31,10 @@ namespace nxrt::cpu::kernels {
 
 // ---- registration ----
 
-// ONNX's recurring type sets, named after the schemas' wording. nxrt has no complex arithmetic,
-// so complex types appear only where a kernel moves bytes (AllTypes).
+// ONNX's recurring type sets, named after the schemas' wording: the DataTypes of the math's type
+// lists of the same names (math/element_types.h), so a table entry and the math it dispatches to
+// agree. nxrt has no complex arithmetic, so complex types appear only where a kernel moves bytes
+// (AllTypes).
 // float16, float, double.
 std::vector<DataType> FloatTypes();
 // float16, float, double, bfloat16.

@@ -15,6 +15,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "ep/cpu/math/element_types.h"
 #include "nxrt/data_type.h"
 #include "nxrt/status.h"
 #include "nxrt/tensor.h"
@@ -128,56 +129,6 @@ T FromAcc(A v) {
     return T(static_cast<float>(v));
   } else {
     return static_cast<T>(v);
-  }
-}
-
-// Calls f(std::type_identity<T>{}) for a floating dtype (float, double, float16, bfloat16);
-// kUnsupported naming `op` and the dtype otherwise.
-template <typename F>
-Status VisitFloat(std::string_view op, DataType dtype, F&& f) {
-  switch (dtype) {
-    case DataType::kFloat:
-      return f(std::type_identity<float>{});
-    case DataType::kDouble:
-      return f(std::type_identity<double>{});
-    case DataType::kFloat16:
-      return f(std::type_identity<Float16>{});
-    case DataType::kBFloat16:
-      return f(std::type_identity<BFloat16>{});
-    default:
-      return MakeStatus(StatusCode::kUnsupported, op, ": element type ", DataTypeName(dtype),
-                        " is not supported (expected float, double, float16 or bfloat16)");
-  }
-}
-
-// Like VisitFloat, plus the real integer types (int8..int64, uint8..uint64).
-template <typename F>
-Status VisitNumeric(std::string_view op, DataType dtype, F&& f) {
-  switch (dtype) {
-    case DataType::kInt8:
-      return f(std::type_identity<int8_t>{});
-    case DataType::kInt16:
-      return f(std::type_identity<int16_t>{});
-    case DataType::kInt32:
-      return f(std::type_identity<int32_t>{});
-    case DataType::kInt64:
-      return f(std::type_identity<int64_t>{});
-    case DataType::kUint8:
-      return f(std::type_identity<uint8_t>{});
-    case DataType::kUint16:
-      return f(std::type_identity<uint16_t>{});
-    case DataType::kUint32:
-      return f(std::type_identity<uint32_t>{});
-    case DataType::kUint64:
-      return f(std::type_identity<uint64_t>{});
-    case DataType::kFloat:
-    case DataType::kDouble:
-    case DataType::kFloat16:
-    case DataType::kBFloat16:
-      return VisitFloat(op, dtype, f);
-    default:
-      return MakeStatus(StatusCode::kUnsupported, op, ": element type ", DataTypeName(dtype),
-                        " is not supported (expected a numeric type)");
   }
 }
 

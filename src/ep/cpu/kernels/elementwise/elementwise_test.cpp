@@ -17,9 +17,9 @@
 
 #include "ep/cpu/math/elementwise/binary.h"
 #include "ep/cpu/math/elementwise/cast.h"
-#include "ep/cpu/math/testing/test_util.h"
 #include "ep/cpu/math/elementwise/unary.h"
 #include "ep/cpu/math/elementwise/where.h"
+#include "ep/cpu/math/testing/test_util.h"
 #include "ep/cpu/testing/expect_tensor.h"
 #include "ep/cpu/testing/single_op_model.h"
 #include "nxrt/session.h"

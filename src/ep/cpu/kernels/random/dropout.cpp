@@ -52,7 +52,7 @@ class DropoutKernel final : public Kernel {
       return Status::Ok();
     }
     const double scale = ratio_ < 1 ? 1 / (1 - ratio_) : 0;
-    math::VisitType(math::FloatTypes{}, type_, [&](auto tag) {
+    math::VisitType(math::FloatTypesBf16{}, type_, [&](auto tag) {
       using T = typename decltype(tag)::type;
       const T* in = x.data<T>();
       T* out = y->mutable_data<T>();
@@ -87,7 +87,7 @@ class DropoutKernel final : public Kernel {
                           value->Description(), ", expected a scalar");
       }
       NXRT_RETURN_IF_ERROR(
-          math::DispatchType<math::FloatTypes>(value->dtype(), "Dropout ratio", [&](auto tag) {
+          math::DispatchType<math::FloatTypesBf16>(value->dtype(), "Dropout ratio", [&](auto tag) {
             using T = typename decltype(tag)::type;
             ratio_ = static_cast<double>(math::Load(*value->data<T>()));
           }));

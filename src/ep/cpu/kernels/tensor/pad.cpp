@@ -64,7 +64,7 @@ class PadKernel final : public Kernel {
  private:
   // Converts the float `value` attribute to `dtype` (the opset 1-10 schemas allow float types).
   Status StoreConstant(DataType dtype) {
-    return nn::VisitFloat("Pad", dtype, [&](auto tag) {
+    return math::DispatchType<math::FloatTypesBf16>(dtype, "Pad", [&](auto tag) {
       using T = typename decltype(tag)::type;
       const T element = nn::FromAcc<T>(value_);
       std::memcpy(constant_, &element, sizeof element);

@@ -29,13 +29,14 @@ Result<std::vector<double>> ReadReals(const PrepareContext& ctx, int i, std::str
                       ShapeToString(tensor->shape()), ", expected a 1-D tensor");
   }
   std::vector<double> values(static_cast<size_t>(tensor->element_count()));
-  NXRT_RETURN_IF_ERROR(nn::VisitFloat(what, tensor->dtype(), [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    for (size_t k = 0; k < values.size(); ++k) {
-      values[k] = static_cast<double>(nn::ToAcc(tensor->data<T>()[k]));
-    }
-    return Status::Ok();
-  }));
+  NXRT_RETURN_IF_ERROR(
+      math::DispatchType<math::FloatTypesBf16>(tensor->dtype(), what, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        for (size_t k = 0; k < values.size(); ++k) {
+          values[k] = static_cast<double>(nn::ToAcc(tensor->data<T>()[k]));
+        }
+        return Status::Ok();
+      }));
   return values;
 }
 

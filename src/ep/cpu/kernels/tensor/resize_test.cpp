@@ -9,8 +9,8 @@
 #include <string>
 
 #include "ep/cpu/kernels/tensor/single_op_test_util.h"
-#include "ep/cpu/math/testing/nn_test_util.h"
 #include "ep/cpu/math/tensor/resize.h"
+#include "ep/cpu/math/testing/nn_test_util.h"
 
 namespace nxrt::cpu::kernels::testing {
 namespace {

@@ -103,11 +103,12 @@ Result<int64_t> ReadDepth(const PrepareContext& ctx) {
                       ShapeToString(depth->shape()), ", expected a scalar or one element");
   }
   int64_t value = 0;
-  NXRT_RETURN_IF_ERROR(nn::VisitNumeric("OneHot depth", depth->dtype(), [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    value = static_cast<int64_t>(nn::ToAcc(depth->data<T>()[0]));
-    return Status::Ok();
-  }));
+  NXRT_RETURN_IF_ERROR(
+      math::DispatchType<math::NumericTypesBf16>(depth->dtype(), "OneHot depth", [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        value = static_cast<int64_t>(nn::ToAcc(depth->data<T>()[0]));
+        return Status::Ok();
+      }));
   return value;
 }
 

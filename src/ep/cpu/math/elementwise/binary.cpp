@@ -268,7 +268,7 @@ Status BindPow(DataType base_type, DataType exponent_type, BinaryPlan* plan) {
   Status inner;
   Status outer = DispatchType<PowBaseTypes>(base_type, "Pow", [&](auto base_tag) {
     using TB = typename decltype(base_tag)::type;
-    inner = DispatchType<NumericTypes>(exponent_type, "Pow exponent", [&](auto exp_tag) {
+    inner = DispatchType<NumericTypesBf16>(exponent_type, "Pow exponent", [&](auto exp_tag) {
       using TE = typename decltype(exp_tag)::type;
       plan->out_type = DataTypeOf<TB>();
       plan->fn = &RunTyped<PowOp<Compute<TB>, Compute<TE>>, TB, TE, TB>;
@@ -278,31 +278,31 @@ Status BindPow(DataType base_type, DataType exponent_type, BinaryPlan* plan) {
   return inner;
 }
 
-using PReluTypes = Concat<FloatTypes, TypeList<int32_t, int64_t, uint32_t, uint64_t>>;
+using PReluTypes = Concat<FloatTypesBf16, TypeList<int32_t, int64_t, uint32_t, uint64_t>>;
 
 Status BindKind(BinaryKind kind, DataType type, const BinaryAttrs& attrs, BinaryPlan* plan) {
   const std::string_view name = BinaryKindName(kind);
   switch (kind) {
-    case BinaryKind::kAdd: return Bind<AddOp, NumericTypes>(name, type, plan);
-    case BinaryKind::kSub: return Bind<SubOp, NumericTypes>(name, type, plan);
-    case BinaryKind::kMul: return Bind<MulOp, NumericTypes>(name, type, plan);
-    case BinaryKind::kDiv: return Bind<DivOp, NumericTypes>(name, type, plan);
+    case BinaryKind::kAdd: return Bind<AddOp, NumericTypesBf16>(name, type, plan);
+    case BinaryKind::kSub: return Bind<SubOp, NumericTypesBf16>(name, type, plan);
+    case BinaryKind::kMul: return Bind<MulOp, NumericTypesBf16>(name, type, plan);
+    case BinaryKind::kDiv: return Bind<DivOp, NumericTypesBf16>(name, type, plan);
     case BinaryKind::kMod:
-      return attrs.fmod ? Bind<TruncModOp, NumericTypes>(name, type, plan)
-                        : Bind<FloorModOp, NumericTypes>(name, type, plan);
+      return attrs.fmod ? Bind<TruncModOp, NumericTypesBf16>(name, type, plan)
+                        : Bind<FloorModOp, NumericTypesBf16>(name, type, plan);
     case BinaryKind::kPow: return Status(StatusCode::kInternal, "Pow is bound by BindPow");
-    case BinaryKind::kMax: return Bind<MaxOp, NumericTypes>(name, type, plan);
-    case BinaryKind::kMin: return Bind<MinOp, NumericTypes>(name, type, plan);
+    case BinaryKind::kMax: return Bind<MaxOp, NumericTypesBf16>(name, type, plan);
+    case BinaryKind::kMin: return Bind<MinOp, NumericTypesBf16>(name, type, plan);
     case BinaryKind::kEqual:
       return Bind<EqualOp, Concat<NumericAndBoolTypes, StringTypes>, OutKind::kBool>(name, type,
                                                                                    plan);
-    case BinaryKind::kLess: return Bind<LessOp, NumericTypes, OutKind::kBool>(name, type, plan);
+    case BinaryKind::kLess: return Bind<LessOp, NumericTypesBf16, OutKind::kBool>(name, type, plan);
     case BinaryKind::kLessOrEqual:
-      return Bind<LessOrEqualOp, NumericTypes, OutKind::kBool>(name, type, plan);
+      return Bind<LessOrEqualOp, NumericTypesBf16, OutKind::kBool>(name, type, plan);
     case BinaryKind::kGreater:
-      return Bind<GreaterOp, NumericTypes, OutKind::kBool>(name, type, plan);
+      return Bind<GreaterOp, NumericTypesBf16, OutKind::kBool>(name, type, plan);
     case BinaryKind::kGreaterOrEqual:
-      return Bind<GreaterOrEqualOp, NumericTypes, OutKind::kBool>(name, type, plan);
+      return Bind<GreaterOrEqualOp, NumericTypesBf16, OutKind::kBool>(name, type, plan);
     case BinaryKind::kAnd: return Bind<AndOp, BoolTypes>(name, type, plan);
     case BinaryKind::kOr: return Bind<OrOp, BoolTypes>(name, type, plan);
     case BinaryKind::kXor: return Bind<XorOp, BoolTypes>(name, type, plan);
@@ -407,17 +407,17 @@ Result<VariadicPlan> PrepareVariadic(VariadicKind kind, DataType type,
   BinaryPlan step;
   switch (kind) {
     case VariadicKind::kMax:
-      NXRT_RETURN_IF_ERROR((Bind<MaxOp, NumericTypes>(name, type, &step)));
+      NXRT_RETURN_IF_ERROR((Bind<MaxOp, NumericTypesBf16>(name, type, &step)));
       break;
     case VariadicKind::kMin:
-      NXRT_RETURN_IF_ERROR((Bind<MinOp, NumericTypes>(name, type, &step)));
+      NXRT_RETURN_IF_ERROR((Bind<MinOp, NumericTypesBf16>(name, type, &step)));
       break;
     case VariadicKind::kSum:
-      NXRT_RETURN_IF_ERROR((Bind<AddOp, NumericTypes>(name, type, &step)));
+      NXRT_RETURN_IF_ERROR((Bind<AddOp, NumericTypesBf16>(name, type, &step)));
       break;
     case VariadicKind::kMean:
-      NXRT_RETURN_IF_ERROR((Bind<AddOp, FloatTypes>(name, type, &step)));
-      NXRT_RETURN_IF_ERROR(DispatchType<FloatTypes>(type, name, [&](auto tag) {
+      NXRT_RETURN_IF_ERROR((Bind<AddOp, FloatTypesBf16>(name, type, &step)));
+      NXRT_RETURN_IF_ERROR(DispatchType<FloatTypesBf16>(type, name, [&](auto tag) {
         plan.finish = &DivideInPlace<typename decltype(tag)::type>;
       }));
       break;

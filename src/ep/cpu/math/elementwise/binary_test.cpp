@@ -8,8 +8,8 @@
 #include <cmath>
 #include <limits>
 
-#include "ep/cpu/math/testing/test_util.h"
 #include "ep/cpu/math/elementwise/where.h"
+#include "ep/cpu/math/testing/test_util.h"
 
 namespace nxrt::cpu::math {
 namespace {

@@ -180,7 +180,7 @@ Status CastTyped(const void* in, void* out, int64_t count) {
 
 std::string FormatFloating(double value, DataType type) {
   std::string text = "unsupported type";
-  VisitType(FloatTypes{}, type, [&](auto tag) {
+  VisitType(FloatTypesBf16{}, type, [&](auto tag) {
     using T = typename decltype(tag)::type;
     text = ToText(ConvertElement<T>(value));
   });

@@ -424,7 +424,7 @@ Result<UnaryPlan> PrepareUnary(UnaryKind kind, DataType type, const UnaryAttrs& 
   plan.attrs = attrs;
   Status status;
   if (kind == UnaryKind::kGelu && attrs.gelu_tanh) {
-    status = Bind<GeluTanhOp, FloatTypes, OutKind::kSame>(kind, type, &plan);
+    status = Bind<GeluTanhOp, FloatTypesBf16, OutKind::kSame>(kind, type, &plan);
   } else {
     switch (kind) {
 #define NXRT_UNARY_KIND(name, functor, types, out)                           \
@@ -466,9 +466,8 @@ Status Unary(UnaryKind kind, const Tensor& in, Tensor* out) {
 Result<ClipPlan> PrepareClip(DataType type) {
   ClipPlan plan;
   plan.type = type;
-  NXRT_RETURN_IF_ERROR(DispatchType<NumericTypes>(type, "Clip", [&](auto tag) {
-    plan.fn = &RunClipTyped<typename decltype(tag)::type>;
-  }));
+  NXRT_RETURN_IF_ERROR(DispatchType<NumericTypesBf16>(
+      type, "Clip", [&](auto tag) { plan.fn = &RunClipTyped<typename decltype(tag)::type>; }));
   return plan;
 }
 

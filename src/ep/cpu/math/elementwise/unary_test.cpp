@@ -182,7 +182,7 @@ TEST(Unary, UnsupportedTypeNamesTheSupportedOnes) {
   const Status s = Unary(UnaryKind::kSqrt, Make<int32_t>({1}, {4}), &out);
   EXPECT_EQ(s.code(), StatusCode::kUnsupported);
   EXPECT_EQ(s.message(),
-            "Sqrt does not support element type int32 (supported: float, double, float16, "
+            "Sqrt does not support element type int32 (supported: float16, float, double, "
             "bfloat16)");
 }
 

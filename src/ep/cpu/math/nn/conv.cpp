@@ -84,12 +84,9 @@ namespace {
 
 using dt = dnnl::memory::data_type;
 
+// Conv and ConvTranspose take the float types without bfloat16.
 Status CheckConvType(std::string_view op, DataType dtype) {
-  if (dtype == DataType::kFloat || dtype == DataType::kDouble || dtype == DataType::kFloat16) {
-    return Status::Ok();
-  }
-  return MakeStatus(StatusCode::kUnsupported, op, ": element type ", DataTypeName(dtype),
-                    " is not supported (expected float, double or float16)");
+  return math::DispatchType<math::FloatTypes>(dtype, op, [](auto) {});
 }
 
 // Shared checks of X, W, B and the kernel shape; fills batch, channels, group, input_spatial and
@@ -776,24 +773,12 @@ namespace {
 // The reference loops on [N, C, spatial...] buffers.
 Status RunRef(const ConvPlan& plan, const void* x, const void* w, const void* b, const void* z,
               void* y) {
-  switch (plan.dtype) {
-    case DataType::kFloat:
-      ConvRef(plan, static_cast<const float*>(x), static_cast<const float*>(w),
-              static_cast<const float*>(b), static_cast<const float*>(z), static_cast<float*>(y));
-      return Status::Ok();
-    case DataType::kDouble:
-      ConvRef(plan, static_cast<const double*>(x), static_cast<const double*>(w),
-              static_cast<const double*>(b), static_cast<const double*>(z),
-              static_cast<double*>(y));
-      return Status::Ok();
-    case DataType::kFloat16:
-      ConvRef(plan, static_cast<const Float16*>(x), static_cast<const Float16*>(w),
-              static_cast<const Float16*>(b), static_cast<const Float16*>(z),
-              static_cast<Float16*>(y));
-      return Status::Ok();
-    default:
-      return CheckConvType(plan.transpose ? "ConvTranspose" : "Conv", plan.dtype);
-  }
+  return math::DispatchType<math::FloatTypes>(
+      plan.dtype, plan.transpose ? "ConvTranspose" : "Conv", [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        ConvRef(plan, static_cast<const T*>(x), static_cast<const T*>(w),
+                static_cast<const T*>(b), static_cast<const T*>(z), static_cast<T*>(y));
+      });
 }
 
 // The reference loops of a channels_last plan: X, and Z into Y's copy, transposed to

@@ -16,9 +16,9 @@
 #include <vector>
 
 #include "core/cpu_features.h"
+#include "ep/cpu/math/nn/testing/onnx_node_cases.h"
 #include "ep/cpu/math/nn_common.h"
 #include "ep/cpu/math/testing/nn_test_util.h"
-#include "ep/cpu/math/nn/testing/onnx_node_cases.h"
 
 namespace nxrt::cpu::nn {
 namespace {

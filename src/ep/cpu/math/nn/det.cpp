@@ -58,9 +58,8 @@ Result<DetPlan> PrepareDet(DataType dtype, std::span<const int64_t> x_shape) {
   p.m = x_shape[rank - 1];
   p.batch = 1;
   for (int64_t d : p.output_shape) p.batch *= d;
-  NXRT_RETURN_IF_ERROR(DispatchType<FloatTypes>(dtype, "Det", [&](auto tag) {
-    p.fn = &DetTyped<typename decltype(tag)::type>;
-  }));
+  NXRT_RETURN_IF_ERROR(DispatchType<FloatTypesBf16>(
+      dtype, "Det", [&](auto tag) { p.fn = &DetTyped<typename decltype(tag)::type>; }));
   return p;
 }
 

@@ -51,9 +51,8 @@ Result<LrnPlan> PrepareLrn(DataType dtype, std::span<const int64_t> x_shape,
   p.batch = x_shape[0];
   p.channels = x_shape[1];
   for (size_t d = 2; d < x_shape.size(); ++d) p.pixels *= x_shape[d];
-  NXRT_RETURN_IF_ERROR(math::DispatchType<math::FloatTypes>(dtype, "LRN", [&](auto tag) {
-    p.fn = &LrnTyped<typename decltype(tag)::type>;
-  }));
+  NXRT_RETURN_IF_ERROR(math::DispatchType<math::FloatTypesBf16>(
+      dtype, "LRN", [&](auto tag) { p.fn = &LrnTyped<typename decltype(tag)::type>; }));
   return p;
 }
 

@@ -9,10 +9,10 @@
 #include <numbers>
 #include <type_traits>
 
+#include "core/cpu_features.h"
 #include "ep/cpu/math/nn/dnnl_threads.h"
 #include "ep/cpu/math/nn/dnnl_util.h"
 #include "ep/cpu/math/nn/gemv.h"
-#include "core/cpu_features.h"
 #include "ep/cpu/math/nn_common.h"
 
 namespace nxrt::cpu::nn {
@@ -94,28 +94,10 @@ T StoreAcc(RefAcc<T> v) {
   }
 }
 
-template <typename F>
-Status VisitMatMulType(std::string_view op, DataType dtype, F&& f) {
-  switch (dtype) {
-    case DataType::kInt32:
-      return f(std::type_identity<int32_t>{});
-    case DataType::kInt64:
-      return f(std::type_identity<int64_t>{});
-    case DataType::kUint32:
-      return f(std::type_identity<uint32_t>{});
-    case DataType::kUint64:
-      return f(std::type_identity<uint64_t>{});
-    case DataType::kFloat:
-    case DataType::kDouble:
-    case DataType::kFloat16:
-    case DataType::kBFloat16:
-      return VisitFloat(op, dtype, f);
-    default:
-      return MakeStatus(StatusCode::kUnsupported, op, ": element type ", DataTypeName(dtype),
-                        " is not supported (expected float, double, float16, bfloat16, int32, "
-                        "int64, uint32 or uint64)");
-  }
-}
+// The element types of MatMul and Gemm: the float types with bfloat16 (oneDNN for float, the
+// reference loops for the others) and the 32- and 64-bit integers.
+using MatMulTypes =
+    math::Concat<math::FloatTypesBf16, math::TypeList<int32_t, int64_t, uint32_t, uint64_t>>;
 
 dnnl::memory::dims Dims(std::initializer_list<int64_t> d) { return dnnl::memory::dims(d); }
 
@@ -473,7 +455,7 @@ void RunGemv(const DnnlMatMulPrimitive& prim, const MatMulEpilogue& epilogue, co
 
 Result<MatMulPlan> PrepareMatMul(DataType dtype, std::span<const int64_t> a_shape,
                                  std::span<const int64_t> b_shape, const MatMulOptions& options) {
-  NXRT_RETURN_IF_ERROR(VisitMatMulType("MatMul", dtype, [](auto) { return Status::Ok(); }));
+  NXRT_RETURN_IF_ERROR(math::DispatchType<MatMulTypes>(dtype, "MatMul", [](auto) {}));
   const MatMulEpilogue& epilogue = options.epilogue;
   if ((epilogue.bias || epilogue.activation != MatMulActivation::kNone) &&
       dtype != DataType::kFloat && dtype != DataType::kDouble && dtype != DataType::kFloat16 &&
@@ -572,7 +554,7 @@ Status MatMul(const MatMulPlan& plan, const void* a, const void* b, void* y,
     }
     return Status::Ok();
   }
-  return VisitMatMulType("MatMul", plan.dtype, [&](auto tag) -> Status {
+  return math::DispatchType<MatMulTypes>(plan.dtype, "MatMul", [&](auto tag) -> Status {
     using T = typename decltype(tag)::type;
     std::vector<RefAcc<T>> row;
     for (int64_t i = 0; i < batch; ++i) {
@@ -590,7 +572,7 @@ Result<GemmPlan> PrepareGemm(DataType dtype, std::span<const int64_t> a_shape,
                              std::span<const int64_t> b_shape,
                              std::optional<std::span<const int64_t>> c_shape,
                              const GemmAttributes& attributes, const GemmOptions& options) {
-  NXRT_RETURN_IF_ERROR(VisitMatMulType("Gemm", dtype, [](auto) { return Status::Ok(); }));
+  NXRT_RETURN_IF_ERROR(math::DispatchType<MatMulTypes>(dtype, "Gemm", [](auto) {}));
   const MatMulEpilogue& epilogue = options.epilogue;
   if (epilogue.bias) {
     return MakeStatus(StatusCode::kUnsupported, "Gemm: the epilogue takes no bias (C is Gemm's)");
@@ -744,7 +726,7 @@ Status Gemm(const GemmPlan& plan, const void* a, const void* b, const void* c, v
     return ExecuteDnnl(*plan.dnnl, plan.bindings, a, b, plan.c_as_bias ? c : nullptr, y,
                        scratchpad, "Gemm");
   }
-  return VisitMatMulType("Gemm", plan.dtype, [&](auto tag) -> Status {
+  return math::DispatchType<MatMulTypes>(plan.dtype, "Gemm", [&](auto tag) -> Status {
     using T = typename decltype(tag)::type;
     GemmRef<T>(plan, static_cast<const T*>(a), static_cast<const T*>(b), static_cast<const T*>(c),
                static_cast<T*>(y));

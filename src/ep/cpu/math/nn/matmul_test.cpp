@@ -13,11 +13,11 @@
 #include <thread>
 #include <vector>
 
-#include "ep/cpu/math/nn/dnnl_threads.h"
 #include "core/cpu_features.h"
+#include "ep/cpu/math/nn/dnnl_threads.h"
+#include "ep/cpu/math/nn/testing/onnx_node_cases.h"
 #include "ep/cpu/math/nn_common.h"
 #include "ep/cpu/math/testing/nn_test_util.h"
-#include "ep/cpu/math/nn/testing/onnx_node_cases.h"
 
 namespace nxrt::cpu::nn {
 namespace {

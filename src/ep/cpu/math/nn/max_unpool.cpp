@@ -95,9 +95,8 @@ Result<MaxUnpoolPlan> PrepareMaxUnpool(DataType dtype, std::span<const int64_t> 
   p.input_count = count(x_shape);
   p.unpooled_count = count(p.unpooled_shape);
   p.output_count = count(p.output_shape);
-  NXRT_RETURN_IF_ERROR(math::DispatchType<math::FloatTypes>(dtype, "MaxUnpool", [&](auto tag) {
-    p.fn = &MaxUnpoolTyped<typename decltype(tag)::type>;
-  }));
+  NXRT_RETURN_IF_ERROR(math::DispatchType<math::FloatTypesBf16>(
+      dtype, "MaxUnpool", [&](auto tag) { p.fn = &MaxUnpoolTyped<typename decltype(tag)::type>; }));
   return p;
 }
 

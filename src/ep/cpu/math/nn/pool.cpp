@@ -24,32 +24,18 @@ std::string_view PoolName(PoolKind kind, bool global) {
   return "Pool";
 }
 
+// The element types of the pools: the float types; MaxPool also int8 and uint8.
+using MaxPoolTypes = math::Concat<math::FloatTypes, math::TypeList<int8_t, uint8_t>>;
+
 template <typename F>
 Status VisitPoolType(std::string_view op, PoolKind kind, DataType dtype, F&& f) {
-  switch (dtype) {
-    case DataType::kFloat:
-      return f(std::type_identity<float>{});
-    case DataType::kDouble:
-      return f(std::type_identity<double>{});
-    case DataType::kFloat16:
-      return f(std::type_identity<Float16>{});
-    case DataType::kInt8:
-      if (kind == PoolKind::kMax) return f(std::type_identity<int8_t>{});
-      break;
-    case DataType::kUint8:
-      if (kind == PoolKind::kMax) return f(std::type_identity<uint8_t>{});
-      break;
-    default:
-      break;
-  }
-  return MakeStatus(StatusCode::kUnsupported, op, ": element type ", DataTypeName(dtype),
-                    " is not supported (expected float, double or float16",
-                    kind == PoolKind::kMax ? ", int8 or uint8)" : ")");
+  if (kind == PoolKind::kMax) return math::DispatchType<MaxPoolTypes>(dtype, op, f);
+  return math::DispatchType<math::FloatTypes>(dtype, op, f);
 }
 
 Status CheckInput(std::string_view op, PoolKind kind, DataType dtype,
                   std::span<const int64_t> x_shape) {
-  NXRT_RETURN_IF_ERROR(VisitPoolType(op, kind, dtype, [](auto) { return Status::Ok(); }));
+  NXRT_RETURN_IF_ERROR(VisitPoolType(op, kind, dtype, [](auto) {}));
   NXRT_RETURN_IF_ERROR(CheckShape(op, "input X", x_shape));
   if (x_shape.size() < 3) {
     return MakeStatus(StatusCode::kInvalidArgument, op, ": X ", Str(x_shape),

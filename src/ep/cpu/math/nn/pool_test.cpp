@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "ep/cpu/math/testing/nn_test_util.h"
 #include "ep/cpu/math/nn/testing/onnx_node_cases.h"
+#include "ep/cpu/math/testing/nn_test_util.h"
 
 namespace nxrt::cpu::nn {
 namespace {

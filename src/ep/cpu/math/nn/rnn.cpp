@@ -150,10 +150,7 @@ Status ExpectShape(std::string_view op, std::string_view what, const std::option
 Result<RnnPlan> PrepareRnn(DataType dtype, const RnnShapes& shapes,
                            const RnnAttributes& attributes) {
   const std::string_view op = CellName(attributes.cell);
-  if (dtype != DataType::kFloat && dtype != DataType::kDouble && dtype != DataType::kFloat16) {
-    return MakeStatus(StatusCode::kUnsupported, op, ": element type ", DataTypeName(dtype),
-                      " is not supported (expected float, double or float16)");
-  }
+  NXRT_RETURN_IF_ERROR(math::DispatchType<math::FloatTypes>(dtype, op, [](auto) {}));
   const Shape& x = shapes.x;
   const Shape& w = shapes.w;
   if (x.size() != 3 || w.size() != 3 || shapes.r.size() != 3) {
@@ -406,23 +403,12 @@ Status Rnn(const RnnPlan& plan, const RnnInputs& inputs, const RnnOutputs& outpu
       }
     }
   }
-  auto run = [&](auto tag) {
+  const std::string_view op = CellName(plan.attributes.cell);
+  return math::DispatchType<math::FloatTypes>(plan.dtype, op, [&](auto tag) {
     using T = typename decltype(tag)::type;
     Recurrence<T> recurrence(plan, inputs, outputs, workspace);
     for (int64_t dir = 0; dir < plan.directions; ++dir) recurrence.RunDirection(dir);
-    return Status::Ok();
-  };
-  switch (plan.dtype) {
-    case DataType::kFloat:
-      return run(std::type_identity<float>{});
-    case DataType::kDouble:
-      return run(std::type_identity<double>{});
-    case DataType::kFloat16:
-      return run(std::type_identity<Float16>{});
-    default:
-      return MakeStatus(StatusCode::kInternal, "RNN: plan with element type ",
-                        DataTypeName(plan.dtype));
-  }
+  });
 }
 
 }  // namespace nxrt::cpu::nn

@@ -139,9 +139,8 @@ Result<RoiAlignPlan> PrepareRoiAlign(DataType dtype, std::span<const int64_t> x_
   p.w = x_shape[3];
   p.rois = rois_shape[0];
   p.output_shape = {p.rois, p.c, attributes.output_height, attributes.output_width};
-  NXRT_RETURN_IF_ERROR(math::DispatchType<math::FloatTypes>(dtype, "RoiAlign", [&](auto tag) {
-    p.fn = &RoiAlignTyped<typename decltype(tag)::type>;
-  }));
+  NXRT_RETURN_IF_ERROR(math::DispatchType<math::FloatTypesBf16>(
+      dtype, "RoiAlign", [&](auto tag) { p.fn = &RoiAlignTyped<typename decltype(tag)::type>; }));
   return p;
 }
 

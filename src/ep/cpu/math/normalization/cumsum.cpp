@@ -65,9 +65,8 @@ Result<CumSumPlan> PrepareCumSum(DataType type, const Shape& shape, int64_t axis
   plan.outer = Product(std::span(shape.data(), ua));
   plan.axis_dim = shape[ua];
   plan.inner = Product(std::span(shape.data() + ua + 1, shape.size() - ua - 1));
-  NXRT_RETURN_IF_ERROR(DispatchType<NumericTypes>(type, "CumSum", [&](auto tag) {
-    plan.fn = &CumSumTyped<typename decltype(tag)::type>;
-  }));
+  NXRT_RETURN_IF_ERROR(DispatchType<NumericTypesBf16>(
+      type, "CumSum", [&](auto tag) { plan.fn = &CumSumTyped<typename decltype(tag)::type>; }));
   return plan;
 }
 

@@ -18,7 +18,7 @@ namespace {
 // Element i of a float-typed buffer as double (parameters of mixed types, once per channel).
 double ReadFloat(DataType type, const void* data, int64_t i) {
   double v = 0;
-  VisitType(FloatTypes{}, type, [&](auto tag) {
+  VisitType(FloatTypesBf16{}, type, [&](auto tag) {
     using T = typename decltype(tag)::type;
     v = static_cast<double>(Load(static_cast<const T*>(data)[i]));
   });
@@ -26,7 +26,7 @@ double ReadFloat(DataType type, const void* data, int64_t i) {
 }
 
 void WriteFloat(DataType type, void* data, int64_t i, double value) {
-  VisitType(FloatTypes{}, type, [&](auto tag) {
+  VisitType(FloatTypesBf16{}, type, [&](auto tag) {
     using T = typename decltype(tag)::type;
     static_cast<T*>(data)[i] = ConvertElement<T>(value);
   });
@@ -48,7 +48,7 @@ void MeanVar(const T* p, int64_t n, int64_t stride, double* mean, double* var) {
 }
 
 Status CheckFloatType(std::string_view op, std::string_view what, DataType type) {
-  return DispatchType<FloatTypes>(type, std::string(op) + " " + std::string(what), [](auto) {});
+  return DispatchType<FloatTypesBf16>(type, std::string(op) + " " + std::string(what), [](auto) {});
 }
 
 Status CheckCount(std::string_view op, std::string_view what, const Shape& shape,
@@ -262,7 +262,7 @@ Result<LayerNormPlan> PrepareLayerNorm(DataType type, const Shape& x_shape,
   plan.stats_shape = x_shape;
   for (size_t i = a; i < plan.stats_shape.size(); ++i) plan.stats_shape[i] = 1;
   NXRT_RETURN_IF_ERROR(CheckFloatType(kOp, "stash type", attrs.stats_type));
-  NXRT_RETURN_IF_ERROR(DispatchType<FloatTypes>(type, kOp, [&](auto tag) {
+  NXRT_RETURN_IF_ERROR(DispatchType<FloatTypesBf16>(type, kOp, [&](auto tag) {
     using T = typename decltype(tag)::type;
     plan.fn = std::is_same_v<T, float> ? &LayerNormFloat : &LayerNormTyped<T>;
   }));
@@ -321,9 +321,8 @@ Result<BatchNormPlan> PrepareBatchNorm(DataType type, const Shape& x_shape, Data
   }
   NXRT_RETURN_IF_ERROR(CheckFloatType(kOp, "scale/B", param_type));
   NXRT_RETURN_IF_ERROR(CheckFloatType(kOp, "mean/var", stats_type));
-  NXRT_RETURN_IF_ERROR(DispatchType<FloatTypes>(type, kOp, [&](auto tag) {
-    plan.fn = &BatchNormTyped<typename decltype(tag)::type>;
-  }));
+  NXRT_RETURN_IF_ERROR(DispatchType<FloatTypesBf16>(
+      type, kOp, [&](auto tag) { plan.fn = &BatchNormTyped<typename decltype(tag)::type>; }));
   return plan;
 }
 
@@ -374,9 +373,8 @@ Result<GroupNormPlan> PrepareGroupNorm(DataType type, const Shape& x_shape, int6
                       " (channels) or ", groups, " (groups) elements");
   }
   NXRT_RETURN_IF_ERROR(CheckCount(kOp, "bias", bias_shape, count));
-  NXRT_RETURN_IF_ERROR(DispatchType<FloatTypes>(type, kOp, [&](auto tag) {
-    plan.fn = &GroupNormTyped<typename decltype(tag)::type>;
-  }));
+  NXRT_RETURN_IF_ERROR(DispatchType<FloatTypesBf16>(
+      type, kOp, [&](auto tag) { plan.fn = &GroupNormTyped<typename decltype(tag)::type>; }));
   return plan;
 }
 
@@ -441,9 +439,8 @@ Result<LpNormPlan> PrepareLpNorm(DataType type, const Shape& shape, int64_t axis
   plan.outer = Product(std::span(shape.data(), ua));
   plan.axis_dim = shape[ua];
   plan.inner = Product(std::span(shape.data() + ua + 1, shape.size() - ua - 1));
-  NXRT_RETURN_IF_ERROR(DispatchType<FloatTypes>(type, kOp, [&](auto tag) {
-    plan.fn = &LpNormTyped<typename decltype(tag)::type>;
-  }));
+  NXRT_RETURN_IF_ERROR(DispatchType<FloatTypesBf16>(
+      type, kOp, [&](auto tag) { plan.fn = &LpNormTyped<typename decltype(tag)::type>; }));
   return plan;
 }
 
@@ -463,9 +460,8 @@ Result<MvnPlan> PrepareMvn(DataType type, const Shape& shape, std::span<const in
                         AxesMask(kOp, axes, static_cast<int64_t>(shape.size())));
   MvnPlan plan;
   plan.split = SplitAxes(shape, mask);
-  NXRT_RETURN_IF_ERROR(DispatchType<FloatTypes>(type, kOp, [&](auto tag) {
-    plan.fn = &MvnTyped<typename decltype(tag)::type>;
-  }));
+  NXRT_RETURN_IF_ERROR(DispatchType<FloatTypesBf16>(
+      type, kOp, [&](auto tag) { plan.fn = &MvnTyped<typename decltype(tag)::type>; }));
   return plan;
 }
 

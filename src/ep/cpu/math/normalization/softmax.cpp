@@ -267,9 +267,8 @@ Result<SoftmaxPlan> PrepareSoftmax(SoftmaxKind kind, DataType type, const Shape&
     plan.axis_dim = shape[ua];
     plan.inner = Product(std::span(shape.data() + ua + 1, shape.size() - ua - 1));
   }
-  NXRT_RETURN_IF_ERROR(DispatchType<FloatTypes>(type, name, [&](auto tag) {
-    plan.fn = &SoftmaxTyped<typename decltype(tag)::type>;
-  }));
+  NXRT_RETURN_IF_ERROR(DispatchType<FloatTypesBf16>(
+      type, name, [&](auto tag) { plan.fn = &SoftmaxTyped<typename decltype(tag)::type>; }));
   return plan;
 }
 

@@ -104,14 +104,12 @@ int32_t LoadInt8(DataType dtype, const void* p, int64_t i) {
 
 // Reads one element of a float/float16/bfloat16 buffer as float.
 float LoadScale(DataType dtype, const void* p, int64_t i) {
-  switch (dtype) {
-    case DataType::kFloat16:
-      return static_cast<float>(static_cast<const Float16*>(p)[i]);
-    case DataType::kBFloat16:
-      return static_cast<float>(static_cast<const BFloat16*>(p)[i]);
-    default:
-      return static_cast<const float*>(p)[i];
-  }
+  float scale = 0;
+  math::VisitType(ScaleTypes{}, dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    scale = static_cast<float>(static_cast<const T*>(p)[i]);
+  });
+  return scale;
 }
 
 void StoreQuantized(DataType dtype, void* y, int64_t i, float v, int32_t zero_point) {

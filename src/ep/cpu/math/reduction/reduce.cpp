@@ -384,7 +384,7 @@ Result<ArgReducePlan> PrepareArgReduce(bool is_max, DataType type, const Shape& 
   } else {
     plan.out_shape.erase(plan.out_shape.begin() + static_cast<std::ptrdiff_t>(a));
   }
-  NXRT_RETURN_IF_ERROR(DispatchType<NumericTypes>(type, name, [&](auto tag) {
+  NXRT_RETURN_IF_ERROR(DispatchType<NumericTypesBf16>(type, name, [&](auto tag) {
     using T = typename decltype(tag)::type;
     plan.fn = is_max ? &ArgReduceTyped<T, true> : &ArgReduceTyped<T, false>;
   }));

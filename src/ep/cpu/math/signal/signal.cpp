@@ -12,8 +12,8 @@
 namespace nxrt::cpu::math {
 namespace {
 
-using OutputTypes = NumericTypes;
-using SignalTypes = FloatTypes;
+using OutputTypes = NumericTypesBf16;
+using SignalTypes = FloatTypesBf16;
 
 // Writes values[i] (i < count) as `dtype`.
 template <typename Fn>

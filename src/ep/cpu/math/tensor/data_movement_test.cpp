@@ -10,11 +10,11 @@
 #include <vector>
 
 #include "ep/cpu/math/tensor/concat_split.h"
-#include "ep/cpu/math/testing/nn_test_util.h"
 #include "ep/cpu/math/tensor/pad.h"
 #include "ep/cpu/math/tensor/slice.h"
 #include "ep/cpu/math/tensor/tile_expand.h"
 #include "ep/cpu/math/tensor/transpose.h"
+#include "ep/cpu/math/testing/nn_test_util.h"
 
 namespace nxrt::cpu::nn {
 namespace {

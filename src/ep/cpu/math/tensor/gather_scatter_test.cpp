@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "ep/cpu/math/tensor/gather.h"
-#include "ep/cpu/math/testing/nn_test_util.h"
 #include "ep/cpu/math/tensor/scatter.h"
+#include "ep/cpu/math/testing/nn_test_util.h"
 
 namespace nxrt::cpu::nn {
 namespace {

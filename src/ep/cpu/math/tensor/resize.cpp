@@ -302,7 +302,7 @@ Result<ResizePlan> PrepareResize(DataType dtype, std::span<const int64_t> input_
   NXRT_RETURN_IF_ERROR(CheckShape("Resize", "input", input_shape));
   if (attributes.mode != ResizeMode::kNearest) {
     NXRT_RETURN_IF_ERROR(
-        VisitNumeric("Resize (linear/cubic)", dtype, [](auto) { return Status::Ok(); }));
+        math::DispatchType<math::NumericTypesBf16>(dtype, "Resize (linear/cubic)", [](auto) {}));
   }
   const int64_t rank = static_cast<int64_t>(input_shape.size());
   std::vector<int64_t> axes;
@@ -392,12 +392,13 @@ Result<ResizePlan> PrepareResize(DataType dtype, std::span<const int64_t> input_
   if (attributes.mode == ResizeMode::kNearest) {
     for (const AxisGeometry& g : geo) plan.maps.push_back(NearestMap(g, attributes));
     if (dtype != DataType::kString && dtype != DataType::kBool) {
-      NXRT_RETURN_IF_ERROR(VisitNumeric("Resize", dtype, [&](auto tag) -> Status {
-        using T = typename decltype(tag)::type;
-        const T v = Store<T>(attributes.extrapolation_value);
-        std::memcpy(plan.fill, &v, sizeof(T));
-        return Status::Ok();
-      }));
+      NXRT_RETURN_IF_ERROR(
+          math::DispatchType<math::NumericTypesBf16>(dtype, "Resize", [&](auto tag) -> Status {
+            using T = typename decltype(tag)::type;
+            const T v = Store<T>(attributes.extrapolation_value);
+            std::memcpy(plan.fill, &v, sizeof(T));
+            return Status::Ok();
+          }));
     }
   } else {
     for (const AxisGeometry& g : geo) plan.axes.push_back(FilterTaps(g, attributes));
@@ -412,7 +413,7 @@ Status Resize(const ResizePlan& plan, const void* input, void* output) {
                      typed_fill ? plan.fill : nullptr, output);
     return Status::Ok();
   }
-  return VisitNumeric("Resize", plan.dtype, [&](auto tag) -> Status {
+  return math::DispatchType<math::NumericTypesBf16>(plan.dtype, "Resize", [&](auto tag) -> Status {
     using T = typename decltype(tag)::type;
     Interpolate<T>(plan, static_cast<const T*>(input), static_cast<T*>(output));
     return Status::Ok();

@@ -34,7 +34,7 @@ Result<int64_t> ResolveIndex(std::string_view op, int64_t index, int64_t dim, in
 
 Status CheckReductionType(std::string_view op, DataType dtype, ScatterReduction reduction) {
   if (reduction == ScatterReduction::kNone) return Status::Ok();
-  return VisitNumeric(op, dtype, [](auto) { return Status::Ok(); });
+  return math::DispatchType<math::NumericTypesBf16>(dtype, op, [](auto) {});
 }
 
 template <typename T>
@@ -70,7 +70,7 @@ Status VisitScatterType(std::string_view op, DataType dtype, ScatterReduction re
   if (reduction == ScatterReduction::kNone) {
     return VisitElement(dtype, [&](auto tag) -> Status { return f(tag); });
   }
-  return VisitNumeric(op, dtype, f);
+  return math::DispatchType<math::NumericTypesBf16>(dtype, op, f);
 }
 
 void CopyIfDistinct(DataType dtype, const void* data, void* output, int64_t count) {

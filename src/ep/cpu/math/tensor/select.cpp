@@ -181,25 +181,26 @@ Status OneHot(const OneHotPlan& plan, const void* indices, const void* values, v
   // Each index as int64 (floating ones truncated); a NaN or huge value is simply out of range.
   // hot[i]: the class of index i, or -1 for an all-off row.
   const std::span<int64_t> hot(scratch, static_cast<size_t>(plan.outer * plan.inner));
-  NXRT_RETURN_IF_ERROR(VisitNumeric("OneHot indices", plan.index_type, [&](auto tag) -> Status {
-    using T = typename decltype(tag)::type;
-    const T* in = static_cast<const T*>(indices);
-    for (size_t i = 0; i < hot.size(); ++i) {
-      const auto v = ToAcc(in[i]);
-      int64_t index = -1;
-      if constexpr (std::is_floating_point_v<decltype(v)>) {
-        const double t = std::trunc(static_cast<double>(v));
-        index = (t > -9.0e18 && t < 9.0e18) ? static_cast<int64_t>(t) : -plan.depth - 1;
-      } else if constexpr (std::is_unsigned_v<decltype(v)>) {
-        index = v > static_cast<uint64_t>(plan.depth) ? plan.depth : static_cast<int64_t>(v);
-      } else {
-        index = static_cast<int64_t>(v);
-      }
-      if (index < 0 && plan.negative_indices) index += plan.depth;
-      hot[i] = (index >= 0 && index < plan.depth) ? index : -1;
-    }
-    return Status::Ok();
-  }));
+  NXRT_RETURN_IF_ERROR(math::DispatchType<math::NumericTypesBf16>(
+      plan.index_type, "OneHot indices", [&](auto tag) -> Status {
+        using T = typename decltype(tag)::type;
+        const T* in = static_cast<const T*>(indices);
+        for (size_t i = 0; i < hot.size(); ++i) {
+          const auto v = ToAcc(in[i]);
+          int64_t index = -1;
+          if constexpr (std::is_floating_point_v<decltype(v)>) {
+            const double t = std::trunc(static_cast<double>(v));
+            index = (t > -9.0e18 && t < 9.0e18) ? static_cast<int64_t>(t) : -plan.depth - 1;
+          } else if constexpr (std::is_unsigned_v<decltype(v)>) {
+            index = v > static_cast<uint64_t>(plan.depth) ? plan.depth : static_cast<int64_t>(v);
+          } else {
+            index = static_cast<int64_t>(v);
+          }
+          if (index < 0 && plan.negative_indices) index += plan.depth;
+          hot[i] = (index >= 0 && index < plan.depth) ? index : -1;
+        }
+        return Status::Ok();
+      }));
   VisitElement(plan.dtype, [&](auto tag) {
     using E = typename decltype(tag)::type;
     const E& off = static_cast<const E*>(values)[0];

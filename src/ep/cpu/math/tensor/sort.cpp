@@ -28,20 +28,15 @@ int Order(const T& a, const T& b) {
   }
 }
 
-// Calls f(std::type_identity<T>{}) for numeric, bool and string dtypes.
-template <typename F>
-Status VisitOrdered(std::string_view op, DataType dtype, F&& f) {
-  if (dtype == DataType::kString) return f(std::type_identity<std::string>{});
-  if (dtype == DataType::kBool) return f(std::type_identity<bool>{});
-  return VisitNumeric(op, dtype, f);
-}
+// The element types with an order: numeric, bool and string.
+using OrderedTypes = math::Concat<math::NumericAndBoolTypes, math::StringTypes>;
 
 }  // namespace
 
 Result<TopKPlan> PrepareTopK(DataType dtype, std::span<const int64_t> shape, int64_t axis,
                              int64_t k, bool largest) {
   NXRT_RETURN_IF_ERROR(CheckShape("TopK", "input", shape));
-  NXRT_RETURN_IF_ERROR(VisitNumeric("TopK", dtype, [](auto) { return Status::Ok(); }));
+  NXRT_RETURN_IF_ERROR(math::DispatchType<math::NumericTypesBf16>(dtype, "TopK", [](auto) {}));
   const int64_t rank = static_cast<int64_t>(shape.size());
   if (rank == 0) {
     return MakeStatus(StatusCode::kInvalidArgument, "TopK: input is a scalar, expected rank >= 1");
@@ -69,7 +64,7 @@ size_t TopKScratchBytes(const TopKPlan& plan) {
 
 Status TopK(const TopKPlan& plan, const void* input, void* values, int64_t* indices,
             int64_t* scratch) {
-  return VisitNumeric("TopK", plan.dtype, [&](auto tag) {
+  return math::DispatchType<math::NumericTypesBf16>(plan.dtype, "TopK", [&](auto tag) {
     using T = typename decltype(tag)::type;
     const T* in = static_cast<const T*>(input);
     T* out = static_cast<T*>(values);
@@ -100,7 +95,7 @@ Status TopK(const TopKPlan& plan, const void* input, void* values, int64_t* indi
 Result<UniquePlan> PrepareUnique(DataType dtype, std::span<const int64_t> shape, bool has_axis,
                                  int64_t axis, bool sorted) {
   NXRT_RETURN_IF_ERROR(CheckShape("Unique", "input", shape));
-  NXRT_RETURN_IF_ERROR(VisitOrdered("Unique", dtype, [](auto) { return Status::Ok(); }));
+  NXRT_RETURN_IF_ERROR(math::DispatchType<OrderedTypes>(dtype, "Unique", [](auto) {}));
   UniquePlan plan;
   plan.dtype = dtype;
   plan.input_shape.assign(shape.begin(), shape.end());
@@ -120,7 +115,7 @@ Result<UniquePlan> PrepareUnique(DataType dtype, std::span<const int64_t> shape,
 
 Result<UniqueResult> FindUnique(const UniquePlan& plan, const void* input) {
   UniqueResult result;
-  NXRT_RETURN_IF_ERROR(VisitOrdered("Unique", plan.dtype, [&](auto tag) {
+  NXRT_RETURN_IF_ERROR(math::DispatchType<OrderedTypes>(plan.dtype, "Unique", [&](auto tag) {
     using T = typename decltype(tag)::type;
     const T* in = static_cast<const T*>(input);
     // Items compare element by element in row-major order: outer index first, then inner.
