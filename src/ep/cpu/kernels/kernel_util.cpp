@@ -9,6 +9,7 @@
 #include <mutex>
 
 #include "ep/cpu/math/element_types.h"
+#include "ep/cpu/nxrt_ops.h"
 
 namespace nxrt::cpu::kernels {
 namespace {
@@ -67,10 +68,15 @@ ep::KernelDef OnnxKernel(std::string op_type, int since, int until,
                        std::move(factory), std::move(check)};
 }
 
-ep::KernelDef NxrtKernel(std::string op_type, std::vector<ep::TypeConstraint> types,
+ep::KernelDef NxrtKernel(std::string_view op_type, std::vector<ep::TypeConstraint> types,
                          ep::KernelFactory factory, ep::KernelCheck check) {
-  return ep::KernelDef{std::string(kNxrtDomain), std::move(op_type), 1, 1, std::move(types),
-                       std::move(factory), std::move(check)};
+  return ep::KernelDef{std::string(nxrt_ops::kDomain),
+                       std::string(op_type),
+                       nxrt_ops::kVersion,
+                       nxrt_ops::kVersion,
+                       std::move(types),
+                       std::move(factory),
+                       std::move(check)};
 }
 
 Status RegisterAll(ep::OpRegistry& registry, std::vector<ep::KernelDef> defs) {

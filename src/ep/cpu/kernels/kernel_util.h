@@ -66,12 +66,9 @@ ep::KernelDef OnnxKernel(std::string op_type, int since, int until,
                          std::vector<ep::TypeConstraint> types, ep::KernelFactory factory,
                          ep::KernelCheck check = nullptr);
 
-// The domain of nxrt's own fused operators, which the level-2 graph passes create (the same
-// string as opt::kNxrtDomain); they are at version 1.
-inline constexpr std::string_view kNxrtDomain = "com.nxrt";
-
-// A kernel entry of nxrt's domain "com.nxrt" at version 1 (since = until = 1).
-ep::KernelDef NxrtKernel(std::string op_type, std::vector<ep::TypeConstraint> types,
+// A kernel entry of nxrt's own operator set (ep/cpu/nxrt_ops.h: domain "com.nxrt", version 1;
+// since = until = 1) for one of its op names.
+ep::KernelDef NxrtKernel(std::string_view op_type, std::vector<ep::TypeConstraint> types,
                          ep::KernelFactory factory, ep::KernelCheck check = nullptr);
 
 // Registers every entry of `defs` in order; the first failure is returned.
