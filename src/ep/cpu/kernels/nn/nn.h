@@ -62,6 +62,8 @@ ep::KernelFactory DetFactory();
 // RoiAlign (`mode`, `output_height`, `output_width`, `sampling_ratio`, `spatial_scale`,
 // `coordinate_transformation_mode` from opset 16).
 ep::KernelFactory RoiAlignFactory();
+// MaxRoiPool (`pooled_shape`, `spatial_scale`).
+ep::KernelFactory MaxRoiPoolFactory();
 // MaxUnpool (`kernel_shape`, `pads`, `strides`; input 2 'output_shape' read in Prepare).
 ep::KernelFactory MaxUnpoolFactory();
 

@@ -147,6 +147,8 @@ Status RegisterNnKernels(ep::OpRegistry& registry) {
                                Bind("T2", {2}, {}, {DataType::kInt64})},
                               kernels::RoiAlignFactory()));
   }
+  defs.push_back(Uniform("MaxRoiPool", 1, kLatest, {0, 1}, FloatTypes(),
+                         kernels::MaxRoiPoolFactory()));
   // MaxUnpool-11 only clarified how output_shape pads the output.
   for (auto [since, until] : {std::pair{9, 10}, {11, kLatest}}) {
     defs.push_back(OnnxKernel("MaxUnpool", since, until,
