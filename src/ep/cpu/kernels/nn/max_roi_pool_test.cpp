@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <fstream>
 #include <limits>
 #include <random>
@@ -143,6 +144,7 @@ TEST(MaxRoiPoolKernel, FloatMatchesOnnxRuntime) {
     EXPECT_EQ(AsDoubles<float>(expected[0].tensor), Reference(p)) << "iter " << iter;
     EXPECT_EQ(AsDoubles<float>(y[0]), AsDoubles<float>(expected[0].tensor)) << "iter " << iter;
   }
+  std::remove(path.c_str());
 }
 
 TEST(MaxRoiPoolKernel, BatchIndexOutsideTheImagesNamesTheRoi) {
