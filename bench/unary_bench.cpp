@@ -1,6 +1,6 @@
 // bench/unary_bench.cpp: single-thread time of the float32 transcendental unary kernels.
 //
-// Each case runs one op of ep/cpu/math/unary.h (PrepareUnary once, RunUnary timed) over
+// Each case runs one op of ep/cpu/math/elementwise/unary.h (PrepareUnary once, RunUnary timed) over
 // 512 x 3072 = 1,572,864 floats (BERT-base's FFN activation at sequence length 512) drawn
 // uniformly from [-6, 6]. Reports bytes/s over input + output.
 #include <benchmark/benchmark.h>
@@ -8,7 +8,7 @@
 #include <random>
 #include <vector>
 
-#include "ep/cpu/math/unary.h"
+#include "ep/cpu/math/elementwise/unary.h"
 
 namespace nxrt::cpu::math {
 namespace {

@@ -7,6 +7,8 @@
 #include <unordered_set>
 #include <utility>
 
+#include "ep/cpu/nxrt_ops.h"
+
 namespace nxrt::opt {
 
 Result<GraphEditor> GraphEditor::Create(ir::Model& model, ir::Graph& graph) {
@@ -101,8 +103,8 @@ ir::ValueId GraphEditor::AddInitializer(std::string_view name_hint, Tensor tenso
 }
 
 void GraphEditor::AddNode(ir::Node node, ir::NodeId anchor) {
-  if (node.domain == kNxrtDomain && !model_->OpsetFor(kNxrtDomain)) {
-    model_->opset_imports.push_back({std::string(kNxrtDomain), 1});
+  if (node.domain == cpu::nxrt_ops::kDomain && !model_->OpsetFor(cpu::nxrt_ops::kDomain)) {
+    model_->opset_imports.push_back({std::string(cpu::nxrt_ops::kDomain), cpu::nxrt_ops::kVersion});
   }
   added_.emplace_back(anchor, std::move(node));
 }

@@ -28,10 +28,6 @@
 
 namespace nxrt::opt {
 
-// The domain of the fused operators nxrt's passes create (kernels in the CPU EP's table,
-// src/ep/cpu/kernels/fused). Version 1.
-inline constexpr std::string_view kNxrtDomain = "com.nxrt";
-
 class GraphEditor {
  public:
   // Edits `graph` (the main graph of `model` or one of its subgraphs). Errors: those of
@@ -74,8 +70,8 @@ class GraphEditor {
   // A new constant: a value of `tensor`'s dtype and shape bound to `tensor`.
   ir::ValueId AddInitializer(std::string_view name_hint, Tensor tensor);
   // A new node, placed right after `anchor` (or at the end for kNoNode). Adding a node of
-  // kNxrtDomain adds that domain's opset import to the model when missing. The node's name is
-  // `name` made unique among the graph's node names.
+  // nxrt's own domain (ep/cpu/nxrt_ops.h) adds that domain's opset import to the model when
+  // missing. The node's name is `name` made unique among the graph's node names.
   void AddNode(ir::Node node, ir::NodeId anchor);
   // Marks a node for removal. Its outputs must have no readers left once edits apply (the pass
   // removes or rewires them); Commit checks this.

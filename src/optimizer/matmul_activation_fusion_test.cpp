@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "ep/cpu/nxrt_ops.h"
 #include "optimizer/activation_test_util.h"
 
 namespace nxrt::opt {
@@ -123,7 +124,7 @@ TEST(MatMulActivationFusion, FusesMatMulBiasAndReluIntoOneNode) {
   EXPECT_EQ(g.values[fused.inputs[2]].name, "bias");
   EXPECT_EQ(g.values[fused.outputs[0]].name, "y");
   EXPECT_EQ(StringAttr(fused, "activation"), "Relu");
-  EXPECT_EQ(model.OpsetFor(kNxrtDomain), 1);
+  EXPECT_EQ(model.OpsetFor(cpu::nxrt_ops::kDomain), 1);
 }
 
 TEST(MatMulActivationFusion, KeepsTheActivationParameters) {

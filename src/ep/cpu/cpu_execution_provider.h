@@ -4,7 +4,7 @@
 // Layer: nxrt_ep_cpu. Supports and CreateKernel answer from one ep::OpRegistry filled once, in the
 // constructor, by the explicit kernel table RegisterCpuKernels (cpu_kernels.cpp). Memory is host
 // memory (ExecutionProvider's defaults). Kernels are glue (src/ep/cpu/kernels/<family>/) over the
-// framework-free reference math of src/ep/cpu/math and src/ep/cpu/nn.
+// framework-free reference math of src/ep/cpu/math/<family>/.
 // Options: none yet; Initialize rejects every key so that a typo is reported, not ignored.
 #pragma once
 

@@ -7,6 +7,8 @@
 #include <string_view>
 #include <utility>
 
+#include "ep/cpu/nxrt_ops.h"
+
 namespace nxrt::opt::fuse {
 namespace {
 
@@ -108,7 +110,7 @@ std::optional<Activation> MatchSingleNode(const GraphEditor& editor, const ir::N
     a.alpha = bounds->first;
     a.beta = bounds->second;
   } else if (n.op_type == "Gelu" && unary &&
-             (n.domain == kNxrtDomain || (n.domain.empty() && editor.Opset(n) >= 20))) {
+             (n.domain == cpu::nxrt_ops::kDomain || (n.domain.empty() && editor.Opset(n) >= 20))) {
     const std::string approximate = StringAttr(n, "approximate", "none");
     if (approximate == "none") {
       a.name = "Gelu";

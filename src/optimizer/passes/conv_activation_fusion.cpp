@@ -25,6 +25,7 @@
 #include <utility>
 #include <vector>
 
+#include "ep/cpu/nxrt_ops.h"
 #include "optimizer/passes.h"
 #include "optimizer/passes/activation_match.h"
 
@@ -33,9 +34,10 @@ namespace {
 
 using fuse::Activation;
 
+// The activations FusedConv takes (ep/cpu/nxrt_ops.h).
 const std::vector<std::string>& ConvActivations() {
-  static const std::vector<std::string> names = {"Relu",    "LeakyRelu", "Clip",      "HardSigmoid",
-                                                 "Sigmoid", "Tanh",      "HardSwish", "Swish"};
+  static const std::vector<std::string> names =
+      cpu::nxrt_ops::FusedActivationNames(&cpu::nxrt_ops::FusedActivation::conv);
   return names;
 }
 
@@ -154,8 +156,8 @@ class ConvActivationFusion final : public GraphPass {
         fuse::MatchActivation(editor, before_activation, ConvActivations());
     if (!affine && add == nullptr && !act) return false;
     ir::Node fused;
-    fused.op_type = "FusedConv";
-    fused.domain = std::string(kNxrtDomain);
+    fused.op_type = std::string(cpu::nxrt_ops::kFusedConv);
+    fused.domain = std::string(cpu::nxrt_ops::kDomain);
     fused.name = conv.name;
     fused.attributes = conv.attributes;
     fused.inputs = conv.inputs;

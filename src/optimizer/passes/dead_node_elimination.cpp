@@ -6,6 +6,7 @@
 // regardless. Removal runs in reverse topological order, so a whole dead chain goes in one pass.
 #include <vector>
 
+#include "ep/cpu/nxrt_ops.h"
 #include "optimizer/passes.h"
 
 namespace nxrt::opt {
@@ -29,7 +30,7 @@ class DeadNodeElimination final : public GraphPass {
     const std::vector<ir::NodeId>& order = editor.TopologicalOrder();
     for (auto it = order.rbegin(); it != order.rend(); ++it) {
       const ir::Node& node = editor.node(*it);
-      if (!node.domain.empty() && node.domain != kNxrtDomain) continue;
+      if (!node.domain.empty() && node.domain != cpu::nxrt_ops::kDomain) continue;
       bool used = false;
       for (ir::ValueId out : node.outputs) used = used || (out != ir::kNoValue && readers[out] > 0);
       if (used) continue;

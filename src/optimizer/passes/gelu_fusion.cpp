@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "ep/cpu/nxrt_ops.h"
 #include "optimizer/passes.h"
 #include "optimizer/passes/transformer_match.h"
 
@@ -184,8 +185,8 @@ class GeluFusion final : public GraphPass {
         continue;
       }
       ir::Node gelu;
-      gelu.op_type = "Gelu";
-      gelu.domain = std::string(kNxrtDomain);
+      gelu.op_type = std::string(cpu::nxrt_ops::kGelu);
+      gelu.domain = std::string(cpu::nxrt_ops::kDomain);
       gelu.name = editor.node(m.last).name + "_gelu";
       gelu.inputs = {m.x};
       gelu.outputs = {editor.node(m.last).outputs[0]};

@@ -29,6 +29,7 @@
 #include <utility>
 #include <vector>
 
+#include "ep/cpu/nxrt_ops.h"
 #include "optimizer/passes.h"
 #include "optimizer/passes/transformer_match.h"
 
@@ -197,8 +198,8 @@ class LayerNormFusion final : public GraphPass {
       if (!m) continue;
 
       ir::Node ln;
-      ln.op_type = "LayerNormalization";
-      ln.domain = std::string(kNxrtDomain);
+      ln.op_type = std::string(cpu::nxrt_ops::kLayerNormalization);
+      ln.domain = std::string(cpu::nxrt_ops::kDomain);
       ln.name = editor.node(m->last).name + "_layer_norm";
       // Scale and B as [H] tensors: the constants themselves when already of rank 1, else
       // copies (made before any AddInitializer, which may move the initializer list).

@@ -17,8 +17,10 @@
 // float rounding. The fused node takes over the pattern's last output and sits where its last
 // node was (after every producer of the pattern's inputs).
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "ep/cpu/nxrt_ops.h"
 #include "optimizer/passes.h"
 #include "optimizer/passes/activation_match.h"
 
@@ -27,9 +29,10 @@ namespace {
 
 using fuse::Activation;
 
+// The activations FusedMatMul and FusedGemm take (ep/cpu/nxrt_ops.h).
 const std::vector<std::string>& MatMulActivations() {
-  static const std::vector<std::string> names = {"Relu", "LeakyRelu", "Clip",     "Sigmoid",
-                                                 "Tanh", "Gelu",      "GeluTanh", "Swish"};
+  static const std::vector<std::string> names =
+      cpu::nxrt_ops::FusedActivationNames(&cpu::nxrt_ops::FusedActivation::matmul);
   return names;
 }
 
@@ -60,10 +63,10 @@ bool IsBiasRow(const Tensor& t, int64_t n, size_t max_rank) {
 }
 
 // A node of the com.nxrt domain named after `like`, with `like`'s attributes when `copy_attrs`.
-ir::Node FusedNode(const ir::Node& like, std::string op_type, bool copy_attrs) {
+ir::Node FusedNode(const ir::Node& like, std::string_view op_type, bool copy_attrs) {
   ir::Node node;
-  node.op_type = std::move(op_type);
-  node.domain = std::string(kNxrtDomain);
+  node.op_type = std::string(op_type);
+  node.domain = std::string(cpu::nxrt_ops::kDomain);
   node.name = like.name;
   if (copy_attrs) node.attributes = like.attributes;
   return node;
@@ -113,7 +116,7 @@ class MatMulActivationFusion final : public GraphPass {
     const std::optional<Activation> act =
         fuse::MatchActivation(editor, before_activation, MatMulActivations());
     if (add == nullptr && !act) return false;
-    ir::Node fused = FusedNode(matmul, "FusedMatMul", false);
+    ir::Node fused = FusedNode(matmul, cpu::nxrt_ops::kFusedMatMul, false);
     fused.inputs = {matmul.inputs[0], matmul.inputs[1]};
     if (bias != ir::kNoValue) fused.inputs.push_back(bias);
     fused.outputs = {act ? act->output : before_activation};
@@ -132,7 +135,7 @@ class MatMulActivationFusion final : public GraphPass {
     const std::optional<Activation> act =
         fuse::MatchActivation(editor, gemm.outputs[0], MatMulActivations());
     if (!act) return false;
-    ir::Node fused = FusedNode(gemm, "FusedGemm", true);
+    ir::Node fused = FusedNode(gemm, cpu::nxrt_ops::kFusedGemm, true);
     fused.inputs = gemm.inputs;
     fused.outputs = {act->output};
     fuse::AddActivationAttributes(&*act, fused);

@@ -29,10 +29,12 @@
 #include <cstring>
 #include <iterator>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <utility>
 #include <vector>
 
+#include "ep/cpu/nxrt_ops.h"
 #include "optimizer/passes.h"
 #include "optimizer/passes/activation_match.h"
 
@@ -135,13 +137,14 @@ class NhwcLayout final : public GraphPass {
       if (IsLayoutTranspose(n, kToNhwc) && twin_.count(n.inputs[0])) {
         DropTransposeToNhwc(n);
       } else if (IsConv(n)) {
-        ir::Node fused = Clone(n, "FusedConv", std::string(kNxrtDomain));
+        ir::Node fused =
+            Clone(n, std::string(cpu::nxrt_ops::kFusedConv), std::string(cpu::nxrt_ops::kDomain));
         std::erase_if(fused.attributes,
                       [](const ir::Attribute& a) { return a.name == "channels_last"; });
         fused.attributes.push_back(IntAttribute("channels_last", 1));
         Convert(n, std::move(fused), {0, 3});
-      } else if (const char* op = NhwcPool(n); op != nullptr) {
-        Convert(n, Clone(n, op, std::string(kNxrtDomain)), {0});
+      } else if (const std::string_view op = NhwcPool(n); !op.empty()) {
+        Convert(n, Clone(n, std::string(op), std::string(cpu::nxrt_ops::kDomain)), {0});
       } else if (IsElementwise(n) && ElementwiseOperandsReady(n)) {
         std::vector<size_t> slots;
         for (size_t s = 0; s < n.inputs.size(); ++s) {
@@ -205,7 +208,8 @@ class NhwcLayout final : public GraphPass {
     // not typed with another rank (that fails in the Conv kernel, with the Conv's name).
     bool IsConv(const ir::Node& n) const {
       const bool conv = n.domain.empty() && n.op_type == "Conv";
-      const bool fused = n.domain == kNxrtDomain && n.op_type == "FusedConv" &&
+      const bool fused = n.domain == cpu::nxrt_ops::kDomain &&
+                         n.op_type == cpu::nxrt_ops::kFusedConv &&
                          GraphEditor::IntAttr(n, "channels_last", 0) == 0;
       if ((!conv && !fused) || n.inputs.size() < 2 || n.outputs.size() != 1) return false;
       const Tensor* w = editor_.Constant(n.inputs[1]);
@@ -213,20 +217,20 @@ class NhwcLayout final : public GraphPass {
              editor_.Constant(n.inputs[0]) == nullptr && editor_.Rank(n.inputs[0]).value_or(4) == 4;
     }
 
-    // The channels-last operator for a pool whose X has a twin, else nullptr.
-    const char* NhwcPool(const ir::Node& n) const {
-      if (!n.domain.empty() || n.inputs.size() != 1 || !twin_.count(n.inputs[0])) return nullptr;
+    // The channels-last operator for a pool whose X has a twin, else "".
+    std::string_view NhwcPool(const ir::Node& n) const {
+      if (!n.domain.empty() || n.inputs.size() != 1 || !twin_.count(n.inputs[0])) return {};
       const bool one_output =
           n.outputs.size() == 1 || (n.outputs.size() == 2 && n.outputs[1] == ir::kNoValue);
       const bool window_2d = GraphEditor::IntsAttr(n, "kernel_shape").size() == 2;
-      if (n.op_type == "MaxPool" && one_output && window_2d) return "NhwcMaxPool";
+      if (n.op_type == "MaxPool" && one_output && window_2d) return cpu::nxrt_ops::kNhwcMaxPool;
       if (n.op_type == "AveragePool" && n.outputs.size() == 1 && window_2d) {
-        return "NhwcAveragePool";
+        return cpu::nxrt_ops::kNhwcAveragePool;
       }
       if (n.op_type == "GlobalAveragePool" && n.outputs.size() == 1) {
-        return "NhwcGlobalAveragePool";
+        return cpu::nxrt_ops::kNhwcGlobalAveragePool;
       }
-      return nullptr;
+      return {};
     }
 
     bool ElementwiseOperandsReady(const ir::Node& n) const {

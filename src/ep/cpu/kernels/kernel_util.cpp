@@ -8,6 +8,9 @@
 #include <limits>
 #include <mutex>
 
+#include "ep/cpu/math/element_types.h"
+#include "ep/cpu/nxrt_ops.h"
+
 namespace nxrt::cpu::kernels {
 namespace {
 
@@ -17,29 +20,22 @@ constexpr int64_t kMaxParts = 64;
 
 }  // namespace
 
-std::vector<DataType> FloatTypes() {
-  return {DataType::kFloat16, DataType::kFloat, DataType::kDouble};
-}
+std::vector<DataType> FloatTypes() { return math::DataTypes(math::FloatTypes{}); }
 
-std::vector<DataType> FloatTypesBf16() { return Union(FloatTypes(), {DataType::kBFloat16}); }
+std::vector<DataType> FloatTypesBf16() { return math::DataTypes(math::FloatTypesBf16{}); }
 
-std::vector<DataType> IntTypes() {
-  return {DataType::kInt8,  DataType::kInt16,  DataType::kInt32,  DataType::kInt64,
-          DataType::kUint8, DataType::kUint16, DataType::kUint32, DataType::kUint64};
-}
+std::vector<DataType> IntTypes() { return math::DataTypes(math::IntTypes{}); }
 
 std::vector<DataType> ArithTypes7() {
   return Union({DataType::kUint32, DataType::kUint64, DataType::kInt32, DataType::kInt64},
                FloatTypes());
 }
 
-std::vector<DataType> NumericTypes() { return Union(IntTypes(), FloatTypes()); }
+std::vector<DataType> NumericTypes() { return math::DataTypes(math::NumericTypes{}); }
 
-std::vector<DataType> NumericTypesBf16() { return Union(IntTypes(), FloatTypesBf16()); }
+std::vector<DataType> NumericTypesBf16() { return math::DataTypes(math::NumericTypesBf16{}); }
 
-std::vector<DataType> NumericAndBoolTypes() {
-  return Union(NumericTypesBf16(), {DataType::kBool});
-}
+std::vector<DataType> NumericAndBoolTypes() { return math::DataTypes(math::NumericAndBoolTypes{}); }
 
 std::vector<DataType> AllTypes() {
   return Union(NumericAndBoolTypes(),
@@ -72,10 +68,15 @@ ep::KernelDef OnnxKernel(std::string op_type, int since, int until,
                        std::move(factory), std::move(check)};
 }
 
-ep::KernelDef NxrtKernel(std::string op_type, std::vector<ep::TypeConstraint> types,
+ep::KernelDef NxrtKernel(std::string_view op_type, std::vector<ep::TypeConstraint> types,
                          ep::KernelFactory factory, ep::KernelCheck check) {
-  return ep::KernelDef{std::string(kNxrtDomain), std::move(op_type), 1, 1, std::move(types),
-                       std::move(factory), std::move(check)};
+  return ep::KernelDef{std::string(nxrt_ops::kDomain),
+                       std::string(op_type),
+                       nxrt_ops::kVersion,
+                       nxrt_ops::kVersion,
+                       std::move(types),
+                       std::move(factory),
+                       std::move(check)};
 }
 
 Status RegisterAll(ep::OpRegistry& registry, std::vector<ep::KernelDef> defs) {

@@ -31,8 +31,10 @@ namespace nxrt::cpu::kernels {
 
 // ---- registration ----
 
-// ONNX's recurring type sets, named after the schemas' wording. nxrt has no complex arithmetic,
-// so complex types appear only where a kernel moves bytes (AllTypes).
+// ONNX's recurring type sets, named after the schemas' wording: the DataTypes of the math's type
+// lists of the same names (math/element_types.h), so a table entry and the math it dispatches to
+// agree. nxrt has no complex arithmetic, so complex types appear only where a kernel moves bytes
+// (AllTypes).
 // float16, float, double.
 std::vector<DataType> FloatTypes();
 // float16, float, double, bfloat16.
@@ -64,12 +66,9 @@ ep::KernelDef OnnxKernel(std::string op_type, int since, int until,
                          std::vector<ep::TypeConstraint> types, ep::KernelFactory factory,
                          ep::KernelCheck check = nullptr);
 
-// The domain of nxrt's own fused operators, which the level-2 graph passes create (the same
-// string as opt::kNxrtDomain); they are at version 1.
-inline constexpr std::string_view kNxrtDomain = "com.nxrt";
-
-// A kernel entry of nxrt's domain "com.nxrt" at version 1 (since = until = 1).
-ep::KernelDef NxrtKernel(std::string op_type, std::vector<ep::TypeConstraint> types,
+// A kernel entry of nxrt's own operator set (ep/cpu/nxrt_ops.h: domain "com.nxrt", version 1;
+// since = until = 1) for one of its op names.
+ep::KernelDef NxrtKernel(std::string_view op_type, std::vector<ep::TypeConstraint> types,
                          ep::KernelFactory factory, ep::KernelCheck check = nullptr);
 
 // Registers every entry of `defs` in order; the first failure is returned.

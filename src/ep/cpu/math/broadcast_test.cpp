@@ -3,7 +3,7 @@
 
 #include <gtest/gtest.h>
 
-#include "ep/cpu/math/test_util.h"
+#include "ep/cpu/math/testing/test_util.h"
 
 namespace nxrt::cpu::math {
 namespace {

@@ -1,11 +1,18 @@
-// ep/cpu/math/element_types.h: element-type lists, the one dtype dispatch helper, and the scalar
-// conversions every math family shares.
+// ep/cpu/math/element_types.h: the element-type sets, the one dtype dispatch helper, and the
+// scalar conversions every math family shares.
 //
 // Layer: nxrt_cpu_math (framework-free reference math of the CPU EP; no IR, no EP API).
-// A kernel resolves its dtype once, at prepare time: `DispatchType<List>(dtype, op, fn)` calls
-// `fn(TypeTag<T>{})` for the C++ element type T of `dtype` if T is in List, and otherwise returns
-// kUnsupported naming the op, the type and the supported types. `fn` typically stores a pointer to
-// a typed compute function, so compute never switches on dtypes again.
+// Type sets: ONNX's recurring type constraints, named as its schemas list them (FloatTypes is
+// "tensor(float16), tensor(float), tensor(double)"; the Bf16 forms add bfloat16, as opset 13
+// did). They are defined once, here: the math dispatches over them and the kernel tables
+// (kernels/kernel_util.h) register their DataTypes(), so what a table entry admits and what its
+// math computes are the same list.
+// Dispatch: a kernel resolves its dtype once, at prepare time. `DispatchType<List>(dtype, op, fn)`
+// calls `fn(TypeTag<T>{})` for the C++ element type T of `dtype` if T is in List (returning fn's
+// Status when fn returns one), and otherwise returns kUnsupported naming the op, the type and the
+// supported types. `fn` typically stores a pointer to a typed compute function, so compute never
+// switches on dtypes again. `VisitType` is its primitive, for a dtype already checked. Ops that
+// only move bytes dispatch on the element size instead (VisitElement, nn_common.h).
 // Float16/BFloat16 are storage types: math loads them as float (`Compute<T>`), computes, and
 // rounds back to nearest even on store.
 #pragma once
@@ -17,6 +24,7 @@
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <vector>
 
 #include "nxrt/data_type.h"
 #include "nxrt/status.h"
@@ -44,15 +52,30 @@ struct ConcatTypeLists<TypeList<As...>, TypeList<Bs...>, Rest...> {
 template <typename... Lists>
 using Concat = typename ConcatTypeLists<Lists...>::type;
 
-using FloatTypes = TypeList<float, double, Float16, BFloat16>;
+// float16, float, double.
+using FloatTypes = TypeList<Float16, float, double>;
+// float16, float, double, bfloat16.
+using FloatTypesBf16 = Concat<FloatTypes, TypeList<BFloat16>>;
 using SignedIntTypes = TypeList<int8_t, int16_t, int32_t, int64_t>;
 using UnsignedIntTypes = TypeList<uint8_t, uint16_t, uint32_t, uint64_t>;
+// int8..int64, uint8..uint64.
 using IntTypes = Concat<SignedIntTypes, UnsignedIntTypes>;
-using NumericTypes = Concat<FloatTypes, IntTypes>;
-using SignedNumericTypes = Concat<FloatTypes, SignedIntTypes>;
+// IntTypes + FloatTypes (no bfloat16).
+using NumericTypes = Concat<IntTypes, FloatTypes>;
+// IntTypes + FloatTypesBf16.
+using NumericTypesBf16 = Concat<IntTypes, FloatTypesBf16>;
+// SignedIntTypes + FloatTypesBf16.
+using SignedNumericTypesBf16 = Concat<SignedIntTypes, FloatTypesBf16>;
 using BoolTypes = TypeList<bool>;
 using StringTypes = TypeList<std::string>;
-using NumericAndBoolTypes = Concat<NumericTypes, BoolTypes>;
+// NumericTypesBf16 + bool (the "all numeric and bool" of Cast, EyeLike, ConstantOfShape).
+using NumericAndBoolTypes = Concat<NumericTypesBf16, BoolTypes>;
+
+// The DataTypes of `List`, in its order (what a kernel table entry admits).
+template <typename... Ts>
+std::vector<DataType> DataTypes(TypeList<Ts...>) {
+  return {DataTypeOf<Ts>()...};
+}
 
 // "float, double, float16, ..." for the types of `List` (error messages).
 template <typename... Ts>
@@ -68,11 +91,20 @@ bool VisitType(TypeList<Ts...>, DataType dtype, Fn&& fn) {
   return ((dtype == DataTypeOf<Ts>() && (fn(TypeTag<Ts>{}), true)) || ...);
 }
 
-// Calls fn(TypeTag<T>{}) for the element type T of `dtype`, or returns kUnsupported:
-// "<op> does not support element type string (supported: float, double, ...)".
+// Calls fn(TypeTag<T>{}) for the element type T of `dtype` and returns fn's Status (Ok when fn
+// returns void), or returns kUnsupported:
+// "<op> does not support element type string (supported: float16, float, double, ...)".
 template <typename List, typename Fn>
 Status DispatchType(DataType dtype, std::string_view op, Fn&& fn) {
-  if (VisitType(List{}, dtype, fn)) return Status::Ok();
+  Status status = Status::Ok();
+  const bool found = VisitType(List{}, dtype, [&](auto tag) {
+    if constexpr (std::is_void_v<decltype(fn(tag))>) {
+      fn(tag);
+    } else {
+      status = fn(tag);
+    }
+  });
+  if (found) return status;
   return MakeStatus(StatusCode::kUnsupported, op, " does not support element type ",
                     DataTypeName(dtype), " (supported: ", TypeListNames(List{}), ")");
 }

@@ -10,7 +10,7 @@
 #include <cstring>
 #include <string>
 
-#include "ep/cpu/math/test_util.h"
+#include "ep/cpu/math/testing/test_util.h"
 #include "nxrt/tensor.h"
 
 namespace nxrt::cpu::testing {

@@ -1,5 +1,5 @@
 // ep/cpu/kernels/elementwise/binary.cpp: glue of the binary ops (Add ... PRelu) over
-// math/binary.h, in NumPy broadcasting (opset >= 7) and in the legacy forms before it.
+// math/elementwise/binary.h, in NumPy broadcasting (opset >= 7) and in the legacy forms before it.
 //
 // Layer: nxrt_ep_cpu (kernel glue). Prepare aligns B with A (legacy forms only), resolves the
 // broadcast plan and cuts it into parts; Compute runs the plan's typed function on each part, in

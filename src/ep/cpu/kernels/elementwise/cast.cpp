@@ -1,4 +1,4 @@
-// ep/cpu/kernels/elementwise/cast.cpp: glue of Cast and CastLike over math/cast.h.
+// ep/cpu/kernels/elementwise/cast.cpp: glue of Cast and CastLike over math/elementwise/cast.h.
 //
 // Layer: nxrt_ep_cpu (kernel glue). The target type comes from Cast's `to` attribute (checked at
 // creation) or from CastLike's input 1 (at prepare time); Compute converts element ranges in
@@ -9,7 +9,7 @@
 
 #include "ep/cpu/kernels/elementwise/elementwise.h"
 #include "ep/cpu/kernels/kernel_util.h"
-#include "ep/cpu/math/cast.h"
+#include "ep/cpu/math/elementwise/cast.h"
 
 namespace nxrt::cpu::kernels {
 namespace {

@@ -2,12 +2,12 @@
 // used by its table (register_elementwise.cpp).
 //
 // Layer: nxrt_ep_cpu (kernel glue). Each factory parses the node's attributes once and returns a
-// kernel whose Prepare resolves the reference math of src/ep/cpu/math for the input dtypes and
-// shapes. Factories fail with kInvalidModel naming a bad attribute and its value.
+// kernel whose Prepare resolves the reference math of src/ep/cpu/math/elementwise for the input
+// dtypes and shapes. Factories fail with kInvalidModel naming a bad attribute and its value.
 #pragma once
 
-#include "ep/cpu/math/binary.h"
-#include "ep/cpu/math/unary.h"
+#include "ep/cpu/math/elementwise/binary.h"
+#include "ep/cpu/math/elementwise/unary.h"
 #include "ep/op_registry.h"
 
 namespace nxrt::cpu::kernels {

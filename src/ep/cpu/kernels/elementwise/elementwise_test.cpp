@@ -15,11 +15,11 @@
 #include <string>
 #include <vector>
 
-#include "ep/cpu/math/binary.h"
-#include "ep/cpu/math/cast.h"
-#include "ep/cpu/math/test_util.h"
-#include "ep/cpu/math/unary.h"
-#include "ep/cpu/math/where.h"
+#include "ep/cpu/math/elementwise/binary.h"
+#include "ep/cpu/math/elementwise/cast.h"
+#include "ep/cpu/math/elementwise/unary.h"
+#include "ep/cpu/math/elementwise/where.h"
+#include "ep/cpu/math/testing/test_util.h"
 #include "ep/cpu/testing/expect_tensor.h"
 #include "ep/cpu/testing/single_op_model.h"
 #include "nxrt/session.h"
@@ -46,7 +46,7 @@ constexpr int64_t kOpset = 21;
 std::vector<BinaryKind> AllBinaryKinds() {
   return {
 #define NXRT_BINARY_KIND(name) BinaryKind::k##name,
-#include "ep/cpu/math/binary_kinds.inc"
+#include "ep/cpu/math/elementwise/binary_kinds.inc"
 #undef NXRT_BINARY_KIND
   };
 }
@@ -54,7 +54,7 @@ std::vector<BinaryKind> AllBinaryKinds() {
 std::vector<UnaryKind> AllUnaryKinds() {
   return {
 #define NXRT_UNARY_KIND(name, functor, types, out) UnaryKind::k##name,
-#include "ep/cpu/math/unary_kinds.inc"
+#include "ep/cpu/math/elementwise/unary_kinds.inc"
 #undef NXRT_UNARY_KIND
   };
 }

@@ -9,6 +9,7 @@
 #include "ep/cpu/kernels/elementwise/elementwise.h"
 #include "ep/cpu/kernels/kernel_util.h"
 #include "ep/cpu/kernels/register.h"
+#include "ep/cpu/nxrt_ops.h"
 
 namespace nxrt::cpu {
 namespace {
@@ -209,7 +210,7 @@ Status RegisterElementwiseKernels(ep::OpRegistry& registry) {
   defs.push_back(Unary(UnaryKind::kGelu, 20, kLatest, FloatTypesBf16()));
   // com.nxrt:Gelu: what gelu_fusion makes of x * 0.5 * (1 + Erf(x / sqrt(2))) and of the tanh
   // form; the same semantics as Gelu-20 (attribute approximate "none" or "tanh").
-  defs.push_back(kernels::NxrtKernel("Gelu", {Bind("T", {0}, {0}, FloatTypesBf16())},
+  defs.push_back(kernels::NxrtKernel(nxrt_ops::kGelu, {Bind("T", {0}, {0}, FloatTypesBf16())},
                                      kernels::UnaryFactory(UnaryKind::kGelu)));
   defs.push_back(Unary(UnaryKind::kNot, 1, kLatest, kBool));
   defs.push_back(Unary(UnaryKind::kBitwiseNot, 18, kLatest, IntTypes()));

@@ -1,5 +1,5 @@
-// ep/cpu/kernels/elementwise/unary.cpp: glue of the unary ops of math/unary.h (Abs ... IsInf,
-// Not, BitwiseNot, the activations) and of Clip in both of its ONNX forms.
+// ep/cpu/kernels/elementwise/unary.cpp: glue of the unary ops of math/elementwise/unary.h (Abs ...
+// IsInf, Not, BitwiseNot, the activations) and of Clip in both of its ONNX forms.
 //
 // Layer: nxrt_ep_cpu (kernel glue). Attributes are read once at creation over the ONNX defaults;
 // Prepare resolves the typed function; Compute runs it over element ranges in parallel.
@@ -77,14 +77,13 @@ class ClipKernel final : public Kernel {
         }
       }
     } else {
-      NXRT_RETURN_IF_ERROR(
-          math::DispatchType<math::NumericTypes>(type_, "Clip", [&](auto tag) {
-            using T = typename decltype(tag)::type;
-            const T lo = math::ConvertElement<T>(bounds_.min_attr.value_or(0));
-            const T hi = math::ConvertElement<T>(bounds_.max_attr.value_or(0));
-            std::memcpy(min_bytes_, &lo, sizeof(T));
-            std::memcpy(max_bytes_, &hi, sizeof(T));
-          }));
+      NXRT_RETURN_IF_ERROR(math::DispatchType<math::NumericTypesBf16>(type_, "Clip", [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        const T lo = math::ConvertElement<T>(bounds_.min_attr.value_or(0));
+        const T hi = math::ConvertElement<T>(bounds_.max_attr.value_or(0));
+        std::memcpy(min_bytes_, &lo, sizeof(T));
+        std::memcpy(max_bytes_, &hi, sizeof(T));
+      }));
     }
     return ctx.SetOutput(0, type_, InputShape(ctx, 0));
   }

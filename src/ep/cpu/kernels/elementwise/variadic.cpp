@@ -1,5 +1,5 @@
 // ep/cpu/kernels/elementwise/variadic.cpp: glue of the variadic ops (Max, Min, Sum, Mean) over
-// math/binary.h.
+// math/elementwise/binary.h.
 //
 // Layer: nxrt_ep_cpu (kernel glue). Prepare checks that all inputs share one type and resolves the
 // pairwise steps, each cut into parts; Compute runs the steps in order, each in parallel.

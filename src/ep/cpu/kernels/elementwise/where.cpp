@@ -1,4 +1,4 @@
-// ep/cpu/kernels/elementwise/where.cpp: glue of Where over math/where.h.
+// ep/cpu/kernels/elementwise/where.cpp: glue of Where over math/elementwise/where.h.
 //
 // Layer: nxrt_ep_cpu (kernel glue). Prepare checks the condition's dtype and resolves the
 // three-way broadcast; Compute copies the selected elements part by part.
@@ -7,7 +7,7 @@
 
 #include "ep/cpu/kernels/elementwise/elementwise.h"
 #include "ep/cpu/kernels/kernel_util.h"
-#include "ep/cpu/math/where.h"
+#include "ep/cpu/math/elementwise/where.h"
 
 namespace nxrt::cpu::kernels {
 namespace {

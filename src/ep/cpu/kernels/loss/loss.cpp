@@ -1,5 +1,5 @@
 // ep/cpu/kernels/loss/loss.cpp: glue of NegativeLogLikelihoodLoss and SoftmaxCrossEntropyLoss
-// (math/loss.h, math/softmax.h).
+// (math/loss/loss.h, math/normalization/softmax.h).
 //
 // Layer: nxrt_ep_cpu (kernel glue). SoftmaxCrossEntropyLoss writes the log-probabilities into its
 // optional output 1 'log_prob' when it is wanted, into its workspace otherwise, and then takes the
@@ -10,8 +10,8 @@
 
 #include "ep/cpu/kernels/kernel_util.h"
 #include "ep/cpu/kernels/loss/loss.h"
-#include "ep/cpu/math/loss.h"
-#include "ep/cpu/math/softmax.h"
+#include "ep/cpu/math/loss/loss.h"
+#include "ep/cpu/math/normalization/softmax.h"
 
 namespace nxrt::cpu::kernels {
 namespace {

@@ -1,10 +1,10 @@
 // ep/cpu/kernels/loss/loss.h: kernel factories of the CPU EP's loss family, used by its table
 // (register_loss.cpp).
 //
-// Layer: nxrt_ep_cpu (kernel glue over math/loss.h and math/softmax.h). Factories read
-// `reduction` and `ignore_index` once (kInvalidModel naming a bad reduction); Prepare checks the
-// shapes and resolves the math plan; Compute runs it on one thread (the loss is one pass over
-// N x d1 x ... x dk elements, and a mean or sum needs them in one fixed order).
+// Layer: nxrt_ep_cpu (kernel glue over math/loss/loss.h and math/normalization/softmax.h).
+// Factories read `reduction` and `ignore_index` once (kInvalidModel naming a bad reduction);
+// Prepare checks the shapes and resolves the math plan; Compute runs it on one thread (the loss is
+// one pass over N x d1 x ... x dk elements, and a mean or sum needs them in one fixed order).
 #pragma once
 
 #include "ep/op_registry.h"

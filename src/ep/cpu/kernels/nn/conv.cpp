@@ -1,24 +1,21 @@
-// ep/cpu/kernels/nn/conv.cpp: glue of Conv and ConvTranspose over nn/conv.h.
+// ep/cpu/kernels/nn/conv.cpp: glue of Conv and ConvTranspose over math/nn/conv.h.
 //
 // Layer: nxrt_ep_cpu (kernel glue). The attributes are parsed once; Prepare creates the plan (and
 // its oneDNN primitive for float) only when an input shape or the run's thread count differs
 // from the one it was made for, so a steady input shape costs one primitive creation; constant
 // weights (initializers) are then reordered once into the primitive's layout (which lets 3x3
-// convolutions take oneDNN's Winograd algorithm, nn/conv.h ConvOptions::constant_weights). The blocked copies
-// and oneDNN's scratchpad are the kernel's workspace.
+// convolutions take oneDNN's Winograd algorithm, math/nn/conv.h ConvOptions::constant_weights). The
+// blocked copies and oneDNN's scratchpad are the kernel's workspace.
 //
 // com.nxrt:FusedConv(X, W, B?, Z?) (made by the conv_activation_fusion pass) is Conv with post-ops:
 // Y = s * act(Conv(X, W, B) + Z) + t, Z of Y's shape (a residual), run as oneDNN post-ops in the
 // same pass over the output (oneDNN's sum post-op accumulates into the destination: Z is copied
 // into Y first, unless the memory planner gave Y Z's buffer, which the kernel offers,
-// ep/in_place.h). Attributes: Conv's, plus `activation` ("" for none, "Relu", "LeakyRelu", "Clip",
-// "HardSigmoid", "Sigmoid", "Tanh", "HardSwish", "Swish"), `activation_alpha` and `activation_beta`
-// (LeakyRelu alpha, default 0.01; Clip min and max, default the float range; HardSigmoid alpha and
-// beta, default 0.2 and 0.5; Swish x * sigmoid(alpha * x), default 1), `output_scale` s (default 1)
-// and `output_shift` t (default 0), and `channels_last` (default 0; 1: X is [N, H, W, C] and Z and
-// Y are [N, H', W', M], W and B as in ONNX; 2-D only, another rank of X is an error naming its
-// shape).
-#include <limits>
+// ep/in_place.h). Attributes: Conv's, plus `activation`, `activation_alpha` and `activation_beta`
+// (the activations ep/cpu/nxrt_ops.h kFusedActivations gives FusedConv, with their defaults),
+// `output_scale` s (default 1) and `output_shift` t (default 0), and `channels_last` (default 0;
+// 1: X is [N, H, W, C] and Z and Y are [N, H', W', M], W and B as in ONNX; 2-D only, another rank
+// of X is an error naming its shape).
 #include <memory>
 #include <optional>
 #include <string>
@@ -28,7 +25,7 @@
 #include "ep/cpu/kernels/nn/fused_activation.h"
 #include "ep/cpu/kernels/nn/nn.h"
 #include "ep/cpu/kernels/tensor/tensor.h"
-#include "ep/cpu/nn/conv.h"
+#include "ep/cpu/math/nn/conv.h"
 #include "ep/in_place.h"
 
 namespace nxrt::cpu::kernels {
@@ -113,21 +110,8 @@ class ConvKernel final : public Kernel {
 
 // The activation of a FusedConv node (see the file comment).
 Result<nn::ConvPostOps> ParseActivation(const NodeInfo& node) {
-  using nn::ConvActivation;
-  constexpr float kLowest = std::numeric_limits<float>::lowest();
-  constexpr float kMax = std::numeric_limits<float>::max();
-  static constexpr FusedActivationDef<ConvActivation> kTable[] = {
-      {"", ConvActivation::kNone},
-      {"Relu", ConvActivation::kRelu},
-      {"LeakyRelu", ConvActivation::kLeakyRelu, 0.01f},
-      {"Clip", ConvActivation::kClip, kLowest, kMax},
-      {"HardSigmoid", ConvActivation::kHardSigmoid, 0.2f, 0.5f},
-      {"Sigmoid", ConvActivation::kSigmoid},
-      {"Tanh", ConvActivation::kTanh},
-      {"HardSwish", ConvActivation::kHardSwish},
-      {"Swish", ConvActivation::kSwish, 1.0f}};
-  NXRT_ASSIGN_OR_RETURN(FusedActivation<ConvActivation> activation,
-                        ParseFusedActivation<ConvActivation>(node, kTable));
+  NXRT_ASSIGN_OR_RETURN(FusedActivationArgs<nn::ConvActivation> activation,
+                        ParseFusedActivation(node, &nxrt_ops::FusedActivation::conv));
   nn::ConvPostOps po;
   po.activation = activation.kind;
   po.alpha = activation.alpha;

@@ -1,4 +1,4 @@
-// ep/cpu/kernels/nn/det.cpp: glue of Det (math/det.h).
+// ep/cpu/kernels/nn/det.cpp: glue of Det (math/nn/det.h).
 //
 // Layer: nxrt_ep_cpu (kernel glue). No attributes; the LU factorisation works in an M x M double
 // workspace, one matrix at a time.
@@ -6,7 +6,7 @@
 
 #include "ep/cpu/kernels/kernel_util.h"
 #include "ep/cpu/kernels/nn/nn.h"
-#include "ep/cpu/math/det.h"
+#include "ep/cpu/math/nn/det.h"
 
 namespace nxrt::cpu::kernels {
 namespace {

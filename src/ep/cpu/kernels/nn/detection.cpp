@@ -1,5 +1,5 @@
-// ep/cpu/kernels/nn/detection.cpp: glue of GridSample (nn/grid_sample.h) and NonMaxSuppression
-// (nn/non_max_suppression.h).
+// ep/cpu/kernels/nn/detection.cpp: glue of GridSample (math/nn/grid_sample.h) and NonMaxSuppression
+// (math/nn/non_max_suppression.h).
 //
 // Layer: nxrt_ep_cpu (kernel glue). NonMaxSuppression's thresholds and box limit (inputs 2-4)
 // are value inputs read in Prepare; its output [num_selected, 3] is dynamic, allocated in Compute
@@ -11,8 +11,8 @@
 
 #include "ep/cpu/kernels/kernel_util.h"
 #include "ep/cpu/kernels/nn/nn.h"
-#include "ep/cpu/nn/grid_sample.h"
-#include "ep/cpu/nn/non_max_suppression.h"
+#include "ep/cpu/math/nn/grid_sample.h"
+#include "ep/cpu/math/nn/non_max_suppression.h"
 
 namespace nxrt::cpu::kernels {
 namespace {

@@ -1,4 +1,4 @@
-// ep/cpu/kernels/nn/einsum.cpp: glue of Einsum (math/einsum.h).
+// ep/cpu/kernels/nn/einsum.cpp: glue of Einsum (math/nn/einsum.h).
 //
 // Layer: nxrt_ep_cpu (kernel glue). The required `equation` is parsed once by the factory; Prepare
 // resolves it against the input shapes; Compute splits the output elements over the thread pool.
@@ -9,7 +9,7 @@
 
 #include "ep/cpu/kernels/kernel_util.h"
 #include "ep/cpu/kernels/nn/nn.h"
-#include "ep/cpu/math/einsum.h"
+#include "ep/cpu/math/nn/einsum.h"
 
 namespace nxrt::cpu::kernels {
 namespace {

@@ -1,11 +1,11 @@
-// ep/cpu/kernels/nn/lrn.cpp: glue of LRN (nn/lrn.h).
+// ep/cpu/kernels/nn/lrn.cpp: glue of LRN (math/nn/lrn.h).
 //
 // Layer: nxrt_ep_cpu (kernel glue). Attributes `alpha`, `beta`, `bias` and the required `size`.
 #include <memory>
 
 #include "ep/cpu/kernels/kernel_util.h"
 #include "ep/cpu/kernels/nn/nn.h"
-#include "ep/cpu/nn/lrn.h"
+#include "ep/cpu/math/nn/lrn.h"
 
 namespace nxrt::cpu::kernels {
 namespace {

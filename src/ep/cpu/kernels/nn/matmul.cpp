@@ -1,21 +1,18 @@
-// ep/cpu/kernels/nn/matmul.cpp: glue of MatMul and Gemm over nn/matmul.h.
+// ep/cpu/kernels/nn/matmul.cpp: glue of MatMul and Gemm over math/nn/matmul.h.
 //
 // Layer: nxrt_ep_cpu (kernel glue). Prepare creates the plan (and its oneDNN primitive for
 // float, sized for the run's intra-op threads) only when an input shape or the thread count
 // differs from the one it was made for, so a constant weight with a steady activation shape
 // costs one primitive creation, and one packing of the weight, in the kernel's life. The
 // primitive's scratchpad is the step's planned workspace. A product of one row with a constant B
-// runs on nxrt's own kernel (nn/gemv.h) through the pool's ParallelFor.
+// runs on nxrt's own kernel (math/nn/gemv.h) through the pool's ParallelFor.
 //
 // com.nxrt:FusedMatMul and com.nxrt:FusedGemm (made by the matmul_activation_fusion pass) are the
 // same kernels with an epilogue: FusedMatMul(A, B, bias?) = act(A @ B + bias), bias of N elements
 // (shape [N] or [1, ..., 1, N]); FusedGemm(A, B, C?) = act(Gemm(A, B, C)) with Gemm's attributes.
-// Attributes `activation` ("" for none, "Relu", "LeakyRelu", "Clip", "Sigmoid", "Tanh", "Gelu"
-// (erf), "GeluTanh", "Swish"), `activation_alpha` (LeakyRelu's alpha, default 0.01; Clip's min,
-// default the lowest float; Swish x * sigmoid(alpha * x), default 1) and `activation_beta` (Clip's
-// max, default the highest float). The bias and activation run as oneDNN post-ops in the same pass
-// over the output.
-#include <limits>
+// Attributes `activation`, `activation_alpha` and `activation_beta`: the activations
+// ep/cpu/nxrt_ops.h kFusedActivations gives FusedMatMul and FusedGemm, with their defaults. The
+// bias and activation run as oneDNN post-ops in the same pass over the output.
 #include <memory>
 #include <optional>
 #include <string>
@@ -24,7 +21,7 @@
 #include "ep/cpu/kernels/kernel_util.h"
 #include "ep/cpu/kernels/nn/fused_activation.h"
 #include "ep/cpu/kernels/nn/nn.h"
-#include "ep/cpu/nn/matmul.h"
+#include "ep/cpu/math/nn/matmul.h"
 #include "ep/prepacked.h"
 
 namespace nxrt::cpu::kernels {
@@ -186,21 +183,8 @@ class GemmKernel final : public Kernel {
 
 // The epilogue activation of a FusedMatMul or FusedGemm node (see the file comment).
 Result<nn::MatMulEpilogue> ParseActivation(const NodeInfo& node) {
-  using nn::MatMulActivation;
-  constexpr float kLowest = std::numeric_limits<float>::lowest();
-  constexpr float kMax = std::numeric_limits<float>::max();
-  static constexpr FusedActivationDef<MatMulActivation> kTable[] = {
-      {"", MatMulActivation::kNone},
-      {"Relu", MatMulActivation::kRelu},
-      {"LeakyRelu", MatMulActivation::kLeakyRelu, 0.01f},
-      {"Clip", MatMulActivation::kClip, kLowest, kMax},
-      {"Sigmoid", MatMulActivation::kSigmoid},
-      {"Tanh", MatMulActivation::kTanh},
-      {"Gelu", MatMulActivation::kGeluErf},
-      {"GeluTanh", MatMulActivation::kGeluTanh},
-      {"Swish", MatMulActivation::kSwish, 1.0f}};
-  NXRT_ASSIGN_OR_RETURN(FusedActivation<MatMulActivation> activation,
-                        ParseFusedActivation<MatMulActivation>(node, kTable));
+  NXRT_ASSIGN_OR_RETURN(FusedActivationArgs<nn::MatMulActivation> activation,
+                        ParseFusedActivation(node, &nxrt_ops::FusedActivation::matmul));
   nn::MatMulEpilogue e;
   e.activation = activation.kind;
   e.alpha = activation.alpha;

@@ -1,4 +1,4 @@
-// ep/cpu/kernels/nn/max_unpool.cpp: glue of MaxUnpool (nn/max_unpool.h).
+// ep/cpu/kernels/nn/max_unpool.cpp: glue of MaxUnpool (math/nn/max_unpool.h).
 //
 // Layer: nxrt_ep_cpu (kernel glue). Attributes `kernel_shape` (required), `pads`, `strides`; the
 // optional input 2 'output_shape' is a value input read in Prepare.
@@ -10,7 +10,7 @@
 
 #include "ep/cpu/kernels/kernel_util.h"
 #include "ep/cpu/kernels/nn/nn.h"
-#include "ep/cpu/nn/max_unpool.h"
+#include "ep/cpu/math/nn/max_unpool.h"
 
 namespace nxrt::cpu::kernels {
 namespace {

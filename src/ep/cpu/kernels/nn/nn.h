@@ -1,15 +1,15 @@
 // ep/cpu/kernels/nn/nn.h: kernel factories of the CPU EP's nn family, used by its table
 // (register_nn.cpp).
 //
-// Layer: nxrt_ep_cpu (kernel glue over the reference math of src/ep/cpu/nn). Each factory reads
-// the node's attributes once (kInvalidModel naming the attribute and its value) and returns a
+// Layer: nxrt_ep_cpu (kernel glue over the reference math of src/ep/cpu/math/nn). Each factory
+// reads the node's attributes once (kInvalidModel naming the attribute and its value) and returns a
 // kernel whose Prepare builds the math plan, including its oneDNN primitive for float, and
 // keeps it while the input shapes stay the same (constant weights never change shape, so their
 // primitive is made once); Compute only executes the plan on the bound buffers.
 #pragma once
 
-#include "ep/cpu/nn/pool.h"
-#include "ep/cpu/nn/rnn.h"
+#include "ep/cpu/math/nn/pool.h"
+#include "ep/cpu/math/nn/rnn.h"
 #include "ep/op_registry.h"
 
 namespace nxrt::cpu::kernels {
@@ -62,6 +62,8 @@ ep::KernelFactory DetFactory();
 // RoiAlign (`mode`, `output_height`, `output_width`, `sampling_ratio`, `spatial_scale`,
 // `coordinate_transformation_mode` from opset 16).
 ep::KernelFactory RoiAlignFactory();
+// MaxRoiPool (`pooled_shape`, `spatial_scale`).
+ep::KernelFactory MaxRoiPoolFactory();
 // MaxUnpool (`kernel_shape`, `pads`, `strides`; input 2 'output_shape' read in Prepare).
 ep::KernelFactory MaxUnpoolFactory();
 

@@ -1,6 +1,6 @@
 // ep/cpu/kernels/nn/onnx_cases_test.cpp: every ONNX backend node test of the nn family
-// (ep/cpu/nn/onnx_node_cases.h: Conv, ConvTranspose, the pools, Gemm, MatMul, LSTM, GRU, RNN)
-// rebuilt as a one-node model at its opset and run through the session; the outputs are
+// (ep/cpu/math/nn/testing/onnx_node_cases.h: Conv, ConvTranspose, the pools, Gemm, MatMul, LSTM,
+// GRU, RNN) rebuilt as a one-node model at its opset and run through the session; the outputs are
 // compared with the test's expected outputs (ONNX's own reference).
 #include <gtest/gtest.h>
 
@@ -8,8 +8,9 @@
 #include <string>
 
 #include "ep/cpu/kernels/tensor/single_op_test_util.h"
-#include "ep/cpu/nn/nn_test_util.h"
-#include "ep/cpu/nn/onnx_node_cases.h"
+#include "ep/cpu/math/element_types.h"
+#include "ep/cpu/math/nn/testing/onnx_node_cases.h"
+#include "ep/cpu/math/testing/nn_test_util.h"
 
 namespace nxrt::cpu::kernels::testing {
 namespace {
@@ -29,46 +30,28 @@ bool IsScalar(const std::string& name) {
   return kScalars.count(name) > 0;
 }
 
+// The element types of the cases' tensors.
+using CaseTypes = math::TypeList<float, double, int32_t, int64_t, uint8_t>;
+
 Result<Tensor> ToTensor(const NodeCaseTensor& t) {
-  switch (t.dtype()) {
-    case DataType::kFloat:
-      return Tensor::FromVector<float>(t.shape, t.As<float>());
-    case DataType::kDouble:
-      return Tensor::FromVector<double>(t.shape, t.As<double>());
-    case DataType::kInt32:
-      return Tensor::FromVector<int32_t>(t.shape, t.As<int32_t>());
-    case DataType::kInt64:
-      return Tensor::FromVector<int64_t>(t.shape, t.As<int64_t>());
-    case DataType::kUint8:
-      return Tensor::FromVector<uint8_t>(t.shape, t.As<uint8_t>());
-    default:
-      return MakeStatus(StatusCode::kUnsupported, "tensor '", t.name, "' has type ",
-                        DataTypeName(t.dtype()));
-  }
+  Tensor tensor;
+  NXRT_RETURN_IF_ERROR(
+      math::DispatchType<CaseTypes>(t.dtype(), "tensor '" + t.name + "'", [&](auto tag) -> Status {
+        using T = typename decltype(tag)::type;
+        NXRT_ASSIGN_OR_RETURN(tensor, Tensor::FromVector<T>(t.shape, t.As<T>()));
+        return Status::Ok();
+      }));
+  return tensor;
 }
 
 // The elements of `t` as doubles.
 std::vector<double> AsDoubles(const Tensor& t) {
   std::vector<double> out;
-  for (int64_t i = 0; i < t.element_count(); ++i) {
-    switch (t.dtype()) {
-      case DataType::kFloat:
-        out.push_back(t.data<float>()[i]);
-        break;
-      case DataType::kDouble:
-        out.push_back(t.data<double>()[i]);
-        break;
-      case DataType::kInt64:
-        out.push_back(static_cast<double>(t.data<int64_t>()[i]));
-        break;
-      case DataType::kUint8:
-        out.push_back(t.data<uint8_t>()[i]);
-        break;
-      default:
-        ADD_FAILURE() << "unexpected output type " << DataTypeName(t.dtype());
-        return out;
-    }
-  }
+  const Status status = math::DispatchType<CaseTypes>(t.dtype(), "output", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    for (const T v : Values<T>(t)) out.push_back(static_cast<double>(v));
+  });
+  EXPECT_TRUE(status.ok()) << status.ToString();
   return out;
 }
 

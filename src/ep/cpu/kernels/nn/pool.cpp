@@ -1,5 +1,5 @@
 // ep/cpu/kernels/nn/pool.cpp: glue of MaxPool, AveragePool, LpPool and their Global forms over
-// nn/pool.h.
+// math/nn/pool.h.
 //
 // Layer: nxrt_ep_cpu (kernel glue). The attributes each opset has:
 //   MaxPool      kernel_shape, auto_pad, pads, strides; storage_order and the Indices output
@@ -11,7 +11,7 @@
 //   Global*      none (GlobalLpPool: p, a float at opset 1, an int from 2)
 // Attributes an opset does not have are ignored, as the schema of that opset defines them away.
 //
-// nxrt's channels-last pools (domain com.nxrt, version 1; nn/nhwc_pool.h), X [N, H, W, C] and
+// nxrt's channels-last pools (domain com.nxrt, version 1; math/nn/nhwc_pool.h), X [N, H, W, C] and
 // Y [N, H', W', C]: NhwcMaxPool has MaxPool-12's attributes (storage_order accepted and not
 // used; no Indices output), NhwcAveragePool AveragePool-19's, NhwcGlobalAveragePool none (Y
 // [N, 1, 1, C]). Compute splits the plan's units (output rows) across the intra-op threads.
@@ -24,8 +24,8 @@
 #include "ep/cpu/kernels/kernel_util.h"
 #include "ep/cpu/kernels/nn/nn.h"
 #include "ep/cpu/kernels/tensor/tensor.h"
-#include "ep/cpu/nn/nhwc_pool.h"
-#include "ep/cpu/nn/pool.h"
+#include "ep/cpu/math/nn/nhwc_pool.h"
+#include "ep/cpu/math/nn/pool.h"
 
 namespace nxrt::cpu::kernels {
 namespace {

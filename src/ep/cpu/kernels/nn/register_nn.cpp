@@ -10,6 +10,7 @@
 #include "ep/cpu/kernels/kernel_util.h"
 #include "ep/cpu/kernels/nn/nn.h"
 #include "ep/cpu/kernels/register.h"
+#include "ep/cpu/nxrt_ops.h"
 
 namespace nxrt::cpu {
 namespace {
@@ -56,11 +57,14 @@ Status RegisterNnKernels(ep::OpRegistry& registry) {
   }
   // nxrt's fused operators (matmul_activation_fusion, conv_activation_fusion): MatMul, Gemm and
   // Conv with a bias/residual and an activation as oneDNN post-ops.
-  defs.push_back(kernels::NxrtKernel("FusedMatMul", {Bind("T", {0, 1, 2}, {0}, FloatTypes())},
+  defs.push_back(kernels::NxrtKernel(nxrt_ops::kFusedMatMul,
+                                     {Bind("T", {0, 1, 2}, {0}, FloatTypes())},
                                      kernels::FusedMatMulFactory()));
-  defs.push_back(kernels::NxrtKernel("FusedGemm", {Bind("T", {0, 1, 2}, {0}, FloatTypes())},
+  defs.push_back(kernels::NxrtKernel(nxrt_ops::kFusedGemm,
+                                     {Bind("T", {0, 1, 2}, {0}, FloatTypes())},
                                      kernels::FusedGemmFactory()));
-  defs.push_back(kernels::NxrtKernel("FusedConv", {Bind("T", {0, 1, 2, 3}, {0}, FloatTypes())},
+  defs.push_back(kernels::NxrtKernel(nxrt_ops::kFusedConv,
+                                     {Bind("T", {0, 1, 2, 3}, {0}, FloatTypes())},
                                      kernels::FusedConvFactory()));
 
   const auto max_pool = [](int since, int until, Types types) {
@@ -88,11 +92,12 @@ Status RegisterNnKernels(ep::OpRegistry& registry) {
                          kernels::GlobalPoolFactory(nn::PoolKind::kAverage)));
   // nxrt's channels-last pools ([N, H, W, C]), float and double.
   const Types nhwc_types = {DataType::kFloat, DataType::kDouble};
-  defs.push_back(kernels::NxrtKernel("NhwcMaxPool", {Bind("T", {0}, {0}, nhwc_types)},
+  defs.push_back(kernels::NxrtKernel(nxrt_ops::kNhwcMaxPool, {Bind("T", {0}, {0}, nhwc_types)},
                                      kernels::NhwcPoolFactory(nn::PoolKind::kMax)));
-  defs.push_back(kernels::NxrtKernel("NhwcAveragePool", {Bind("T", {0}, {0}, nhwc_types)},
+  defs.push_back(kernels::NxrtKernel(nxrt_ops::kNhwcAveragePool, {Bind("T", {0}, {0}, nhwc_types)},
                                      kernels::NhwcPoolFactory(nn::PoolKind::kAverage)));
-  defs.push_back(kernels::NxrtKernel("NhwcGlobalAveragePool", {Bind("T", {0}, {0}, nhwc_types)},
+  defs.push_back(kernels::NxrtKernel(nxrt_ops::kNhwcGlobalAveragePool,
+                                     {Bind("T", {0}, {0}, nhwc_types)},
                                      kernels::NhwcGlobalAveragePoolFactory()));
   defs.push_back(Uniform("GlobalLpPool", 1, 1, {0}, FloatTypes(),
                          kernels::GlobalPoolFactory(nn::PoolKind::kLp)));
@@ -142,6 +147,8 @@ Status RegisterNnKernels(ep::OpRegistry& registry) {
                                Bind("T2", {2}, {}, {DataType::kInt64})},
                               kernels::RoiAlignFactory()));
   }
+  defs.push_back(Uniform("MaxRoiPool", 1, kLatest, {0, 1}, FloatTypes(),
+                         kernels::MaxRoiPoolFactory()));
   // MaxUnpool-11 only clarified how output_shape pads the output.
   for (auto [since, until] : {std::pair{9, 10}, {11, kLatest}}) {
     defs.push_back(OnnxKernel("MaxUnpool", since, until,

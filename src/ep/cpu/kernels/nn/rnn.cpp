@@ -1,4 +1,4 @@
-// ep/cpu/kernels/nn/rnn.cpp: glue of LSTM, GRU and RNN over nn/rnn.h.
+// ep/cpu/kernels/nn/rnn.cpp: glue of LSTM, GRU and RNN over math/nn/rnn.h.
 //
 // Layer: nxrt_ep_cpu (kernel glue). Inputs X, W, R, then the optional B, sequence_lens,
 // initial_h (and LSTM's initial_c, P); outputs Y, Y_h (and LSTM's Y_c), each optional. The

@@ -1,4 +1,4 @@
-// ep/cpu/kernels/nn/roi_align.cpp: glue of RoiAlign (nn/roi_align.h).
+// ep/cpu/kernels/nn/roi_align.cpp: glue of RoiAlign (math/nn/roi_align.h).
 //
 // Layer: nxrt_ep_cpu (kernel glue). Attributes `mode`, `output_height`, `output_width`,
 // `sampling_ratio`, `spatial_scale`, and from opset 16 `coordinate_transformation_mode` (opset 10
@@ -9,7 +9,7 @@
 
 #include "ep/cpu/kernels/kernel_util.h"
 #include "ep/cpu/kernels/nn/nn.h"
-#include "ep/cpu/nn/roi_align.h"
+#include "ep/cpu/math/nn/roi_align.h"
 
 namespace nxrt::cpu::kernels {
 namespace {

@@ -1,5 +1,5 @@
 // ep/cpu/kernels/normalization/batch_norm.cpp: glue of BatchNormalization in inference mode
-// (math/normalization.h).
+// (math/normalization/normalization.h).
 //
 // Layer: nxrt_ep_cpu (kernel glue). Prepare checks the four parameter inputs against X's channel
 // count and splits the batch into parts; Compute normalises the parts in parallel.
@@ -13,7 +13,7 @@
 #include "ep/cpu/kernels/kernel_util.h"
 #include "ep/cpu/kernels/normalization/normalization.h"
 #include "ep/cpu/kernels/training/training.h"
-#include "ep/cpu/math/normalization.h"
+#include "ep/cpu/math/normalization/normalization.h"
 
 namespace nxrt::cpu::kernels {
 namespace {

@@ -1,4 +1,4 @@
-// ep/cpu/kernels/normalization/cumsum.cpp: glue of CumSum (math/cumsum.h).
+// ep/cpu/kernels/normalization/cumsum.cpp: glue of CumSum (math/normalization/cumsum.h).
 //
 // Layer: nxrt_ep_cpu (kernel glue). The axis is input 1, read as a value input in Prepare (it
 // decides the plan's geometry); Compute runs the plan over blocks of outer rows in parallel.
@@ -8,7 +8,7 @@
 
 #include "ep/cpu/kernels/kernel_util.h"
 #include "ep/cpu/kernels/normalization/normalization.h"
-#include "ep/cpu/math/cumsum.h"
+#include "ep/cpu/math/normalization/cumsum.h"
 
 namespace nxrt::cpu::kernels {
 namespace {

@@ -1,5 +1,5 @@
 // ep/cpu/kernels/normalization/group_norm.cpp: glue of InstanceNormalization and
-// GroupNormalization (math/normalization.h).
+// GroupNormalization (math/normalization/normalization.h).
 //
 // Layer: nxrt_ep_cpu (kernel glue). InstanceNormalization is the group normalisation with one
 // group per channel. Prepare checks scale/B against X; Compute runs the plan over the batch.
@@ -8,7 +8,7 @@
 
 #include "ep/cpu/kernels/kernel_util.h"
 #include "ep/cpu/kernels/normalization/normalization.h"
-#include "ep/cpu/math/normalization.h"
+#include "ep/cpu/math/normalization/normalization.h"
 
 namespace nxrt::cpu::kernels {
 namespace {

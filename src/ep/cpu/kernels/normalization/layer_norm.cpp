@@ -1,5 +1,5 @@
 // ep/cpu/kernels/normalization/layer_norm.cpp: glue of LayerNormalization
-// (math/normalization.h).
+// (math/normalization/normalization.h).
 //
 // Layer: nxrt_ep_cpu (kernel glue). Prepare checks Scale/B against X, declares Y and the optional
 // Mean/InvStdDev outputs (of the stash type), and cuts the rows into parts; Compute normalises
@@ -10,7 +10,7 @@
 
 #include "ep/cpu/kernels/kernel_util.h"
 #include "ep/cpu/kernels/normalization/normalization.h"
-#include "ep/cpu/math/normalization.h"
+#include "ep/cpu/math/normalization/normalization.h"
 
 namespace nxrt::cpu::kernels {
 namespace {

@@ -1,5 +1,5 @@
 // ep/cpu/kernels/normalization/lp_mvn.cpp: glue of LpNormalization and
-// MeanVarianceNormalization (math/normalization.h).
+// MeanVarianceNormalization (math/normalization/normalization.h).
 //
 // Layer: nxrt_ep_cpu (kernel glue). Attributes are read at creation; Prepare resolves the plan
 // for the input's dtype and shape; Compute runs it.
@@ -8,7 +8,7 @@
 
 #include "ep/cpu/kernels/kernel_util.h"
 #include "ep/cpu/kernels/normalization/normalization.h"
-#include "ep/cpu/math/normalization.h"
+#include "ep/cpu/math/normalization/normalization.h"
 
 namespace nxrt::cpu::kernels {
 namespace {

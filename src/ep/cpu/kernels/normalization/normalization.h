@@ -1,13 +1,14 @@
 // ep/cpu/kernels/normalization/normalization.h: kernel factories of the CPU EP's normalisation
 // family, used by its table (register_normalization.cpp).
 //
-// Layer: nxrt_ep_cpu (kernel glue over math/softmax.h, math/normalization.h, math/cumsum.h).
-// Factories read the attributes once (kInvalidModel naming a bad attribute and its value);
-// Prepare resolves the math plan from the input dtypes and shapes; Compute runs it, split over
-// independent rows when the input is large.
+// Layer: nxrt_ep_cpu (kernel glue over math/normalization/softmax.h,
+// math/normalization/normalization.h, math/normalization/cumsum.h). Factories read the attributes
+// once (kInvalidModel naming a bad attribute and its value); Prepare resolves the math plan from
+// the input dtypes and shapes; Compute runs it, split over independent rows when the input is
+// large.
 #pragma once
 
-#include "ep/cpu/math/softmax.h"
+#include "ep/cpu/math/normalization/softmax.h"
 #include "ep/op_registry.h"
 
 namespace nxrt::cpu::kernels {

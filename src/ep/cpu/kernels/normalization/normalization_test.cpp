@@ -12,10 +12,10 @@
 #include <string>
 #include <vector>
 
-#include "ep/cpu/math/cumsum.h"
-#include "ep/cpu/math/normalization.h"
-#include "ep/cpu/math/softmax.h"
-#include "ep/cpu/math/test_util.h"
+#include "ep/cpu/math/normalization/cumsum.h"
+#include "ep/cpu/math/normalization/normalization.h"
+#include "ep/cpu/math/normalization/softmax.h"
+#include "ep/cpu/math/testing/test_util.h"
 #include "ep/cpu/testing/expect_tensor.h"
 #include "ep/cpu/testing/single_op_model.h"
 

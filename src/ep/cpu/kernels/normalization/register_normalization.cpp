@@ -9,6 +9,7 @@
 #include "ep/cpu/kernels/kernel_util.h"
 #include "ep/cpu/kernels/normalization/normalization.h"
 #include "ep/cpu/kernels/register.h"
+#include "ep/cpu/nxrt_ops.h"
 
 namespace nxrt::cpu {
 namespace {
@@ -49,11 +50,11 @@ Status RegisterNormalizationKernels(ep::OpRegistry& registry) {
                             kernels::LayerNormFactory()));
   // com.nxrt:LayerNormalization: what layer_norm_fusion makes of a decomposed LayerNormalization
   // (ReduceMean, Sub, Pow, Sqrt, Div, ...); the same semantics as LayerNormalization-17.
-  defs.push_back(kernels::NxrtKernel(
-      "LayerNormalization",
-      {Bind("T", {0, 1, 2}, {0}, FloatTypesBf16()),
-       Bind("U", {}, {1, 2}, {DataType::kFloat, DataType::kBFloat16})},
-      kernels::LayerNormFactory()));
+  defs.push_back(
+      kernels::NxrtKernel(nxrt_ops::kLayerNormalization,
+                          {Bind("T", {0, 1, 2}, {0}, FloatTypesBf16()),
+                           Bind("U", {}, {1, 2}, {DataType::kFloat, DataType::kBFloat16})},
+                          kernels::LayerNormFactory()));
 
   defs.push_back(OnnxKernel("BatchNormalization", 6, 6,
                             {Bind("T", {0, 1, 2, 3, 4}, {0}, FloatTypes())},

@@ -1,5 +1,5 @@
 // ep/cpu/kernels/normalization/softmax.cpp: glue of Softmax, LogSoftmax and Hardmax in both
-// ONNX axis semantics (math/softmax.h).
+// ONNX axis semantics (math/normalization/softmax.h).
 //
 // Layer: nxrt_ep_cpu (kernel glue). The table picks the semantics per opset range; Prepare
 // resolves the plan; Compute runs it over blocks of outer rows in parallel.

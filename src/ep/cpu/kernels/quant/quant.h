@@ -1,9 +1,9 @@
 // ep/cpu/kernels/quant/quant.h: kernel factories of the CPU EP's quantization family, used by its
 // table (register_quant.cpp).
 //
-// Layer: nxrt_ep_cpu (kernel glue over nn/quant.h). Each factory reads the node's attributes once
-// (kInvalidModel naming the attribute and its value); Prepare resolves the plan from the input
-// dtypes and shapes and Compute runs it on the bound buffers.
+// Layer: nxrt_ep_cpu (kernel glue over math/quant/quant.h). Each factory reads the node's
+// attributes once (kInvalidModel naming the attribute and its value); Prepare resolves the plan
+// from the input dtypes and shapes and Compute runs it on the bound buffers.
 #pragma once
 
 #include "ep/op_registry.h"

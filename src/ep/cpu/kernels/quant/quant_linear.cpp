@@ -1,5 +1,5 @@
 // ep/cpu/kernels/quant/quant_linear.cpp: glue of MatMulInteger, QLinearMatMul, ConvInteger and
-// QLinearConv over nn/quant.h.
+// QLinearConv over math/quant/quant.h.
 //
 // Layer: nxrt_ep_cpu (kernel glue). Input slots (ONNX onnx/defs/math/defs.cc, nn/defs.cc):
 //   MatMulInteger  A, B, a_zero_point?, b_zero_point?                        → int32
@@ -12,7 +12,7 @@
 
 #include "ep/cpu/kernels/kernel_util.h"
 #include "ep/cpu/kernels/quant/quant.h"
-#include "ep/cpu/nn/quant.h"
+#include "ep/cpu/math/quant/quant.h"
 
 namespace nxrt::cpu::kernels {
 namespace {

@@ -1,5 +1,5 @@
 // ep/cpu/kernels/quant/quantize.cpp: glue of QuantizeLinear, DequantizeLinear and
-// DynamicQuantizeLinear over nn/quant.h.
+// DynamicQuantizeLinear over math/quant/quant.h.
 //
 // Layer: nxrt_ep_cpu (kernel glue). Inputs: x, scale, optional zero point (ONNX
 // onnx/defs/quantization/defs.cc). The plan depends on the dtypes and shapes only, so Prepare
@@ -10,7 +10,7 @@
 
 #include "ep/cpu/kernels/kernel_util.h"
 #include "ep/cpu/kernels/quant/quant.h"
-#include "ep/cpu/nn/quant.h"
+#include "ep/cpu/math/quant/quant.h"
 
 namespace nxrt::cpu::kernels {
 namespace {

@@ -2,7 +2,8 @@
 //
 // Layer: nxrt_ep_cpu. One entry per (op, opset range) with the dtypes of the ONNX schema in force
 // over that range (onnx/defs/quantization/defs.cc and old.cc, math/defs.cc, nn/defs.cc; opsets
-// 19 and 21 from the ONNX changelog), restricted to what nn/quant.h computes: no float8 or int4.
+// 19 and 21 from the ONNX changelog), restricted to what math/quant/quant.h computes: no float8 or
+// int4.
 #include <string_view>
 #include <utility>
 #include <vector>

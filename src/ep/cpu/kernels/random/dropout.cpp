@@ -1,6 +1,6 @@
 // ep/cpu/kernels/random/dropout.cpp: glue of Dropout-12 and -13, in inference and training mode.
 //
-// Layer: nxrt_ep_cpu (kernel glue over math/random.h). ONNX source: onnx/defs/nn/defs.cc
+// Layer: nxrt_ep_cpu (kernel glue over math/random/random.h). ONNX source: onnx/defs/nn/defs.cc
 // (Dropout-13; -12 lacks bfloat16). Inputs: data (T), ratio (T1 scalar, default 0.5; must lie in
 // [0, 1]), training_mode (bool scalar, default false); both are value inputs, read in Prepare.
 // Outputs: output (T, data's shape), optional mask (bool). Training draws one uniform per element
@@ -14,7 +14,7 @@
 #include "ep/cpu/kernels/kernel_util.h"
 #include "ep/cpu/kernels/random/random.h"
 #include "ep/cpu/math/element_types.h"
-#include "ep/cpu/math/random.h"
+#include "ep/cpu/math/random/random.h"
 
 namespace nxrt::cpu::kernels {
 namespace {
@@ -52,7 +52,7 @@ class DropoutKernel final : public Kernel {
       return Status::Ok();
     }
     const double scale = ratio_ < 1 ? 1 / (1 - ratio_) : 0;
-    math::VisitType(math::FloatTypes{}, type_, [&](auto tag) {
+    math::VisitType(math::FloatTypesBf16{}, type_, [&](auto tag) {
       using T = typename decltype(tag)::type;
       const T* in = x.data<T>();
       T* out = y->mutable_data<T>();
@@ -87,7 +87,7 @@ class DropoutKernel final : public Kernel {
                           value->Description(), ", expected a scalar");
       }
       NXRT_RETURN_IF_ERROR(
-          math::DispatchType<math::FloatTypes>(value->dtype(), "Dropout ratio", [&](auto tag) {
+          math::DispatchType<math::FloatTypesBf16>(value->dtype(), "Dropout ratio", [&](auto tag) {
             using T = typename decltype(tag)::type;
             ratio_ = static_cast<double>(math::Load(*value->data<T>()));
           }));

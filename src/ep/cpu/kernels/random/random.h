@@ -1,9 +1,9 @@
 // ep/cpu/kernels/random/random.h: kernel factories of the CPU EP's random family, used by its
 // table (register_random.cpp).
 //
-// Layer: nxrt_ep_cpu (kernel glue over math/random.h). Each kernel owns one RandomEngine, seeded
-// at creation from the node's `seed` attribute (or from std::random_device without one), so a
-// seeded node gives the same sequence in every session: the first run's outputs, then the
+// Layer: nxrt_ep_cpu (kernel glue over math/random/random.h). Each kernel owns one RandomEngine,
+// seeded at creation from the node's `seed` attribute (or from std::random_device without one), so
+// a seeded node gives the same sequence in every session: the first run's outputs, then the
 // second's, and so on. Factories read the attributes (kInvalidModel naming a bad one); Prepare
 // declares the outputs; Compute draws on one thread, in element order (parallel draws would
 // change the sequence with the thread count).

@@ -1,5 +1,5 @@
 // ep/cpu/kernels/random/random_ops.cpp: glue of RandomUniform[Like], RandomNormal[Like],
-// Bernoulli and Multinomial (math/random.h).
+// Bernoulli and Multinomial (math/random/random.h).
 //
 // Layer: nxrt_ep_cpu (kernel glue). ONNX sources: onnx/defs/generator/defs.cc (RandomUniform-1,
 // RandomNormal-1, their -Like forms, Bernoulli-15) and onnx/defs/math/defs.cc (Multinomial-7).
@@ -14,7 +14,7 @@
 #include "ep/cpu/kernels/kernel_util.h"
 #include "ep/cpu/kernels/random/random.h"
 #include "ep/cpu/math/element_types.h"
-#include "ep/cpu/math/random.h"
+#include "ep/cpu/math/random/random.h"
 
 namespace nxrt::cpu::kernels {
 namespace {
@@ -44,7 +44,7 @@ Result<std::optional<DataType>> ReadDtype(const NodeInfo& node) {
 // Draws from `engine` into `out` (`count` elements of a float type), one `draw()` per element.
 template <typename Draw>
 void FillFloats(DataType type, void* out, int64_t count, Draw&& draw) {
-  math::VisitType(math::FloatTypes{}, type, [&](auto tag) {
+  math::VisitType(math::FloatTypesBf16{}, type, [&](auto tag) {
     using T = typename decltype(tag)::type;
     T* values = static_cast<T*>(out);
     for (int64_t i = 0; i < count; ++i) {
@@ -54,7 +54,7 @@ void FillFloats(DataType type, void* out, int64_t count, Draw&& draw) {
 }
 
 Status CheckFloatOutput(DataType type, std::string_view op) {
-  return math::DispatchType<math::FloatTypes>(type, op, [](auto) {});
+  return math::DispatchType<math::FloatTypesBf16>(type, op, [](auto) {});
 }
 
 enum class Distribution { kUniform, kNormal };
@@ -149,7 +149,7 @@ class BernoulliKernel final : public Kernel {
     const Tensor& x = *ctx.input(0);
     const int64_t count = x.element_count();
     auto* probabilities = reinterpret_cast<double*>(ctx.workspace().data());
-    math::VisitType(math::FloatTypes{}, in_type_, [&](auto tag) {
+    math::VisitType(math::FloatTypesBf16{}, in_type_, [&](auto tag) {
       using T = typename decltype(tag)::type;
       for (int64_t i = 0; i < count; ++i) {
         probabilities[i] = static_cast<double>(math::Load(x.data<T>()[i]));
@@ -199,7 +199,7 @@ class MultinomialKernel final : public Kernel {
     for (int64_t b = 0; b < batch; ++b) {
       // Cumulative exp(x - max) of the row: the unnormalised class distribution.
       double max = -std::numeric_limits<double>::infinity();
-      math::VisitType(math::FloatTypes{}, in_type_, [&](auto tag) {
+      math::VisitType(math::FloatTypesBf16{}, in_type_, [&](auto tag) {
         using T = typename decltype(tag)::type;
         const T* row = x.data<T>() + b * classes_;
         for (int64_t c = 0; c < classes_; ++c) {

@@ -1,4 +1,5 @@
-// ep/cpu/kernels/reduction/reduce.cpp: glue of Reduce* and ArgMax/ArgMin over math/reduce.h.
+// ep/cpu/kernels/reduction/reduce.cpp: glue of Reduce* and ArgMax/ArgMin over
+// math/reduction/reduce.h.
 //
 // Layer: nxrt_ep_cpu (kernel glue). Prepare normalises the axes (attribute, or input 1 as a value
 // input) and resolves the plan; Compute splits the outermost kept dim into parts run in parallel

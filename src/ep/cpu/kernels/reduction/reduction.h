@@ -1,12 +1,12 @@
 // ep/cpu/kernels/reduction/reduction.h: kernel factories of the CPU EP's reduction family, used by
 // its table (register_reduction.cpp).
 //
-// Layer: nxrt_ep_cpu (kernel glue over math/reduce.h). Factories read `keepdims`,
+// Layer: nxrt_ep_cpu (kernel glue over math/reduction/reduce.h). Factories read `keepdims`,
 // `noop_with_empty_axes`, `axis` and `select_last_index` once; bad values fail with kInvalidModel
 // naming the attribute.
 #pragma once
 
-#include "ep/cpu/math/reduce.h"
+#include "ep/cpu/math/reduction/reduce.h"
 #include "ep/op_registry.h"
 
 namespace nxrt::cpu::kernels {

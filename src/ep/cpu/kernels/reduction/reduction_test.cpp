@@ -16,8 +16,8 @@
 #include <utility>
 #include <vector>
 
-#include "ep/cpu/math/reduce.h"
-#include "ep/cpu/math/test_util.h"
+#include "ep/cpu/math/reduction/reduce.h"
+#include "ep/cpu/math/testing/test_util.h"
 #include "ep/cpu/testing/expect_tensor.h"
 #include "ep/cpu/testing/single_op_model.h"
 
@@ -35,7 +35,7 @@ using testing::SingleOpModel;
 std::vector<ReduceKind> AllReduceKinds() {
   return {
 #define NXRT_REDUCE_KIND(name, reducer, types) ReduceKind::k##name,
-#include "ep/cpu/math/reduce_kinds.inc"
+#include "ep/cpu/math/reduction/reduce_kinds.inc"
 #undef NXRT_REDUCE_KIND
   };
 }

@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "ep/cpu/math/cast.h"
-#include "ep/cpu/math/test_util.h"
+#include "ep/cpu/math/elementwise/cast.h"
+#include "ep/cpu/math/testing/test_util.h"
 #include "ep/cpu/testing/expect_tensor.h"
 #include "ep/cpu/testing/single_op_model.h"
 

@@ -1,5 +1,5 @@
 // ep/cpu/kernels/signal/signal.cpp: glue of the window generators, MelWeightMatrix, DFT and STFT
-// over math/signal.h.
+// over math/signal/signal.h.
 //
 // Layer: nxrt_ep_cpu (kernel glue). Input slots (ONNX onnx/defs/math/defs.cc, opset 17):
 //   HannWindow/HammingWindow/BlackmanWindow  size (int32/int64 scalar)
@@ -13,6 +13,7 @@
 
 #include "ep/cpu/kernels/kernel_util.h"
 #include "ep/cpu/kernels/signal/signal.h"
+#include "ep/cpu/math/element_types.h"
 
 namespace nxrt::cpu::kernels {
 namespace {
@@ -36,19 +37,11 @@ Result<double> ReadScalarFloat(const PrepareContext& ctx, int i, std::string_vie
     return MakeStatus(StatusCode::kInvalidArgument, what, " has ", t->element_count(),
                       " elements, expected a scalar");
   }
-  switch (t->dtype()) {
-    case DataType::kFloat:
-      return static_cast<double>(*t->data<float>());
-    case DataType::kDouble:
-      return *t->data<double>();
-    case DataType::kFloat16:
-      return static_cast<double>(static_cast<float>(*t->data<Float16>()));
-    case DataType::kBFloat16:
-      return static_cast<double>(static_cast<float>(*t->data<BFloat16>()));
-    default:
-      return MakeStatus(StatusCode::kInvalidArgument, what, " has type ",
-                        DataTypeName(t->dtype()), "; expected float, double, float16 or bfloat16");
-  }
+  double value = 0;
+  NXRT_RETURN_IF_ERROR(math::DispatchType<math::FloatTypesBf16>(t->dtype(), what, [&](auto tag) {
+    value = static_cast<double>(math::Load(*t->data<typename decltype(tag)::type>()));
+  }));
+  return value;
 }
 
 Result<DataType> OutputDatatype(const NodeInfo& node) {

@@ -1,12 +1,12 @@
 // ep/cpu/kernels/signal/signal.h: kernel factories of the CPU EP's signal family, used by its
 // table (register_signal.cpp).
 //
-// Layer: nxrt_ep_cpu (kernel glue over math/signal.h). Every op here has an output shape that
-// depends on input values (the window size, dft_length, frame_step...), so each kernel lists
+// Layer: nxrt_ep_cpu (kernel glue over math/signal/signal.h). Every op here has an output shape
+// that depends on input values (the window size, dft_length, frame_step...), so each kernel lists
 // those inputs in ValueInputs() and builds its plan in Prepare.
 #pragma once
 
-#include "ep/cpu/math/signal.h"
+#include "ep/cpu/math/signal/signal.h"
 #include "ep/op_registry.h"
 
 namespace nxrt::cpu::kernels {

@@ -1,7 +1,7 @@
 // ep/cpu/kernels/string/string.h: kernel factories of the CPU EP's string family, used by its
 // table (register_string.cpp).
 //
-// Layer: nxrt_ep_cpu (kernel glue over the reference math of src/ep/cpu/math/text.h). Each
+// Layer: nxrt_ep_cpu (kernel glue over the reference math of src/ep/cpu/math/string/text.h). Each
 // factory reads and checks the node's attributes once (kInvalidModel naming the attribute and its
 // value) and returns a kernel whose Prepare checks the input and declares the outputs.
 #pragma once

@@ -1,4 +1,4 @@
-// ep/cpu/kernels/string/string_normalizer.cpp: glue of StringNormalizer over math/text.h.
+// ep/cpu/kernels/string/string_normalizer.cpp: glue of StringNormalizer over math/string/text.h.
 //
 // Layer: nxrt_ep_cpu (kernel glue). The input is [C] or [1, C] strings; how many survive the
 // stopwords is known only while computing, so the output is dynamic: [C'] or [1, C'], and when
@@ -11,7 +11,7 @@
 
 #include "ep/cpu/kernels/kernel_util.h"
 #include "ep/cpu/kernels/string/string.h"
-#include "ep/cpu/math/text.h"
+#include "ep/cpu/math/string/text.h"
 
 namespace nxrt::cpu::kernels {
 namespace {

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "ep/cpu/kernels/tensor/single_op_test_util.h"
-#include "ep/cpu/nn/nn_test_util.h"
+#include "ep/cpu/math/testing/nn_test_util.h"
 
 namespace nxrt::cpu::kernels::testing {
 namespace {

@@ -1,4 +1,4 @@
-// ep/cpu/kernels/string/tfidf_vectorizer.cpp: glue of TfIdfVectorizer over math/text.h.
+// ep/cpu/kernels/string/tfidf_vectorizer.cpp: glue of TfIdfVectorizer over math/string/text.h.
 //
 // Layer: nxrt_ep_cpu (kernel glue). The factory builds the n-gram table from the pool attribute
 // (pool_int64s for int32/int64 inputs, pool_strings for string inputs); Prepare checks the input
@@ -10,7 +10,7 @@
 
 #include "ep/cpu/kernels/kernel_util.h"
 #include "ep/cpu/kernels/string/string.h"
-#include "ep/cpu/math/text.h"
+#include "ep/cpu/math/string/text.h"
 
 namespace nxrt::cpu::kernels {
 namespace {

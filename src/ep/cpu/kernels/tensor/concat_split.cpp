@@ -1,4 +1,4 @@
-// ep/cpu/kernels/tensor/concat_split.cpp: glue of Concat and Split over nn/concat_split.h.
+// ep/cpu/kernels/tensor/concat_split.cpp: glue of Concat and Split over math/tensor/concat_split.h.
 //
 // Layer: nxrt_ep_cpu (kernel glue). Concat's axis is an attribute at every opset. Split's sizes
 // moved from an attribute (opsets 2-12) to input 1 (opset 13; opset 1 had both), and opset 18
@@ -10,7 +10,7 @@
 
 #include "ep/cpu/kernels/kernel_util.h"
 #include "ep/cpu/kernels/tensor/tensor.h"
-#include "ep/cpu/nn/concat_split.h"
+#include "ep/cpu/math/tensor/concat_split.h"
 
 namespace nxrt::cpu::kernels {
 namespace {

@@ -1,4 +1,5 @@
-// ep/cpu/kernels/tensor/gather.cpp: glue of Gather, GatherElements and GatherND over nn/gather.h.
+// ep/cpu/kernels/tensor/gather.cpp: glue of Gather, GatherElements and GatherND over
+// math/tensor/gather.h.
 //
 // Layer: nxrt_ep_cpu (kernel glue). Prepare plans from the data and indices shapes; the indices
 // are data, so an index out of range is found in Compute and reported as kRuntimeError naming
@@ -6,7 +7,7 @@
 #include <memory>
 
 #include "ep/cpu/kernels/tensor/tensor.h"
-#include "ep/cpu/nn/gather.h"
+#include "ep/cpu/math/tensor/gather.h"
 
 namespace nxrt::cpu::kernels {
 namespace {

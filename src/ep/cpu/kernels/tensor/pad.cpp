@@ -1,4 +1,4 @@
-// ep/cpu/kernels/tensor/pad.cpp: glue of Pad over nn/pad.h.
+// ep/cpu/kernels/tensor/pad.cpp: glue of Pad over math/tensor/pad.h.
 //
 // Layer: nxrt_ep_cpu (kernel glue). Opsets 1-10 read the pads (`paddings` at opset 1, `pads`
 // at 2) and the float `value` from attributes; from opset 11 the pads are value input 1, the
@@ -12,8 +12,8 @@
 
 #include "ep/cpu/kernels/kernel_util.h"
 #include "ep/cpu/kernels/tensor/tensor.h"
-#include "ep/cpu/nn/nn_common.h"
-#include "ep/cpu/nn/pad.h"
+#include "ep/cpu/math/nn_common.h"
+#include "ep/cpu/math/tensor/pad.h"
 
 namespace nxrt::cpu::kernels {
 namespace {
@@ -64,7 +64,7 @@ class PadKernel final : public Kernel {
  private:
   // Converts the float `value` attribute to `dtype` (the opset 1-10 schemas allow float types).
   Status StoreConstant(DataType dtype) {
-    return nn::VisitFloat("Pad", dtype, [&](auto tag) {
+    return math::DispatchType<math::FloatTypesBf16>(dtype, "Pad", [&](auto tag) {
       using T = typename decltype(tag)::type;
       const T element = nn::FromAcc<T>(value_);
       std::memcpy(constant_, &element, sizeof element);

@@ -1,8 +1,8 @@
-// ep/cpu/kernels/tensor/resize.cpp: glue of Resize and Upsample over nn/resize.h.
+// ep/cpu/kernels/tensor/resize.cpp: glue of Resize and Upsample over math/tensor/resize.h.
 //
 // Layer: nxrt_ep_cpu (kernel glue). The forms by opset:
 //   Upsample 7      `scales` attribute, `mode` nearest/linear, asymmetric coordinates, legacy
-//                   nearest rounding (nn/resize.h kLegacy)
+//                   nearest rounding (math/tensor/resize.h kLegacy)
 //   Upsample 9,     scales as value input 1, otherwise as Upsample 7
 //   Resize 10
 //   Resize 11, 13   value inputs roi (1), scales (2), sizes (3), the coordinate attributes
@@ -15,8 +15,8 @@
 
 #include "ep/cpu/kernels/kernel_util.h"
 #include "ep/cpu/kernels/tensor/tensor.h"
-#include "ep/cpu/nn/nn_common.h"
-#include "ep/cpu/nn/resize.h"
+#include "ep/cpu/math/nn_common.h"
+#include "ep/cpu/math/tensor/resize.h"
 
 namespace nxrt::cpu::kernels {
 namespace {
@@ -29,13 +29,14 @@ Result<std::vector<double>> ReadReals(const PrepareContext& ctx, int i, std::str
                       ShapeToString(tensor->shape()), ", expected a 1-D tensor");
   }
   std::vector<double> values(static_cast<size_t>(tensor->element_count()));
-  NXRT_RETURN_IF_ERROR(nn::VisitFloat(what, tensor->dtype(), [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    for (size_t k = 0; k < values.size(); ++k) {
-      values[k] = static_cast<double>(nn::ToAcc(tensor->data<T>()[k]));
-    }
-    return Status::Ok();
-  }));
+  NXRT_RETURN_IF_ERROR(
+      math::DispatchType<math::FloatTypesBf16>(tensor->dtype(), what, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        for (size_t k = 0; k < values.size(); ++k) {
+          values[k] = static_cast<double>(nn::ToAcc(tensor->data<T>()[k]));
+        }
+        return Status::Ok();
+      }));
   return values;
 }
 

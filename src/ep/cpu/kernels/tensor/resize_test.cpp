@@ -9,8 +9,8 @@
 #include <string>
 
 #include "ep/cpu/kernels/tensor/single_op_test_util.h"
-#include "ep/cpu/nn/nn_test_util.h"
-#include "ep/cpu/nn/resize.h"
+#include "ep/cpu/math/tensor/resize.h"
+#include "ep/cpu/math/testing/nn_test_util.h"
 
 namespace nxrt::cpu::kernels::testing {
 namespace {
@@ -41,7 +41,7 @@ struct OnnxCase {
 };
 
 const OnnxCase kOnnxCases[] = {
-#include "ep/cpu/nn/resize_onnx_cases.inc"
+#include "ep/cpu/math/tensor/testing/resize_onnx_cases.inc"
 };
 
 // The attribute spellings of the math's enums.

@@ -1,5 +1,5 @@
 // ep/cpu/kernels/tensor/scatter.cpp: glue of ScatterElements (and the legacy Scatter) and
-// ScatterND over nn/scatter.h.
+// ScatterND over math/tensor/scatter.h.
 //
 // Layer: nxrt_ep_cpu (kernel glue). The output starts as a copy of the data; the updates land at
 // the indexed places, replacing (reduction none) or combining (add/mul from opset 16, max/min
@@ -9,7 +9,7 @@
 
 #include "ep/cpu/kernels/kernel_util.h"
 #include "ep/cpu/kernels/tensor/tensor.h"
-#include "ep/cpu/nn/scatter.h"
+#include "ep/cpu/math/tensor/scatter.h"
 
 namespace nxrt::cpu::kernels {
 namespace {

@@ -1,5 +1,5 @@
 // ep/cpu/kernels/tensor/select.cpp: glue of Trilu, Compress, ReverseSequence and OneHot over
-// nn/select.h.
+// math/tensor/select.h.
 //
 // Layer: nxrt_ep_cpu (kernel glue). Trilu reads `k` (optional input 1) and OneHot its depth
 // (input 1) as value inputs; Compress's output size depends on the condition's values, so its
@@ -10,8 +10,8 @@
 
 #include "ep/cpu/kernels/kernel_util.h"
 #include "ep/cpu/kernels/tensor/tensor.h"
-#include "ep/cpu/nn/nn_common.h"
-#include "ep/cpu/nn/select.h"
+#include "ep/cpu/math/nn_common.h"
+#include "ep/cpu/math/tensor/select.h"
 
 namespace nxrt::cpu::kernels {
 namespace {
@@ -103,11 +103,12 @@ Result<int64_t> ReadDepth(const PrepareContext& ctx) {
                       ShapeToString(depth->shape()), ", expected a scalar or one element");
   }
   int64_t value = 0;
-  NXRT_RETURN_IF_ERROR(nn::VisitNumeric("OneHot depth", depth->dtype(), [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    value = static_cast<int64_t>(nn::ToAcc(depth->data<T>()[0]));
-    return Status::Ok();
-  }));
+  NXRT_RETURN_IF_ERROR(
+      math::DispatchType<math::NumericTypesBf16>(depth->dtype(), "OneHot depth", [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        value = static_cast<int64_t>(nn::ToAcc(depth->data<T>()[0]));
+        return Status::Ok();
+      }));
   return value;
 }
 

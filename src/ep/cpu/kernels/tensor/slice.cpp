@@ -1,4 +1,4 @@
-// ep/cpu/kernels/tensor/slice.cpp: glue of Slice over nn/slice.h.
+// ep/cpu/kernels/tensor/slice.cpp: glue of Slice over math/tensor/slice.h.
 //
 // Layer: nxrt_ep_cpu (kernel glue). Opset 1 reads starts, ends and axes from attributes; from
 // opset 10 they are value inputs 1-3, with steps as input 4 (omitted axes and steps take the
@@ -9,7 +9,7 @@
 
 #include "ep/cpu/kernels/kernel_util.h"
 #include "ep/cpu/kernels/tensor/tensor.h"
-#include "ep/cpu/nn/slice.h"
+#include "ep/cpu/math/tensor/slice.h"
 
 namespace nxrt::cpu::kernels {
 namespace {

@@ -1,4 +1,4 @@
-// ep/cpu/kernels/tensor/sort.cpp: glue of TopK and Unique over nn/sort.h.
+// ep/cpu/kernels/tensor/sort.cpp: glue of TopK and Unique over math/tensor/sort.h.
 //
 // Layer: nxrt_ep_cpu (kernel glue). TopK takes `k` from its attribute (opset 1) or from value
 // input 1 (opset >= 10, a 1-element int64 tensor), and sorts in a workspace index buffer.
@@ -10,7 +10,7 @@
 
 #include "ep/cpu/kernels/kernel_util.h"
 #include "ep/cpu/kernels/tensor/tensor.h"
-#include "ep/cpu/nn/sort.h"
+#include "ep/cpu/math/tensor/sort.h"
 
 namespace nxrt::cpu::kernels {
 namespace {

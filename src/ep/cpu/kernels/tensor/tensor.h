@@ -1,10 +1,10 @@
 // ep/cpu/kernels/tensor/tensor.h: kernel factories of the CPU EP's tensor (data movement) family,
 // used by its table (register_tensor.cpp), and the small helpers its glue shares.
 //
-// Layer: nxrt_ep_cpu (kernel glue over the reference math of src/ep/cpu/nn). Each factory reads
-// the node's attributes once, picks the form of the op from the node's opset (attributes before
-// an opset, inputs after), and returns a kernel whose Prepare resolves the math plan from the
-// input dtypes, shapes and value inputs and whose Compute only runs it. Factories fail with
+// Layer: nxrt_ep_cpu (kernel glue over the reference math of src/ep/cpu/math/tensor). Each factory
+// reads the node's attributes once, picks the form of the op from the node's opset (attributes
+// before an opset, inputs after), and returns a kernel whose Prepare resolves the math plan from
+// the input dtypes, shapes and value inputs and whose Compute only runs it. Factories fail with
 // kInvalidModel naming the attribute and its value. Every op here moves elements by size, so
 // they take every dtype their schema allows, strings included.
 #pragma once

@@ -1,4 +1,4 @@
-// ep/cpu/kernels/tensor/tile_expand.cpp: glue of Tile and Expand over nn/tile_expand.h.
+// ep/cpu/kernels/tensor/tile_expand.cpp: glue of Tile and Expand over math/tensor/tile_expand.h.
 //
 // Layer: nxrt_ep_cpu (kernel glue). Both read their output geometry from value input 1: Tile's
 // repeats (opset >= 6), Expand's target shape.
@@ -7,7 +7,7 @@
 
 #include "ep/cpu/kernels/kernel_util.h"
 #include "ep/cpu/kernels/tensor/tensor.h"
-#include "ep/cpu/nn/tile_expand.h"
+#include "ep/cpu/math/tensor/tile_expand.h"
 
 namespace nxrt::cpu::kernels {
 namespace {

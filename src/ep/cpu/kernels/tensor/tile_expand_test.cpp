@@ -6,7 +6,7 @@
 #include <string>
 
 #include "ep/cpu/kernels/tensor/single_op_test_util.h"
-#include "ep/cpu/nn/nn_test_util.h"
+#include "ep/cpu/math/testing/nn_test_util.h"
 
 namespace nxrt::cpu::kernels::testing {
 namespace {

@@ -1,5 +1,5 @@
 // ep/cpu/kernels/tensor/transpose.cpp: glue of Transpose, DepthToSpace and SpaceToDepth over
-// nn/transpose.h.
+// math/tensor/transpose.h.
 //
 // Layer: nxrt_ep_cpu (kernel glue). The three ops are one permuted copy; each factory binds the
 // op's attributes into the function that plans it, and one kernel runs the plan.
@@ -10,7 +10,7 @@
 
 #include "ep/cpu/kernels/kernel_util.h"
 #include "ep/cpu/kernels/tensor/tensor.h"
-#include "ep/cpu/nn/transpose.h"
+#include "ep/cpu/math/tensor/transpose.h"
 
 namespace nxrt::cpu::kernels {
 namespace {

@@ -1,5 +1,5 @@
 // ep/cpu/kernels/training/batch_norm_training.cpp: glue of BatchNormalization-14/-15 with
-// training_mode = 1 (math/training.h).
+// training_mode = 1 (math/training/training.h).
 //
 // Layer: nxrt_ep_cpu (kernel glue). Created by the normalisation family's BatchNormalization
 // factory when the node asks for training mode. Scale and B share one type, input_mean and

@@ -1,5 +1,5 @@
 // ep/cpu/kernels/training/optimizer.cpp: glue of Adagrad, Momentum and Adam
-// (ai.onnx.preview.training, version 1; math/training.h).
+// (ai.onnx.preview.training, version 1; math/training/training.h).
 //
 // Layer: nxrt_ep_cpu (kernel glue). ONNX source: onnx/defs/training/defs.cc. The node's inputs
 // after R and T are split into 2 + states groups of n tensors each (n = the output count divided

@@ -5,7 +5,7 @@
 // BatchNormalization's training mode is reached through the normalisation family's entry.
 // Gradient (same domain) has no kernel: it differentiates the graph around it, which a kernel,
 // seeing only its own node, cannot do; the session expands it into ordinary nodes before
-// placement (ir/gradient.h).
+// placement (optimizer/passes/gradient_expansion.cpp).
 #include "ep/cpu/kernels/kernel_util.h"
 #include "ep/cpu/kernels/register.h"
 #include "ep/cpu/kernels/training/training.h"

@@ -2,14 +2,14 @@
 // its table (register_training.cpp) and by BatchNormalization's factory (normalization family)
 // for training_mode = 1.
 //
-// Layer: nxrt_ep_cpu (kernel glue over math/training.h). Factories read the attributes
+// Layer: nxrt_ep_cpu (kernel glue over math/training/training.h). Factories read the attributes
 // (kInvalidModel naming a bad one); Prepare checks the inputs and declares the outputs; Compute
 // runs the math on one thread.
 #pragma once
 
 #include <memory>
 
-#include "ep/cpu/math/training.h"
+#include "ep/cpu/math/training/training.h"
 #include "ep/op_registry.h"
 
 namespace nxrt::cpu::kernels {

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "ep/cpu/math/test_util.h"
+#include "ep/cpu/math/testing/test_util.h"
 #include "ep/cpu/testing/single_op_model.h"
 
 namespace nxrt::cpu {

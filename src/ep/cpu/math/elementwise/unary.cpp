@@ -1,0 +1,499 @@
+// ep/cpu/math/elementwise/unary.cpp: functors and typed loops of the unary elementwise ops and
+// Clip.
+//
+// Layer: nxrt_cpu_math (framework-free reference math of the CPU EP).
+// A functor template Op<C> maps one value of compute type C (float for the 16-bit floats); ops
+// with attributes take them in a constructor. Loops over float/double/int are plain and
+// contiguous; the 16-bit floats go through a float block on the stack. In float (so also for
+// the 16-bit floats), Erf, Tanh, Sigmoid, Gelu and Mish use the inline FastErf, FastTanh,
+// FastSigmoid and FastExp of fast_math.h (erf, tanh and sigmoid within 9e-8 of the exact value),
+// so their loops vectorise; double keeps the std:: functions.
+#include "ep/cpu/math/elementwise/unary.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <type_traits>
+
+#include "ep/cpu/math/element_types.h"
+#include "ep/cpu/math/fast_math.h"
+#include "ep/cpu/math/shape_util.h"
+
+namespace nxrt::cpu::math {
+namespace {
+
+// Clamp to [0, 1] that lets NaN through.
+template <typename C>
+C Clamp01(C v) {
+  v = v < C{0} ? C{0} : v;
+  return v > C{1} ? C{1} : v;
+}
+
+template <typename C>
+struct AbsOp {
+  C operator()(C x) const {
+    if constexpr (std::is_unsigned_v<C>) return x;
+    else if constexpr (std::is_integral_v<C>) return x < 0 ? WrapSub(C{0}, x) : x;
+    else return std::fabs(x);
+  }
+};
+
+template <typename C>
+struct NegOp {
+  C operator()(C x) const {
+    if constexpr (std::is_integral_v<C>) return WrapSub(C{0}, x);
+    else return -x;
+  }
+};
+
+template <typename C>
+struct SignOp {
+  C operator()(C x) const {
+    if constexpr (std::is_unsigned_v<C>) {
+      return x > 0 ? C{1} : C{0};
+    } else {
+      return x > 0 ? C{1} : (x < 0 ? C{-1} : x);
+    }
+  }
+};
+
+template <typename C>
+struct SqrtOp {
+  C operator()(C x) const { return std::sqrt(x); }
+};
+template <typename C>
+struct ExpOp {
+  C operator()(C x) const { return std::exp(x); }
+};
+template <typename C>
+struct LogOp {
+  C operator()(C x) const { return std::log(x); }
+};
+// erf and tanh: the inline approximations of fast_math.h in float, the library functions in double.
+template <typename C>
+C Erf(C x) {
+  if constexpr (std::is_same_v<C, float>) return FastErf(x);
+  else return std::erf(x);
+}
+
+template <typename C>
+C Tanh(C x) {
+  if constexpr (std::is_same_v<C, float>) return FastTanh(x);
+  else return std::tanh(x);
+}
+
+template <typename C>
+struct ErfOp {
+  C operator()(C x) const {
+    if constexpr (std::is_integral_v<C>) return FloatToInt<C>(std::erf(static_cast<double>(x)));
+    else return Erf(x);
+  }
+};
+template <typename C>
+struct TanhOp {
+  C operator()(C x) const { return Tanh(x); }
+};
+template <typename C>
+struct SigmoidOp {
+  C operator()(C x) const {
+    if constexpr (std::is_same_v<C, float>) return FastSigmoid(x);
+    else return C{1} / (C{1} + std::exp(-x));
+  }
+};
+
+template <typename C>
+struct ReluOp {
+  C operator()(C x) const { return x < C{0} ? C{0} : x; }
+};
+
+template <typename C>
+struct LeakyReluOp {
+  explicit LeakyReluOp(const UnaryAttrs& a) : alpha_(a.alpha) {}
+  // max(x, 0) + alpha * min(x, 0): equal to `x < 0 ? alpha * x : x` for every input (NaN, -0,
+  // infinities included) but without a branch, so the loop vectorises (a data-dependent branch
+  // mispredicted on every other element of real activations).
+  C operator()(C x) const {
+    const C zero{0};
+    return std::max(x, zero) + alpha_ * std::min(x, zero);
+  }
+  C alpha_;
+};
+
+template <typename C>
+struct EluOp {
+  explicit EluOp(const UnaryAttrs& a) : alpha_(a.alpha) {}
+  C operator()(C x) const { return x < C{0} ? alpha_ * std::expm1(x) : x; }
+  C alpha_;
+};
+
+template <typename C>
+struct SeluOp {
+  explicit SeluOp(const UnaryAttrs& a) : alpha_(a.alpha), gamma_(a.gamma) {}
+  C operator()(C x) const { return x > C{0} ? gamma_ * x : gamma_ * alpha_ * std::expm1(x); }
+  C alpha_;
+  C gamma_;
+};
+
+template <typename C>
+struct CeluOp {
+  explicit CeluOp(const UnaryAttrs& a) : alpha_(a.alpha) {}
+  C operator()(C x) const {
+    const C negative = alpha_ * std::expm1(x / alpha_);
+    return x > C{0} ? x : (negative < C{0} ? negative : C{0} * x);
+  }
+  C alpha_;
+};
+
+template <typename C>
+struct HardSigmoidOp {
+  explicit HardSigmoidOp(const UnaryAttrs& a) : alpha_(a.alpha), beta_(a.beta) {}
+  C operator()(C x) const { return Clamp01(alpha_ * x + beta_); }
+  C alpha_;
+  C beta_;
+};
+
+template <typename C>
+struct HardSwishOp {
+  C operator()(C x) const { return x * Clamp01(x / C{6} + C{0.5}); }
+};
+
+// log(1 + e^x) without overflow for large x.
+template <typename C>
+C Softplus(C x) {
+  return x > C{0} ? x + std::log1p(std::exp(-x)) : std::log1p(std::exp(x));
+}
+
+template <typename C>
+struct SoftplusOp {
+  C operator()(C x) const { return Softplus(x); }
+};
+
+template <typename C>
+struct SoftsignOp {
+  C operator()(C x) const { return x / (C{1} + std::fabs(x)); }
+};
+
+// Gelu approximate="none". PrepareUnary binds GeluTanhOp for approximate="tanh": one functor per
+// approximation, because a per-element test of the attribute keeps GCC from vectorising the loop.
+template <typename C>
+struct GeluOp {
+  C operator()(C x) const {
+    constexpr C kInvSqrt2 = static_cast<C>(0.70710678118654752440084436210485);
+    return C{0.5} * x * (C{1} + Erf(x * kInvSqrt2));
+  }
+};
+
+template <typename C>
+struct GeluTanhOp {
+  C operator()(C x) const {
+    // sqrt(2 / pi)
+    constexpr C kScale = static_cast<C>(0.79788456080286535587989211986876);
+    return C{0.5} * x * (C{1} + Tanh(kScale * (x + C{0.044715} * x * x * x)));
+  }
+};
+
+// x · tanh(softplus(x)). In float: with e = e^x, tanh(log(1 + e)) = n / (n + 2) where
+// n = e·(e + 2), which needs one FastExp and no log. Above x = 20 the result is x: the ratio
+// rounds to 1 there, and e·e overflows from x = 44.4 on.
+template <typename C>
+struct MishOp {
+  C operator()(C x) const {
+    if constexpr (std::is_same_v<C, float>) {
+      const float e = FastExp(x);
+      const float n = e * (e + 2.0f);
+      return FloatSelect(x > 20.0f, x, x * (n / (n + 2.0f)));
+    } else {
+      return x * std::tanh(Softplus(x));
+    }
+  }
+};
+
+template <typename C>
+struct ThresholdedReluOp {
+  explicit ThresholdedReluOp(const UnaryAttrs& a) : alpha_(a.alpha) {}
+  C operator()(C x) const { return x > alpha_ ? x : (x != x ? x : C{0}); }
+  C alpha_;
+};
+
+template <typename C>
+struct ShrinkOp {
+  explicit ShrinkOp(const UnaryAttrs& a) : lambd_(a.lambd), bias_(a.bias) {}
+  C operator()(C x) const {
+    if constexpr (std::is_integral_v<C>) {
+      const double v = static_cast<double>(x);
+      if (v < -lambd_) return FloatToInt<C>(v + bias_);
+      if (v > lambd_) return FloatToInt<C>(v - bias_);
+      return 0;
+    } else {
+      const C lambd = static_cast<C>(lambd_);
+      const C bias = static_cast<C>(bias_);
+      return x < -lambd ? x + bias : (x > lambd ? x - bias : (x != x ? x : C{0}));
+    }
+  }
+  double lambd_;
+  double bias_;
+};
+
+template <typename C>
+struct FloorOp {
+  C operator()(C x) const { return std::floor(x); }
+};
+template <typename C>
+struct CeilOp {
+  C operator()(C x) const { return std::ceil(x); }
+};
+// Half to even: nearbyint in the default rounding mode (FE_TONEAREST).
+template <typename C>
+struct RoundOp {
+  C operator()(C x) const { return std::nearbyint(x); }
+};
+template <typename C>
+struct ReciprocalOp {
+  C operator()(C x) const { return C{1} / x; }
+};
+template <typename C>
+struct SinOp {
+  C operator()(C x) const { return std::sin(x); }
+};
+template <typename C>
+struct CosOp {
+  C operator()(C x) const { return std::cos(x); }
+};
+template <typename C>
+struct TanOp {
+  C operator()(C x) const { return std::tan(x); }
+};
+template <typename C>
+struct AsinOp {
+  C operator()(C x) const { return std::asin(x); }
+};
+template <typename C>
+struct AcosOp {
+  C operator()(C x) const { return std::acos(x); }
+};
+template <typename C>
+struct AtanOp {
+  C operator()(C x) const { return std::atan(x); }
+};
+template <typename C>
+struct SinhOp {
+  C operator()(C x) const { return std::sinh(x); }
+};
+template <typename C>
+struct CoshOp {
+  C operator()(C x) const { return std::cosh(x); }
+};
+template <typename C>
+struct AsinhOp {
+  C operator()(C x) const { return std::asinh(x); }
+};
+template <typename C>
+struct AcoshOp {
+  C operator()(C x) const { return std::acosh(x); }
+};
+template <typename C>
+struct AtanhOp {
+  C operator()(C x) const { return std::atanh(x); }
+};
+
+template <typename C>
+struct NotOp {
+  bool operator()(bool x) const { return !x; }
+};
+
+template <typename C>
+struct BitwiseNotOp {
+  C operator()(C x) const { return static_cast<C>(~x); }
+};
+
+template <typename C>
+struct IsNanOp {
+  bool operator()(C x) const { return x != x; }
+};
+
+template <typename C>
+struct IsInfOp {
+  explicit IsInfOp(const UnaryAttrs& a)
+      : negative_(a.detect_negative), positive_(a.detect_positive) {}
+  bool operator()(C x) const {
+    constexpr C kInf = std::numeric_limits<C>::infinity();
+    return (positive_ && x == kInf) || (negative_ && x == -kInf);
+  }
+  bool negative_;
+  bool positive_;
+};
+
+template <typename Op>
+Op MakeOp(const UnaryAttrs& attrs) {
+  if constexpr (std::is_constructible_v<Op, const UnaryAttrs&>) {
+    return Op(attrs);
+  } else {
+    return Op{};
+  }
+}
+
+template <typename Op, typename TI, typename TO>
+void RunUnaryTyped(const UnaryAttrs& attrs, const void* in, void* out, int64_t count) {
+  const Op op = MakeOp<Op>(attrs);
+  const auto* x = static_cast<const TI*>(in);
+  auto* y = static_cast<TO*>(out);
+  if constexpr (kIsHalf<TI> || kIsHalf<TO>) {
+    constexpr int64_t kBlock = 256;
+    Compute<TI> block_in[kBlock];
+    Compute<TO> block_out[kBlock];
+    for (int64_t start = 0; start < count; start += kBlock) {
+      const int64_t n = std::min(kBlock, count - start);
+      for (int64_t i = 0; i < n; ++i) block_in[i] = Load(x[start + i]);
+      for (int64_t i = 0; i < n; ++i) block_out[i] = op(block_in[i]);
+      for (int64_t i = 0; i < n; ++i) y[start + i] = Store<TO>(block_out[i]);
+    }
+  } else {
+    for (int64_t i = 0; i < count; ++i) y[i] = op(x[i]);
+  }
+}
+
+enum class OutKind { kSame, kBool };
+
+template <template <typename> class Op, typename List, OutKind kOut>
+Status Bind(UnaryKind kind, DataType type, UnaryPlan* plan) {
+  return DispatchType<List>(type, UnaryKindName(kind), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using TO = std::conditional_t<kOut == OutKind::kBool, bool, T>;
+    plan->out_type = DataTypeOf<TO>();
+    plan->fn = &RunUnaryTyped<Op<Compute<T>>, T, TO>;
+  });
+}
+
+template <typename T>
+void RunClipTyped(const void* in, void* out, int64_t count, const void* min, const void* max) {
+  using C = Compute<T>;
+  const auto* x = static_cast<const T*>(in);
+  auto* y = static_cast<T*>(out);
+  C lo = std::numeric_limits<C>::lowest();
+  C hi = std::numeric_limits<C>::max();
+  if constexpr (std::is_floating_point_v<C>) {
+    lo = -std::numeric_limits<C>::infinity();
+    hi = std::numeric_limits<C>::infinity();
+  }
+  if (min != nullptr) lo = Load(*static_cast<const T*>(min));
+  if (max != nullptr) hi = Load(*static_cast<const T*>(max));
+  for (int64_t i = 0; i < count; ++i) {
+    C v = Load(x[i]);
+    v = v < lo ? lo : v;
+    y[i] = Store<T>(v > hi ? hi : v);
+  }
+}
+
+}  // namespace
+
+std::string_view UnaryKindName(UnaryKind kind) {
+  switch (kind) {
+#define NXRT_UNARY_KIND(name, functor, types, out) \
+  case UnaryKind::k##name:                         \
+    return #name;
+#include "ep/cpu/math/elementwise/unary_kinds.inc"
+#undef NXRT_UNARY_KIND
+  }
+  return "unknown unary op";
+}
+
+UnaryAttrs DefaultUnaryAttrs(UnaryKind kind) {
+  UnaryAttrs a;
+  switch (kind) {
+    case UnaryKind::kLeakyRelu: a.alpha = 0.01f; break;
+    case UnaryKind::kElu:
+    case UnaryKind::kCelu:
+    case UnaryKind::kThresholdedRelu: a.alpha = 1.0f; break;
+    case UnaryKind::kSelu:
+      a.alpha = 1.67326319217681884765625f;
+      a.gamma = 1.05070102214813232421875f;
+      break;
+    case UnaryKind::kHardSigmoid:
+      a.alpha = 0.2f;
+      a.beta = 0.5f;
+      break;
+    case UnaryKind::kShrink: a.lambd = 0.5f; break;
+    default: break;
+  }
+  return a;
+}
+
+Result<UnaryPlan> PrepareUnary(UnaryKind kind, DataType type, const UnaryAttrs& attrs) {
+  UnaryPlan plan;
+  plan.kind = kind;
+  plan.attrs = attrs;
+  Status status;
+  if (kind == UnaryKind::kGelu && attrs.gelu_tanh) {
+    status = Bind<GeluTanhOp, FloatTypesBf16, OutKind::kSame>(kind, type, &plan);
+  } else {
+    switch (kind) {
+#define NXRT_UNARY_KIND(name, functor, types, out)                           \
+  case UnaryKind::k##name:                                                   \
+    status = Bind<functor, types, OutKind::k##out>(kind, type, &plan); \
+    break;
+#include "ep/cpu/math/elementwise/unary_kinds.inc"
+#undef NXRT_UNARY_KIND
+    }
+  }
+  NXRT_RETURN_IF_ERROR(status);
+  if (plan.fn == nullptr) {
+    return MakeStatus(StatusCode::kInternal, "unknown unary kind ", static_cast<int>(kind));
+  }
+  return plan;
+}
+
+Result<UnaryPlan> PrepareUnary(UnaryKind kind, DataType type) {
+  return PrepareUnary(kind, type, DefaultUnaryAttrs(kind));
+}
+
+void RunUnary(const UnaryPlan& plan, const void* in, void* out, int64_t count) {
+  plan.fn(plan.attrs, in, out, count);
+}
+
+Status Unary(UnaryKind kind, const Tensor& in, Tensor* out, const UnaryAttrs& attrs) {
+  const std::string_view name = UnaryKindName(kind);
+  NXRT_RETURN_IF_ERROR(CheckInput(name, "input", in));
+  NXRT_ASSIGN_OR_RETURN(UnaryPlan plan, PrepareUnary(kind, in.dtype(), attrs));
+  NXRT_RETURN_IF_ERROR(PrepareOutput(name, plan.out_type, in.shape(), out));
+  RunUnary(plan, in.raw_data(), out->mutable_raw_data(), in.element_count());
+  return Status::Ok();
+}
+
+Status Unary(UnaryKind kind, const Tensor& in, Tensor* out) {
+  return Unary(kind, in, out, DefaultUnaryAttrs(kind));
+}
+
+Result<ClipPlan> PrepareClip(DataType type) {
+  ClipPlan plan;
+  plan.type = type;
+  NXRT_RETURN_IF_ERROR(DispatchType<NumericTypesBf16>(
+      type, "Clip", [&](auto tag) { plan.fn = &RunClipTyped<typename decltype(tag)::type>; }));
+  return plan;
+}
+
+void RunClip(const ClipPlan& plan, const void* in, void* out, int64_t count, const void* min,
+             const void* max) {
+  plan.fn(in, out, count, min, max);
+}
+
+Status Clip(const Tensor& in, const Tensor* min, const Tensor* max, Tensor* out) {
+  NXRT_RETURN_IF_ERROR(CheckInput("Clip", "input", in));
+  const void* bounds[2] = {nullptr, nullptr};
+  const Tensor* given[2] = {min, max};
+  const char* names[2] = {"min", "max"};
+  for (int k = 0; k < 2; ++k) {
+    if (given[k] == nullptr || !given[k]->defined()) continue;
+    if (given[k]->dtype() != in.dtype() || given[k]->element_count() != 1) {
+      return MakeStatus(StatusCode::kInvalidArgument, "Clip: ", names[k], " is ",
+                        given[k]->Description(), ", expected one ", DataTypeName(in.dtype()),
+                        " element");
+    }
+    bounds[k] = given[k]->raw_data();
+  }
+  NXRT_ASSIGN_OR_RETURN(ClipPlan plan, PrepareClip(in.dtype()));
+  NXRT_RETURN_IF_ERROR(PrepareOutput("Clip", in.dtype(), in.shape(), out));
+  RunClip(plan, in.raw_data(), out->mutable_raw_data(), in.element_count(), bounds[0], bounds[1]);
+  return Status::Ok();
+}
+
+}  // namespace nxrt::cpu::math

@@ -1,0 +1,338 @@
+// ep/cpu/math/nn/pool.cpp: MaxPool, AveragePool, LpPool and the Global pools. Layer: nxrt_cpu_math.
+#include "ep/cpu/math/nn/pool.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <type_traits>
+
+#include "ep/cpu/math/nn_common.h"
+
+namespace nxrt::cpu::nn {
+
+namespace {
+
+std::string_view PoolName(PoolKind kind, bool global) {
+  switch (kind) {
+    case PoolKind::kMax:
+      return global ? "GlobalMaxPool" : "MaxPool";
+    case PoolKind::kAverage:
+      return global ? "GlobalAveragePool" : "AveragePool";
+    case PoolKind::kLp:
+      return global ? "GlobalLpPool" : "LpPool";
+  }
+  return "Pool";
+}
+
+// The element types of the pools: the float types; MaxPool also int8 and uint8.
+using MaxPoolTypes = math::Concat<math::FloatTypes, math::TypeList<int8_t, uint8_t>>;
+
+template <typename F>
+Status VisitPoolType(std::string_view op, PoolKind kind, DataType dtype, F&& f) {
+  if (kind == PoolKind::kMax) return math::DispatchType<MaxPoolTypes>(dtype, op, f);
+  return math::DispatchType<math::FloatTypes>(dtype, op, f);
+}
+
+Status CheckInput(std::string_view op, PoolKind kind, DataType dtype,
+                  std::span<const int64_t> x_shape) {
+  NXRT_RETURN_IF_ERROR(VisitPoolType(op, kind, dtype, [](auto) {}));
+  NXRT_RETURN_IF_ERROR(CheckShape(op, "input X", x_shape));
+  if (x_shape.size() < 3) {
+    return MakeStatus(StatusCode::kInvalidArgument, op, ": X ", Str(x_shape),
+                      " needs rank >= 3 ([N, C, spatial...])");
+  }
+  return Status::Ok();
+}
+
+void BuildTables(PoolPlan& plan) {
+  const WindowGeometry& g = plan.geometry;
+  for (size_t d = 0; d < plan.input_spatial.size(); ++d) {
+    const int64_t in = plan.input_spatial[d], k = g.kernel[d], out = g.output[d];
+    std::vector<int64_t> coordinate(out * k);
+    std::vector<uint8_t> padded(out * k);
+    for (int64_t o = 0; o < out; ++o) {
+      for (int64_t t = 0; t < k; ++t) {
+        const int64_t c = o * g.strides[d] - g.pads_begin[d] + t * g.dilations[d];
+        coordinate[o * k + t] = c >= 0 && c < in ? c : -1;
+        padded[o * k + t] = c >= -g.pads_begin[d] && c < in + g.pads_end[d];
+      }
+    }
+    plan.coordinate.push_back(std::move(coordinate));
+    plan.in_padded.push_back(std::move(padded));
+  }
+}
+
+template <typename T>
+void PoolTyped(const PoolPlan& plan, const T* x, T* y, int64_t* indices, int64_t begin,
+               int64_t end) {
+  using A = std::conditional_t<std::is_same_v<T, double>, double, float>;
+  const size_t nsp = plan.input_spatial.size();
+  const WindowGeometry& g = plan.geometry;
+  const int64_t in_size = Product(plan.input_spatial);
+  const int64_t out_size = Product(g.output);
+  const int64_t ksize = Product(g.kernel);
+  const std::vector<int64_t> row_strides = ContiguousStrides(plan.input_spatial);
+  std::vector<int64_t> col_strides(nsp, 1);
+  for (size_t d = 1; d < nsp; ++d) col_strides[d] = col_strides[d - 1] * plan.input_spatial[d - 1];
+  const bool column_major = plan.attributes.storage_order == 1;
+  const double p = plan.attributes.p;
+  std::vector<int64_t> o(nsp), k(nsp);
+  for (int64_t plane = begin; plane < end; ++plane) {
+    const T* xp = x + plane * in_size;
+    std::fill(o.begin(), o.end(), 0);
+    for (int64_t oi = 0; oi < out_size; ++oi) {
+      A best = std::numeric_limits<A>::lowest();
+      int64_t best_index = -1;
+      double sum = 0.0;
+      int64_t valid = 0, padded = 0;
+      std::fill(k.begin(), k.end(), 0);
+      for (int64_t ki = 0; ki < ksize; ++ki) {
+        int64_t off = 0, col_off = 0;
+        bool inside = true, in_padded = true;
+        for (size_t d = 0; d < nsp; ++d) {
+          const int64_t c = plan.coordinate[d][o[d] * g.kernel[d] + k[d]];
+          inside = inside && c >= 0;
+          in_padded = in_padded && plan.in_padded[d][o[d] * g.kernel[d] + k[d]];
+          off += c * row_strides[d];
+          col_off += c * col_strides[d];
+        }
+        padded += in_padded;
+        if (inside) {
+          const A v = static_cast<A>(ToAcc(xp[off]));
+          ++valid;
+          if (plan.kind == PoolKind::kMax) {
+            bool take = v > best || best_index < 0;
+            if constexpr (std::is_floating_point_v<A>) take = take || std::isnan(v);
+            if (take && !(best_index >= 0 && std::isnan(static_cast<double>(best)))) {
+              best = v;
+              best_index = column_major ? col_off : off;
+            }
+          } else if (plan.kind == PoolKind::kAverage) {
+            sum += static_cast<double>(v);
+          } else {
+            sum += std::pow(std::fabs(static_cast<double>(v)), p);
+          }
+        }
+        for (size_t d = nsp; d-- > 0;) {
+          if (++k[d] < g.kernel[d]) break;
+          k[d] = 0;
+        }
+      }
+      T& out = y[plane * out_size + oi];
+      if (plan.kind == PoolKind::kMax) {
+        out = FromAcc<T>(best);
+        if (indices != nullptr) {
+          indices[plane * out_size + oi] = best_index < 0 ? -1 : plane * in_size + best_index;
+        }
+      } else if (plan.kind == PoolKind::kAverage) {
+        const int64_t count = plan.attributes.count_include_pad ? padded : valid;
+        out = FromAcc<T>(static_cast<A>(count > 0 ? sum / static_cast<double>(count) : 0.0));
+      } else {
+        out = FromAcc<T>(static_cast<A>(std::pow(sum, 1.0 / p)));
+      }
+      for (size_t d = nsp; d-- > 0;) {
+        if (++o[d] < g.output[d]) break;
+        o[d] = 0;
+      }
+    }
+  }
+}
+
+// MaxPool over 2-D float/double without Indices, planes [begin, end). A plane without NaN goes
+// row by row, vertical first: for each output row, the max over its valid kernel rows of every
+// input column (contiguous: it vectorises), then each output's max over its valid kernel columns
+// of that row (a max is exact in any order, and the valid rows do not depend on the column). A
+// plane holding a NaN takes the taps in PoolTyped's row-major order, so the first NaN of a window
+// wins there too: same bits always.
+template <typename T>
+void MaxPool2d(const PoolPlan& plan, const T* x, T* y, int64_t begin, int64_t end) {
+  const WindowGeometry& g = plan.geometry;
+  const int64_t in_h = plan.input_spatial[0], in_w = plan.input_spatial[1];
+  const int64_t out_h = g.output[0], out_w = g.output[1];
+  const int64_t kh = g.kernel[0], kw = g.kernel[1];
+  const std::vector<int64_t>& row_of = plan.coordinate[0];
+  const std::vector<int64_t>& col_of = plan.coordinate[1];
+  constexpr int64_t kRowCapacity = 4096;  // rows wider than this take the NaN-safe loop
+  T rowmax[kRowCapacity];
+  for (int64_t plane = begin; plane < end; ++plane) {
+    const T* xp = x + plane * in_h * in_w;
+    T* yp = y + plane * out_h * out_w;
+    bool has_nan = in_w > kRowCapacity;
+    for (int64_t i = 0; i < in_h * in_w; ++i) has_nan |= xp[i] != xp[i];
+    for (int64_t oh = 0; oh < out_h; ++oh) {
+      T* yr = yp + oh * out_w;
+      if (!has_nan) {
+        bool any_row = false;
+        for (int64_t th = 0; th < kh; ++th) {
+          const int64_t r = row_of[oh * kh + th];
+          if (r < 0) continue;
+          const T* xr = xp + r * in_w;
+          if (!any_row) {
+            std::copy(xr, xr + in_w, rowmax);
+            any_row = true;
+            continue;
+          }
+          for (int64_t c = 0; c < in_w; ++c) rowmax[c] = xr[c] > rowmax[c] ? xr[c] : rowmax[c];
+        }
+        for (int64_t ow = 0; ow < out_w; ++ow) {
+          const int64_t* cols = col_of.data() + ow * kw;
+          T best = std::numeric_limits<T>::lowest();
+          for (int64_t tw = 0; any_row && tw < kw; ++tw) {
+            const int64_t c = cols[tw];
+            if (c >= 0 && rowmax[c] > best) best = rowmax[c];
+          }
+          yr[ow] = best;
+        }
+        continue;
+      }
+      std::fill(yr, yr + out_w, std::numeric_limits<T>::lowest());
+      for (int64_t th = 0; th < kh; ++th) {
+        const int64_t r = row_of[oh * kh + th];
+        if (r < 0) continue;
+        const T* xr = xp + r * in_w;
+        for (int64_t ow = 0; ow < out_w; ++ow) {
+          const int64_t* cols = col_of.data() + ow * kw;
+          T best = yr[ow];
+          for (int64_t tw = 0; tw < kw; ++tw) {
+            const int64_t c = cols[tw];
+            if (c < 0) continue;
+            const T v = xr[c];
+            // Keep a NaN once taken; take a NaN or a larger value otherwise.
+            best = best != best ? best : (v > best || v != v ? v : best);
+          }
+          yr[ow] = best;
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+
+Result<PoolPlan> PreparePool(PoolKind kind, DataType dtype, std::span<const int64_t> x_shape,
+                             const PoolAttributes& attributes) {
+  const std::string_view op = PoolName(kind, false);
+  NXRT_RETURN_IF_ERROR(CheckInput(op, kind, dtype, x_shape));
+  const size_t nsp = x_shape.size() - 2;
+  if (attributes.kernel_shape.size() != nsp) {
+    return MakeStatus(StatusCode::kInvalidArgument, op, ": kernel_shape ",
+                      Str(attributes.kernel_shape), " has ", attributes.kernel_shape.size(),
+                      " entries, expected ", nsp, " for X ", Str(x_shape));
+  }
+  if (kind == PoolKind::kLp && !(attributes.p > 0)) {
+    return MakeStatus(StatusCode::kInvalidArgument, op, ": p is ", attributes.p, ", expected > 0");
+  }
+  if (attributes.storage_order != 0 && attributes.storage_order != 1) {
+    return MakeStatus(StatusCode::kInvalidArgument, op, ": storage_order is ",
+                      attributes.storage_order, ", expected 0 or 1");
+  }
+  PoolPlan plan;
+  plan.dtype = dtype;
+  plan.kind = kind;
+  plan.attributes = attributes;
+  plan.planes = x_shape[0] * x_shape[1];
+  plan.input_spatial.assign(x_shape.begin() + 2, x_shape.end());
+  WindowAttributes window;
+  window.auto_pad = attributes.auto_pad;
+  window.strides = attributes.strides;
+  window.dilations = attributes.dilations;
+  window.pads = attributes.pads;
+  window.ceil_mode = attributes.ceil_mode;
+  NXRT_ASSIGN_OR_RETURN(plan.geometry, ComputeWindowGeometry(op, plan.input_spatial,
+                                                             attributes.kernel_shape, window));
+  plan.output_shape = {x_shape[0], x_shape[1]};
+  plan.output_shape.insert(plan.output_shape.end(), plan.geometry.output.begin(),
+                           plan.geometry.output.end());
+  plan.work_per_plane = Product(plan.geometry.output) * Product(plan.geometry.kernel);
+  BuildTables(plan);
+  return plan;
+}
+
+Result<PoolPlan> PrepareGlobalPool(PoolKind kind, DataType dtype, std::span<const int64_t> x_shape,
+                                   double p) {
+  const std::string_view op = PoolName(kind, true);
+  NXRT_RETURN_IF_ERROR(CheckInput(op, kind, dtype, x_shape));
+  if (kind == PoolKind::kLp && !(p > 0)) {
+    return MakeStatus(StatusCode::kInvalidArgument, op, ": p is ", p, ", expected > 0");
+  }
+  PoolPlan plan;
+  plan.dtype = dtype;
+  plan.kind = kind;
+  plan.global = true;
+  plan.attributes.p = p;
+  plan.planes = x_shape[0] * x_shape[1];
+  plan.input_spatial.assign(x_shape.begin() + 2, x_shape.end());
+  plan.output_shape = {x_shape[0], x_shape[1]};
+  plan.output_shape.resize(x_shape.size(), 1);
+  plan.work_per_plane = Product(plan.input_spatial);
+  return plan;
+}
+
+namespace {
+
+template <typename T>
+void GlobalPoolTyped(const PoolPlan& plan, const T* x, T* y, int64_t begin, int64_t end) {
+  using A = std::conditional_t<std::is_same_v<T, double>, double, float>;
+  const int64_t in_size = Product(plan.input_spatial);
+  const double p = plan.attributes.p;
+  for (int64_t plane = begin; plane < end; ++plane) {
+    const T* xp = x + plane * in_size;
+    if (plan.kind == PoolKind::kMax) {
+      A best = std::numeric_limits<A>::lowest();
+      for (int64_t i = 0; i < in_size; ++i) {
+        const A v = static_cast<A>(ToAcc(xp[i]));
+        if constexpr (std::is_floating_point_v<A>) {
+          if (std::isnan(v)) {
+            best = v;
+            break;
+          }
+        }
+        best = std::max(best, v);
+      }
+      y[plane] = FromAcc<T>(best);
+      continue;
+    }
+    double sum = 0.0;
+    for (int64_t i = 0; i < in_size; ++i) {
+      const double v = static_cast<double>(ToAcc(xp[i]));
+      sum += plan.kind == PoolKind::kAverage ? v : std::pow(std::fabs(v), p);
+    }
+    const double r = plan.kind == PoolKind::kAverage
+                         ? (in_size > 0 ? sum / static_cast<double>(in_size) : 0.0)
+                         : std::pow(sum, 1.0 / p);
+    y[plane] = FromAcc<T>(static_cast<A>(r));
+  }
+}
+
+}  // namespace
+
+Status PoolPlanes(const PoolPlan& plan, const void* x, void* y, int64_t* indices,
+                  int64_t plane_begin, int64_t plane_end) {
+  const int64_t begin = std::clamp<int64_t>(plane_begin, 0, plan.planes);
+  const int64_t end = std::clamp<int64_t>(plane_end, begin, plan.planes);
+  return VisitPoolType(
+      PoolName(plan.kind, plan.global), plan.kind, plan.dtype, [&](auto tag) -> Status {
+        using T = typename decltype(tag)::type;
+        const T* xt = static_cast<const T*>(x);
+        T* yt = static_cast<T*>(y);
+        if (plan.global) {
+          GlobalPoolTyped<T>(plan, xt, yt, begin, end);
+        } else if constexpr (std::is_floating_point_v<T>) {
+          if (plan.kind == PoolKind::kMax && indices == nullptr &&
+              plan.input_spatial.size() == 2) {
+            MaxPool2d<T>(plan, xt, yt, begin, end);
+          } else {
+            PoolTyped<T>(plan, xt, yt, indices, begin, end);
+          }
+        } else {
+          PoolTyped<T>(plan, xt, yt, indices, begin, end);
+        }
+        return Status::Ok();
+      });
+}
+
+Status Pool(const PoolPlan& plan, const void* x, void* y, int64_t* indices) {
+  return PoolPlanes(plan, x, y, indices, 0, plan.planes);
+}
+
+}  // namespace nxrt::cpu::nn

@@ -1,0 +1,289 @@
+// ep/cpu/math/normalization/softmax.cpp: Softmax, LogSoftmax and Hardmax over [outer, axis_dim,
+// inner].
+//
+// Layer: nxrt_cpu_math (framework-free reference math of the CPU EP).
+// Rows with inner == 1 are contiguous and take plain loops (float Softmax and LogSoftmax rows on
+// AVX-512 when the CPU has it). Otherwise kLanes neighbouring rows (consecutive inner positions)
+// are processed together so every pass reads contiguous segments.
+#include "ep/cpu/math/normalization/softmax.h"
+
+#include <immintrin.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <type_traits>
+
+#include "core/cpu_features.h"
+#include "ep/cpu/math/element_types.h"
+#include "ep/cpu/math/fast_exp.h"
+#include "ep/cpu/math/shape_util.h"
+
+namespace nxrt::cpu::math {
+namespace {
+
+constexpr int64_t kLanes = 64;
+
+// Hardmax: whether v replaces the running maximum m (the first maximum wins; NaN beats numbers).
+template <typename C>
+bool Beats(C v, C m) {
+  return (v > m || IsNan(v)) && !IsNan(m);
+}
+
+// FastExp (fast_exp.h) on 16 lanes: the same range reduction, polynomial and special values.
+__attribute__((target("avx512f,fma"))) __m512 ExpAvx512(__m512 x) {
+  const __m512 min = _mm512_set1_ps(-87.33654f), max = _mm512_set1_ps(88.72283f);
+  const __m512 round = _mm512_set1_ps(12582912.0f);
+  // Compare-and-move, and shifts in their masked form: GCC 12's unmasked min/max/shift intrinsics
+  // pass an undefined vector that its -Wmaybe-uninitialized flags.
+  const __mmask16 below = _mm512_cmp_ps_mask(x, min, _CMP_LT_OQ);
+  const __mmask16 above = _mm512_cmp_ps_mask(x, max, _CMP_GT_OQ);
+  const __m512 clamped = _mm512_mask_mov_ps(_mm512_mask_mov_ps(x, below, min), above, max);
+  const __m512 shifted = _mm512_fmadd_ps(clamped, _mm512_set1_ps(1.44269504088896341f), round);
+  const __m512 n = _mm512_sub_ps(shifted, round);
+  const __m512i n_bits =
+      _mm512_sub_epi32(_mm512_castps_si512(shifted), _mm512_castps_si512(round));
+  __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(0.693145751953125f), clamped);
+  r = _mm512_fnmadd_ps(n, _mm512_set1_ps(1.42860682030941723e-6f), r);
+  __m512 p = _mm512_set1_ps(1.0f / 5040.0f);
+  for (const float c : {1.0f / 720.0f, 1.0f / 120.0f, 1.0f / 24.0f, 1.0f / 6.0f, 0.5f, 1.0f,
+                        1.0f}) {
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(c));
+  }
+  // 2^n as 2^(n/2) * 2^(n - n/2), as FastExp.
+  constexpr __mmask16 kAll = 0xFFFF;
+  const __m512i half = _mm512_mask_srai_epi32(n_bits, kAll, n_bits, 1);
+  const __m512i lo_bits = _mm512_add_epi32(half, _mm512_set1_epi32(127));
+  const __m512i hi_bits = _mm512_add_epi32(_mm512_sub_epi32(n_bits, half), _mm512_set1_epi32(127));
+  const __m512 scale_lo = _mm512_castsi512_ps(_mm512_mask_slli_epi32(lo_bits, kAll, lo_bits, 23));
+  const __m512 scale_hi = _mm512_castsi512_ps(_mm512_mask_slli_epi32(hi_bits, kAll, hi_bits, 23));
+  __m512 result = _mm512_mul_ps(_mm512_mul_ps(p, scale_lo), scale_hi);
+  result = _mm512_mask_mov_ps(result, below, _mm512_setzero_ps());
+  result = _mm512_mask_mov_ps(result, above, _mm512_set1_ps(std::numeric_limits<float>::infinity()));
+  return _mm512_mask_mov_ps(result, _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q), x);
+}
+
+// The lanes of v reduced with op (GCC 12 flags its own _mm512_reduce_* -Wmaybe-uninitialized).
+template <typename Op>
+__attribute__((target("avx512f"))) float Reduce(__m512 v, Op op) {
+  alignas(64) float lanes[16];
+  _mm512_store_ps(lanes, v);
+  float result = lanes[0];
+  for (int i = 1; i < 16; ++i) result = op(result, lanes[i]);
+  return result;
+}
+
+// Float Softmax (log false) or LogSoftmax over `rows` contiguous rows of d (>= 1) elements, as
+// SoftmaxRows does them (a NaN anywhere in a row makes the whole row NaN), 16 lanes at a time
+// (BERT-base's attention rows of 128 at 2 threads: 350 -> 100 us per Softmax node).
+__attribute__((target("avx512f,fma"))) void SoftmaxRowsAvx512(bool log, int64_t rows, int64_t d,
+                                                              const float* x, float* y) {
+  const __m512 minus_inf = _mm512_set1_ps(-std::numeric_limits<float>::infinity());
+  const int64_t full = d / 16 * 16;
+  const __mmask16 tail = static_cast<__mmask16>((1u << (d - full)) - 1);
+  for (int64_t r = 0; r < rows; ++r, x += d, y += d) {
+    // The maximum skips NaNs: a NaN's exponential makes the sum, and so the row, NaN.
+    __m512 vmax = minus_inf;
+    for (int64_t k = 0; k <= full; k += 16) {
+      const __mmask16 lanes = k < full ? __mmask16{0xFFFF} : tail;
+      const __m512 v = _mm512_mask_loadu_ps(minus_inf, lanes, x + k);
+      vmax = _mm512_mask_mov_ps(vmax, _mm512_cmp_ps_mask(v, vmax, _CMP_GT_OQ), v);
+    }
+    const float m = Reduce(vmax, [](float a, float b) { return std::max(a, b); });
+    const __m512 vm = _mm512_set1_ps(m);
+    __m512 vsum = _mm512_setzero_ps();
+    for (int64_t k = 0; k <= full; k += 16) {
+      const __mmask16 lanes = k < full ? __mmask16{0xFFFF} : tail;
+      const __m512 e = ExpAvx512(_mm512_sub_ps(_mm512_maskz_loadu_ps(lanes, x + k), vm));
+      if (!log) _mm512_mask_storeu_ps(y + k, lanes, e);
+      vsum = _mm512_add_ps(vsum, _mm512_maskz_mov_ps(lanes, e));
+    }
+    const float sum = Reduce(vsum, [](float a, float b) { return a + b; });
+    // LogSoftmax is (x - m) - log(sum): m + log(sum) first would round log(sum) away for a
+    // large m (a row of 1e7s would give -7 for -log(1000) = -6.9078).
+    const __m512 log_sum = _mm512_set1_ps(log ? std::log(sum) : 0.0f);
+    const __m512 inv = _mm512_set1_ps(1.0f / sum);
+    for (int64_t k = 0; k <= full; k += 16) {
+      const __mmask16 lanes = k < full ? __mmask16{0xFFFF} : tail;
+      const __m512 v =
+          log ? _mm512_sub_ps(_mm512_sub_ps(_mm512_maskz_loadu_ps(lanes, x + k), vm), log_sum)
+              : _mm512_mul_ps(_mm512_maskz_loadu_ps(lanes, y + k), inv);
+      _mm512_mask_storeu_ps(y + k, lanes, v);
+    }
+  }
+}
+
+template <typename T>
+void SoftmaxRows(SoftmaxKind kind, int64_t rows, int64_t d, const T* x, T* y) {
+  using C = Compute<T>;
+  if constexpr (std::is_same_v<T, float>) {
+    if (kind != SoftmaxKind::kHardmax && CpuHasAvx512()) {
+      SoftmaxRowsAvx512(kind == SoftmaxKind::kLogSoftmax, rows, d, x, y);
+      return;
+    }
+  }
+  for (int64_t r = 0; r < rows; ++r, x += d, y += d) {
+
+    if (kind == SoftmaxKind::kHardmax) {
+      C m = Load(x[0]);
+      int64_t arg = 0;
+      for (int64_t k = 1; k < d; ++k) {
+        if (Beats(Load(x[k]), m)) {
+          m = Load(x[k]);
+          arg = k;
+        }
+      }
+      for (int64_t k = 0; k < d; ++k) y[k] = Store<T>(C(k == arg ? 1 : 0));
+      continue;
+    }
+    C m = Load(x[0]);
+    for (int64_t k = 1; k < d; ++k) m = MaxPropagateNan(m, static_cast<C>(Load(x[k])));
+    C sum = 0;
+    if (kind == SoftmaxKind::kLogSoftmax) {
+      for (int64_t k = 0; k < d; ++k) sum += std::exp(Load(x[k]) - m);
+      const C log_sum = std::log(sum);  // (x - m) - log(sum), as SoftmaxRowsAvx512 says why
+      for (int64_t k = 0; k < d; ++k) y[k] = Store<T>((Load(x[k]) - m) - log_sum);
+    } else if constexpr (kIsHalf<T>) {
+      for (int64_t k = 0; k < d; ++k) sum += std::exp(Load(x[k]) - m);
+      const C inv = C{1} / sum;
+      for (int64_t k = 0; k < d; ++k) y[k] = Store<T>(std::exp(Load(x[k]) - m) * inv);
+    } else if constexpr (std::is_same_v<T, float>) {
+      // Vectorised: FastExp, then the sum in 8 partial sums (a single running sum is a serial
+      // dependency the compiler may not reorder).
+      for (int64_t k = 0; k < d; ++k) y[k] = FastExp(x[k] - m);
+      float partial[8] = {};
+      int64_t k = 0;
+      for (; k + 8 <= d; k += 8) {
+        for (int j = 0; j < 8; ++j) partial[j] += y[k + j];
+      }
+      for (; k < d; ++k) partial[0] += y[k];
+      for (int j = 0; j < 8; ++j) sum += partial[j];
+      const C inv = C{1} / sum;
+      for (k = 0; k < d; ++k) y[k] *= inv;
+    } else {
+      for (int64_t k = 0; k < d; ++k) {
+        y[k] = std::exp(x[k] - m);
+        sum += y[k];
+      }
+      const C inv = C{1} / sum;
+      for (int64_t k = 0; k < d; ++k) y[k] *= inv;
+    }
+  }
+}
+
+template <typename T>
+void SoftmaxTyped(SoftmaxKind kind, int64_t outer, int64_t d, int64_t inner, const void* in,
+                  void* out) {
+  using C = Compute<T>;
+  const auto* x = static_cast<const T*>(in);
+  auto* y = static_cast<T*>(out);
+  if (d == 0) return;
+  if (inner == 1) {
+    SoftmaxRows(kind, outer, d, x, y);
+    return;
+  }
+  for (int64_t o = 0; o < outer; ++o) {
+    const T* xb = x + o * d * inner;
+    T* yb = y + o * d * inner;
+    for (int64_t c = 0; c < inner; c += kLanes) {
+      const int64_t w = std::min(kLanes, inner - c);
+      C m[kLanes];
+      C sum[kLanes];
+      int64_t arg[kLanes];
+      for (int64_t j = 0; j < w; ++j) {
+        m[j] = Load(xb[c + j]);
+        sum[j] = 0;
+        arg[j] = 0;
+      }
+      for (int64_t k = 1; k < d; ++k) {
+        const T* row = xb + k * inner + c;
+        if (kind == SoftmaxKind::kHardmax) {
+          for (int64_t j = 0; j < w; ++j) {
+            if (Beats(static_cast<C>(Load(row[j])), m[j])) {
+              m[j] = Load(row[j]);
+              arg[j] = k;
+            }
+          }
+        } else {
+          for (int64_t j = 0; j < w; ++j) m[j] = MaxPropagateNan(m[j], static_cast<C>(Load(row[j])));
+        }
+      }
+      if (kind == SoftmaxKind::kHardmax) {
+        for (int64_t k = 0; k < d; ++k) {
+          T* row = yb + k * inner + c;
+          for (int64_t j = 0; j < w; ++j) row[j] = Store<T>(C(k == arg[j] ? 1 : 0));
+        }
+        continue;
+      }
+      for (int64_t k = 0; k < d; ++k) {
+        const T* row = xb + k * inner + c;
+        for (int64_t j = 0; j < w; ++j) sum[j] += std::exp(Load(row[j]) - m[j]);
+      }
+      for (int64_t k = 0; k < d; ++k) {
+        const T* in_row = xb + k * inner + c;
+        T* out_row = yb + k * inner + c;
+        if (kind == SoftmaxKind::kLogSoftmax) {
+          for (int64_t j = 0; j < w; ++j) {
+            out_row[j] = Store<T>((Load(in_row[j]) - m[j]) - std::log(sum[j]));
+          }
+        } else {
+          for (int64_t j = 0; j < w; ++j) {
+            out_row[j] = Store<T>(std::exp(Load(in_row[j]) - m[j]) / sum[j]);
+          }
+        }
+      }
+    }
+  }
+}
+
+const char* KindName(SoftmaxKind kind) {
+  switch (kind) {
+    case SoftmaxKind::kSoftmax: return "Softmax";
+    case SoftmaxKind::kLogSoftmax: return "LogSoftmax";
+    case SoftmaxKind::kHardmax: return "Hardmax";
+  }
+  return "unknown softmax kind";
+}
+
+}  // namespace
+
+SoftmaxAxisMode SoftmaxAxisModeForOpset(int64_t opset) {
+  return opset < 13 ? SoftmaxAxisMode::kFlattenFromAxis : SoftmaxAxisMode::kSingleAxis;
+}
+
+Result<SoftmaxPlan> PrepareSoftmax(SoftmaxKind kind, DataType type, const Shape& shape,
+                                   int64_t axis, SoftmaxAxisMode mode) {
+  const char* name = KindName(kind);
+  NXRT_ASSIGN_OR_RETURN(const int64_t a,
+                        NormalizeAxis(name, axis, static_cast<int64_t>(shape.size())));
+  const auto ua = static_cast<size_t>(a);
+  SoftmaxPlan plan;
+  plan.kind = kind;
+  plan.outer = Product(std::span(shape.data(), ua));
+  if (mode == SoftmaxAxisMode::kFlattenFromAxis) {
+    plan.axis_dim = Product(std::span(shape.data() + ua, shape.size() - ua));
+    plan.inner = 1;
+  } else {
+    plan.axis_dim = shape[ua];
+    plan.inner = Product(std::span(shape.data() + ua + 1, shape.size() - ua - 1));
+  }
+  NXRT_RETURN_IF_ERROR(DispatchType<FloatTypesBf16>(
+      type, name, [&](auto tag) { plan.fn = &SoftmaxTyped<typename decltype(tag)::type>; }));
+  return plan;
+}
+
+void RunSoftmax(const SoftmaxPlan& plan, const void* in, void* out) {
+  plan.fn(plan.kind, plan.outer, plan.axis_dim, plan.inner, in, out);
+}
+
+Status Softmax(SoftmaxKind kind, const Tensor& in, int64_t axis, SoftmaxAxisMode mode,
+               Tensor* out) {
+  const char* name = KindName(kind);
+  NXRT_RETURN_IF_ERROR(CheckInput(name, "input", in));
+  NXRT_ASSIGN_OR_RETURN(SoftmaxPlan plan, PrepareSoftmax(kind, in.dtype(), in.shape(), axis, mode));
+  NXRT_RETURN_IF_ERROR(PrepareOutput(name, in.dtype(), in.shape(), out));
+  RunSoftmax(plan, in.raw_data(), out->mutable_raw_data());
+  return Status::Ok();
+}
+
+}  // namespace nxrt::cpu::math

@@ -1,0 +1,178 @@
+// ep/cpu/math/quant/quant.h: linear quantization math of the CPU EP: QuantizeLinear,
+// DequantizeLinear, DynamicQuantizeLinear, and the integer products MatMulInteger, QLinearMatMul,
+// ConvInteger and QLinearConv (ONNX opsets 10-21; onnx/defs/quantization/defs.cc, math/defs.cc,
+// nn/defs.cc).
+//
+// Layer: nxrt_cpu_math (framework-free; no IR, no EP API). Each op has a Prepare function that
+// checks shapes and dtypes and resolves a plan (the typed function, the geometry), and a compute
+// function that runs the plan on raw contiguous buffers. Plans are immutable and may be run from
+// several threads at once.
+//
+// Rounding everywhere is round-half-to-even (std::nearbyint in the default FE_TONEAREST mode),
+// then saturation to the output type's range, as the spec states:
+//   QuantizeLinear    y = saturate(round(x / scale) + zero_point)
+//   DequantizeLinear  y = (x - zero_point) * scale
+// Scales and zero points are per tensor (one element), per axis (1-D, length x.shape[axis]) or,
+// from opset 21, blocked (x's rank, x.shape[axis] replaced by ceil(x.shape[axis] / block_size)).
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "ep/cpu/math/nn/window.h"
+#include "nxrt/data_type.h"
+#include "nxrt/status.h"
+#include "nxrt/tensor.h"
+
+namespace nxrt::cpu::nn {
+
+// Where the scale (and zero point) of each element of x is: x viewed as [outer, axis_dim, inner],
+// the scale index of element (o, a, i) is
+//   per tensor: 0;  per axis: a;  blocked: (o * ceil(axis_dim / block) + a / block) * inner + i.
+struct QuantGeometry {
+  enum class Mode { kPerTensor, kPerAxis, kBlocked };
+  Mode mode = Mode::kPerTensor;
+  int64_t outer = 1;
+  int64_t axis_dim = 1;
+  int64_t inner = 1;
+  int64_t block = 0;  // kBlocked only
+};
+
+// The geometry of `scale_shape` against `x_shape`. `axis` may be negative (counts from the end);
+// `block_size` 0 means no blocking. `op` names the caller in errors (kInvalidArgument): axis out
+// of range, a 1-D scale whose length is not x.shape[axis], a blocked scale of the wrong shape, a
+// scale of rank > 1 without block_size.
+Result<QuantGeometry> ResolveQuantGeometry(std::string_view op, std::span<const int64_t> x_shape,
+                                           std::span<const int64_t> scale_shape, int64_t axis,
+                                           int64_t block_size);
+
+// QuantizeLinear: x float/float16/bfloat16/double/int32, scale float/float16/bfloat16 (or int32
+// at opset 19+), zero point and y int8/uint8/int16/uint16. `zero_point` may be null (0).
+struct QuantizePlan {
+  QuantGeometry geometry;
+  void (*fn)(const QuantizePlan&, const void* x, const void* scale, const void* zero_point,
+             void* y) = nullptr;
+};
+Result<QuantizePlan> PrepareQuantize(DataType x_dtype, DataType scale_dtype, DataType y_dtype,
+                                     QuantGeometry geometry);
+void Quantize(const QuantizePlan& plan, const void* x, const void* scale, const void* zero_point,
+              void* y);
+
+// DequantizeLinear: x int8/uint8/int16/uint16/int32, scale (and y) float/float16/bfloat16.
+struct DequantizePlan {
+  QuantGeometry geometry;
+  void (*fn)(const DequantizePlan&, const void* x, const void* scale, const void* zero_point,
+             void* y) = nullptr;
+};
+Result<DequantizePlan> PrepareDequantize(DataType x_dtype, DataType scale_dtype,
+                                         QuantGeometry geometry);
+void Dequantize(const DequantizePlan& plan, const void* x, const void* scale,
+                const void* zero_point, void* y);
+
+// DynamicQuantizeLinear (opset 11): float x of `count` elements → uint8 y, float scale and uint8
+// zero point computed from the range of x extended to include 0:
+//   scale = (max(0, max x) - min(0, min x)) / 255,  zero_point = saturate(round(-min / scale)).
+// An all-zero x gives scale 0, zero point 0 and y 0.
+void DynamicQuantizeLinear(const float* x, int64_t count, uint8_t* y, float* scale,
+                           uint8_t* zero_point);
+
+// ---- integer matrix products ----
+
+// Where the zero point (or scale) of an operand row/column is: index = batch * batch_stride +
+// position * position_stride over the operand's own batch index (0 strides: per tensor).
+struct QuantParamIndex {
+  int64_t batch_stride = 0;
+  int64_t position_stride = 0;
+  int64_t At(int64_t batch, int64_t position) const {
+    return batch * batch_stride + position * position_stride;
+  }
+};
+
+// MatMulInteger and QLinearMatMul over NumPy-broadcast batches: A [..., M, K] (int8/uint8),
+// B [..., K, N] (int8/uint8). A's zero point (and scale) is per tensor (1 element), per row
+// ([M]) or per batch row ([..., M, 1] with A's batch dims); B's per tensor, per column ([N]) or
+// [..., 1, N]. QLinearMatMul's y_scale and y_zero_point are per tensor or per column ([N]).
+struct IntMatMulPlan {
+  DataType a_dtype = DataType::kUndefined;
+  DataType b_dtype = DataType::kUndefined;
+  DataType y_dtype = DataType::kInt32;  // int32 (MatMulInteger) or int8/uint8 (QLinearMatMul)
+  int64_t m = 0, k = 0, n = 0;
+  Shape output_shape;
+  std::vector<int64_t> a_batch;  // per output batch: A's batch index
+  std::vector<int64_t> b_batch;  // per output batch: B's batch index
+  QuantParamIndex a_param, b_param;
+  int64_t y_param_stride = 0;  // QLinearMatMul: 1 for per-column y scale/zero point
+};
+
+// `a_zp_shape`/`b_zp_shape` are the zero points' shapes (empty span with `has_*` false when
+// omitted). Errors (kInvalidArgument) print the shapes: rank 0 operands, K mismatch, batch dims
+// that do not broadcast, zero-point shapes that fit none of the forms above.
+Result<IntMatMulPlan> PrepareIntMatMul(std::string_view op, DataType a_dtype, DataType b_dtype,
+                                       std::span<const int64_t> a_shape,
+                                       std::span<const int64_t> b_shape,
+                                       std::span<const int64_t> a_param_shape,
+                                       std::span<const int64_t> b_param_shape);
+
+// Operands of the integer products; zero points may be null (0), float scales are read as
+// `scale_dtype` (float, float16 or bfloat16) and only by QLinear*.
+struct QuantOperands {
+  const void* a = nullptr;
+  const void* a_zero_point = nullptr;
+  const void* a_scale = nullptr;
+  const void* b = nullptr;
+  const void* b_zero_point = nullptr;
+  const void* b_scale = nullptr;
+  const void* y_scale = nullptr;
+  const void* y_zero_point = nullptr;
+  const int32_t* bias = nullptr;  // QLinearConv only, [M]
+  DataType scale_dtype = DataType::kFloat;
+};
+
+// MatMulInteger: y int32. QLinearMatMul: y int8/uint8 from the int32 products scaled by
+// a_scale * b_scale / y_scale; `row` is a workspace of n int32.
+void IntMatMul(const IntMatMulPlan& plan, const QuantOperands& operands, void* y,
+               std::span<int32_t> row);
+
+// ConvInteger and QLinearConv: X [N, C, D...] (int8/uint8), W [M, C/group, k...] (int8/uint8),
+// x zero point per tensor, w zero point (and QLinearConv's w scale) per tensor or per output
+// channel ([M]); y int32 (ConvInteger) or int8/uint8 (QLinearConv, with optional int32 bias [M]).
+// Padding contributes 0 to the sums (the padded x equals its zero point).
+struct IntConvPlan {
+  DataType x_dtype = DataType::kUndefined;
+  DataType w_dtype = DataType::kUndefined;
+  DataType y_dtype = DataType::kInt32;
+  Shape output_shape;
+  int64_t batch = 0, in_channels = 0, out_channels = 0, group = 1;
+  Shape input_spatial;
+  WindowGeometry geometry;
+  int64_t w_param_stride = 0;  // 1 for a per-channel w zero point
+  int64_t w_scale_stride = 0;  // 1 for a per-channel w scale (QLinearConv)
+  int64_t columns_rows = 0;    // (C / group) * prod(kernel)
+  int64_t output_pixels = 0;   // prod(output spatial)
+  // Workspace: int32 columns [columns_rows, output_pixels] plus an int32 row of output_pixels.
+  size_t workspace_bytes = 0;
+};
+
+struct IntConvAttributes {
+  AutoPad auto_pad = AutoPad::kNotSet;
+  std::vector<int64_t> kernel_shape;  // empty: W's spatial dims
+  std::vector<int64_t> strides, dilations, pads;
+  int64_t group = 1;
+};
+
+// `w_zero_point_shape` and `w_scale_shape` are empty when absent. Errors (kInvalidArgument)
+// print the shapes: X rank < 3, W rank != X rank, C != W[1] * group, M not divisible by group,
+// kernel_shape not W's spatial dims, a w zero point or scale that is neither one element nor [M].
+Result<IntConvPlan> PrepareIntConv(std::string_view op, DataType x_dtype, DataType w_dtype,
+                                   DataType y_dtype, std::span<const int64_t> x_shape,
+                                   std::span<const int64_t> w_shape,
+                                   std::span<const int64_t> w_zero_point_shape,
+                                   std::span<const int64_t> w_scale_shape,
+                                   const IntConvAttributes& attributes);
+
+void IntConv(const IntConvPlan& plan, const QuantOperands& operands, void* y,
+             std::span<std::byte> workspace);
+
+}  // namespace nxrt::cpu::nn
