@@ -212,7 +212,8 @@ std::unordered_map<const onnx::GraphProto*, int> InferTypes(onnx::ModelProto& pr
 }
 
 Result<Model> BuildModel(onnx::ModelProto& proto, const std::string& source,
-                         const std::filesystem::path& external_data_dir, std::string path,
+                         const std::filesystem::path& external_data_dir,
+                         std::vector<std::filesystem::path> external_data_roots, std::string path,
                          bool infer_types) {
   Model model;
   model.ir_version = proto.ir_version();
@@ -231,7 +232,7 @@ Result<Model> BuildModel(onnx::ModelProto& proto, const std::string& source,
   Status status = ReadOpsetImports(proto, model);
   if (!status.ok()) return status.WithContext(source);
 
-  ExternalDataResolver external(external_data_dir);
+  ExternalDataResolver external(external_data_dir, std::move(external_data_roots));
   GraphBuilder builder(&external);
   if (infer_types) builder.SetDeclaredValueInfoCounts(InferTypes(proto));
   Result<std::shared_ptr<Graph>> graph = builder.Build(*proto.mutable_graph());
@@ -258,8 +259,16 @@ Result<Model> LoadModelFromFile(const std::filesystem::path& path, const LoadOpt
   }
   if (!proto.ok()) return proto.status();
   std::filesystem::path dir = options.external_data_dir;
-  if (dir.empty()) dir = path.has_parent_path() ? path.parent_path() : ".";
-  return BuildModel(*proto, source, dir, path.string(), options.infer_types);
+  std::vector<std::filesystem::path> roots;
+  if (dir.empty()) {
+    dir = path.has_parent_path() ? path.parent_path() : ".";
+    // A model reached through a link (the Hugging Face cache layout) may also keep its data
+    // beside the file the link points to, as ONNX Runtime allows.
+    std::error_code ec;
+    const std::filesystem::path real = std::filesystem::canonical(path, ec);
+    if (!ec) roots.push_back(real.parent_path());
+  }
+  return BuildModel(*proto, source, dir, std::move(roots), path.string(), options.infer_types);
 }
 
 Result<Model> LoadModelFromBytes(std::span<const std::byte> bytes, const LoadOptions& options) {
@@ -271,7 +280,7 @@ Result<Model> LoadModelFromBytes(std::span<const std::byte> bytes, const LoadOpt
   if (!proto.ok()) return proto.status();
   std::filesystem::path dir = options.external_data_dir;
   if (dir.empty()) dir = ".";
-  return BuildModel(*proto, source, dir, "", options.infer_types);
+  return BuildModel(*proto, source, dir, {}, "", options.infer_types);
 }
 
 }  // namespace nxrt::ir
