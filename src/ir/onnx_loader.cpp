@@ -22,6 +22,7 @@
 #include "ir/external_data.h"
 #include "ir/graph_builder.h"
 #include "ir/graph_view.h"
+#include "ir/model_validator.h"
 #include "ir/proto_diagnostics.h"
 #include "onnx/defs/schema.h"
 #include "onnx/onnx_pb.h"
@@ -29,6 +30,10 @@
 
 namespace nxrt::ir {
 namespace {
+
+// Message nesting protobuf parses: protobuf's default is 100; each subgraph level costs three
+// (NodeProto, AttributeProto, GraphProto).
+constexpr int kProtoRecursionLimit = 400;
 
 // A hint for data that is plainly not protobuf: a Git LFS pointer or other text.
 std::string TextHint(std::span<const std::byte> bytes) {
@@ -98,6 +103,9 @@ Result<onnx::ModelProto> ParseModel(std::span<const std::byte> bytes,
   {
     google::protobuf::io::CodedInputStream coded(&stream);
     coded.SetTotalBytesLimit(INT_MAX);
+    // Deep enough that subgraphs nested past kMaxSubgraphDepth (3 messages a level) parse and
+    // get the validator's clear "nested too deep" rather than a bare parse failure.
+    coded.SetRecursionLimit(kProtoRecursionLimit);
     parsed = proto.ParseFromCodedStream(&coded) && coded.ConsumedEntireMessage();
   }
   if (parsed && proto.has_graph()) return proto;
@@ -232,15 +240,22 @@ Result<Model> BuildModel(onnx::ModelProto& proto, const std::string& source,
   Status status = ReadOpsetImports(proto, model);
   if (!status.ok()) return status.WithContext(source);
 
+  // Before anything reads the graph, libonnx's inference included (ir/model_validator.h).
+  Result<ProtoFacts> facts = ValidateModelProto(proto);
+  if (!facts.ok()) return facts.status().WithContext(source);
+
   ExternalDataResolver external(external_data_dir, std::move(external_data_roots));
   GraphBuilder builder(&external);
-  if (infer_types) builder.SetDeclaredValueInfoCounts(InferTypes(proto));
+  if (infer_types && facts->topologically_sorted) {
+    builder.SetDeclaredValueInfoCounts(InferTypes(proto));
+  }
   Result<std::shared_ptr<Graph>> graph = builder.Build(*proto.mutable_graph());
   if (!graph.ok()) return graph.status().WithContext(source);
   model.graph = std::move(graph).value();
   model.external_files = external.files();
 
   status = ValidateGraph(model, *model.graph);
+  if (status.ok()) status = ValidateNodeTypes(model);
   if (!status.ok()) return status.WithContext(source);
   return model;
 }
