@@ -7,6 +7,8 @@
 
 #include <algorithm>
 #include <exception>
+#include <limits>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -22,14 +24,16 @@ namespace {
 std::string NodeLabel(const onnx::NodeProto& node, int index) {
   // Appended piece by piece: operator+ chains trip GCC 12's -Wrestrict false positive.
   std::string label = "node ";
+  label += '\'';
   if (node.name().empty()) {
-    label += '#';
+    // The name GraphBuilder gives an unnamed node ("<op_type>_<index>").
+    label += node.op_type();
+    label += '_';
     label += std::to_string(index);
   } else {
-    label += '\'';
     label += node.name();
-    label += '\'';
   }
+  label += '\'';
   label += " (";
   label += node.op_type();
   label += ')';
@@ -49,6 +53,7 @@ class ProtoValidator {
   }
 
   Status Graph(const onnx::GraphProto& graph, int depth) {
+    DeclaredRanks(graph);
     if (depth > kMaxSubgraphDepth) {
       return MakeStatus(StatusCode::kInvalidModel, "subgraphs are nested more than ",
                         kMaxSubgraphDepth, " deep (graph '", graph.name(),
@@ -83,6 +88,82 @@ class ProtoValidator {
   bool sorted() const { return sorted_; }
 
  private:
+  // The ranks the model states (graph inputs, initializers, value_info, outputs), by name.
+  void DeclaredRanks(const onnx::GraphProto& graph) {
+    auto add = [&](const onnx::ValueInfoProto& info) {
+      if (info.type().has_tensor_type() && info.type().tensor_type().has_shape()) {
+        ranks_[info.name()] = info.type().tensor_type().shape().dim_size();
+      }
+    };
+    for (const auto& v : graph.input()) add(v);
+    for (const auto& v : graph.value_info()) add(v);
+    for (const auto& v : graph.output()) add(v);
+    for (const auto& t : graph.initializer()) ranks_[t.name()] = t.dims_size();
+  }
+
+  std::optional<int> RankOf(const onnx::NodeProto& node, int input) const {
+    if (input >= node.input_size() || node.input(input).empty()) return std::nullopt;
+    auto it = ranks_.find(node.input(input));
+    if (it == ranks_.end()) return std::nullopt;
+    return it->second;
+  }
+
+  // The value ranges the ONNX spec gives attributes in words ("strides ... must be > 0"), which
+  // libonnx 1.12's inference functions (and kernels) divide or index by without checking, and
+  // the ranks the convolution and pooling ops need of their inputs.
+  Status Ranges(const onnx::NodeProto& node, const std::string& label,
+                const onnx::OpSchema& schema) const {
+    const bool windowed = schema.attributes().count("kernel_shape") != 0;
+    for (const onnx::AttributeProto& attr : node.attribute()) {
+      const std::string& name = attr.name();
+      int64_t low = std::numeric_limits<int64_t>::min();
+      int64_t high = std::numeric_limits<int64_t>::max();
+      if (name == "strides" || name == "dilations" || name == "kernel_shape") {
+        low = 1;
+      } else if (name == "blocksize") {
+        low = 1;
+        high = std::numeric_limits<int32_t>::max();  // squared by the op
+      } else if (windowed && (name == "pads" || name == "output_padding")) {
+        low = 0;
+      } else {
+        continue;
+      }
+      std::vector<int64_t> values(attr.ints().begin(), attr.ints().end());
+      if (attr.type() == onnx::AttributeProto::INT) values = {attr.i()};
+      for (size_t i = 0; i < values.size(); ++i) {
+        if (values[i] < low || values[i] > high) {
+          return MakeStatus(StatusCode::kInvalidModel, label, ": attribute '", name, "' ",
+                            values.size() > 1 ? "element " + std::to_string(i) + " " : "",
+                            "is ", values[i], "; the ONNX spec needs ",
+                            high == std::numeric_limits<int64_t>::max()
+                                ? ">= " + std::to_string(low)
+                                : "a value in [" + std::to_string(low) + ", " +
+                                      std::to_string(high) + "]");
+        }
+      }
+    }
+    if (windowed) {
+      // Conv, ConvTranspose, ConvInteger, the pools: X is [N, C, D1, ...]; a weight W (input 1,
+      // or 3 for QLinearConv) has X's rank.
+      const std::optional<int> x_rank = RankOf(node, 0);
+      if (x_rank && *x_rank < 3) {
+        return MakeStatus(StatusCode::kInvalidModel, label, ": input 0 '", node.input(0),
+                          "' has rank ", *x_rank, "; ", node.op_type(),
+                          " needs [N, C, D1, ...], rank 3 or more");
+      }
+      const int w_index = node.op_type() == "QLinearConv" ? 3 : 1;
+      const bool has_weight = node.op_type().find("Conv") != std::string::npos;
+      const std::optional<int> w_rank = has_weight ? RankOf(node, w_index) : std::nullopt;
+      if (w_rank && ((x_rank && *w_rank != *x_rank) || *w_rank < 3)) {
+        return MakeStatus(StatusCode::kInvalidModel, label, ": weight (input ", w_index, " '",
+                          node.input(w_index), "') has rank ", *w_rank,
+                          x_rank ? "; it needs the rank of input 0, " + std::to_string(*x_rank)
+                                 : std::string("; it needs rank 3 or more"));
+      }
+    }
+    return Status::Ok();
+  }
+
   struct Scope {
     const std::unordered_set<std::string>* defined;   // inputs, initializers (+ earlier outputs)
     const std::unordered_set<std::string>* produced;  // every node output of the graph
@@ -193,10 +274,11 @@ class ProtoValidator {
       return MakeStatus(StatusCode::kInvalidModel, label, ": ", e.what(),
                         " (the operator's schema at opset ", opset, " in the ONNX spec)");
     }
-    return Status::Ok();
+    return Ranges(node, label, *schema);
   }
 
   std::unordered_map<std::string, int64_t> opsets_;
+  std::unordered_map<std::string, int> ranks_;  // declared ranks, all graphs seen so far
   std::unordered_set<std::string> local_functions_;
   std::vector<Scope> scopes_;
   int64_t nodes_ = 0;
