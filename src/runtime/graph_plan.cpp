@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <new>
+#include <stdexcept>
 
 #include "ep/in_place.h"
 #include "ep/prepacked.h"
@@ -400,7 +401,7 @@ Status PlanInstance::Run(ThreadPool& pool, std::span<StepCounters> counters,
   auto start = timed ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
   for (size_t s = 0; s < plan_.steps.size(); ++s) {
     if (steps_[s]->constant_done) continue;
-    status = RunStep(s, pool);
+    status = GuardedRunStep(s, pool);
     if (!status.ok()) {
       failed_step_ = s;
       break;
@@ -431,6 +432,21 @@ Status PlanInstance::Run(ThreadPool& pool, std::span<StepCounters> counters,
   }
   if (status.ok() && (mismatch || plan_mismatch_)) RebuildMemoryPlan();
   return status;
+}
+
+Status PlanInstance::GuardedRunStep(size_t index, ThreadPool& pool) {
+  // A kernel's own containers (a pooling table, a Loop's growing scan output) can ask for more
+  // than the system has: std::bad_alloc, or std::length_error for a size past max_size().
+  try {
+    return RunStep(index, pool);
+  } catch (const std::bad_alloc&) {
+    return MakeStatus(StatusCode::kOutOfMemory, plan_.steps[index].description,
+                      ": out of memory while preparing or running it (its sizes ask for more "
+                      "than the system has)");
+  } catch (const std::length_error& e) {
+    return MakeStatus(StatusCode::kOutOfMemory, plan_.steps[index].description,
+                      ": a size it computed is too large to hold (", e.what(), ")");
+  }
 }
 
 Status PlanInstance::RunStep(size_t index, ThreadPool& pool) {

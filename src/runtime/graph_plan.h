@@ -200,6 +200,9 @@ class PlanInstance {
   struct StepState;
   explicit PlanInstance(const GraphPlan& plan);
   Status RunStep(size_t index, ThreadPool& pool);
+  // RunStep with allocation failures thrown by a kernel or runtime step turned into kOutOfMemory
+  // naming the step.
+  Status GuardedRunStep(size_t index, ThreadPool& pool);
   // Empties slot `v` after its last use; an arena tensor is parked in spare_[v] for its producer.
   void Drop(ir::ValueId v);
   void RebuildMemoryPlan();
