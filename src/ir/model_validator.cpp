@@ -143,22 +143,22 @@ class ProtoValidator {
       }
     }
     if (windowed) {
-      // Conv, ConvTranspose, ConvInteger, the pools: X is [N, C, D1, ...]; a weight W (input 1,
-      // or 3 for QLinearConv) has X's rank.
+      // Conv, ConvTranspose, ConvInteger, the pools: X is [N, C, D1, ...] (rank 2 or more, as
+      // libonnx's inference accepts); a weight W (input 1, or 3 for QLinearConv) has X's rank.
       const std::optional<int> x_rank = RankOf(node, 0);
-      if (x_rank && *x_rank < 3) {
+      if (x_rank && *x_rank < 2) {
         return MakeStatus(StatusCode::kInvalidModel, label, ": input 0 '", node.input(0),
                           "' has rank ", *x_rank, "; ", node.op_type(),
-                          " needs [N, C, D1, ...], rank 3 or more");
+                          " needs [N, C, D1, ...], rank 2 or more");
       }
       const int w_index = node.op_type() == "QLinearConv" ? 3 : 1;
       const bool has_weight = node.op_type().find("Conv") != std::string::npos;
       const std::optional<int> w_rank = has_weight ? RankOf(node, w_index) : std::nullopt;
-      if (w_rank && ((x_rank && *w_rank != *x_rank) || *w_rank < 3)) {
+      if (w_rank && ((x_rank && *w_rank != *x_rank) || *w_rank < 2)) {
         return MakeStatus(StatusCode::kInvalidModel, label, ": weight (input ", w_index, " '",
                           node.input(w_index), "') has rank ", *w_rank,
                           x_rank ? "; it needs the rank of input 0, " + std::to_string(*x_rank)
-                                 : std::string("; it needs rank 3 or more"));
+                                 : std::string("; it needs rank 2 or more"));
       }
     }
     return Status::Ok();
