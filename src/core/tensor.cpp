@@ -55,11 +55,16 @@ Result<int64_t> ElementCount(std::span<const int64_t> shape) {
 }
 
 std::vector<int64_t> ContiguousStrides(std::span<const int64_t> shape) {
+  // Checked: a shape whose element count overflows int64 (which no tensor can have, ElementCount
+  // refuses it) gets strides that saturate at INT64_MAX instead of wrapping, since callers may
+  // compute strides before they check the count.
   std::vector<int64_t> strides(shape.size(), 1);
   int64_t stride = 1;
   for (size_t axis = shape.size(); axis-- > 0;) {
     strides[axis] = stride;
-    stride *= shape[axis];
+    if (__builtin_mul_overflow(stride, shape[axis], &stride)) {
+      stride = std::numeric_limits<int64_t>::max();
+    }
   }
   return strides;
 }

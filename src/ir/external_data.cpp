@@ -37,16 +37,35 @@ Status TensorError(const std::string& message) {
   return Status(StatusCode::kInvalidModel, "external data: " + message);
 }
 
+// True when `path` is `root` or lies below it; both are real paths (no ".", "..", or links).
+bool IsWithin(const std::filesystem::path& path, const std::filesystem::path& root) {
+  auto p = path.begin();
+  for (auto r = root.begin(); r != root.end(); ++r, ++p) {
+    if (r->empty()) continue;  // the empty last component of a root written with a final '/'
+    if (p == path.end() || *p != *r) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
-Result<std::shared_ptr<MappedFile>> MappedFile::Open(const std::filesystem::path& file_path) {
+Result<std::shared_ptr<MappedFile>> MappedFile::Open(const std::filesystem::path& file_path,
+                                                     bool follow_symlinks) {
   // Appended, not built with operator+, which trips GCC 12's -Wrestrict false positive.
   std::string shown = "'";
   shown += file_path.string();
   shown += "'";
-  const int fd = ::open(file_path.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: opening a named pipe for reading otherwise waits for a writer; the file type is
+  // checked on the descriptor below, before any read.
+  const int flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK | (follow_symlinks ? 0 : O_NOFOLLOW);
+  const int fd = ::open(file_path.c_str(), flags);
   if (fd < 0) {
-    return Status(StatusCode::kIoError, "cannot open " + shown + ": " + ErrnoText(errno));
+    const int err = errno;
+    if (err == ELOOP && !follow_symlinks) {
+      return Status(StatusCode::kIoError, "cannot open " + shown +
+                                              ": it became a symbolic link after it was resolved");
+    }
+    return Status(StatusCode::kIoError, "cannot open " + shown + ": " + ErrnoText(err));
   }
   struct stat st {};
   if (::fstat(fd, &st) != 0) {
@@ -56,7 +75,12 @@ Result<std::shared_ptr<MappedFile>> MappedFile::Open(const std::filesystem::path
   }
   if (!S_ISREG(st.st_mode)) {
     ::close(fd);
-    return Status(StatusCode::kIoError, shown + " is not a regular file");
+    const char* kind = S_ISFIFO(st.st_mode)  ? " (a named pipe)"
+                       : S_ISDIR(st.st_mode) ? " (a directory)"
+                       : S_ISSOCK(st.st_mode) ? " (a socket)"
+                       : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? " (a device)"
+                                                                     : "";
+    return Status(StatusCode::kIoError, shown + " is not a regular file" + kind);
   }
   auto file = std::make_shared<MappedFile>();
   file->path = file_path;
@@ -104,7 +128,32 @@ Result<std::shared_ptr<const MappedFile>> ExternalDataResolver::Map(const std::s
   }
   const std::filesystem::path full = base_dir_ / normal;
   if (auto it = files_.find(full); it != files_.end()) return it->second;
-  Result<std::shared_ptr<MappedFile>> file = MappedFile::Open(full);
+
+  // The real path, every link followed; it must stay inside the model's folder (or a root).
+  std::error_code ec;
+  const std::filesystem::path real = std::filesystem::canonical(full, ec);
+  if (ec) {
+    return TensorError("location '" + location + "': cannot open '" + full.string() +
+                       "': " + ec.message());
+  }
+  bool inside = false;
+  std::string roots;
+  std::vector<std::filesystem::path> candidates = {base_dir_};
+  candidates.insert(candidates.end(), extra_roots_.begin(), extra_roots_.end());
+  for (const std::filesystem::path& root : candidates) {
+    const std::filesystem::path real_root =
+        std::filesystem::canonical(root.empty() ? std::filesystem::path(".") : root, ec);
+    if (ec) continue;
+    if (!roots.empty()) roots += "' or '";
+    roots += real_root.string();
+    if (IsWithin(real, real_root)) inside = true;
+  }
+  if (!inside) {
+    return TensorError("location '" + location + "' resolves to '" + real.string() +
+                       "' (through a symbolic link), outside the model's folder '" + roots +
+                       "'; external data must lie inside it: copy the file there");
+  }
+  Result<std::shared_ptr<MappedFile>> file = MappedFile::Open(real, /*follow_symlinks=*/false);
   if (!file.ok()) {
     return TensorError("location '" + location + "': " + file.status().message());
   }
@@ -137,9 +186,15 @@ Result<Tensor> ExternalDataResolver::Load(const onnx::TensorProto& proto, DataTy
   }
   if (location.empty()) return TensorError("no 'location' key");
 
-  NXRT_ASSIGN_OR_RETURN(std::shared_ptr<const MappedFile> file, Map(location));
   NXRT_ASSIGN_OR_RETURN(const int64_t count, ElementCount(shape));
-  const uint64_t expected = static_cast<uint64_t>(count) * DataTypeSize(dtype);
+  uint64_t expected = 0;
+  if (__builtin_mul_overflow(static_cast<uint64_t>(count), DataTypeSize(dtype), &expected)) {
+    return TensorError(std::string(DataTypeName(dtype)) + ShapeToString(shape) + " (" +
+                       std::to_string(count) + " elements of " +
+                       std::to_string(DataTypeSize(dtype)) +
+                       " bytes) needs more than 2^64 bytes; no file can hold it");
+  }
+  NXRT_ASSIGN_OR_RETURN(std::shared_ptr<const MappedFile> file, Map(location));
   const uint64_t start = offset.value_or(0);
   const std::string where = "file '" + location + "' (" + std::to_string(file->size) + " bytes)";
   if (start > file->size) {

@@ -1,9 +1,13 @@
 // ir/io_util.h: small helpers shared by the file readers and writers of ir/tensor_io.h (.pb in
-// tensor_io.cpp, .npy/.npz in npy_io.cpp): whole-file reads and writes with errors that name the
+// tensor_io.cpp, .npy/.npz in npy_io.cpp): whole-file reads (regular files only) and writes with errors that name the
 // file, allocation guards, byte swapping.
 //
 // Layer: nxrt_ir, internal to the tensor I/O files.
 #pragma once
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -25,21 +29,36 @@ inline std::string FileLabel(const std::filesystem::path& path) {
   return "file '" + path.string() + "'";
 }
 
-// The whole file. Errors: kIoError naming the file and the system error.
+// The whole file. Only regular files are read: the file is opened without blocking and its type
+// checked first, so a named pipe (or a device) given as a tensor file cannot hang the reader.
+// Errors: kIoError naming the file and the system error, or saying it is not a regular file.
 inline Result<std::string> ReadFileBytes(const std::filesystem::path& path) {
-  std::FILE* file = std::fopen(path.c_str(), "rb");
-  if (file == nullptr) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) {
     return MakeStatus(StatusCode::kIoError, FileLabel(path),
                       ": cannot open: ", std::strerror(errno));
   }
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) {
+    const int error = errno;
+    ::close(fd);
+    return MakeStatus(StatusCode::kIoError, FileLabel(path), ": cannot stat: ",
+                      std::strerror(error));
+  }
+  if (!S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return MakeStatus(StatusCode::kIoError, FileLabel(path), ": not a regular file",
+                      S_ISFIFO(st.st_mode) ? " (a named pipe)" : "");
+  }
   std::string bytes;
   char chunk[1 << 16];
-  size_t n = 0;
-  while ((n = std::fread(chunk, 1, sizeof chunk, file)) > 0) bytes.append(chunk, n);
-  const bool failed = std::ferror(file) != 0;
+  ssize_t n = 0;
+  while ((n = ::read(fd, chunk, sizeof chunk)) > 0 || (n < 0 && errno == EINTR)) {
+    if (n > 0) bytes.append(chunk, static_cast<size_t>(n));
+  }
   const int error = errno;
-  std::fclose(file);
-  if (failed) {
+  ::close(fd);
+  if (n < 0) {
     return MakeStatus(StatusCode::kIoError, FileLabel(path), ": read failed after ", bytes.size(),
                       " bytes: ", std::strerror(error));
   }

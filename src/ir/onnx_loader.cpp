@@ -8,14 +8,23 @@
 // fails, ir/proto_diagnostics.h says where and why (a truncated file is the usual case).
 #include "ir/onnx_loader.h"
 
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <limits>
 #include <cctype>
+#include <cerrno>
+#include <chrono>
 #include <climits>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <vector>
 
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
@@ -23,6 +32,7 @@
 #include "ir/external_data.h"
 #include "ir/graph_builder.h"
 #include "ir/graph_view.h"
+#include "ir/model_validator.h"
 #include "ir/proto_diagnostics.h"
 #include "onnx/defs/schema.h"
 #include "onnx/onnx_pb.h"
@@ -30,6 +40,10 @@
 
 namespace nxrt::ir {
 namespace {
+
+// Message nesting protobuf parses: protobuf's default is 100; each subgraph level costs three
+// (NodeProto, AttributeProto, GraphProto).
+constexpr int kProtoRecursionLimit = 400;
 
 // A hint for data that is plainly not protobuf: a Git LFS pointer or other text.
 std::string TextHint(std::span<const std::byte> bytes) {
@@ -99,6 +113,9 @@ Result<onnx::ModelProto> ParseModel(std::span<const std::byte> bytes,
   {
     google::protobuf::io::CodedInputStream coded(&stream);
     coded.SetTotalBytesLimit(INT_MAX);
+    // Deep enough that subgraphs nested past kMaxSubgraphDepth (3 messages a level) parse and
+    // get the validator's clear "nested too deep" rather than a bare parse failure.
+    coded.SetRecursionLimit(kProtoRecursionLimit);
     parsed = proto.ParseFromCodedStream(&coded) && coded.ConsumedEntireMessage();
   }
   if (parsed && proto.has_graph()) return proto;
@@ -194,26 +211,142 @@ bool HasOp(const onnx::GraphProto& graph, std::string_view op_type) {
   return false;
 }
 
-// ONNX type and shape inference over `proto` in place; node-level failures are skipped and any
-// other failure leaves the types as the model gave them (inference is a help, not a check).
-// Skipped for models with Einsum: libonnx 1.12's Einsum rank inference frees an invalid pointer
-// (aborting the process) on some equations the ONNX spec allows. Returns the value_info counts
-// from before inference (see GraphBuilder).
+// Every graph of `graph`'s tree, depth first in node and attribute order: the same order in a
+// copy of the proto, so entries can be matched by position.
+void CollectGraphs(onnx::GraphProto& graph, std::vector<onnx::GraphProto*>& out) {
+  out.push_back(&graph);
+  for (onnx::NodeProto& node : *graph.mutable_node()) {
+    for (onnx::AttributeProto& attr : *node.mutable_attribute()) {
+      if (attr.has_g()) CollectGraphs(*attr.mutable_g(), out);
+      for (onnx::GraphProto& g : *attr.mutable_graphs()) CollectGraphs(g, out);
+    }
+  }
+}
+
+// libonnx's inference, run in a child process: libonnx 1.12's inference functions trust their
+// inputs (a division by a zero stride, an index past a weight's rank, an Einsum equation that
+// frees an invalid pointer, ...) and the validator cannot know every precondition of every one.
+// The child infers on its copy-on-write copy of `proto` and writes back, per graph in
+// CollectGraphs order, the value_info entries inference added, each length-delimited after a
+// count. A child that crashes, aborts or runs past kInferenceSeconds leaves `proto` as it was.
+constexpr int kInferenceSeconds = 60;
+
+bool InferInChild(onnx::ModelProto& proto, const std::vector<int>& declared) {
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) return false;
+  const pid_t child = ::fork();
+  if (child < 0) {
+    ::close(fds[0]);
+    ::close(fds[1]);
+    return false;
+  }
+  if (child == 0) {
+    ::close(fds[0]);
+    try {
+      onnx::shape_inference::InferShapes(proto, onnx::OpSchemaRegistry::Instance(),
+                                         onnx::ShapeInferenceOptions(false, 0, false));
+    } catch (const std::exception&) {
+      // Partial results stay.
+    }
+    std::string out;
+    {
+      google::protobuf::io::StringOutputStream stream(&out);
+      google::protobuf::io::CodedOutputStream coded(&stream);
+      std::vector<onnx::GraphProto*> graphs;
+      CollectGraphs(*proto.mutable_graph(), graphs);
+      for (size_t g = 0; g < graphs.size(); ++g) {
+        const int from = g < declared.size() ? declared[g] : graphs[g]->value_info_size();
+        const int added = std::max(0, graphs[g]->value_info_size() - from);
+        coded.WriteVarint32(static_cast<uint32_t>(added));
+        for (int i = from; i < graphs[g]->value_info_size(); ++i) {
+          const onnx::ValueInfoProto& info = graphs[g]->value_info(i);
+          coded.WriteVarint32(static_cast<uint32_t>(info.ByteSizeLong()));
+          info.SerializeWithCachedSizes(&coded);
+        }
+      }
+    }
+    for (size_t done = 0; done < out.size();) {
+      const ssize_t n = ::write(fds[1], out.data() + done, out.size() - done);
+      if (n <= 0 && errno != EINTR) ::_exit(1);
+      if (n > 0) done += static_cast<size_t>(n);
+    }
+    ::_exit(0);  // no destructors, no atexit handlers of the parent's state
+  }
+  ::close(fds[1]);
+  std::string in;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(kInferenceSeconds);
+  bool timed_out = false;
+  char chunk[1 << 16];
+  for (;;) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    pollfd pfd{fds[0], POLLIN, 0};
+    const int ready = ::poll(&pfd, 1, static_cast<int>(std::max<int64_t>(0, left.count())));
+    if (ready == 0) {
+      timed_out = true;
+      break;
+    }
+    if (ready < 0) {
+      if (errno == EINTR) continue;
+      break;
+    }
+    const ssize_t n = ::read(fds[0], chunk, sizeof chunk);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    in.append(chunk, static_cast<size_t>(n));
+  }
+  ::close(fds[0]);
+  if (timed_out) ::kill(child, SIGKILL);
+  int status = 0;
+  while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (timed_out || !WIFEXITED(status) || WEXITSTATUS(status) != 0) return false;
+
+  std::vector<onnx::GraphProto*> graphs;
+  CollectGraphs(*proto.mutable_graph(), graphs);
+  google::protobuf::io::CodedInputStream coded(reinterpret_cast<const uint8_t*>(in.data()),
+                                               static_cast<int>(in.size()));
+  std::vector<std::vector<onnx::ValueInfoProto>> added(graphs.size());
+  for (size_t g = 0; g < graphs.size(); ++g) {
+    uint32_t count = 0;
+    if (!coded.ReadVarint32(&count)) return false;
+    for (uint32_t i = 0; i < count; ++i) {
+      uint32_t size = 0;
+      if (!coded.ReadVarint32(&size)) return false;
+      const auto limit = coded.PushLimit(static_cast<int>(size));
+      onnx::ValueInfoProto info;
+      if (!info.ParseFromCodedStream(&coded) || !coded.ConsumedEntireMessage()) return false;
+      coded.PopLimit(limit);
+      added[g].push_back(std::move(info));
+    }
+  }
+  for (size_t g = 0; g < graphs.size(); ++g) {
+    for (onnx::ValueInfoProto& info : added[g]) *graphs[g]->add_value_info() = std::move(info);
+  }
+  return true;
+}
+
+// ONNX type and shape inference over `proto` in place (in a child process, see InferInChild);
+// node-level failures are skipped and any other failure, a crash of libonnx included, leaves the
+// types as the model gave them (inference is a help, not a check). Skipped for models with
+// Einsum: libonnx 1.12's Einsum rank inference frees an invalid pointer on some equations the
+// ONNX spec allows, and would fail every time. Returns the value_info counts from before
+// inference (see GraphBuilder).
 std::unordered_map<const onnx::GraphProto*, int> InferTypes(onnx::ModelProto& proto) {
   std::unordered_map<const onnx::GraphProto*, int> counts;
   CountValueInfos(proto.graph(), counts);
   if (HasOp(proto.graph(), "Einsum")) return counts;
-  try {
-    onnx::shape_inference::InferShapes(proto, onnx::OpSchemaRegistry::Instance(),
-                                       onnx::ShapeInferenceOptions(false, 0, false));
-  } catch (const std::exception&) {
-    // Partial results stay; entries beyond the counts are still only types.
-  }
+  std::vector<onnx::GraphProto*> graphs;
+  CollectGraphs(*proto.mutable_graph(), graphs);
+  std::vector<int> declared;
+  for (onnx::GraphProto* g : graphs) declared.push_back(g->value_info_size());
+  InferInChild(proto, declared);
   return counts;
 }
 
 Result<Model> BuildModel(onnx::ModelProto& proto, const std::string& source,
-                         const std::filesystem::path& external_data_dir, std::string path,
+                         const std::filesystem::path& external_data_dir,
+                         std::vector<std::filesystem::path> external_data_roots, std::string path,
                          bool infer_types) {
   Model model;
   model.ir_version = proto.ir_version();
@@ -234,15 +367,22 @@ Result<Model> BuildModel(onnx::ModelProto& proto, const std::string& source,
   Status status = ReadOpsetImports(proto, model);
   if (!status.ok()) return status.WithContext(source);
 
-  ExternalDataResolver external(external_data_dir);
+  // Before anything reads the graph, libonnx's inference included (ir/model_validator.h).
+  Result<ProtoFacts> facts = ValidateModelProto(proto);
+  if (!facts.ok()) return facts.status().WithContext(source);
+
+  ExternalDataResolver external(external_data_dir, std::move(external_data_roots));
   GraphBuilder builder(&external);
-  if (infer_types) builder.SetDeclaredValueInfoCounts(InferTypes(proto));
+  if (infer_types && facts->topologically_sorted) {
+    builder.SetDeclaredValueInfoCounts(InferTypes(proto));
+  }
   Result<std::shared_ptr<Graph>> graph = builder.Build(*proto.mutable_graph());
   if (!graph.ok()) return graph.status().WithContext(source);
   model.graph = std::move(graph).value();
   model.external_files = external.files();
 
   status = ValidateGraph(model, *model.graph);
+  if (status.ok()) status = ValidateNodeTypes(model);
   if (!status.ok()) return status.WithContext(source);
   return model;
 }
@@ -261,8 +401,16 @@ Result<Model> LoadModelFromFile(const std::filesystem::path& path, const LoadOpt
   }
   if (!proto.ok()) return proto.status();
   std::filesystem::path dir = options.external_data_dir;
-  if (dir.empty()) dir = path.has_parent_path() ? path.parent_path() : ".";
-  return BuildModel(*proto, source, dir, path.string(), options.infer_types);
+  std::vector<std::filesystem::path> roots;
+  if (dir.empty()) {
+    dir = path.has_parent_path() ? path.parent_path() : ".";
+    // A model reached through a link (the Hugging Face cache layout) may also keep its data
+    // beside the file the link points to, as ONNX Runtime allows.
+    std::error_code ec;
+    const std::filesystem::path real = std::filesystem::canonical(path, ec);
+    if (!ec) roots.push_back(real.parent_path());
+  }
+  return BuildModel(*proto, source, dir, std::move(roots), path.string(), options.infer_types);
 }
 
 Result<Model> LoadModelFromBytes(std::span<const std::byte> bytes, const LoadOptions& options) {
@@ -274,7 +422,7 @@ Result<Model> LoadModelFromBytes(std::span<const std::byte> bytes, const LoadOpt
   if (!proto.ok()) return proto.status();
   std::filesystem::path dir = options.external_data_dir;
   if (dir.empty()) dir = ".";
-  return BuildModel(*proto, source, dir, "", options.infer_types);
+  return BuildModel(*proto, source, dir, {}, "", options.infer_types);
 }
 
 }  // namespace nxrt::ir

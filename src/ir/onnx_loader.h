@@ -6,7 +6,10 @@
 // and lengths checked against the file), sparse initializers (densified), value infos, opset
 // imports, attributes of every kind including GRAPH/GRAPHS subgraphs with outer-scope references,
 // metadata. Constant nodes stay nodes. Names from the file are kept as they are (opaque strings);
-// unnamed nodes are named "<op_type>_<id>" (ir/graph_builder.h). The result is validated with
+// unnamed nodes are named "<op_type>_<id>" (ir/graph_builder.h). Before anything reads the graph
+// (libonnx's type inference included) the parsed proto passes ir/model_validator.h: tensor data
+// sizes, names, operator schemas (arity, attributes), nesting and size limits; once types are
+// known, each node's element types are checked against its schema. The result is validated with
 // GraphView::Create on every graph, so a loaded model is well formed. Peak memory is about one
 // copy of the inline weights: tensor data is released from the parsed proto as it is converted.
 #pragma once
@@ -27,13 +30,15 @@ struct LoadOptions {
   // Run ONNX type and shape inference (libonnx, schemas up to opset 17; failures ignored) so
   // that values without value_info get the inferred element type and shape, as ONNX Runtime
   // does before showing a graph to EPs. Inferred types are not listed in Graph::value_infos.
-  // Not run on models with Einsum nodes (libonnx 1.12's Einsum inference can abort).
+  // Not run on models with Einsum nodes (libonnx 1.12's Einsum inference can abort), nor on
+  // graphs whose nodes are not in topological order (libonnx reads them as missing types).
   bool infer_types = false;
 };
 
 // Errors: kIoError (file missing or unreadable, naming the path), kInvalidModel (not a
 // ModelProto, truncated, bad references, cycle, unknown attribute type, external data missing or
-// out of range; the message names the file, the node or value and the problem), kUnsupported
+// out of range, a node its operator schema refuses, subgraphs nested too deep; the message names
+// the file, the node or value and the problem), kUnsupported
 // (element types nxrt does not know: float8, int4, ...), kNotImplemented (segmented tensors).
 // Except for kIoError ("cannot load model: cannot open '<path>': <reason>"), messages start with
 // "file '<path>'" (or "model bytes") and follow the chain of nodes down to a subgraph: "file 'm.onnx': node 'If_3' (If) attribute 'then_branch': node 'Add_0' (Add): ...".

@@ -325,18 +325,25 @@ std::vector<Attribute> AttributeDefaults(std::string_view domain, std::string_vi
 
 std::optional<bool> SchemaDeclaresAttribute(std::string_view domain, std::string_view op_type,
                                             int64_t opset, std::string_view name) {
-  const int since = SinceVersion(domain, op_type, opset);
-  domain = Canonical(domain);
-  const std::string domain_name(domain);
-  if (since < 0 || since > LibonnxMaxOpset(domain_name)) return std::nullopt;
-  const onnx::OpSchema* schema =
-      onnx::OpSchemaRegistry::Schema(std::string(op_type), since, domain_name);
-  if (schema == nullptr || schema->SinceVersion() != since) return std::nullopt;
+  const onnx::OpSchema* schema = LibonnxSchemaAt(domain, op_type, opset);
+  if (schema == nullptr) return std::nullopt;
   return schema->attributes().count(std::string(name)) != 0;
 }
 
 std::vector<OpSchemaVersion> OpSchemaVersions(std::string_view domain, std::string_view op_type) {
   return CollectVersions(domain, op_type);
+}
+
+const onnx::OpSchema* LibonnxSchemaAt(std::string_view domain, std::string_view op_type,
+                                      int64_t opset) {
+  const int since = SinceVersion(domain, op_type, opset);
+  domain = Canonical(domain);
+  const std::string domain_name(domain);
+  if (since < 0 || since > LibonnxMaxOpset(domain_name)) return nullptr;
+  const onnx::OpSchema* schema =
+      onnx::OpSchemaRegistry::Schema(std::string(op_type), since, domain_name);
+  if (schema == nullptr || schema->SinceVersion() != since) return nullptr;
+  return schema;
 }
 
 }  // namespace nxrt::ir

@@ -21,6 +21,10 @@
 
 #include "ir/graph.h"
 
+namespace onnx {
+class OpSchema;
+}  // namespace onnx
+
 namespace nxrt::ir {
 
 // Builds libonnx's operator schema registry now: libonnx makes every schema of every opset at its
@@ -77,5 +81,12 @@ std::vector<Attribute> AttributeDefaults(std::string_view domain, std::string_vi
 // domains, and versions after ONNX 1.12 (libonnx lacks them).
 std::optional<bool> SchemaDeclaresAttribute(std::string_view domain, std::string_view op_type,
                                             int64_t opset, std::string_view name);
+
+// libonnx's schema of `op_type` in `domain` in force at `opset` (its inputs, outputs, type
+// constraints and attributes), or nullptr when libonnx does not have that version: unknown ops,
+// custom domains, and ops that changed after ONNX 1.12 when `opset` is past libonnx's range
+// (their newer version is only in nxrt's table). The registry owns the schema for the process.
+const onnx::OpSchema* LibonnxSchemaAt(std::string_view domain, std::string_view op_type,
+                                      int64_t opset);
 
 }  // namespace nxrt::ir

@@ -5,12 +5,9 @@
 // from absurd declared sizes) and turn them into kOutOfMemory.
 #include "ir/tensor_io.h"
 
-#include <bit>
-#include <charconv>
 #include <climits>
-#include <cstdio>
-#include <system_error>
 
+#include "ir/external_data.h"
 #include "ir/io_util.h"
 #include "ir/tensor_proto.h"
 #include "onnx/onnx-data.pb.h"
@@ -44,80 +41,17 @@ Status SerializeMessageToFile(const google::protobuf::MessageLite& message,
   return WriteFileBytes(path, bytes);
 }
 
-Result<int64_t> ParseNonNegative(std::string_view text, std::string_view key) {
-  int64_t value = -1;
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (error != std::errc() || end != text.data() + text.size() || value < 0) {
-    return MakeStatus(StatusCode::kInvalidModel, "external_data ", key, " '", text,
-                      "' is not a non-negative integer");
-  }
-  return value;
-}
-
-// Reads external tensor data for a .pb file: `location` relative to `folder`, optional `offset`
-// and `length`, checked against the data file's size.
+// Reads external tensor data for a .pb file through the model loader's resolver
+// (ir/external_data.h): `location` relative to `folder`, confined to it (links followed and
+// checked, no "..", no absolute paths, regular files only), `offset` and `length` checked against
+// the file. The tensor is copied out of the mapping, so it owns its data.
 ExternalDataFn ExternalDataReader(std::filesystem::path folder) {
-  return [folder = std::move(folder)](const onnx::TensorProto& proto, DataType dtype,
-                                      Shape shape) -> Result<Tensor> {
-    std::string location;
-    int64_t offset = 0;
-    int64_t length = -1;
-    for (const auto& entry : proto.external_data()) {
-      if (entry.key() == "location") {
-        location = entry.value();
-      } else if (entry.key() == "offset") {
-        NXRT_ASSIGN_OR_RETURN(offset, ParseNonNegative(entry.value(), "offset"));
-      } else if (entry.key() == "length") {
-        NXRT_ASSIGN_OR_RETURN(length, ParseNonNegative(entry.value(), "length"));
-      }
-    }
-    if (location.empty()) {
-      return Status(StatusCode::kInvalidModel, "external data has no 'location' entry");
-    }
-    if (std::filesystem::path(location).is_absolute()) {
-      return MakeStatus(StatusCode::kInvalidModel, "external data location '", location,
-                        "' must be relative to the tensor file's folder");
-    }
-    if (dtype == DataType::kString) {
-      return Status(StatusCode::kInvalidModel, "string tensors cannot use external data");
-    }
-    NXRT_ASSIGN_OR_RETURN(const int64_t count, ElementCount(shape));
-    uint64_t needed = 0;
-    if (__builtin_mul_overflow(static_cast<uint64_t>(count), DataTypeSize(dtype), &needed)) {
-      return MakeStatus(StatusCode::kInvalidModel, DataTypeName(dtype), ShapeToString(shape),
-                        " needs more than 2^64 bytes");
-    }
-    if (length >= 0 && static_cast<uint64_t>(length) != needed) {
-      return MakeStatus(StatusCode::kInvalidModel, "external data length ", length, " but ",
-                        DataTypeName(dtype), ShapeToString(shape), " needs ", needed, " bytes");
-    }
-    const std::filesystem::path data_path = folder / location;
-    std::error_code ec;
-    const uintmax_t file_size = std::filesystem::file_size(data_path, ec);
-    if (ec) {
-      return MakeStatus(StatusCode::kIoError, "external data file '", data_path.string(),
-                        "': ", ec.message());
-    }
-    if (static_cast<uintmax_t>(offset) > file_size || needed > file_size - offset) {
-      return MakeStatus(StatusCode::kInvalidModel, "external data file '", data_path.string(),
-                        "' has ", file_size, " bytes, too few for ", needed, " bytes at offset ",
-                        offset);
-    }
-    NXRT_ASSIGN_OR_RETURN(Tensor t, Tensor::Allocate(dtype, shape));
-    std::FILE* file = std::fopen(data_path.c_str(), "rb");
-    if (file == nullptr) {
-      return MakeStatus(StatusCode::kIoError, "external data file '", data_path.string(),
-                        "': cannot open: ", std::strerror(errno));
-    }
-    const bool ok = std::fseek(file, static_cast<long>(offset), SEEK_SET) == 0 &&
-                    std::fread(t.mutable_raw_data(), 1, t.byte_size(), file) == t.byte_size();
-    std::fclose(file);
-    if (!ok) {
-      return MakeStatus(StatusCode::kIoError, "external data file '", data_path.string(),
-                        "': cannot read ", needed, " bytes at offset ", offset);
-    }
-    if constexpr (std::endian::native == std::endian::big) SwapElements(&t);
-    return t;
+  auto resolver = std::make_shared<ExternalDataResolver>(std::move(folder));
+  return [resolver](const onnx::TensorProto& proto, DataType dtype,
+                    Shape shape) -> Result<Tensor> {
+    NXRT_ASSIGN_OR_RETURN(Tensor t, resolver->Load(proto, dtype, shape));
+    if (t.owns_data()) return t;
+    return t.Clone();
   };
 }
 

@@ -7,6 +7,7 @@
 // holds are spelled out next to it. Values of test-data files were printed with onnx 1.12's
 // numpy_helper.to_array, as noted at each test.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <complex>
@@ -509,9 +510,58 @@ TEST(TensorProtoTest, ExternalDataFileNextToThePb) {
   WriteBytes(dir / "bad.pb", proto.SerializeAsString());
   Result<Tensor> bad = ReadTensorProtoFile(dir / "bad.pb");
   EXPECT_EQ(bad.status().code(), StatusCode::kInvalidModel);
-  EXPECT_NE(bad.status().message().find("has 10 bytes, too few for 6 bytes at offset 6"),
+  EXPECT_NE(bad.status().message().find(
+                "offset 6 + length 6 is beyond the end of file 'data.bin' (10 bytes)"),
             std::string::npos)
       << bad.status().message();
+}
+
+// A .pb tensor file (an --input file, a test data set) keeps its external data inside its own
+// folder: no "..", no absolute path, no link leading out, no named pipe; nothing outside is read.
+TEST(TensorProtoTest, PbExternalDataCannotLeaveItsFolder) {
+  TempDir root;
+  // root/outside/secret.bin must stay unread; the tensor file is root/data/e.pb.
+  fs::create_directories(root / "outside");
+  fs::create_directories(root / "data");
+  WriteBytes(root / "outside" / "secret.bin", std::string(8, 'S'));
+  fs::create_symlink(root / "outside" / "secret.bin", root / "data" / "link.bin");
+  ASSERT_EQ(::mkfifo((root / "data" / "pipe.bin").c_str(), 0600), 0);
+  const fs::path dir = root / "data";
+  const std::pair<std::string, std::string> cases[] = {
+      {"../../etc/passwd", "leaves the model's folder"},
+      {"../outside/secret.bin", "leaves the model's folder"},
+      {"/etc/passwd", "is an absolute path"},
+      {"link.bin", "outside the model's folder"},
+      {"pipe.bin", "is not a regular file (a named pipe)"},
+  };
+  for (const auto& [location, expected] : cases) {
+    onnx::TensorProto proto;
+    proto.set_name("e");
+    proto.set_data_type(onnx::TensorProto::UINT8);
+    proto.add_dims(8);
+    proto.set_data_location(onnx::TensorProto::EXTERNAL);
+    auto* entry = proto.add_external_data();
+    entry->set_key("location");
+    entry->set_value(location);
+    WriteBytes(dir / "e.pb", proto.SerializeAsString());
+    Result<Tensor> t = ReadTensorProtoFile(dir / "e.pb");
+    ASSERT_FALSE(t.ok()) << location;
+    EXPECT_EQ(t.status().code(), StatusCode::kInvalidModel) << location;
+    EXPECT_NE(t.status().message().find(expected), std::string::npos) << t.status().message();
+    EXPECT_NE(t.status().message().find("location '" + location + "'"), std::string::npos)
+        << t.status().message();
+  }
+}
+
+TEST(TensorProtoTest, PbFileThatIsANamedPipeIsRefused) {
+  TempDir dir;
+  ASSERT_EQ(::mkfifo((dir / "x.pb").c_str(), 0600), 0);
+  Result<Tensor> t = ReadTensorProtoFile(dir / "x.pb");
+  ASSERT_FALSE(t.ok());
+  EXPECT_EQ(t.status().code(), StatusCode::kIoError);
+  EXPECT_NE(t.status().message().find("x.pb': not a regular file (a named pipe)"),
+            std::string::npos)
+      << t.status().message();
 }
 
 TEST(TensorProtoTest, SparseLinearAndCoordinateIndices) {

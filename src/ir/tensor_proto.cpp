@@ -59,17 +59,11 @@ struct TensorSpec {
 // A tensor of `spec` filled from a repeated field holding `kPerElement` entries per element: one
 // entry converted with static_cast (int32_data narrows to 8/16 bits, nonzero is true for bool,
 // float16/bfloat16 keep their 16 bits), or for complex types the real and imaginary parts, which
-// the field lays out exactly like the std::complex array. The field's size is checked before
-// anything is allocated.
+// the field lays out exactly like the std::complex array. CheckTensorProto has checked the
+// field's size before anything is allocated.
 template <typename Element, int kPerElement = 1, typename Field>
-Result<Tensor> FromTypedField(const Field& field, std::string_view field_name,
+Result<Tensor> FromTypedField(const Field& field, std::string_view /*field_name*/,
                               const TensorSpec& spec) {
-  if (field.size() % kPerElement != 0 || field.size() / kPerElement != spec.count) {
-    return MakeStatus(StatusCode::kInvalidModel, "dims ", ShapeToString(spec.shape), " of ",
-                      DataTypeName(spec.dtype), " need ",
-                      static_cast<uint64_t>(spec.count) * kPerElement, " values in ", field_name,
-                      ", got ", field.size());
-  }
   NXRT_ASSIGN_OR_RETURN(Tensor t, Tensor::Allocate(spec.dtype, spec.shape));
   Element* out = t.mutable_data<Element>();
   if constexpr (kPerElement == 1) {
@@ -78,6 +72,28 @@ Result<Tensor> FromTypedField(const Field& field, std::string_view field_name,
     std::memcpy(static_cast<void*>(out), field.data(), t.byte_size());
   }
   return t;
+}
+
+// The typed field ONNX assigns to `dtype`: its name, its entry count in `proto`, and entries per
+// element (2 for complex numbers).
+struct TypedField {
+  const char* name;
+  int size;
+  int per_element;
+};
+
+TypedField TypedFieldOf(const onnx::TensorProto& proto, DataType dtype) {
+  switch (dtype) {
+    case DataType::kFloat: return {"float_data", proto.float_data_size(), 1};
+    case DataType::kComplex64: return {"float_data", proto.float_data_size(), 2};
+    case DataType::kDouble: return {"double_data", proto.double_data_size(), 1};
+    case DataType::kComplex128: return {"double_data", proto.double_data_size(), 2};
+    case DataType::kInt64: return {"int64_data", proto.int64_data_size(), 1};
+    case DataType::kUint32:
+    case DataType::kUint64: return {"uint64_data", proto.uint64_data_size(), 1};
+    case DataType::kString: return {"string_data", proto.string_data_size(), 1};
+    default: return {"int32_data", proto.int32_data_size(), 1};
+  }
 }
 
 Result<Tensor> FromTypedFields(const onnx::TensorProto& proto, const TensorSpec& spec) {
@@ -128,69 +144,102 @@ std::string ExternalDescription(const onnx::TensorProto& proto) {
 
 // The tensor `proto` holds. With `take` (then `proto` itself), raw_data is taken over rather than
 // copied once every check has passed.
-Result<Tensor> TensorFromProtoImpl(const onnx::TensorProto& proto, const ExternalDataFn* external,
-                                   onnx::TensorProto* take) {
+Status CheckTensorProtoDataImpl(const onnx::TensorProto& proto) {
   std::optional<DataType> dtype = DataTypeFromOnnx(proto.data_type());
   if (!dtype) {
     return MakeStatus(StatusCode::kInvalidModel, "data_type ", proto.data_type(),
                       proto.data_type() == 0 ? " (UNDEFINED)" : "",
                       " is not an element type nxrt knows (1..16)");
   }
-  Shape shape(proto.dims().begin(), proto.dims().end());
+  const Shape shape(proto.dims().begin(), proto.dims().end());
   Result<int64_t> count = ElementCount(shape);
   if (!count.ok()) return Status(StatusCode::kInvalidModel, count.status().message());
   if (proto.has_segment()) {
     return MakeStatus(StatusCode::kNotImplemented, "segmented tensors (segment ",
                       proto.segment().begin(), "..", proto.segment().end(), ") are not supported");
   }
+  uint64_t needed = 0;
+  const bool overflow =
+      __builtin_mul_overflow(static_cast<uint64_t>(*count), DataTypeSize(*dtype), &needed);
+  if (proto.data_location() == onnx::TensorProto_DataLocation_EXTERNAL) {
+    if (overflow) {
+      return MakeStatus(StatusCode::kInvalidModel, "dims ", ShapeToString(shape), " of ",
+                        DataTypeName(*dtype), " need more than 2^64 bytes of external data");
+    }
+    return Status::Ok();  // the file's size is checked when it is read (ir/external_data.h)
+  }
+  if (!proto.has_raw_data()) {
+    const TypedField field = TypedFieldOf(proto, *dtype);
+    if (field.size % field.per_element != 0 || field.size / field.per_element != *count) {
+      return MakeStatus(StatusCode::kInvalidModel, "dims ", ShapeToString(shape), " of ",
+                        DataTypeName(*dtype), " need ",
+                        static_cast<uint64_t>(*count) * field.per_element, " values in ",
+                        field.name, ", got ", field.size);
+    }
+    return Status::Ok();
+  }
+  if (*dtype == DataType::kString) {
+    return MakeStatus(StatusCode::kInvalidModel,
+                      "string tensors must use string_data, not raw_data (",
+                      proto.raw_data().size(), " bytes)");
+  }
+  if (overflow || proto.raw_data().size() != needed) {
+    return MakeStatus(StatusCode::kInvalidModel, "dims ", ShapeToString(shape), " of ",
+                      DataTypeName(*dtype), " need ",
+                      overflow ? "more than 2^64" : std::to_string(needed),
+                      " bytes of raw_data, got ", proto.raw_data().size());
+  }
+  return Status::Ok();
+}
+
+// The tensor `proto` holds. With `take` (then `proto` itself), raw_data is taken over rather than
+// copied once every check has passed.
+Result<Tensor> TensorFromProtoImpl(const onnx::TensorProto& proto, const ExternalDataFn* external,
+                                   onnx::TensorProto* take) {
+  NXRT_RETURN_IF_ERROR(CheckTensorProtoDataImpl(proto));
+  const DataType dtype = *DataTypeFromOnnx(proto.data_type());
+  Shape shape(proto.dims().begin(), proto.dims().end());
+  const int64_t count = *ElementCount(shape);
 
   if (proto.data_location() == onnx::TensorProto_DataLocation_EXTERNAL) {
     if (external == nullptr || !*external) {
       return MakeStatus(StatusCode::kInvalidArgument, "keeps its data outside the proto (",
                         ExternalDescription(proto), ") but no external data reader was given");
     }
-    NXRT_ASSIGN_OR_RETURN(Tensor t, (*external)(proto, *dtype, shape));
-    if (t.dtype() != *dtype || t.shape() != shape) {
+    NXRT_ASSIGN_OR_RETURN(Tensor t, (*external)(proto, dtype, shape));
+    if (t.dtype() != dtype || t.shape() != shape) {
       return MakeStatus(StatusCode::kInternal, "the external data reader returned ",
-                        t.Description(), " for a ", DataTypeName(*dtype), ShapeToString(shape),
+                        t.Description(), " for a ", DataTypeName(dtype), ShapeToString(shape),
                         " tensor");
     }
     return t;
   }
 
-  if (!proto.has_raw_data()) return FromTypedFields(proto, TensorSpec{*dtype, shape, *count});
-  if (*dtype == DataType::kString) {
-    return MakeStatus(StatusCode::kInvalidModel,
-                      "string tensors must use string_data, not raw_data (",
-                      proto.raw_data().size(), " bytes)");
-  }
-  const std::string& raw = proto.raw_data();
-  size_t needed = 0;
-  const bool overflow =
-      __builtin_mul_overflow(static_cast<uint64_t>(*count), DataTypeSize(*dtype), &needed);
-  if (overflow || raw.size() != needed) {
-    return MakeStatus(StatusCode::kInvalidModel, "dims ", ShapeToString(shape), " of ",
-                      DataTypeName(*dtype), " need ",
-                      overflow ? "more than 2^64" : std::to_string(needed),
-                      " bytes of raw_data, got ", raw.size());
-  }
+  if (!proto.has_raw_data()) return FromTypedFields(proto, TensorSpec{dtype, shape, count});
+  const size_t needed = proto.raw_data().size();  // checked: count * element size
   if (take != nullptr) {
     // Moving the string hands its heap buffer over; only a string short enough to live inside
     // the std::string object is copied, and may then be misaligned.
     auto bytes = std::make_shared<std::string>(std::move(*take->mutable_raw_data()));
     take->clear_raw_data();
-    if (reinterpret_cast<uintptr_t>(bytes->data()) % ElementAlignment(*dtype) == 0) {
-      LittleEndianToHost(bytes->data(), needed, *dtype);
-      if (*dtype == DataType::kBool) CanonicalizeBools(bytes->data(), needed);
+    if (reinterpret_cast<uintptr_t>(bytes->data()) % ElementAlignment(dtype) == 0) {
+      LittleEndianToHost(bytes->data(), needed, dtype);
+      if (dtype == DataType::kBool) CanonicalizeBools(bytes->data(), needed);
       void* data = bytes->data();
-      return Tensor::Adopt(*dtype, std::move(shape), data, std::move(bytes));
+      return Tensor::Adopt(dtype, std::move(shape), data, std::move(bytes));
     }
-    return CopiedRawData(*bytes, *dtype, std::move(shape));
+    return CopiedRawData(*bytes, dtype, std::move(shape));
   }
-  return CopiedRawData(raw, *dtype, std::move(shape));
+  return CopiedRawData(proto.raw_data(), dtype, std::move(shape));
 }
 
 }  // namespace
+
+Status CheckTensorProtoData(const onnx::TensorProto& proto) {
+  Status status = CheckTensorProtoDataImpl(proto);
+  if (!status.ok()) return status.WithContext(TensorLabel(proto.name()));
+  return status;
+}
 
 size_t ElementAlignment(DataType dtype) {
   if (dtype == DataType::kComplex64) return 4;

@@ -32,6 +32,14 @@ size_t ElementAlignment(DataType dtype);
 
 using ExternalDataFn = std::function<Result<Tensor>(const onnx::TensorProto&, DataType, Shape)>;
 
+// Checks, without reading external files or allocating, that `proto`'s data fits its header: a
+// known data_type; dims >= 0 whose product fits int64 and whose byte size fits 64 bits; the byte
+// count of raw_data, or the value count of the typed field, equals what dims and dtype need; no
+// raw_data for strings; no segment. What TensorFromProto checks first, and what the loader's
+// validator runs on every tensor of a model before anything else (libonnx's shape inference
+// included) reads the data. Errors: as TensorFromProto's kInvalidModel and kNotImplemented.
+Status CheckTensorProtoData(const onnx::TensorProto& proto);
+
 // Converts `proto` into an owned, contiguous tensor (or the tensor `external` returns).
 // Checks: a known data_type; dims >= 0 whose product fits int64; the byte count of raw_data, or
 // the value count of the typed field, equals what dims and dtype need. A tensor of 0 elements may

@@ -241,6 +241,12 @@ class ScanStep final : public RuntimeStep {
     const size_t n = explicit_inputs_ - first_ - m;
     const auto own = inputs.subspan(first_);  // the states, then the scan inputs
     std::vector<Value> state(n);
+    for (size_t i = 0; i < n + m; ++i) {
+      if (own[i] == nullptr) {
+        return MakeStatus(StatusCode::kInvalidModel, i < n ? "state" : "scan", " input ",
+                          first_ + i, " is omitted (an empty name); Scan needs every input");
+      }
+    }
     for (size_t i = 0; i < n; ++i) {
       NXRT_ASSIGN_OR_RETURN(state[i], OwnBuffers(*own[i]));
     }

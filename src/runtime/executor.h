@@ -94,6 +94,9 @@ class PlanInstance {
 
   // One step; the pieces below, in the order they run.
   Status RunStep(size_t index, ThreadPool& pool);
+  // RunStep with allocation failures thrown by a kernel or runtime step turned into kOutOfMemory
+  // naming the step.
+  Status GuardedRunStep(size_t index, ThreadPool& pool);
   Status BindInputs(size_t index);
   Status RunRuntimeStep(size_t index, ThreadPool& pool);
   Status RunKernelStep(size_t index, ThreadPool& pool);

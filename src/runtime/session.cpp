@@ -10,8 +10,10 @@
 #include <chrono>
 #include <map>
 #include <mutex>
+#include <new>
 #include <optional>
 #include <sstream>
+#include <stdexcept>
 #include <thread>
 #include <unordered_map>
 
@@ -576,22 +578,44 @@ class SessionImpl final : public Session {
   std::vector<runtime::StepCounters> counters_;
 };
 
+// Runs `make` (loading, optimisation, placement, kernel creation), turning an allocation failure
+// thrown anywhere in it (a kernel's tables, a folded constant, a container sized by the model)
+// into kOutOfMemory.
+template <typename Make>
+Result<std::unique_ptr<Session>> GuardAllocations(Make&& make) {
+  try {
+    return make();
+  } catch (const std::bad_alloc&) {
+    return Status(StatusCode::kOutOfMemory,
+                  "out of memory while creating the session (the model's sizes ask for more than "
+                  "the system has)");
+  } catch (const std::length_error& e) {
+    return MakeStatus(StatusCode::kOutOfMemory, "a size the model implies is too large to hold (",
+                      e.what(), ")");
+  }
+}
+
 }  // namespace
 
 void WarmUpProcess() { ir::LoadOperatorSchemas(); }
 
 Result<std::unique_ptr<Session>> Session::Create(const std::string& path,
                                                  const SessionOptions& options) {
-  NXRT_ASSIGN_OR_RETURN(ir::Model model, runtime::LoadModel(path, options));
-  Result<std::unique_ptr<Session>> session = SessionImpl::Make(std::move(model), options, path);
+  Result<std::unique_ptr<Session>> session =
+      GuardAllocations([&]() -> Result<std::unique_ptr<Session>> {
+        NXRT_ASSIGN_OR_RETURN(ir::Model model, runtime::LoadModel(path, options));
+        return SessionImpl::Make(std::move(model), options, path);
+      });
   if (!session.ok()) return session.status().WithContext("model '" + path + "'");
   return session;
 }
 
 Result<std::unique_ptr<Session>> Session::CreateFromBytes(std::span<const std::byte> bytes,
                                                           const SessionOptions& options) {
-  NXRT_ASSIGN_OR_RETURN(ir::Model model, runtime::LoadModel(bytes, options));
-  return SessionImpl::Make(std::move(model), options, "");
+  return GuardAllocations([&]() -> Result<std::unique_ptr<Session>> {
+    NXRT_ASSIGN_OR_RETURN(ir::Model model, runtime::LoadModel(bytes, options));
+    return SessionImpl::Make(std::move(model), options, "");
+  });
 }
 
 }  // namespace nxrt

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <limits>
 #include <type_traits>
 #include <utility>
 
@@ -19,8 +20,12 @@ Result<int64_t> NormalizeAxis(std::string_view op, int64_t axis, int64_t rank) {
 }
 
 int64_t Product(std::span<const int64_t> dims) {
+  // Saturates at INT64_MAX on overflow (no tensor has that many elements, so allocating the
+  // result fails cleanly) rather than wrapping.
   int64_t p = 1;
-  for (int64_t d : dims) p *= d;
+  for (int64_t d : dims) {
+    if (__builtin_mul_overflow(p, d, &p)) return std::numeric_limits<int64_t>::max();
+  }
   return p;
 }
 

@@ -4,14 +4,19 @@
 #include "ep/cpu/math/shape_util.h"
 
 #include <algorithm>
+#include <limits>
 #include <utility>
 
 namespace nxrt::cpu::math {
 
 int64_t Product(std::span<const int64_t> dims) {
-  int64_t product = 1;
-  for (int64_t d : dims) product *= d;
-  return product;
+  // Saturates at INT64_MAX on overflow (no tensor has that many elements, so allocating the
+  // result fails cleanly) rather than wrapping.
+  int64_t p = 1;
+  for (int64_t d : dims) {
+    if (__builtin_mul_overflow(p, d, &p)) return std::numeric_limits<int64_t>::max();
+  }
+  return p;
 }
 
 Result<int64_t> NormalizeAxis(std::string_view op, int64_t axis, int64_t rank) {

@@ -71,7 +71,10 @@ Result<Shape> ReshapeShape(const PrepareContext& ctx, const Shape& in, bool allo
       return MakeStatus(StatusCode::kInvalidArgument, "input 1 'shape' ", ShapeToString(out),
                         " has dim ", out[i], " at ", i, "; dims are >= -1");
     }
-    known *= out[i];
+    if (__builtin_mul_overflow(known, out[i], &known)) {
+      return MakeStatus(StatusCode::kInvalidArgument, "input 1 'shape' ", ShapeToString(out),
+                        " has more elements than int64 can count");
+    }
   }
   const int64_t count = math::Product(in);
   const bool fits = inferred ? known != 0 && count % known == 0 : known == count;

@@ -79,7 +79,8 @@ class SplitKernel final : public Kernel {
 
   Status Compute(ComputeContext& ctx) override {
     for (size_t i = 0; i < outputs_.size(); ++i) {
-      outputs_[i] = ctx.output(static_cast<int>(i))->mutable_raw_data();
+      Tensor* out = ctx.output(static_cast<int>(i));  // nullptr for an omitted output
+      outputs_[i] = out != nullptr ? out->mutable_raw_data() : nullptr;
     }
     return nn::Split(plan_, ctx.input(0)->raw_data(), outputs_);
   }

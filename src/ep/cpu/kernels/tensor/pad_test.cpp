@@ -73,7 +73,9 @@ TEST(PadKernel, EveryModeAndFormMatchesReference) {
     for (int64_t a = 0; a < r; ++a) axes.push_back(a);
     if (opset >= 18 && r > 1) axes = {RandomInt(rng, 0, 1) ? -1 : r - 1, 0};
     std::vector<int64_t> pads;
-    for (size_t k = 0; k < 2 * axes.size(); ++k) pads.push_back(RandomInt(rng, -1, 4));
+    // Reflect reaches at most len - 1 out (PadKernel.ReflectRulesOfOrt130); dims are >= 3.
+    const int64_t most = mode == "reflect" ? 1 : 4;
+    for (size_t k = 0; k < 2 * axes.size(); ++k) pads.push_back(RandomInt(rng, -1, most));
     const std::vector<float> x = RandomVector<float>(rng, Count(shape));
     const float value = mode == "constant" ? 2.5f : 0.0f;
     OpCase op{"Pad", opset, {In(Tensor::FromVector<float>(shape, x).value())},
@@ -93,6 +95,48 @@ TEST(PadKernel, EveryModeAndFormMatchesReference) {
     EXPECT_EQ(y[0].shape(), out_shape) << mode << " opset " << opset;
     EXPECT_EQ(Values<float>(y[0]), expected) << mode << " opset " << opset;
   }
+}
+
+// Every (begin, end) pad pair in [-4, 4] on [0, 1, 2, 3] in reflect mode: accepted exactly when
+// the cropped axis keeps at least 2 elements and each positive pad is at most its length - 1 (what
+// ONNX Runtime 1.30 accepts), then equal to the ONNX definition (SourceIndex); mixed pads crop
+// first: [-3, 3] leaves [3] and is refused, where nxrt once gave [3, 3, 3, 3]. ORT 1.30's values
+// for two of them: [2, 1] -> [2, 1, 0, 1, 2, 3, 2], [-1, 2] -> [1, 2, 3, 2, 1].
+TEST(PadKernel, ReflectRulesOfOrt130) {
+  const std::vector<float> x = {0, 1, 2, 3};
+  int refused = 0;
+  for (int64_t begin = -4; begin <= 4; ++begin) {
+    for (int64_t end = -4; end <= 4; ++end) {
+      const int64_t len = 4 - std::max<int64_t>(0, -begin) - std::max<int64_t>(0, -end);
+      if (len < 0) continue;  // crops past the axis: a different error
+      const bool pads = begin > 0 || end > 0;
+      const bool valid = !pads || (len >= 2 && begin <= len - 1 && end <= len - 1);
+      OpCase op{"Pad", 13, {In(Tensor::FromVector<float>({4}, x).value()), ConstInts({begin, end})},
+                {StringAttr("mode", "reflect")}};
+      Result<std::vector<Tensor>> y = RunOp(op);
+      if (!valid) {
+        ++refused;
+        ASSERT_FALSE(y.ok()) << begin << "," << end;
+        const std::string& m = y.status().message();
+        EXPECT_TRUE(m.find(len == 0 ? "no elements to repeat" : "reflect") != std::string::npos) << m;
+        continue;
+      }
+      ASSERT_TRUE(y.ok()) << begin << "," << end << ": " << y.status().ToString();
+      std::vector<float> expected;
+      const int64_t out = 4 + begin + end;
+      for (int64_t o = 0; o < out; ++o) expected.push_back(x[SourceIndex("reflect", 4, begin, end, o)]);
+      EXPECT_EQ(Values<float>((*y)[0]), expected) << begin << "," << end;
+    }
+  }
+  EXPECT_GT(refused, 0);
+  OpCase ort_a{"Pad", 13, {In(Tensor::FromVector<float>({4}, x).value()), ConstInts({2, 1})},
+               {StringAttr("mode", "reflect")}};
+  NXRT_ASSERT_OK_AND_ASSIGN(std::vector<Tensor> a, RunOp(ort_a));
+  EXPECT_EQ(Values<float>(a[0]), (std::vector<float>{2, 1, 0, 1, 2, 3, 2}));
+  OpCase ort_b{"Pad", 13, {In(Tensor::FromVector<float>({4}, x).value()), ConstInts({-1, 2})},
+               {StringAttr("mode", "reflect")}};
+  NXRT_ASSERT_OK_AND_ASSIGN(std::vector<Tensor> b, RunOp(ort_b));
+  EXPECT_EQ(Values<float>(b[0]), (std::vector<float>{1, 2, 3, 2, 1}));
 }
 
 TEST(PadKernel, Opset1ReadsPaddingsAndConvertsTheValue) {

@@ -2,6 +2,7 @@
 #include "ep/cpu/math/nn/max_unpool.h"
 
 #include <algorithm>
+#include <limits>
 #include <string>
 
 #include "ep/cpu/math/element_types.h"
@@ -63,8 +64,10 @@ Result<MaxUnpoolPlan> PrepareMaxUnpool(DataType dtype, std::span<const int64_t> 
   for (size_t d = 0; d < spatial; ++d) {
     const int64_t kernel = a.kernel_shape[d];
     const int64_t stride = a.strides.empty() ? 1 : a.strides[d];
-    const int64_t pad = a.pads.empty() ? 0 : a.pads[d] + a.pads[d + spatial];
-    const int64_t dim = (x_shape[d + 2] - 1) * stride + kernel - pad;
+    const __int128 pad =
+        a.pads.empty() ? 0 : static_cast<__int128>(a.pads[d]) + a.pads[d + spatial];
+    const __int128 wide = static_cast<__int128>(x_shape[d + 2] - 1) * stride + kernel - pad;
+    const int64_t dim = wide > std::numeric_limits<int64_t>::max() ? -1 : static_cast<int64_t>(wide);
     const bool negative_pad = !a.pads.empty() && (a.pads[d] < 0 || a.pads[d + spatial] < 0);
     if (kernel < 1 || stride < 1 || negative_pad || dim <= 0) {
       return MakeStatus(StatusCode::kInvalidArgument, "MaxUnpool: spatial dim ", d,

@@ -65,7 +65,17 @@ Result<WindowGeometry> ComputeWindowGeometry(std::string_view op, std::span<cons
   g.output.resize(n);
   for (size_t i = 0; i < n; ++i) {
     const int64_t in = input[i], s = g.strides[i];
-    const int64_t dk = (g.kernel[i] - 1) * g.dilations[i] + 1;
+    // Every size below stays far inside int64 once these bounds hold (2^62 each).
+    constexpr int64_t kBound = int64_t{1} << 62;
+    const __int128 dilated = static_cast<__int128>(g.kernel[i] - 1) * g.dilations[i] + 1;
+    if (in > kBound || s > kBound || dilated > kBound || g.pads_begin[i] > kBound ||
+        g.pads_end[i] > kBound) {
+      return MakeStatus(StatusCode::kInvalidArgument, op, ": spatial dim ", i, " (size ", in,
+                        ", kernel_shape ", Str(g.kernel), ", strides ", Str(g.strides),
+                        ", dilations ", Str(g.dilations), ", pads ", g.pads_begin[i], "+",
+                        g.pads_end[i], ") gives sizes beyond 2^62");
+    }
+    const int64_t dk = static_cast<int64_t>(dilated);
     switch (attributes.auto_pad) {
       case AutoPad::kSameUpper:
       case AutoPad::kSameLower: {
@@ -95,6 +105,21 @@ Result<WindowGeometry> ComputeWindowGeometry(std::string_view op, std::span<cons
       if ((out - 1) * s >= in + g.pads_begin[i]) --out;
     }
     g.output[i] = out;
+  }
+  // Output positions times kernel taps per plane: beyond 2^40 (a terabyte of output, or of
+  // work, per channel) no run could finish, and the callers' products of these sizes with the
+  // batch and channel counts must stay inside int64.
+  constexpr int64_t kMaxWork = int64_t{1} << 40;
+  int64_t work = 1;
+  for (size_t i = 0; i < n; ++i) {
+    if (__builtin_mul_overflow(work, std::max<int64_t>(1, g.output[i]), &work) ||
+        __builtin_mul_overflow(work, std::max<int64_t>(1, g.kernel[i]), &work) ||
+        work > kMaxWork) {
+      return MakeStatus(StatusCode::kInvalidArgument, op, ": output spatial shape ",
+                        Str(g.output), " with kernel_shape ", Str(g.kernel),
+                        " needs more than 2^40 window positions per channel (input ", Str(input),
+                        ", pads ", Str(attributes.pads), ", strides ", Str(g.strides), ")");
+    }
   }
   return g;
 }

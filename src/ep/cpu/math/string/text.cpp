@@ -128,6 +128,9 @@ void TfIdfRow(const TfIdfPlan<Item>& plan, std::span<const Item> row, float* out
   std::vector<Item> gram;
   for (int64_t start = 0; start < length; ++start) {
     for (int64_t skip = 0; skip <= plan.max_skip; ++skip) {
+      // Past this skip no second item fits in the row: only the unigram of skip 0 counts, so a
+      // max_skip_count of INT64_MAX costs no more than one of length - 2.
+      if (skip > 0 && skip >= length - start - 1) break;
       gram.clear();
       for (int64_t n = 1; n <= plan.max_gram; ++n) {
         const int64_t at = start + (n - 1) * (skip + 1);

@@ -128,7 +128,9 @@ Status Split(const SplitPlan& plan, const void* input, std::span<void* const> ou
   for (int64_t o = 0; o < plan.outer; ++o) {
     for (size_t i = 0; i < outputs.size(); ++i) {
       const int64_t n = plan.block[i];
-      CopyElements(plan.dtype, in, static_cast<char*>(outputs[i]) + o * n * elem, n);
+      if (outputs[i] != nullptr) {  // an omitted output (empty name) is skipped
+        CopyElements(plan.dtype, in, static_cast<char*>(outputs[i]) + o * n * elem, n);
+      }
       in += n * elem;
     }
   }

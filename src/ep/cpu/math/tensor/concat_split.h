@@ -50,7 +50,8 @@ Result<SplitPlan> PrepareSplit(DataType dtype, std::span<const int64_t> input_sh
                                std::span<const int64_t> split, int64_t num_outputs,
                                bool uneven_last);
 
-// `outputs[i]` receives output i (contiguous).
+// `outputs[i]` receives output i (contiguous); a null entry is an omitted output (an empty name
+// in the model) whose part is skipped.
 Status Split(const SplitPlan& plan, const void* input, std::span<void* const> outputs);
 
 }  // namespace nxrt::cpu::nn

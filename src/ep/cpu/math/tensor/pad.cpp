@@ -82,6 +82,22 @@ Result<PadPlan> PreparePad(DataType dtype, std::span<const int64_t> input_shape,
       return MakeStatus(StatusCode::kInvalidArgument, "Pad: cannot pad axis ", a, " of input ",
                         Str(input_shape), " in a non-constant mode: it has no elements to repeat");
     }
+    const int64_t pe = std::max<int64_t>(0, end[a]);
+    if (mode == PadMode::kReflect && (pb > 0 || pe > 0)) {
+      // A reflection repeats no edge element, so it reaches at most len - 1 elements out (ONNX
+      // Runtime 1.30 refuses more, and a slice to fewer than 2 elements, with these words).
+      if (len < 2) {
+        return MakeStatus(StatusCode::kInvalidArgument, "Pad: reflect requires axis length >= 2 "
+                          "after slicing; axis ", a, " of input ", Str(input_shape), " has ", len,
+                          " with pads ", Str(pads));
+      }
+      if (pb > len - 1 || pe > len - 1) {
+        return MakeStatus(StatusCode::kInvalidArgument, "Pad: reflect ",
+                          pb > len - 1 ? "pre-pad " : "post-pad ", pb > len - 1 ? pb : pe,
+                          " exceeds the maximum ", len - 1, " (axis length - 1) for axis ", a,
+                          " of input ", Str(input_shape));
+      }
+    }
     std::vector<int64_t> map(out);
     for (int64_t o = 0; o < out; ++o) {
       const int64_t j = MapIndex(mode, o - pb, len);
