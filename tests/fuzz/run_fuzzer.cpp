@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "nxrt/session.h"
-#include "runtime/input_generator.h"
+#include "nxrt/input_generator.h"
 #include "fuzz_target.h"
 
 namespace {
