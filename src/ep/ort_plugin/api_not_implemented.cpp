@@ -37,9 +37,6 @@ constexpr std::string_view kNoSparse =
 constexpr std::string_view kPlacement =
     "nxrt reports placement through nxrt::Session::PlacementSummary (`nxrt claims`), not as "
     "OrtEpAssignedSubgraph objects";
-constexpr std::string_view kNoKernelRegistries =
-    "nxrt hosts no plugin kernel registries (OrtEp::GetKernelRegistry); plugin EPs run the nodes "
-    "they fuse";
 constexpr std::string_view kOwnArenas =
     "nxrt sessions allocate from their own planned arenas; there is no environment-wide "
     "allocator to register or share";
@@ -58,9 +55,6 @@ constexpr Reason kReasons[] = {
     {"OrtApi", "AddCustomOpDomain", kCustomOps},
     {"OrtApi", "RegisterCustomOps*", kCustomOps},
     {"OrtApi", "EnableOrtCustomOps", kCustomOps},
-    {"OrtApi", "KernelInfo*", kCustomOps},
-    {"OrtApi", "CopyKernelInfo", kCustomOps},
-    {"OrtApi", "ReleaseKernelInfo", kCustomOps},
     {"OrtApi", "ShapeInferContext_*", kCustomOps},
     {"OrtApi", "CreateOpAttr", kCustomOps},
     {"OrtApi", "ReleaseOpAttr", kCustomOps},
@@ -116,15 +110,7 @@ constexpr Reason kReasons[] = {
     {"OrtApi", "GetExperimentalFunction", "nxrt offers no experimental functions"},
     {"OrtApi", "CreateEnvWithOptions",
      "nxrt does not read OrtEnvCreationOptions; use CreateEnv or CreateEnvWithCustomLogger"},
-    {"OrtEpApi", "*KernelRegistry*", kNoKernelRegistries},
-    {"OrtEpApi", "*KernelDef*", kNoKernelRegistries},
-    {"OrtEpApi", "*DataType*", kNoKernelRegistries},
-    {"OrtEpApi", "*Kernel*", kNoKernelRegistries},
-    {"OrtEpApi", "SharedPrePackedWeightCache_*", kNoKernelRegistries},
     {"OrtEpApi", "*Stream*", kNoDeviceStreams},
-    {"OrtEpApi", "OpSchema*", "nxrt shows plugins no ONNX operator schemas"},
-    {"OrtEpApi", "GetOpSchema", "nxrt shows plugins no ONNX operator schemas"},
-    {"OrtEpApi", "ReleaseOpSchema", "nxrt shows plugins no ONNX operator schemas"},
     {"OrtEpApi", "*ProfilingEvent*",
      "nxrt records its own trace span per fused plugin call; a plugin's own profiling events are "
      "not collected"},

@@ -252,6 +252,8 @@ struct OrtKernelContext {
 // OrtEpApi::EpGraphSupportInfo_AddNodesToFuse / AddSingleNode collect groups here during one
 // GetCapability call; the host validates them afterwards. Nodes are stored as the plugin passed
 // them (possibly unknown pointers); nothing is dereferenced before validation.
+// EpGraphSupportInfo_LookUpKernel matches nodes of `graph` against `registry` (the EP's
+// OrtEp::GetKernelRegistry, null when it has none) for EP `ep_name`.
 struct OrtEpGraphSupportInfo {
   struct Group {
     std::vector<const OrtNode*> nodes;
@@ -259,6 +261,8 @@ struct OrtEpGraphSupportInfo {
     bool drop_constant_initializers = false;  // from OrtNodeFusionOptions, version-gated
   };
   const OrtGraph* graph = nullptr;
+  const OrtKernelRegistry* registry = nullptr;
+  std::string ep_name;
   std::vector<Group> groups;
 };
 

@@ -35,6 +35,8 @@ class PluginDeviceMemory {
   PluginDeviceMemory& operator=(const PluginDeviceMemory&) = delete;
 
   const OrtMemoryInfo* info() const { return info_; }
+  // The plugin's allocator for the device memory (KernelInfoGetAllocator hands it out).
+  OrtAllocator* allocator() const { return allocator_; }
   // `bytes` of device memory (a 1-byte block for 0 bytes, so every tensor has an address).
   // Errors: kOutOfMemory when the plugin's allocator returns null.
   Result<void*> Allocate(size_t bytes);
