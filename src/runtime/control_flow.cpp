@@ -52,7 +52,7 @@ class SubgraphRunner {
       Value& value = values[v];
       if (!value.defined()) {
         status = MakeStatus(StatusCode::kRuntimeError, "subgraph '", plan.graph->name,
-                            "' output '", plan.graph->values[v].name, "' has no value");
+                            "' output '", plan.ValueName(v), "' has no value");
       } else if (plan.values[v].source != ValueSource::kStep && value.is_tensor()) {
         // Tensors that are inputs, initializers or outer values may be borrowed: copy them.
         Result<Tensor> copy = value.tensor().Clone();

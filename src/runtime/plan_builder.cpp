@@ -4,8 +4,10 @@
 #include <queue>
 #include <string_view>
 
+#include "ep/device_values.h"
 #include "ep/node_info_builder.h"
 #include "runtime/control_flow.h"
+#include "runtime/device_copies.h"
 #include "runtime/sequence_steps.h"
 
 namespace nxrt::runtime {
@@ -118,6 +120,13 @@ Result<std::shared_ptr<GraphPlan>> PlanBuilder::Build(const ir::Graph& graph) {
                                                   pc.claim.outputs)] {
         return ep->CreateFusedKernel(info);
       };
+      if (auto* device = ep->GetExtension<ep::DeviceValues>()) {
+        ep::DeviceValues::StepMemory memory =
+            device->FusedStepMemory(step.name, step.inputs.size(), step.outputs.size());
+        step.device = device;
+        step.inputs_on_device = std::move(memory.inputs);
+        step.outputs_on_device = std::move(memory.outputs);
+      }
       plan->steps.push_back(std::move(step));
       continue;
     }
@@ -152,6 +161,12 @@ Result<std::shared_ptr<GraphPlan>> PlanBuilder::Build(const ir::Graph& graph) {
     } else if (claimer != nullptr) {
       step.node_info = std::make_shared<NodeInfo>(std::move(info));
       step.make_kernel = [claimer, &graph, n] { return claimer->CreateNodeKernel(graph, n); };
+      if (auto* device = entry.provider->GetExtension<ep::DeviceValues>()) {
+        ep::DeviceValues::StepMemory memory = device->NodeStepMemory(graph, n);
+        step.device = device;
+        step.inputs_on_device = std::move(memory.inputs);
+        step.outputs_on_device = std::move(memory.outputs);
+      }
     } else {
       ExecutionProvider* ep = entry.provider.get();
       step.node_info = std::make_shared<NodeInfo>(std::move(info));
@@ -160,6 +175,7 @@ Result<std::shared_ptr<GraphPlan>> PlanBuilder::Build(const ir::Graph& graph) {
     }
     plan->steps.push_back(std::move(step));
   }
+  InsertDeviceCopies(*plan);
   plan->ComputeValuePlans();
   return plan;
 }

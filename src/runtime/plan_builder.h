@@ -10,7 +10,9 @@
 // RuntimeSteps over sub-plans built by the same function, with the helpers of the EP that claimed
 // them, if one did; the sequence and optional ops (and Identity of a
 // sequence or optional) become RuntimeSteps too (runtime/sequence_steps.h). Runtime steps count
-// as the CPU EP's (the EP ModelPipeline credits them to).
+// as the CPU EP's (the EP ModelPipeline credits them to). Steps of an EP that keeps values in its
+// device memory (ep/device_values.h) carry its memory flags, and copy steps join wherever a value
+// crosses memories (runtime/device_copies.h).
 #pragma once
 
 #include <memory>

@@ -25,8 +25,9 @@ constexpr std::string_view kNoSuchEp =
 constexpr std::string_view kCustomOps =
     "nxrt runs no custom operator libraries (OrtCustomOp kernels); its kernels come from its own "
     "kernel table and from plugin EPs";
-constexpr std::string_view kNoDeviceStreams =
-    "nxrt keeps every value in host memory and runs no device streams";
+constexpr std::string_view kNoRunStreams =
+    "nxrt makes the streams of a run itself (one per stream-aware plugin EP) and takes no "
+    "application streams or application copies between EP devices";
 constexpr std::string_view kEpContext =
     "nxrt neither compiles nor loads EPContext models, so it has no compatibility or weightless "
     "source-model information";
@@ -84,9 +85,8 @@ constexpr Reason kReasons[] = {
     {"OrtApi", "*SharedAllocator", kOwnArenas},
     {"OrtApi", "CreateArenaCfg*", kOwnArenas},
     {"OrtApi", "ReleaseArenaCfg", kOwnArenas},
-    {"OrtApi", "*SyncStream*", kNoDeviceStreams},
-    {"OrtApi", "CopyTensors", kNoDeviceStreams},
-    {"OrtApi", "KernelContext_GetSyncStream", kNoDeviceStreams},
+    {"OrtApi", "RunOptionsSetSyncStream", kNoRunStreams},
+    {"OrtApi", "CopyTensors", kNoRunStreams},
     {"OrtApi", "GetModelCompatibilityForEpDevices", kEpContext},
     {"OrtApi", "GetCompatibilityInfoFromModel*", kEpContext},
     {"OrtApi", "*EpIncompatibilityDetails*", kEpContext},
@@ -110,7 +110,6 @@ constexpr Reason kReasons[] = {
     {"OrtApi", "GetExperimentalFunction", "nxrt offers no experimental functions"},
     {"OrtApi", "CreateEnvWithOptions",
      "nxrt does not read OrtEnvCreationOptions; use CreateEnv or CreateEnvWithCustomLogger"},
-    {"OrtEpApi", "*Stream*", kNoDeviceStreams},
     {"OrtEpApi", "*ProfilingEvent*",
      "nxrt records its own trace span per fused plugin call; a plugin's own profiling events are "
      "not collected"},

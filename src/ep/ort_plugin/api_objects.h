@@ -247,6 +247,8 @@ struct OrtKernelContext {
   // most (0: the host's choice).
   virtual OrtStatus* ParallelFor(void (*fn)(void*, size_t), size_t total, size_t num_batch,
                                  void* data) = 0;
+  // The run's stream of a stream-aware EP (sync_stream.h), or null.
+  virtual OrtSyncStream* Stream() const { return nullptr; }
 };
 
 // OrtEpApi::EpGraphSupportInfo_AddNodesToFuse / AddSingleNode collect groups here during one

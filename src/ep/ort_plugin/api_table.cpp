@@ -186,6 +186,7 @@ Tables& GetTables() {
     InstallKernelApiSince30(t->api.v30);
     InstallGraphApi(t->api.v29, t->ep_api);
     InstallKernelRegistryApi(t->api.v29, t->ep_api);
+    InstallStreamApi(t->api.v29, t->ep_api);
     t->base.GetApi = &GetApiImpl;
     t->base.GetVersionString = &GetVersionStringImpl;
     return t;

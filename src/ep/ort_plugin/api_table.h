@@ -100,5 +100,6 @@ void InstallKernelApi(OrtApi& api, OrtEpApi& ep_api);           // api_kernel.cp
 void InstallKernelApiSince30(OrtApiSince30& api);                // api_kernel.cpp
 void InstallGraphApi(OrtApi& api, OrtEpApi& ep_api);            // api_graph.cpp
 void InstallKernelRegistryApi(OrtApi& api, OrtEpApi& ep_api);   // api_kernel_registry.cpp
+void InstallStreamApi(OrtApi& api, OrtEpApi& ep_api);           // api_streams.cpp
 
 }  // namespace nxrt::ort_plugin

@@ -15,16 +15,10 @@ bool Flag(std::span<const uint8_t> flags, size_t i) { return i < flags.size() &&
 
 HostKernelContext::HostKernelContext(ComputeContext& ctx, const KernelCallSpec& spec,
                                      const OrtLogger* logger, PluginDeviceMemory* device,
-                                     KernelCallBuffers& buffers)
-    : ctx_(ctx), spec_(spec), logger_(logger), device_(device), b_(buffers) {}
-
-HostKernelContext::~HostKernelContext() {
-  for (void* block : b_.device_blocks) device_->Free(block);
-  b_.device_blocks.clear();
-}
+                                     OrtSyncStream* stream, KernelCallBuffers& buffers)
+    : ctx_(ctx), spec_(spec), logger_(logger), device_(device), stream_(stream), b_(buffers) {}
 
 Status HostKernelContext::BindInputs() {
-  const OrtMemoryInfo* cpu = &DefaultCpuAllocator().info;
   const size_t n = spec_.input_map.empty() ? static_cast<size_t>(ctx_.input_count())
                                            : spec_.input_map.size();
   b_.inputs.resize(n);
@@ -37,6 +31,12 @@ Status HostKernelContext::BindInputs() {
       v = OrtValue{};
       continue;
     }
+    const bool on_device = OnDevice(Flag(spec_.cpu_inputs, j));
+    if (on_device && (!t->is_contiguous() || !device_->Owns(t->raw_data()))) {
+      return MakeStatus(StatusCode::kInternal, spec_.name, ": input ", j,
+                        " should be in the plugin's device memory but is not (the runtime must "
+                        "copy it there first)");
+    }
     if (!t->is_contiguous()) {
       NXRT_ASSIGN_OR_RETURN(b_.contiguous[j], t->Clone());
       t = &b_.contiguous[j];
@@ -45,26 +45,10 @@ Status HostKernelContext::BindInputs() {
     v.shape.assign(t->shape().begin(), t->shape().end());
     v.data = const_cast<void*>(t->raw_data());
     v.bytes = t->byte_size();
-    v.memory_info = cpu;
+    v.memory_info = on_device ? device_->info() : &DefaultCpuAllocator().info;
   }
   b_.outputs.assign(ctx_.output_count(), OrtValue{});
-  if (device_ == nullptr) return Status::Ok();
-  // Move the inputs to the plugin's memory in one CopyTensors call.
-  b_.host_values.assign(b_.inputs.begin(), b_.inputs.end());
-  b_.copy_src.clear();
-  b_.copy_dst.clear();
-  for (size_t j = 0; j < n; ++j) {
-    OrtValue& v = b_.inputs[j];
-    if (v.data == nullptr || !OnDevice(Flag(spec_.cpu_inputs, j))) continue;
-    NXRT_ASSIGN_OR_RETURN(void* block, device_->Allocate(v.bytes));
-    b_.device_blocks.push_back(block);
-    v.data = block;
-    v.memory_info = device_->info();
-    b_.copy_src.push_back(&b_.host_values[j]);
-    b_.copy_dst.push_back(&v);
-  }
-  if (b_.copy_src.empty()) return Status::Ok();
-  return device_->Copy(b_.copy_src, b_.copy_dst);
+  return Status::Ok();
 }
 
 const OrtValue* HostKernelContext::Input(size_t i) const {
@@ -101,28 +85,15 @@ OrtStatus* HostKernelContext::Output(size_t i, const int64_t* shape, size_t rank
     *out = &v;
     return nullptr;
   }
-  if (OnDevice(Flag(spec_.cpu_outputs, i))) {
-    Result<int64_t> count = ElementCount(dims);
-    if (!count.ok()) return ToOrtStatus(count.status());
-    const size_t bytes = static_cast<size_t>(*count) * DataTypeSize(spec_.output_dtypes[i]);
-    Result<void*> block = device_->Allocate(bytes);
-    if (!block.ok()) return ToOrtStatus(block.status());
-    b_.device_blocks.push_back(*block);
-    v.element_type = ToOrtElementType(spec_.output_dtypes[i]);
-    v.shape = std::move(dims);
-    v.data = *block;
-    v.bytes = bytes;
-    v.memory_info = device_->info();
-    *out = &v;
-    return nullptr;
-  }
+  // The step's allocation: the plugin's device memory for a device output (ep/device_values.h).
   Result<Tensor*> t = ctx_.AllocateOutput(static_cast<int>(i), dims);
   if (!t.ok()) return ToOrtStatus(t.status());
   v.element_type = ToOrtElementType((*t)->dtype());
   v.shape = std::move(dims);
   v.data = (*t)->mutable_raw_data();
   v.bytes = (*t)->byte_size();
-  v.memory_info = &DefaultCpuAllocator().info;
+  v.memory_info =
+      OnDevice(Flag(spec_.cpu_outputs, i)) ? device_->info() : &DefaultCpuAllocator().info;
   *out = &v;
   return nullptr;
 }
@@ -140,30 +111,12 @@ OrtStatus* HostKernelContext::ParallelFor(void (*fn)(void*, size_t), size_t tota
   return nullptr;
 }
 
-Result<int> HostKernelContext::FinishOutputs() {
+int HostKernelContext::MissingOutput() const {
   for (size_t i = 0; i < b_.outputs.size(); ++i) {
     if (b_.outputs[i].data == nullptr && !Flag(spec_.omitted_outputs, i)) {
       return static_cast<int>(i);
     }
   }
-  if (device_ == nullptr) return -1;
-  b_.host_values.assign(b_.outputs.size(), OrtValue{});
-  b_.copy_src.clear();
-  b_.copy_dst.clear();
-  for (size_t i = 0; i < b_.outputs.size(); ++i) {
-    const OrtValue& v = b_.outputs[i];
-    if (v.data == nullptr || !OnDevice(Flag(spec_.cpu_outputs, i))) continue;
-    NXRT_ASSIGN_OR_RETURN(Tensor * t, ctx_.AllocateOutput(static_cast<int>(i), v.shape));
-    OrtValue& host = b_.host_values[i];
-    host.element_type = v.element_type;
-    host.shape = v.shape;
-    host.data = t->mutable_raw_data();
-    host.bytes = t->byte_size();
-    host.memory_info = &DefaultCpuAllocator().info;
-    b_.copy_src.push_back(&v);
-    b_.copy_dst.push_back(&host);
-  }
-  if (!b_.copy_src.empty()) NXRT_RETURN_IF_ERROR(device_->Copy(b_.copy_src, b_.copy_dst));
   return -1;
 }
 

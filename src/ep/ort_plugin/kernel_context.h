@@ -4,11 +4,12 @@
 //
 // Layer: nxrt_ort_plugin (internal). Inputs are views of the bound tensors (gathered when
 // strided); an output is allocated when the plugin first asks for it, with the shape it asks
-// for. With a plugin whose memory is not host memory (device_memory.h), inputs are copied into
-// device blocks from the plugin's allocator with one OrtDataTransferImpl::CopyTensors call before
-// Compute, outputs are allocated there, and FinishOutputs copies them back with one more call;
-// inputs and outputs a registry kernel keeps on the CPU (OrtMemTypeCPUInput/CPUOutput) stay in
-// host memory.
+// for, through the step's ComputeContext. With a plugin whose memory is not host memory
+// (device_memory.h), the runtime has already put each device input in that memory and allocates
+// device outputs there (ep/device_values.h): the context labels them with the device's
+// OrtMemoryInfo and checks that every device input lies in a block of that memory. Inputs and
+// outputs a registry kernel keeps on the CPU (OrtMemTypeCPUInput/CPUOutput) are host memory.
+// A stream-aware plugin's context carries the run's stream (sync_stream.h).
 #pragma once
 
 #include <cstdint>
@@ -28,33 +29,29 @@ namespace nxrt::ort_plugin {
 struct KernelCallBuffers {
   std::vector<OrtValue> inputs;
   std::vector<OrtValue> outputs;
-  std::vector<Tensor> contiguous;     // gathered copies of strided inputs
-  std::vector<void*> device_blocks;   // device memory of this call, freed after it
-  std::vector<OrtValue> host_values;  // host sides of device copies
-  std::vector<const OrtValue*> copy_src;
-  std::vector<OrtValue*> copy_dst;
+  std::vector<Tensor> contiguous;  // gathered copies of strided host inputs
 };
 
 // What a kernel tells its context.
 struct KernelCallSpec {
-  std::string_view name;  // "fused node 'x'", "node 'y'": how errors name the kernel
+  std::string_view name;  // "fused node 'x'", "node 'y' (Op)": how errors name the kernel
   // Plugin input j is the ComputeContext's input input_map[j] (fused claims may drop constant
   // inputs); empty: the identity.
   std::span<const int32_t> input_map;
-  std::span<const DataType> output_dtypes;  // per output
-  std::span<const uint8_t> omitted_outputs;    // per output; empty: none omitted
-  std::span<const uint8_t> cpu_inputs;         // per plugin input: kept on the host; empty: none
-  std::span<const uint8_t> cpu_outputs;        // per output: allocated on the host; empty: none
+  std::span<const uint8_t> omitted_outputs;  // per output: 1 omitted; empty: none omitted
+  std::span<const uint8_t> cpu_inputs;       // per plugin input: 1 in host memory; empty: none
+  std::span<const uint8_t> cpu_outputs;      // per output: 1 in host memory; empty: none
 };
 
 class HostKernelContext final : public OrtKernelContext {
  public:
+  // `device` is the plugin's device memory (null: it computes in host memory); `stream` the
+  // run's stream of a stream-aware plugin (null: none).
   HostKernelContext(ComputeContext& ctx, const KernelCallSpec& spec, const OrtLogger* logger,
-                    PluginDeviceMemory* device, KernelCallBuffers& buffers);
-  ~HostKernelContext() override;
+                    PluginDeviceMemory* device, OrtSyncStream* stream, KernelCallBuffers& buffers);
 
-  // Binds the inputs (copying them into device memory when the plugin has its own). Errors: an
-  // allocation or copy failure of the plugin's device memory.
+  // Binds the inputs. Errors: kInternal when a device input does not lie in the plugin's device
+  // memory (a runtime bug); gathering a strided input can run out of memory.
   Status BindInputs();
 
   size_t InputCount() const override { return b_.inputs.size(); }
@@ -64,10 +61,10 @@ class HostKernelContext final : public OrtKernelContext {
   const OrtLogger* Logger() const override { return logger_; }
   OrtStatus* ParallelFor(void (*fn)(void*, size_t), size_t total, size_t num_batch,
                          void* data) override;
+  OrtSyncStream* Stream() const override { return stream_; }
 
-  // After Compute: the first present output the plugin never asked for, or -1; with device
-  // memory, copies every device output back into the host tensors of the step.
-  Result<int> FinishOutputs();
+  // After Compute: the first present output the plugin never asked for, or -1.
+  int MissingOutput() const;
 
  private:
   bool OnDevice(bool cpu_flag) const { return device_ != nullptr && !cpu_flag; }
@@ -76,6 +73,7 @@ class HostKernelContext final : public OrtKernelContext {
   const KernelCallSpec& spec_;
   const OrtLogger* logger_;
   PluginDeviceMemory* device_;
+  OrtSyncStream* stream_;
   KernelCallBuffers& b_;
 };
 

@@ -10,6 +10,8 @@
 #include "ep/ort_plugin/device_memory.h"
 #include "ep/ort_plugin/kernel_context.h"
 #include "ep/ort_plugin/kernel_registry.h"
+#include "ep/ort_plugin/sync_stream.h"
+#include "ep/device_values.h"
 #include "ep/run_observer.h"
 
 namespace nxrt::ort_plugin {
@@ -97,6 +99,7 @@ Device DeviceOf(const PluginLibrary::Factory& factory) {
 class PluginEp final : public ExecutionProvider,
                        public ep::GraphClaimer,
                        public ep::RunObserver,
+                       public ep::DeviceValues,
                        public PluginInfo {
  public:
   PluginEp(std::shared_ptr<PluginLibrary> library, const PluginLibrary::Factory& factory)
@@ -214,6 +217,7 @@ class PluginEp final : public ExecutionProvider,
     compiled_.clear();
     registry_kernels_.clear();
     projections_.clear();
+    idle_streams_.clear();
     device_memory_.reset();
     ReleaseEp();
   }
@@ -231,6 +235,9 @@ class PluginEp final : public ExecutionProvider,
     if (name == ep::GraphClaimer::kExtensionName) return static_cast<ep::GraphClaimer*>(this);
     if (name == ep::RunObserver::kExtensionName) return static_cast<ep::RunObserver*>(this);
     if (name == PluginInfo::kExtensionName) return static_cast<PluginInfo*>(this);
+    if (name == ep::DeviceValues::kExtensionName && device_memory_ != nullptr) {
+      return static_cast<ep::DeviceValues*>(this);
+    }
     return nullptr;
   }
 
@@ -254,10 +261,29 @@ class PluginEp final : public ExecutionProvider,
                       TakeOrtStatus(error, label() + ": OrtEp::OnRunStart failed").message());
       }
     }
+    if (device_memory_ != nullptr && device_memory_->stream_aware()) {
+      Result<std::unique_ptr<OrtSyncStream>> stream = AcquireStream();
+      if (!stream.ok()) {
+        if (!concurrent_runs_) run_mutex_.unlock();
+        return stream.status();
+      }
+      RunStreams().emplace_back(this, stream->release());
+    }
     return Status::Ok();
   }
   Status OnRunEnd() override {
     Status status;
+    if (OrtSyncStream* stream = CurrentStream()) {
+      status = EndRun(*stream, label());
+      auto& streams = RunStreams();
+      for (auto it = streams.begin(); it != streams.end(); ++it) {
+        if (it->first != this) continue;
+        std::lock_guard<std::mutex> lock(stream_mutex_);
+        idle_streams_.emplace_back(it->second);
+        streams.erase(it);
+        break;
+      }
+    }
     if (ep_version_ >= 23 && ep_->OnRunEnd != nullptr) {
       OrtStatus* error = ep_->OnRunEnd(ep_, &run_options_, true);
       if (error != nullptr) {
@@ -267,6 +293,61 @@ class PluginEp final : public ExecutionProvider,
     }
     if (!concurrent_runs_) run_mutex_.unlock();
     return status;
+  }
+
+  // ---- DeviceValues (only for a plugin with device memory)
+  // A fused step reads on the device the inputs its plugin takes; constants the plugin dropped
+  // (drop_constant_initializers) are never read, so never copied.
+  StepMemory FusedStepMemory(std::string_view fused_name, size_t inputs,
+                             size_t outputs) const override {
+    StepMemory memory{std::vector<uint8_t>(inputs, 0), std::vector<uint8_t>(outputs, 1)};
+    auto it = compiled_.find(std::string(fused_name));
+    if (it == compiled_.end()) return memory;
+    for (int32_t input : it->second->input_map) {
+      if (input >= 0 && static_cast<size_t>(input) < inputs) memory.inputs[input] = 1;
+    }
+    return memory;
+  }
+  StepMemory NodeStepMemory(const ir::Graph& graph, ir::NodeId node) const override {
+    StepMemory memory;
+    auto it = registry_kernels_.find({&graph, node});
+    if (it == registry_kernels_.end()) return memory;
+    for (uint8_t cpu : it->second->cpu_inputs) memory.inputs.push_back(cpu == 0);
+    for (uint8_t cpu : it->second->cpu_outputs) memory.outputs.push_back(cpu == 0);
+    return memory;
+  }
+  Result<Tensor> AllocateTensor(DataType dtype, Shape shape) override {
+    NXRT_ASSIGN_OR_RETURN(int64_t count, ElementCount(shape));
+    PluginDeviceMemory* memory = device_memory_.get();
+    NXRT_ASSIGN_OR_RETURN(void* block,
+                          memory->Allocate(static_cast<size_t>(count) * DataTypeSize(dtype)));
+    std::shared_ptr<void> owner(block, [memory](void* p) { memory->Free(p); });
+    return Tensor::Adopt(dtype, std::move(shape), block, std::move(owner));
+  }
+  Status CopyTensors(std::span<const Tensor* const> src, std::span<Tensor* const> dst,
+                     bool to_device, bool wait) override {
+    auto view = [&](const Tensor& t, bool on_device) {
+      OrtValue v;
+      v.element_type = ToOrtElementType(t.dtype());
+      v.shape.assign(t.shape().begin(), t.shape().end());
+      v.data = const_cast<void*>(t.raw_data());
+      v.bytes = t.byte_size();
+      v.memory_info = on_device ? device_memory_->info() : &DefaultCpuAllocator().info;
+      return v;
+    };
+    std::vector<OrtValue> from;
+    std::vector<OrtValue> into;
+    for (size_t i = 0; i < src.size(); ++i) {
+      from.push_back(view(*src[i], !to_device));
+      into.push_back(view(*dst[i], to_device));
+    }
+    std::vector<const OrtValue*> sources;
+    std::vector<OrtValue*> targets;
+    for (size_t i = 0; i < from.size(); ++i) {
+      sources.push_back(&from[i]);
+      targets.push_back(&into[i]);
+    }
+    return device_memory_->Copy(sources, targets, CurrentStream(), !to_device && wait);
   }
 
   // ---- PluginInfo
@@ -281,6 +362,13 @@ class PluginEp final : public ExecutionProvider,
   const OrtLogger* logger() const { return &logger_; }
   // The plugin's own device memory, or null when it computes in host memory.
   PluginDeviceMemory* device_memory() const { return device_memory_.get(); }
+  // The stream of this thread's run, when the plugin is stream aware; else null.
+  OrtSyncStream* CurrentStream() const {
+    for (const auto& [ep, stream] : RunStreams()) {
+      if (ep == this) return stream;
+    }
+    return nullptr;
+  }
   const OrtKeyValuePairs& config() const { return session_options_.config; }
   void CountCall() { calls_.fetch_add(1, std::memory_order_relaxed); }
 
@@ -306,6 +394,40 @@ class PluginEp final : public ExecutionProvider,
       ep_->ReleaseNodeComputeInfos(ep_, infos.data(), infos.size());
     }
     batch.infos.clear();
+  }
+  // The streams of this thread's run, one per stream-aware plugin EP (set by OnRunStart, which
+  // runs on the thread that runs the steps).
+  static std::vector<std::pair<const PluginEp*, OrtSyncStream*>>& RunStreams() {
+    thread_local std::vector<std::pair<const PluginEp*, OrtSyncStream*>> streams;
+    return streams;
+  }
+  // An idle stream, or a new one from OrtEp::CreateSyncStreamForDevice (else the factory's) for
+  // the device memory. ORT creates streams the same way, one per device and run.
+  Result<std::unique_ptr<OrtSyncStream>> AcquireStream() {
+    {
+      std::lock_guard<std::mutex> lock(stream_mutex_);
+      if (!idle_streams_.empty()) {
+        std::unique_ptr<OrtSyncStream> stream = std::move(idle_streams_.back());
+        idle_streams_.pop_back();
+        return stream;
+      }
+    }
+    const OrtMemoryDevice* device = &device_memory_->info()->device;
+    OrtSyncStreamImpl* impl = nullptr;
+    OrtStatus* error = nullptr;
+    std::string function;
+    if (ep_version_ >= 23 && ep_->CreateSyncStreamForDevice != nullptr) {
+      function = "OrtEp::CreateSyncStreamForDevice";
+      error = ep_->CreateSyncStreamForDevice(ep_, device, &impl);
+    } else if (factory_.factory->CreateSyncStreamForDevice != nullptr) {
+      function = "OrtEpFactory::CreateSyncStreamForDevice";
+      error = factory_.factory->CreateSyncStreamForDevice(factory_.factory, device, nullptr, &impl);
+    }
+    if (error != nullptr) {
+      return Status(StatusCode::kRuntimeError,
+                    TakeOrtStatus(error, label() + ": " + function + " failed").message());
+    }
+    return MakeSyncStream(impl, label());
   }
   // Compiles the fused claims of `claims` (one OrtEp::Compile call).
   Status CompileFused(const ir::GraphView& view, const GraphProjection& projection,
@@ -339,6 +461,8 @@ class PluginEp final : public ExecutionProvider,
   std::vector<CompiledBatch> batches_;
   std::unordered_map<std::string, std::shared_ptr<CompiledClaim>> compiled_;
   std::unique_ptr<OrtKernelRegistry> registry_;  // null: the plugin has none
+  std::mutex stream_mutex_;
+  std::vector<std::unique_ptr<OrtSyncStream>> idle_streams_;  // of finished runs
   std::map<std::pair<const ir::Graph*, ir::NodeId>, std::shared_ptr<RegistryKernel>>
       registry_kernels_;
 };
@@ -354,7 +478,6 @@ class PluginFusedKernel final : public Kernel {
         name_("fused node '" + claim_->fused_name + "'") {
     spec_.name = name_;
     spec_.input_map = claim_->input_map;
-    spec_.output_dtypes = output_dtypes_;
   }
 
   Status Prepare(PrepareContext& ctx) override {
@@ -365,7 +488,8 @@ class PluginFusedKernel final : public Kernel {
   }
 
   Status Compute(ComputeContext& ctx) override {
-    HostKernelContext kernel_context(ctx, spec_, ep_.logger(), ep_.device_memory(), buffers_);
+    HostKernelContext kernel_context(ctx, spec_, ep_.logger(), ep_.device_memory(),
+                                     ep_.CurrentStream(), buffers_);
     NXRT_RETURN_IF_ERROR(kernel_context.BindInputs());
     OrtStatus* error = claim_->info->Compute(claim_->info, claim_->state, &kernel_context);
     if (error != nullptr) {
@@ -376,7 +500,7 @@ class PluginFusedKernel final : public Kernel {
                                              claim_->fused_name + "' failed")
                         .message());
     }
-    NXRT_ASSIGN_OR_RETURN(int missing, kernel_context.FinishOutputs());
+    const int missing = kernel_context.MissingOutput();
     if (missing >= 0) {
       return MakeStatus(StatusCode::kRuntimeError, ep_.label(), ": fused node '",
                         claim_->fused_name, "' returned without producing output ", missing,
@@ -402,7 +526,6 @@ class PluginNodeKernel final : public Kernel {
   PluginNodeKernel(PluginEp& ep, std::shared_ptr<RegistryKernel> kernel)
       : ep_(ep), kernel_(std::move(kernel)) {
     spec_.name = kernel_->name;
-    spec_.output_dtypes = kernel_->output_dtypes;
     spec_.omitted_outputs = kernel_->omitted_outputs;
     spec_.cpu_inputs = kernel_->cpu_inputs;
     spec_.cpu_outputs = kernel_->cpu_outputs;
@@ -417,7 +540,8 @@ class PluginNodeKernel final : public Kernel {
   }
 
   Status Compute(ComputeContext& ctx) override {
-    HostKernelContext kernel_context(ctx, spec_, ep_.logger(), ep_.device_memory(), buffers_);
+    HostKernelContext kernel_context(ctx, spec_, ep_.logger(), ep_.device_memory(),
+                                     ep_.CurrentStream(), buffers_);
     NXRT_RETURN_IF_ERROR(kernel_context.BindInputs());
     OrtStatus* error = kernel_->impl->Compute(kernel_->impl, &kernel_context);
     if (error != nullptr) {
@@ -426,7 +550,7 @@ class PluginNodeKernel final : public Kernel {
                                              kernel_->name + " failed")
                         .message());
     }
-    NXRT_ASSIGN_OR_RETURN(int missing, kernel_context.FinishOutputs());
+    const int missing = kernel_context.MissingOutput();
     if (missing >= 0) {
       return MakeStatus(StatusCode::kRuntimeError, ep_.label(), ": ", kernel_->name,
                         " returned without producing output ", missing,
