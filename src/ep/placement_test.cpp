@@ -322,8 +322,8 @@ TEST_F(PlacementTest, AnEpFailingToProposeIsRecordedAndSkipped) {
   EXPECT_EQ(ClaimNodes(*p), (std::vector<std::vector<ir::NodeId>>{{0, 1, 2, 3, 4}}));
 }
 
-TEST(PlacementSubgraphTest, NodesWithSubgraphsArePlacedAlone) {
-  TestGraph g;
+// x → A=Relu → a; I=If(cond) whose then_branch reads a; B=Add(a, i) → b (output).
+void BuildIfGraph(TestGraph& g) {
   g.Input("x");
   g.Input("cond", DataType::kBool);
   g.Node("Relu", {"x"}, {"a"}, "A");
@@ -331,6 +331,11 @@ TEST(PlacementSubgraphTest, NodesWithSubgraphsArePlacedAlone) {
   g.AddSubgraph(if_node, "then_branch", {"a"});
   g.Node("Add", {"a", "i"}, {"b"}, "B");
   g.Output("b");
+}
+
+TEST(PlacementSubgraphTest, NodesWithSubgraphsArePlacedAlone) {
+  TestGraph g;
+  BuildIfGraph(g);
   ir::GraphView view = g.View();
   EpRegistry registry;
   ASSERT_TRUE(
@@ -348,13 +353,7 @@ TEST(PlacementSubgraphTest, NodesWithSubgraphsArePlacedAlone) {
 // for them, a proposal holding one is rejected, and they are neither claimed nor unplaced.
 TEST(PlacementSubgraphTest, RuntimeNodesAreOfferedToNoEp) {
   TestGraph g;
-  g.Input("x");
-  g.Input("cond", DataType::kBool);
-  g.Node("Relu", {"x"}, {"a"}, "A");
-  ir::NodeId if_node = g.Node("If", {"cond"}, {"i"}, "I");
-  g.AddSubgraph(if_node, "then_branch", {"a"});
-  g.Node("Add", {"a", "i"}, {"b"}, "B");
-  g.Output("b");
+  BuildIfGraph(g);
   ir::GraphView view = g.View();
   GraphClaims answer;
   answer.claims = {{{1}, true}};  // the If
@@ -388,13 +387,7 @@ TEST(PlacementSubgraphTest, RuntimeNodesAreOfferedToNoEp) {
 TEST(PlacementSubgraphTest, ClaimersTakeControlFlowAloneOnly) {
   for (bool fused : {false, true}) {
     TestGraph g;
-    g.Input("x");
-    g.Input("cond", DataType::kBool);
-    g.Node("Relu", {"x"}, {"a"}, "A");
-    ir::NodeId if_node = g.Node("If", {"cond"}, {"i"}, "I");
-    g.AddSubgraph(if_node, "then_branch", {"a"});
-    g.Node("Add", {"a", "i"}, {"b"}, "B");
-    g.Output("b");
+    BuildIfGraph(g);
     ir::GraphView view = g.View();
     GraphClaims answer;
     answer.claims = {{{1}, fused}};
