@@ -16,6 +16,13 @@ Models (opset 17, IR version 8), float32 throughout; constants are initializers:
                 Relu(A), else: Sigmoid(A) (both read A from the outer scope); Y = Mul(I,X)
                 (the If is ORT's CPU EP's; the elementwise nodes around it and in the
                 branches are the plugin's)
+  loop.onnx     X[2,3], N[] int64, C[] bool -> S[2,3], R[N,2,3]: Loop(N, C, zeros) whose body
+                keeps cond (Identity), adds X (outer scope) to the carried S and scans Relu(S)
+  scan.onnx     S0[3], X[3,4] -> S[3], Y[3,4]: Scan over axis 1 of X (scan_input_axes [1],
+                scan_output_axes [1]) whose body adds the slice to the state and outputs
+                Tanh of the new state
+  chain_opset11.onnx, chain_opset13.onnx   chain.onnx at opsets 11 and 13 (Add-7 / Add-13,
+                Relu-6 / Relu-13, ...: other since_versions for kernel registries to match)
 Constants are arithmetic sequences (CONSTANTS below) that example_ep_ort_test.cpp rebuilds for its
 own reference computation.
 """
@@ -47,8 +54,8 @@ def constant(name):
     return numpy_helper.from_array(values, name)
 
 
-def save(graph, folder, name):
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)],
+def save(graph, folder, name, opset=17):
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)],
                               producer_name="nxrt make_example_ep_models.py")
     model.ir_version = 8
     onnx.checker.check_model(model)
@@ -61,17 +68,19 @@ def main(folder):
     node = helper.make_node
     f = TensorProto.FLOAT
 
-    save(helper.make_graph(
-        [node("Add", ["X", "B"], ["a"], name="add"),
-         node("Mul", ["a", "chain_m"], ["m"], name="mul"),
-         node("Relu", ["m"], ["r"], name="relu"),
-         node("Sigmoid", ["r"], ["g"], name="sigmoid"),
-         node("Tanh", ["g"], ["t"], name="tanh"),
-         node("Sub", ["t", "chain_s"], ["s"], name="sub"),
-         node("Div", ["s", "chain_d"], ["Y"], name="div")], "chain",
-        [vi("X", f, [2, 3, 4]), vi("B", f, [3, 4])], [vi("Y", f, [2, 3, 4])],
-        initializer=[constant("chain_m"), constant("chain_s"), constant("chain_d")]),
-        folder, "chain.onnx")
+    for opset, file in ((17, "chain.onnx"), (11, "chain_opset11.onnx"),
+                        (13, "chain_opset13.onnx")):
+        save(helper.make_graph(
+            [node("Add", ["X", "B"], ["a"], name="add"),
+             node("Mul", ["a", "chain_m"], ["m"], name="mul"),
+             node("Relu", ["m"], ["r"], name="relu"),
+             node("Sigmoid", ["r"], ["g"], name="sigmoid"),
+             node("Tanh", ["g"], ["t"], name="tanh"),
+             node("Sub", ["t", "chain_s"], ["s"], name="sub"),
+             node("Div", ["s", "chain_d"], ["Y"], name="div")], "chain",
+            [vi("X", f, [2, 3, 4]), vi("B", f, [3, 4])], [vi("Y", f, [2, 3, 4])],
+            initializer=[constant("chain_m"), constant("chain_s"), constant("chain_d")]),
+            folder, file, opset)
 
     save(helper.make_graph(
         [node("Add", ["X", "split_a"], ["a"], name="add"),
@@ -109,6 +118,31 @@ def main(folder):
         [vi("X", f, [2, 3]), vi("C", TensorProto.BOOL, [])], [vi("Y", f, [2, 3])],
         initializer=[constant("branch_b")]),
         folder, "branch.onnx")
+
+    b = TensorProto.BOOL
+    i64 = TensorProto.INT64
+    body = helper.make_graph(
+        [node("Identity", ["cond_in"], ["cond_out"], name="loop_keep_cond"),
+         node("Add", ["acc_in", "X"], ["acc_out"], name="loop_add"),
+         node("Relu", ["acc_out"], ["scan_out"], name="loop_relu")], "loop_body",
+        [vi("iter", i64, []), vi("cond_in", b, []), vi("acc_in", f, [2, 3])],
+        [vi("cond_out", b, []), vi("acc_out", f, [2, 3]), vi("scan_out", f, [2, 3])])
+    zeros = numpy_helper.from_array(np.zeros([2, 3], np.float32), "loop_zeros")
+    save(helper.make_graph(
+        [node("Loop", ["N", "C", "loop_zeros"], ["S", "R"], name="loop", body=body)], "loop",
+        [vi("X", f, [2, 3]), vi("N", i64, []), vi("C", b, [])],
+        [vi("S", f, [2, 3]), vi("R", f, ["trips", 2, 3])], initializer=[zeros]),
+        folder, "loop.onnx")
+
+    scan_body = helper.make_graph(
+        [node("Add", ["s_in", "x_t"], ["s_out"], name="scan_add"),
+         node("Tanh", ["s_out"], ["y_t"], name="scan_tanh")], "scan_body",
+        [vi("s_in", f, [3]), vi("x_t", f, [3])], [vi("s_out", f, [3]), vi("y_t", f, [3])])
+    save(helper.make_graph(
+        [node("Scan", ["S0", "X"], ["S", "Y"], name="scan", body=scan_body, num_scan_inputs=1,
+              scan_input_axes=[1], scan_output_axes=[1])], "scan",
+        [vi("S0", f, [3]), vi("X", f, [3, 4])], [vi("S", f, [3]), vi("Y", f, [3, 4])]),
+        folder, "scan.onnx")
 
 
 if __name__ == "__main__":

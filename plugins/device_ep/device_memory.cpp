@@ -2,6 +2,8 @@
 // transfer of device_memory.h.
 #include "device_ep/device_memory.h"
 
+#include "device_ep/device_stream.h"
+
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
@@ -13,7 +15,7 @@
 namespace nxrt_device_ep {
 namespace {
 
-constexpr int kNumCounters = static_cast<int>(DeviceCounter::kBadFrees) + 1;
+constexpr int kNumCounters = static_cast<int>(DeviceCounter::kCount);
 std::atomic<uint64_t> g_counters[kNumCounters];
 
 OrtStatus* DeviceStatus(const OrtApi& ort, OrtErrorCode code, const std::string& message) {
@@ -175,9 +177,10 @@ bool ORT_API_CALL CanCopy(const OrtDataTransferImpl* this_ptr, const OrtMemoryDe
 }
 
 // Copies tensor i of `src` into tensor i of `dst` (same byte size; device-side data must lie in
-// device blocks). Errors name the tensor index and both sides.
+// device blocks); a device → CPU copy with a stream of the stream EP is queued on it. Errors name
+// the tensor index and both sides.
 OrtStatus* CopyOne(const DeviceDataTransfer& transfer, const OrtValue* src, OrtValue* dst,
-                   size_t index) {
+                   OrtSyncStream* stream, size_t index) {
   const OrtApi& ort = *transfer.api.ort;
   const OrtEpApi& ep = *transfer.api.ep;
   const Side from = SideOf(transfer, ep.Value_GetMemoryDevice(src));
@@ -210,7 +213,8 @@ OrtStatus* CopyOne(const DeviceDataTransfer& transfer, const OrtValue* src, OrtV
                                   "block of the device allocator; fix: allocate ExampleDevice "
                                   "tensors with the EP's allocator");
     }
-    std::memcpy(to_data, from_data, src_bytes);
+    auto copy = [to_data, from_data, src_bytes] { std::memcpy(to_data, from_data, src_bytes); };
+    if (to != Side::kHost || !Enqueue(transfer.api, stream, copy)) copy();
   }
   Increment(from == Side::kHost     ? DeviceCounter::kHostToDevice
             : to == Side::kHost     ? DeviceCounter::kDeviceToHost
@@ -218,14 +222,15 @@ OrtStatus* CopyOne(const DeviceDataTransfer& transfer, const OrtValue* src, OrtV
   return nullptr;
 }
 
-// Synchronous memcpy; `streams` is null since the EP is not stream aware.
+// memcpy, at once or (device → CPU, on a stream of the stream EP) when the stream runs.
 OrtStatus* ORT_API_CALL CopyTensors(OrtDataTransferImpl* this_ptr, const OrtValue** src_tensors,
-                                    OrtValue** dst_tensors, OrtSyncStream**,
+                                    OrtValue** dst_tensors, OrtSyncStream** streams,
                                     size_t num_tensors) noexcept {
   const auto& transfer = *static_cast<const DeviceDataTransfer*>(this_ptr);
   return nxrt_example_ep::Guarded(*transfer.api.ort, "CopyTensors", [&]() -> OrtStatus* {
     for (size_t i = 0; i < num_tensors; ++i) {
-      EXAMPLE_EP_RETURN_IF_ERROR(CopyOne(transfer, src_tensors[i], dst_tensors[i], i));
+      OrtSyncStream* stream = streams != nullptr ? streams[i] : nullptr;
+      EXAMPLE_EP_RETURN_IF_ERROR(CopyOne(transfer, src_tensors[i], dst_tensors[i], stream, i));
     }
     Increment(DeviceCounter::kCopyCalls);
     return nullptr;

@@ -18,9 +18,14 @@ namespace nxrt_device_ep {
 
 using nxrt_example_ep::HostApi;
 
-// The EP name (factory and OrtEp; options are "ep.example_device_ep.<key>") and the prefix of
-// the messages of this file; messages from the shared example EP code start "example_ep:".
+// The EP name (factory and OrtEp; options are "ep.<name>.<key>") and the prefix of the messages
+// of this file; messages from the shared example EP code start "example_ep:". The stream EP
+// (-DNXRT_DEVICE_EP_STREAMS) is "example_stream_ep".
+#if defined(NXRT_DEVICE_EP_STREAMS)
+inline constexpr const char* kDeviceEpName = "example_stream_ep";
+#else
 inline constexpr const char* kDeviceEpName = "example_device_ep";
+#endif
 // The device memory: CreateMemoryInfo_V2(kDeviceMemoryName, OrtMemoryInfoDeviceType_GPU,
 // kDeviceVendorId, 0, OrtDeviceMemoryType_DEFAULT, 0, OrtDeviceAllocator).
 inline constexpr const char* kDeviceMemoryName = "ExampleDevice";
@@ -36,6 +41,14 @@ enum class DeviceCounter {
   kAllocs,              // blocks handed out (Alloc, Reserve, AllocOnStream)
   kFrees,               // blocks freed
   kBadFrees,            // Free of a pointer that is not a live device block (ignored)
+  // The stream EP (device_stream.h) only:
+  kStreamsCreated,      // streams made by CreateSyncStreamForDevice
+  kStreamsReleased,     // streams the host released
+  kQueuedCopies,        // device → CPU copies queued on a stream (run later)
+  kHostWaits,           // OrtSyncNotificationImpl::WaitOnHost calls
+  kStreamRunEnds,       // OrtSyncStreamImpl::OnSessionRunEnd calls
+  kComputesOnStream,    // Compute calls whose kernel context carried a live stream
+  kCount,
 };
 
 void Increment(DeviceCounter counter);

@@ -14,6 +14,12 @@
 //   uint64_t NxrtDeviceEp_Frees(void)               device blocks freed
 //   uint64_t NxrtDeviceEp_BadFrees(void)            frees of pointers that are no device block
 //   uint64_t NxrtDeviceEp_RunStarts(void), NxrtDeviceEp_RunEnds(void)  OnRunStart/OnRunEnd calls
+//   the stream EP's (nxrt_stream_ep, device_stream.h; 0 in nxrt_device_ep):
+//   uint64_t NxrtDeviceEp_StreamsCreated(void), _StreamsReleased(void)  streams made / released
+//   uint64_t NxrtDeviceEp_QueuedCopies(void)        device -> CPU copies queued on a stream
+//   uint64_t NxrtDeviceEp_HostWaits(void)           WaitOnHost calls
+//   uint64_t NxrtDeviceEp_StreamRunEnds(void)       OnSessionRunEnd calls
+//   uint64_t NxrtDeviceEp_ComputesOnStream(void)    Compute calls given the run's stream
 //   void NxrtDeviceEp_ResetCounters(void)           sets them all to 0
 #include "device_ep/device_memory.h"
 #include "device_ep/factory.h"
@@ -75,6 +81,25 @@ NXRT_DEVICE_EP_EXPORT uint64_t NxrtDeviceEp_Frees(void) {
 }
 NXRT_DEVICE_EP_EXPORT uint64_t NxrtDeviceEp_BadFrees(void) {
   return nxrt_device_ep::Read(DeviceCounter::kBadFrees);
+}
+
+NXRT_DEVICE_EP_EXPORT uint64_t NxrtDeviceEp_StreamsCreated(void) {
+  return nxrt_device_ep::Read(DeviceCounter::kStreamsCreated);
+}
+NXRT_DEVICE_EP_EXPORT uint64_t NxrtDeviceEp_StreamsReleased(void) {
+  return nxrt_device_ep::Read(DeviceCounter::kStreamsReleased);
+}
+NXRT_DEVICE_EP_EXPORT uint64_t NxrtDeviceEp_QueuedCopies(void) {
+  return nxrt_device_ep::Read(DeviceCounter::kQueuedCopies);
+}
+NXRT_DEVICE_EP_EXPORT uint64_t NxrtDeviceEp_HostWaits(void) {
+  return nxrt_device_ep::Read(DeviceCounter::kHostWaits);
+}
+NXRT_DEVICE_EP_EXPORT uint64_t NxrtDeviceEp_StreamRunEnds(void) {
+  return nxrt_device_ep::Read(DeviceCounter::kStreamRunEnds);
+}
+NXRT_DEVICE_EP_EXPORT uint64_t NxrtDeviceEp_ComputesOnStream(void) {
+  return nxrt_device_ep::Read(DeviceCounter::kComputesOnStream);
 }
 
 NXRT_DEVICE_EP_EXPORT void NxrtDeviceEp_ResetCounters(void) {

@@ -5,6 +5,7 @@
 #include <new>
 
 #include "device_ep/device_memory.h"
+#include "device_ep/device_stream.h"
 #include "example_ep/factory.h"
 
 namespace nxrt_device_ep {
@@ -46,6 +47,21 @@ void ORT_API_CALL ReleaseAllocator(OrtEpFactory*, OrtAllocator* allocator) noexc
   Increment(DeviceCounter::kAllocatorsReleased);
 }
 
+#if defined(NXRT_DEVICE_EP_STREAMS)
+bool ORT_API_CALL IsStreamAware(const OrtEpFactory*) noexcept { return true; }
+
+OrtStatus* ORT_API_CALL CreateSyncStreamForDevice(OrtEpFactory* this_ptr, const OrtMemoryDevice*,
+                                                  const OrtKeyValuePairs*,
+                                                  OrtSyncStreamImpl** stream) noexcept {
+  const auto& factory = *static_cast<const DeviceEpFactory*>(this_ptr);
+  *stream = NewDeviceStream(factory.api);
+  if (*stream == nullptr) {
+    return MakeStatus(*factory.api.ort, ORT_FAIL, "CreateSyncStreamForDevice: out of memory");
+  }
+  return nullptr;
+}
+#endif
+
 OrtStatus* ORT_API_CALL CreateDataTransfer(OrtEpFactory* this_ptr,
                                            OrtDataTransferImpl** data_transfer) noexcept {
   const auto& factory = *static_cast<const DeviceEpFactory*>(this_ptr);
@@ -85,6 +101,11 @@ OrtStatus* CreateDeviceEpFactories(const OrtApiBase* api_base, OrtEpFactory** fa
   factory->CreateAllocator = CreateAllocator;
   factory->ReleaseAllocator = ReleaseAllocator;
   factory->CreateDataTransfer = CreateDataTransfer;
+#if defined(NXRT_DEVICE_EP_STREAMS)
+  factory->IsStreamAware = IsStreamAware;
+  factory->CreateSyncStreamForDevice = CreateSyncStreamForDevice;
+  factory->device_memory.check_stream = CheckComputeStream;
+#endif
   factories[0] = factory;
   *num_factories = 1;
   return nullptr;

@@ -260,6 +260,9 @@ OrtStatus* RunProgram(const OrtApi& ort, const EpRuntime& runtime, const Program
                  std::to_string(program.input_slots.size()) + " and " +
                  std::to_string(program.output_slots.size()));
   }
+  if (runtime.device_memory.check_stream != nullptr) {
+    EXAMPLE_EP_RETURN_IF_ERROR(runtime.device_memory.check_stream(ort, *runtime.ep_api, context));
+  }
   std::vector<SlotValue> slots(program.num_slots);
   for (const ProgramConstant& constant : program.constants) {
     slots[constant.slot].data = constant.values.data();

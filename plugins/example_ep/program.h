@@ -56,6 +56,9 @@ struct DeviceMemory {
   const OrtMemoryDevice* device = nullptr;
   // True when `data` lies in a live block of the variant's allocator.
   bool (*contains)(const void* data) = nullptr;
+  // When set (a stream-aware variant), Compute first checks its kernel context with it.
+  OrtStatus* (*check_stream)(const OrtApi& ort, const OrtEpApi& ep,
+                             OrtKernelContext* context) = nullptr;
 };
 
 // What the compute infos of one EP share with it. Owned by the EP, which outlives them (the host

@@ -5,10 +5,17 @@
 // plugin host (src/ep/ort_plugin) implements it: it projects the graph as an OrtGraph, calls
 // the plugin's GetCapability and turns each EpGraphSupportInfo_AddNodesToFuse group into a fused
 // proposal and each AddSingleNode into a single-node one. Placement validates every proposal
-// (ep/claim_set.h) and records a reason for each one it rejects; the EP later gets
-// CreateFusedKernel for each accepted fused proposal and CreateKernel for each accepted single.
+// (ep/claim_set.h) and records a reason for each one it rejects; the EP then compiles the
+// accepted claims of each graph (CompileClaims: fused ones into one kernel each, single nodes
+// into kernels of the EP's registry) and gets CreateFusedKernel for each fused claim and
+// CreateNodeKernel for each single node. A single-node claim may hold a control-flow node (If,
+// Loop, Scan) that the runtime otherwise runs itself: the runtime still runs its subgraphs, with
+// the EP's ControlFlowHelpersFor.
 #pragma once
 
+#include <cstddef>
+#include <functional>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -18,7 +25,9 @@
 #include "ep/partitioner.h"
 #include "ir/graph_view.h"
 #include "nxrt/execution_provider.h"
+#include "nxrt/kernel.h"
 #include "nxrt/status.h"
+#include "nxrt/tensor.h"
 
 namespace nxrt::ep {
 
@@ -52,17 +61,39 @@ class GraphClaimer : public EpExtension {
   virtual Result<GraphClaims> ProposeClaims(const ir::GraphView& view,
                                             const std::vector<bool>& unavailable) = 0;
 
-  // One accepted fused claim to compile and the name its step and kernel will have.
+  // One accepted claim to compile: fused (the name its step and kernel will have) or a single
+  // node (fused_name "").
   struct ClaimToCompile {
     std::string fused_name;  // unique in the session; FusedNodeInfo::name of its kernel
     const Claim* claim = nullptr;
+    bool fused = true;
   };
-  // Compiles the accepted fused claims of `view`'s graph, all at once, before CreateFusedKernel
-  // is asked for any of them (the model pipeline, runtime/model_pipeline.h, calls it once per
-  // graph that has such claims, right after placing the graph).
+  // Compiles the accepted claims of `view`'s graph, all at once, before CreateFusedKernel or
+  // CreateNodeKernel is asked for any of them (the model pipeline, runtime/model_pipeline.h,
+  // calls it once per graph that has such claims, right after placing the graph).
   // Errors: any; with fallback allowed the graph is placed again without this EP.
   virtual Status CompileClaims(const ir::GraphView& view,
                                std::span<const ClaimToCompile> claims) = 0;
+
+  // The kernel of single-node claim `node` of `graph` (compiled by CompileClaims), for one plan
+  // instance. Errors: kInternal for a node that was not compiled.
+  virtual Result<std::unique_ptr<Kernel>> CreateNodeKernel(const ir::Graph& graph,
+                                                           ir::NodeId node) = 0;
+
+  // What a control-flow node the EP claimed alone lends the runtime, which runs its subgraphs:
+  // each function is empty when the EP has none, and the runtime then does the work itself.
+  struct ControlFlowHelpers {
+    // Loop: writes the per-iteration tensors `items` (one dtype and shape), one after the other,
+    // into `out` (`bytes` = their total size).
+    std::function<Status(std::span<const Tensor* const> items, void* out, size_t bytes)> concat;
+    // Scan: `out` (allocated with the permuted shape) = `in` transposed by `perm`.
+    std::function<Status(std::span<const size_t> perm, const Tensor& in, Tensor& out)> transpose;
+  };
+  // The helpers of control-flow node `node` of `graph` (a single-node claim compiled by
+  // CompileClaims). Errors: kFailedPrecondition when the EP's kernel for it is not one the
+  // runtime can run (a plugin kernel not made by OrtEpApi::CreateIfKernel and friends).
+  virtual Result<ControlFlowHelpers> ControlFlowHelpersFor(const ir::Graph& graph,
+                                                           ir::NodeId node) = 0;
 };
 
 }  // namespace nxrt::ep

@@ -165,7 +165,9 @@ class HostComputeContext final : public ComputeContext {
       return Violation("AllocateOutput(", i, ") called twice; a dynamic output is allocated once");
     }
     NXRT_RETURN_IF_ERROR(CheckShape("AllocateOutput", i, shape));
-    NXRT_ASSIGN_OR_RETURN(*t, Tensor::Allocate(declared_.outputs[i].dtype, std::move(shape)));
+    const DataType dtype = declared_.outputs[i].dtype;
+    NXRT_ASSIGN_OR_RETURN(*t, binding_.allocate ? binding_.allocate(i, dtype, std::move(shape))
+                                                : Tensor::Allocate(dtype, std::move(shape)));
     return t;
   }
   void ParallelFor(int64_t n, int64_t min_chunk,

@@ -23,6 +23,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -79,6 +80,9 @@ struct StepBinding {
   // At least declared().workspace_bytes, 64-byte aligned; Compute sees the first
   // workspace_bytes.
   std::span<std::byte> workspace;
+  // Where AllocateOutput gets dynamic output `output`'s tensor (the executor: an EP's device
+  // memory, ep/device_values.h); empty: Tensor::Allocate (host memory).
+  std::function<Result<Tensor>(int output, DataType dtype, Shape shape)> allocate;
 };
 
 // What the last successful Prepare declared.

@@ -36,17 +36,22 @@ struct Placer {
     return static_cast<size_t>(node) < options.runtime_nodes.size() &&
            options.runtime_nodes[static_cast<size_t>(node)];
   }
+  bool ClaimableAlone(ir::NodeId node) const {
+    return static_cast<size_t>(node) < options.claimable_alone.size() &&
+           options.claimable_alone[static_cast<size_t>(node)];
+  }
 
   void Decline(ir::NodeId node, int32_t round, std::string reason) {
     placement.declines[node].push_back(EpDecline{round, std::move(reason)});
   }
 
-  // Nodes this round may not take: claimed earlier, or excluded for this EP (recorded).
-  std::vector<bool> Unavailable(int32_t round, const std::string& name) {
+  // Nodes this round may not take: claimed earlier, run by the runtime (unless `claimer` and
+  // claimable alone), or excluded for this EP (recorded).
+  std::vector<bool> Unavailable(int32_t round, const std::string& name, bool claimer) {
     const int32_t n = claims.node_count();
     std::vector<bool> unavailable(n, false);
     for (int32_t v = 0; v < n; ++v) {
-      if (claims.claim_of(v) >= 0 || IsRuntimeNode(v)) {
+      if (claims.claim_of(v) >= 0 || (IsRuntimeNode(v) && !(claimer && ClaimableAlone(v)))) {
         unavailable[v] = true;
         continue;
       }
@@ -90,6 +95,15 @@ void Placer::ClaimByProposals(int32_t round, const Round& r, GraphClaimer& claim
   }
   for (const ProposedClaim& proposal : proposed->claims) {
     Status status = claims.Validate(proposal.nodes);
+    for (ir::NodeId node : proposal.nodes) {
+      if (!status.ok() || !ClaimableAlone(node) || (!proposal.fused && proposal.nodes.size() == 1)) {
+        continue;
+      }
+      status = MakeStatus(StatusCode::kInvalidArgument, "node ", claims.NodeName(node),
+                          " holds subgraphs: an EP claims it alone with "
+                          "EpGraphSupportInfo_AddSingleNode (its kernel from "
+                          "OrtEpApi::Create*Kernel), never in a fused group");
+    }
     if (status.ok()) {
       for (ir::NodeId node : proposal.nodes) {
         if (!unavailable[node]) continue;
@@ -112,6 +126,7 @@ void Placer::ClaimByProposals(int32_t round, const Round& r, GraphClaimer& claim
   }
   for (int32_t v = 0; v < n; ++v) {
     if (unavailable[v] || claims.claim_of(v) >= 0) continue;
+    if (IsRuntimeNode(v) && notes[v].empty()) continue;  // the runtime runs it: nothing to say
     Decline(v, round, notes[v].empty() ? "not claimed by the EP" : notes[v]);
   }
 }
@@ -184,8 +199,9 @@ Result<Placement> PlaceGraph(const ir::GraphView& view, const EpRegistry& eps,
 
   for (int32_t round = 0; round < static_cast<int32_t>(rounds.size()); ++round) {
     const Round& r = rounds[round];
-    std::vector<bool> unavailable = placer.Unavailable(round, r.name);
-    if (GraphClaimer* claimer = r.ep->GetExtension<GraphClaimer>()) {
+    GraphClaimer* claimer = r.ep->GetExtension<GraphClaimer>();
+    std::vector<bool> unavailable = placer.Unavailable(round, r.name, claimer != nullptr);
+    if (claimer != nullptr) {
       placer.ClaimByProposals(round, r, *claimer, unavailable);
     } else {
       NXRT_RETURN_IF_ERROR(placer.ClaimBySupports(round, r, unavailable));
@@ -204,9 +220,10 @@ Result<Placement> PlaceGraph(const ir::GraphView& view, const EpRegistry& eps,
     placement.claims[k] = PlacedClaim{f.ep, f.fused, f.cost, std::move(plain[k])};
   }
   for (ir::NodeId v : view.topological_order()) {
+    if (placement.claim_of_node[v] >= 0) continue;
     if (placer.IsRuntimeNode(v)) {
       placement.runtime.push_back(v);
-    } else if (placement.claim_of_node[v] < 0) {
+    } else {
       placement.unplaced.push_back(v);
     }
   }

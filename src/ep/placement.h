@@ -6,7 +6,8 @@
 // session's EpRegistry, initialized. For each EP in priority order, over the nodes no earlier EP
 // claimed:
 //   - an EP with the GraphClaimer extension (ORT plugin EPs) proposes groups; each is validated
-//     (ep/claim_set.h) and becomes a claim, or is rejected with its reason recorded;
+//     (ep/claim_set.h) and becomes a claim, or is rejected with its reason recorded (such an EP
+//     may also claim a control-flow node alone: PlacementOptions::claimable_alone);
 //   - any other EP answers Supports for each node; the supported nodes are grouped into convex
 //     claims by the partitioner (ep/partitioner.h), with earlier claims as fixed blocks and
 //     nodes holding subgraphs (If/Loop/Scan) claimed alone.
@@ -82,6 +83,11 @@ struct PlacementOptions {
   // recorded), a proposal holding one is rejected, and they are listed in Placement::runtime,
   // not as unplaced. Empty: none.
   std::vector<bool> runtime_nodes;
+  // Node id → true for runtime nodes an EP with the GraphClaimer extension may still claim, alone
+  // and not fused: If, Loop and Scan, whose kernels ORT plugins make with OrtEpApi's helpers (the
+  // runtime still runs their subgraphs). Such a node, once claimed, is the claim's, not a runtime
+  // node. Empty: none.
+  std::vector<bool> claimable_alone;
   // Return a placement with unplaced nodes instead of failing (for inspection).
   bool allow_unplaced = false;
 };

@@ -62,6 +62,12 @@ class ClaimingEp : public ExecutionProvider, public GraphClaimer {
   Status CompileClaims(const ir::GraphView&, std::span<const ClaimToCompile>) override {
     return MakeStatus(StatusCode::kNotImplemented, "placement tests do not compile");
   }
+  Result<std::unique_ptr<Kernel>> CreateNodeKernel(const ir::Graph&, ir::NodeId) override {
+    return MakeStatus(StatusCode::kNotImplemented, "placement tests make no kernels");
+  }
+  Result<ControlFlowHelpers> ControlFlowHelpersFor(const ir::Graph&, ir::NodeId) override {
+    return MakeStatus(StatusCode::kNotImplemented, "placement tests run no control flow");
+  }
 
   std::vector<bool> unavailable_seen;
 
@@ -316,8 +322,8 @@ TEST_F(PlacementTest, AnEpFailingToProposeIsRecordedAndSkipped) {
   EXPECT_EQ(ClaimNodes(*p), (std::vector<std::vector<ir::NodeId>>{{0, 1, 2, 3, 4}}));
 }
 
-TEST(PlacementSubgraphTest, NodesWithSubgraphsArePlacedAlone) {
-  TestGraph g;
+// x → A=Relu → a; I=If(cond) whose then_branch reads a; B=Add(a, i) → b (output).
+void BuildIfGraph(TestGraph& g) {
   g.Input("x");
   g.Input("cond", DataType::kBool);
   g.Node("Relu", {"x"}, {"a"}, "A");
@@ -325,6 +331,11 @@ TEST(PlacementSubgraphTest, NodesWithSubgraphsArePlacedAlone) {
   g.AddSubgraph(if_node, "then_branch", {"a"});
   g.Node("Add", {"a", "i"}, {"b"}, "B");
   g.Output("b");
+}
+
+TEST(PlacementSubgraphTest, NodesWithSubgraphsArePlacedAlone) {
+  TestGraph g;
+  BuildIfGraph(g);
   ir::GraphView view = g.View();
   EpRegistry registry;
   ASSERT_TRUE(
@@ -342,13 +353,7 @@ TEST(PlacementSubgraphTest, NodesWithSubgraphsArePlacedAlone) {
 // for them, a proposal holding one is rejected, and they are neither claimed nor unplaced.
 TEST(PlacementSubgraphTest, RuntimeNodesAreOfferedToNoEp) {
   TestGraph g;
-  g.Input("x");
-  g.Input("cond", DataType::kBool);
-  g.Node("Relu", {"x"}, {"a"}, "A");
-  ir::NodeId if_node = g.Node("If", {"cond"}, {"i"}, "I");
-  g.AddSubgraph(if_node, "then_branch", {"a"});
-  g.Node("Add", {"a", "i"}, {"b"}, "B");
-  g.Output("b");
+  BuildIfGraph(g);
   ir::GraphView view = g.View();
   GraphClaims answer;
   answer.claims = {{{1}, true}};  // the If
@@ -375,6 +380,44 @@ TEST(PlacementSubgraphTest, RuntimeNodesAreOfferedToNoEp) {
   EXPECT_NE(GraphPlacementText(described).find("run by the runtime: 1 node\n  #1:If:I -> "),
             std::string::npos)
       << GraphPlacementText(described);
+}
+
+// A control-flow node an EP that claims whole graphs may take alone (ORT's CreateIfKernel
+// style): a single-node proposal claims it, a fused one is rejected with the reason.
+TEST(PlacementSubgraphTest, ClaimersTakeControlFlowAloneOnly) {
+  for (bool fused : {false, true}) {
+    TestGraph g;
+    BuildIfGraph(g);
+    ir::GraphView view = g.View();
+    GraphClaims answer;
+    answer.claims = {{{1}, fused}};
+    auto plugin = std::make_shared<ClaimingEp>("plugin", answer);
+    auto cpu = std::make_shared<MockEp>("cpu", std::set<std::string>{"Relu", "Add"}, 0.0);
+    EpRegistry registry;
+    ASSERT_TRUE(registry.Add(plugin).ok());
+    ASSERT_TRUE(registry.Add(cpu).ok());
+    ASSERT_TRUE(registry.InitializeAll().ok());
+    PlacementOptions options;
+    options.runtime_nodes = {false, true, false};
+    options.claimable_alone = {false, true, false};
+    Result<Placement> p = PlaceGraph(view, registry, options);
+    ASSERT_TRUE(p.ok()) << p.status().ToString();
+    EXPECT_TRUE(p->complete());
+    EXPECT_EQ(plugin->unavailable_seen, (std::vector<bool>{false, false, false}));
+    if (fused) {
+      ASSERT_EQ(p->rejected.size(), 1u);
+      EXPECT_NE(p->rejected[0].reason.find("claims it alone with EpGraphSupportInfo_AddSingleNode"),
+                std::string::npos)
+          << p->rejected[0].reason;
+      EXPECT_EQ(p->runtime, (std::vector<ir::NodeId>{1}));
+    } else {
+      EXPECT_TRUE(p->rejected.empty());
+      ASSERT_GE(p->claim_of_node[1], 0);
+      EXPECT_EQ(p->claims[p->claim_of_node[1]].ep, 0);
+      EXPECT_FALSE(p->claims[p->claim_of_node[1]].fused);
+      EXPECT_TRUE(p->runtime.empty());
+    }
+  }
 }
 
 TEST_F(PlacementTest, JsonHasEveryClaimDeclineAndRejection) {

@@ -346,4 +346,76 @@ const onnx::OpSchema* LibonnxSchemaAt(std::string_view domain, std::string_view 
   return schema;
 }
 
+namespace {
+
+std::optional<size_t> FormalOf(const std::vector<OperatorSignature::Formal>& formals,
+                               size_t index) {
+  if (index < formals.size()) return index;
+  if (!formals.empty() && formals.back().option == OperatorSignature::Option::kVariadic) {
+    return formals.size() - 1;
+  }
+  return std::nullopt;
+}
+
+OperatorSignature::Formal FormalFrom(const onnx::OpSchema::FormalParameter& param) {
+  OperatorSignature::Formal formal;
+  formal.name = param.GetName();
+  formal.type_str = param.GetTypeStr();
+  switch (param.GetOption()) {
+    case onnx::OpSchema::Optional: formal.option = OperatorSignature::Option::kOptional; break;
+    case onnx::OpSchema::Variadic: formal.option = OperatorSignature::Option::kVariadic; break;
+    default: formal.option = OperatorSignature::Option::kSingle; break;
+  }
+  return formal;
+}
+
+}  // namespace
+
+const OperatorSignature::Constraint* OperatorSignature::FindConstraint(
+    std::string_view name) const {
+  for (const Constraint& c : constraints) {
+    if (c.name == name) return &c;
+  }
+  return nullptr;
+}
+
+std::optional<size_t> OperatorSignature::FormalOfInput(size_t index) const {
+  return FormalOf(inputs, index);
+}
+
+std::optional<size_t> OperatorSignature::FormalOfOutput(size_t index) const {
+  return FormalOf(outputs, index);
+}
+
+std::optional<OperatorSignature> SignatureAt(std::string_view domain, std::string_view op_type,
+                                             int64_t opset) {
+  const int since = SinceVersion(domain, op_type, opset);
+  if (since < 0) return std::nullopt;
+  const std::string domain_name(Canonical(domain));
+  const int libonnx_max = LibonnxMaxOpset(domain_name);
+  if (libonnx_max < 1) return std::nullopt;
+  const onnx::OpSchema* schema =
+      onnx::OpSchemaRegistry::Schema(std::string(op_type), std::min(since, libonnx_max),
+                                     domain_name);
+  if (schema == nullptr) return std::nullopt;
+  OperatorSignature sig;
+  sig.since_version = since;
+  sig.from_older_version = schema->SinceVersion() != since;
+  for (const auto& param : schema->inputs()) sig.inputs.push_back(FormalFrom(param));
+  for (const auto& param : schema->outputs()) sig.outputs.push_back(FormalFrom(param));
+  for (const auto& tc : schema->typeConstraintParams()) {
+    OperatorSignature::Constraint c;
+    c.name = tc.type_param_str;
+    c.types = tc.allowed_type_strs;
+    for (size_t i = 0; i < sig.inputs.size(); ++i) {
+      if (sig.inputs[i].type_str == c.name) c.inputs.push_back(i);
+    }
+    for (size_t i = 0; i < sig.outputs.size(); ++i) {
+      if (sig.outputs[i].type_str == c.name) c.outputs.push_back(i);
+    }
+    sig.constraints.push_back(std::move(c));
+  }
+  return sig;
+}
+
 }  // namespace nxrt::ir

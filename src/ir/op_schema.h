@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -88,5 +89,42 @@ std::optional<bool> SchemaDeclaresAttribute(std::string_view domain, std::string
 // (their newer version is only in nxrt's table). The registry owns the schema for the process.
 const onnx::OpSchema* LibonnxSchemaAt(std::string_view domain, std::string_view op_type,
                                       int64_t opset);
+
+// An operator's formal parameters and type constraints: what kernel registries match a node's
+// types against (ORT's KernelRegistry resolves a kernel's type constraint "T" to the inputs and
+// outputs whose formal type string is "T") and what OrtEpApi::GetOpSchema shows plugins.
+struct OperatorSignature {
+  enum class Option : uint8_t { kSingle, kOptional, kVariadic };
+  struct Formal {
+    std::string name;      // "A", "inputs"
+    std::string type_str;  // a constraint name ("T") or a type ("tensor(int64)")
+    Option option = Option::kSingle;
+  };
+  struct Constraint {
+    std::string name;                     // "T"
+    std::vector<std::string> types;       // "tensor(float)", ... in the schema's order
+    std::vector<size_t> inputs, outputs;  // formal parameters whose type_str is `name`
+  };
+  int since_version = 0;  // of the schema in force (SinceVersion)
+  std::vector<Formal> inputs;
+  std::vector<Formal> outputs;
+  std::vector<Constraint> constraints;  // in declaration order
+  // True when the version in force is newer than libonnx's (opsets 18-21): the parameters and
+  // constraints are those of libonnx's newest version of the op, which may lack types the newer
+  // version allows (float8, int4).
+  bool from_older_version = false;
+
+  // The constraint named `name`, or nullptr.
+  const Constraint* FindConstraint(std::string_view name) const;
+  // The formal parameter that actual input (output) `index` binds to: a variadic last parameter
+  // takes every index from its position on. nullopt past the last parameter.
+  std::optional<size_t> FormalOfInput(size_t index) const;
+  std::optional<size_t> FormalOfOutput(size_t index) const;
+};
+
+// The signature of `op_type` in `domain` in force at `opset`; nullopt when the op has no schema
+// version at that opset or libonnx has none of its versions (custom domains).
+std::optional<OperatorSignature> SignatureAt(std::string_view domain, std::string_view op_type,
+                                             int64_t opset);
 
 }  // namespace nxrt::ir

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "onnx/defs/schema.h"
 
 namespace nxrt::ir {
@@ -100,6 +102,49 @@ TEST(OpSchemaTest, Deprecation) {
   EXPECT_FALSE(SchemaAt("", "Upsample", 9)->deprecated);
   EXPECT_TRUE(SchemaAt("ai.onnx.ml", "TreeEnsembleRegressor", 5)->deprecated);
   EXPECT_FALSE(SchemaAt("ai.onnx.ml", "TreeEnsembleRegressor", 4)->deprecated);
+}
+
+// Formal parameters and constraints, as the ONNX operator docs list them.
+TEST(OpSchemaTest, SignaturesFromTheSchema) {
+  std::optional<OperatorSignature> add = SignatureAt("", "Add", 17);
+  ASSERT_TRUE(add.has_value());
+  EXPECT_EQ(add->since_version, 14);
+  EXPECT_FALSE(add->from_older_version);
+  ASSERT_EQ(add->inputs.size(), 2u);
+  EXPECT_EQ(add->inputs[0].name, "A");
+  EXPECT_EQ(add->inputs[1].type_str, "T");
+  ASSERT_EQ(add->constraints.size(), 1u);
+  const OperatorSignature::Constraint* t = add->FindConstraint("T");
+  ASSERT_NE(t, nullptr);
+  EXPECT_EQ(t->inputs, (std::vector<size_t>{0, 1}));
+  EXPECT_EQ(t->outputs, (std::vector<size_t>{0}));
+  EXPECT_NE(std::find(t->types.begin(), t->types.end(), "tensor(float)"), t->types.end());
+  EXPECT_EQ(add->FindConstraint("T1"), nullptr);
+  EXPECT_EQ(add->FormalOfInput(1), 1u);
+  EXPECT_FALSE(add->FormalOfInput(2).has_value());
+
+  // Concat's one variadic input takes every actual input.
+  std::optional<OperatorSignature> concat = SignatureAt("ai.onnx", "Concat", 13);
+  ASSERT_TRUE(concat.has_value());
+  EXPECT_EQ(concat->inputs[0].option, OperatorSignature::Option::kVariadic);
+  EXPECT_EQ(concat->FormalOfInput(5), 0u);
+
+  // Squeeze-13 takes `axes` as an optional tensor(int64) input, not a constraint.
+  std::optional<OperatorSignature> squeeze = SignatureAt("", "Squeeze", 13);
+  ASSERT_TRUE(squeeze.has_value());
+  ASSERT_EQ(squeeze->inputs.size(), 2u);
+  EXPECT_EQ(squeeze->inputs[1].option, OperatorSignature::Option::kOptional);
+  EXPECT_EQ(squeeze->inputs[1].type_str, "tensor(int64)");
+
+  // Squeeze-21 is newer than libonnx: version 13's parameters stand in.
+  std::optional<OperatorSignature> squeeze21 = SignatureAt("", "Squeeze", 21);
+  ASSERT_TRUE(squeeze21.has_value());
+  EXPECT_EQ(squeeze21->since_version, 21);
+  EXPECT_TRUE(squeeze21->from_older_version);
+  EXPECT_EQ(squeeze21->inputs.size(), 2u);
+
+  EXPECT_FALSE(SignatureAt("", "NoSuchOp", 17).has_value());
+  EXPECT_FALSE(SignatureAt("com.microsoft", "FusedConv", 1).has_value());
 }
 
 // Every op libonnx knows, at every opset it knows, gets libonnx's answer.

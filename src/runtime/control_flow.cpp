@@ -9,8 +9,11 @@
 namespace nxrt::runtime {
 
 bool IsControlFlowOp(std::string_view domain, std::string_view op_type) {
-  return domain.empty() &&
-         (op_type == "If" || op_type == "Loop" || op_type == "Scan" || op_type == "SequenceMap");
+  return IsClaimableControlFlowOp(domain, op_type) || (domain.empty() && op_type == "SequenceMap");
+}
+
+bool IsClaimableControlFlowOp(std::string_view domain, std::string_view op_type) {
+  return domain.empty() && (op_type == "If" || op_type == "Loop" || op_type == "Scan");
 }
 
 namespace {
@@ -49,7 +52,7 @@ class SubgraphRunner {
       Value& value = values[v];
       if (!value.defined()) {
         status = MakeStatus(StatusCode::kRuntimeError, "subgraph '", plan.graph->name,
-                            "' output '", plan.graph->values[v].name, "' has no value");
+                            "' output '", plan.ValueName(v), "' has no value");
       } else if (plan.values[v].source != ValueSource::kStep && value.is_tensor()) {
         // Tensors that are inputs, initializers or outer values may be borrowed: copy them.
         Result<Tensor> copy = value.tensor().Clone();
@@ -149,11 +152,54 @@ class IfStep final : public RuntimeStep {
   std::vector<Value> result_;  // the branch's outputs; unset between runs
 };
 
+// The per-iteration tensors `items` (one dtype and shape) stacked along a new axis 0 by
+// `concat` (an EP's ControlFlowHelpers::concat).
+Result<Tensor> StackWith(const decltype(ControlFlowHelpers::concat)& concat, const std::vector<Value>& items,
+                         std::string_view what) {
+  const Value& first = items.front();
+  std::vector<Tensor> owned;
+  owned.reserve(items.size());
+  std::vector<const Tensor*> parts;
+  for (const Value& v : items) {
+    if (!v.is_tensor() || !first.is_tensor() || v.tensor().dtype() != first.tensor().dtype() ||
+        v.tensor().shape() != first.tensor().shape()) {
+      return MakeStatus(StatusCode::kRuntimeError, what, " changes from ", first.Description(),
+                        " to ", v.Description(), " between iterations; it must be a tensor of ",
+                        "one dtype and shape");
+    }
+    if (v.tensor().is_contiguous()) {
+      parts.push_back(&v.tensor());
+      continue;
+    }
+    NXRT_ASSIGN_OR_RETURN(Tensor c, v.tensor().Clone());
+    owned.push_back(std::move(c));
+    parts.push_back(&owned.back());
+  }
+  Shape shape = first.tensor().shape();
+  shape.insert(shape.begin(), static_cast<int64_t>(items.size()));
+  NXRT_ASSIGN_OR_RETURN(Tensor out, Tensor::Allocate(first.tensor().dtype(), std::move(shape)));
+  NXRT_RETURN_IF_ERROR(concat(parts, out.mutable_raw_data(), out.byte_size()));
+  return out;
+}
+
+// `t` transposed by `perm` (output dim i is input dim perm[i]) by `transpose` (an EP's
+// ControlFlowHelpers::transpose).
+Result<Tensor> TransposeWith(const decltype(ControlFlowHelpers::transpose)& transpose, const Tensor& t,
+                             const std::vector<size_t>& perm) {
+  Shape shape(perm.size());
+  for (size_t i = 0; i < perm.size(); ++i) shape[i] = t.shape()[perm[i]];
+  NXRT_ASSIGN_OR_RETURN(Tensor out, Tensor::Allocate(t.dtype(), std::move(shape)));
+  NXRT_ASSIGN_OR_RETURN(Tensor in, t.is_contiguous() ? Result<Tensor>(t) : t.Clone());
+  NXRT_RETURN_IF_ERROR(transpose(perm, in, out));
+  return out;
+}
+
 class LoopStep final : public RuntimeStep {
  public:
-  LoopStep(SubgraphPlan body, size_t explicit_inputs, std::vector<DataType> scan_dtypes)
+  LoopStep(SubgraphPlan body, size_t explicit_inputs, std::vector<DataType> scan_dtypes,
+           ControlFlowHelpers helpers)
       : body_(std::move(body)), explicit_inputs_(explicit_inputs),
-        scan_dtypes_(std::move(scan_dtypes)) {}
+        scan_dtypes_(std::move(scan_dtypes)), helpers_(std::move(helpers)) {}
 
   Status Run(std::span<const Value* const> inputs, std::vector<Value>& outputs,
              ThreadPool& pool) override {
@@ -210,8 +256,12 @@ class LoopStep final : public RuntimeStep {
         NXRT_ASSIGN_OR_RETURN(outputs[carried + k], Tensor::Allocate(dt, {0}));
         continue;
       }
-      NXRT_ASSIGN_OR_RETURN(outputs[carried + k],
-                            Stack(scans[k], 0, false, "Loop scan output " + std::to_string(k)));
+      const std::string what = "Loop scan output " + std::to_string(k);
+      if (helpers_.concat) {
+        NXRT_ASSIGN_OR_RETURN(outputs[carried + k], StackWith(helpers_.concat, scans[k], what));
+      } else {
+        NXRT_ASSIGN_OR_RETURN(outputs[carried + k], Stack(scans[k], 0, false, what));
+      }
     }
     return Status::Ok();
   }
@@ -220,6 +270,7 @@ class LoopStep final : public RuntimeStep {
   SubgraphRunner body_;
   size_t explicit_inputs_;
   std::vector<DataType> scan_dtypes_;
+  ControlFlowHelpers helpers_;
 };
 
 class ScanStep final : public RuntimeStep {
@@ -227,9 +278,9 @@ class ScanStep final : public RuntimeStep {
   // The node's inputs from `first_input` on are the states and scan inputs (Scan-8 has
   // sequence_lens before them).
   ScanStep(SubgraphPlan body, ScanAttributes attrs, size_t explicit_inputs,
-           size_t first_input = 0)
+           size_t first_input = 0, ControlFlowHelpers helpers = {})
       : body_(std::move(body)), attrs_(std::move(attrs)), explicit_inputs_(explicit_inputs),
-        first_(first_input) {}
+        first_(first_input), helpers_(std::move(helpers)) {}
 
   Status Run(std::span<const Value* const> inputs, std::vector<Value>& outputs,
              ThreadPool& pool) override {
@@ -268,14 +319,28 @@ class ScanStep final : public RuntimeStep {
       }
       length = x.shape()[axis];
     }
+    // With an EP's transpose (ORT's Scan kernel helper), a scan input whose axis is not 0 is
+    // transposed once to put it first, as ORT's Scan does.
+    std::vector<Tensor> scan_inputs(m);
+    std::vector<int64_t> slice_axes(attrs_.input_axes.begin(), attrs_.input_axes.end());
+    for (size_t j = 0; j < m; ++j) {
+      scan_inputs[j] = own[n + j]->tensor();
+      if (!helpers_.transpose || slice_axes[j] == 0) continue;
+      std::vector<size_t> perm{static_cast<size_t>(slice_axes[j])};
+      for (size_t d = 0; d < scan_inputs[j].rank(); ++d) {
+        if (d != static_cast<size_t>(slice_axes[j])) perm.push_back(d);
+      }
+      NXRT_ASSIGN_OR_RETURN(scan_inputs[j],
+                            TransposeWith(helpers_.transpose, scan_inputs[j], perm));
+      slice_axes[j] = 0;
+    }
     const size_t k_count = outputs.size() - n;
     std::vector<std::vector<Value>> scans(k_count);
     for (int64_t it = 0; it < length; ++it) {
       std::vector<Value> body_inputs = state;
       for (size_t j = 0; j < m; ++j) {
         const int64_t index = attrs_.input_directions[j] == 1 ? length - 1 - it : it;
-        NXRT_ASSIGN_OR_RETURN(Tensor slice,
-                              SliceAxis(own[n + j]->tensor(), attrs_.input_axes[j], index));
+        NXRT_ASSIGN_OR_RETURN(Tensor slice, SliceAxis(scan_inputs[j], slice_axes[j], index));
         body_inputs.emplace_back(std::move(slice));
       }
       std::vector<Value> result;
@@ -293,9 +358,25 @@ class ScanStep final : public RuntimeStep {
         return MakeStatus(StatusCode::kNotImplemented, "Scan with zero iterations: the shape of ",
                           "scan output ", k, " cannot be derived");
       }
-      NXRT_ASSIGN_OR_RETURN(outputs[n + k],
-                            Stack(scans[k], attrs_.output_axes[k], attrs_.output_directions[k] == 1,
-                                  "Scan output " + std::to_string(k)));
+      const int64_t axis = attrs_.output_axes[k];
+      const std::string what = "Scan output " + std::to_string(k);
+      if (!helpers_.transpose || axis == 0) {
+        NXRT_ASSIGN_OR_RETURN(outputs[n + k],
+                              Stack(scans[k], axis, attrs_.output_directions[k] == 1, what));
+        continue;
+      }
+      // Stacked along axis 0, then moved to `axis` by the EP's transpose, as ORT's Scan does.
+      NXRT_ASSIGN_OR_RETURN(Tensor stacked,
+                            Stack(scans[k], 0, attrs_.output_directions[k] == 1, what));
+      if (axis >= static_cast<int64_t>(stacked.rank())) {
+        return MakeStatus(StatusCode::kInvalidModel, what, " axis ", axis,
+                          " is out of range for rank ", stacked.rank());
+      }
+      std::vector<size_t> perm;
+      for (size_t d = 1; d <= static_cast<size_t>(axis); ++d) perm.push_back(d);
+      perm.push_back(0);
+      for (size_t d = static_cast<size_t>(axis) + 1; d < stacked.rank(); ++d) perm.push_back(d);
+      NXRT_ASSIGN_OR_RETURN(outputs[n + k], TransposeWith(helpers_.transpose, stacked, perm));
     }
     return Status::Ok();
   }
@@ -305,6 +386,7 @@ class ScanStep final : public RuntimeStep {
   ScanAttributes attrs_;
   size_t explicit_inputs_;
   size_t first_;
+  ControlFlowHelpers helpers_;
 };
 
 // Scan-8: inputs are sequence_lens (optional int64 [batch]), N states [batch, ...] and M scan
@@ -481,19 +563,22 @@ RuntimeStepFactory MakeIfStep(SubgraphPlan then_branch, SubgraphPlan else_branch
 }
 
 RuntimeStepFactory MakeLoopStep(SubgraphPlan body, size_t explicit_inputs,
-                                std::vector<DataType> scan_dtypes) {
-  return [body = std::move(body), explicit_inputs, scan_dtypes = std::move(scan_dtypes)] {
-    return std::unique_ptr<RuntimeStep>(new LoopStep(body, explicit_inputs, scan_dtypes));
+                                std::vector<DataType> scan_dtypes, ControlFlowHelpers helpers) {
+  return [body = std::move(body), explicit_inputs, scan_dtypes = std::move(scan_dtypes),
+          helpers = std::move(helpers)] {
+    return std::unique_ptr<RuntimeStep>(new LoopStep(body, explicit_inputs, scan_dtypes, helpers));
   };
 }
 
 RuntimeStepFactory MakeScanStep(SubgraphPlan body, ScanAttributes attributes,
-                                size_t explicit_inputs) {
-  return [body = std::move(body), attributes = std::move(attributes), explicit_inputs] {
+                                size_t explicit_inputs, ControlFlowHelpers helpers) {
+  return [body = std::move(body), attributes = std::move(attributes), explicit_inputs,
+          helpers = std::move(helpers)] {
     if (attributes.batched) {
       return std::unique_ptr<RuntimeStep>(new BatchedScanStep(body, attributes, explicit_inputs));
     }
-    return std::unique_ptr<RuntimeStep>(new ScanStep(body, attributes, explicit_inputs));
+    return std::unique_ptr<RuntimeStep>(
+        new ScanStep(body, attributes, explicit_inputs, 0, helpers));
   };
 }
 

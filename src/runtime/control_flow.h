@@ -16,23 +16,33 @@
 #include <string_view>
 #include <vector>
 
+#include "ep/graph_claimer.h"
 #include "runtime/graph_plan.h"
 
 namespace nxrt::runtime {
 
 // True for the ops whose subgraphs the runtime runs: If, Loop, Scan, SequenceMap (default domain).
 bool IsControlFlowOp(std::string_view domain, std::string_view op_type);
+// True for If, Loop and Scan: the control-flow ops an ORT plugin EP may claim alone (its kernel
+// made by OrtEpApi::CreateIfKernel/CreateLoopKernel/CreateScanKernel).
+bool IsClaimableControlFlowOp(std::string_view domain, std::string_view op_type);
 
 // If: runs `then_branch` when input 0 (a one-element bool tensor) is true, else `else_branch`.
 RuntimeStepFactory MakeIfStep(SubgraphPlan then_branch, SubgraphPlan else_branch);
 
+// What the EP that claimed a control-flow node lends it (ep/graph_claimer.h); empty functions:
+// the runtime does that work itself.
+using ControlFlowHelpers = ep::GraphClaimer::ControlFlowHelpers;
+
 // Loop: inputs M (optional int64 trip count), cond (optional bool), then N loop-carried values;
 // the body maps (iteration_num, cond, N values) → (cond, N values, K scan outputs). Outputs: the
-// N final values, then the K scan outputs stacked along a new axis 0. `explicit_inputs` is the
-// node's input count; `scan_dtypes` the declared dtypes of the K scan outputs (used for the
-// empty outputs of a loop that runs zero times).
+// N final values, then the K scan outputs stacked along a new axis 0 (by `helpers.concat` when
+// set, once per scan output of a loop that ran, as ORT's Loop calls OrtLoopKernelHelper::
+// ConcatOutput). `explicit_inputs` is the node's input count; `scan_dtypes` the declared dtypes
+// of the K scan outputs (used for the empty outputs of a loop that runs zero times).
 RuntimeStepFactory MakeLoopStep(SubgraphPlan body, size_t explicit_inputs,
-                                std::vector<DataType> scan_dtypes);
+                                std::vector<DataType> scan_dtypes,
+                                ControlFlowHelpers helpers = {});
 
 // Scan (opset ≥ 9): N state inputs then `num_scan_inputs` scan inputs, sliced along
 // `input_axes` (forward or reverse per `input_directions`); outputs the N final states then the
@@ -48,8 +58,12 @@ struct ScanAttributes {
   // (the axes above are then those of one batch entry: all 0).
   bool batched = false;
 };
+// With `helpers.transpose` (ORT's OrtScanKernelHelper::Transpose), a scan input whose axis is
+// not 0 is transposed to put that axis first before slicing, and a scan output whose axis is not
+// 0 is stacked along 0 and then transposed into place, as ORT's Scan does; Scan-8 never has
+// helpers.
 RuntimeStepFactory MakeScanStep(SubgraphPlan body, ScanAttributes attributes,
-                                size_t explicit_inputs);
+                                size_t explicit_inputs, ControlFlowHelpers helpers = {});
 
 // SequenceMap (opset 17): input 0 a sequence of L tensors, inputs 1.. tensors or sequences of
 // length L; the body runs L times on (element i of each sequence, each tensor whole) and output

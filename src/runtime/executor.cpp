@@ -64,6 +64,14 @@ Result<std::unique_ptr<PlanInstance>> PlanInstance::Create(const GraphPlan& plan
       binding.outputs_use = state->outputs_use;
       binding.outputs = state->outs;
       binding.prepacked = step.prepacked.get();
+      if (step.device != nullptr) {
+        binding.allocate = [&step](int o, DataType dtype, Shape shape) -> Result<Tensor> {
+          if (step.OutputOnDevice(static_cast<size_t>(o))) {
+            return step.device->AllocateTensor(dtype, std::move(shape));
+          }
+          return Tensor::Allocate(dtype, std::move(shape));
+        };
+      }
     }
     inst->steps_.push_back(std::move(state));
   }
@@ -162,7 +170,7 @@ Status PlanInstance::RunStep(size_t index, ThreadPool& pool) {
     if (v == ir::kNoValue) continue;
     if (!values_[v].defined()) {
       return MakeStatus(StatusCode::kInternal, step.description, ": input ", i, " '",
-                        plan_.graph->values[v].name, "' has no value at run time");
+                        plan_.ValueName(v), "' has no value at run time");
     }
     inputs[i] = &values_[v];
   }
@@ -215,7 +223,7 @@ Status PlanInstance::RunRuntimeStep(size_t index, ThreadPool& pool) {
     if (in == nullptr) continue;
     if (!in->is_tensor()) {
       return MakeStatus(StatusCode::kInvalidModel, step.description, ": input ", i, " '",
-                        plan_.graph->values[step.inputs[i]].name, "' is ", in->Description(),
+                        plan_.ValueName(step.inputs[i]), "' is ", in->Description(),
                         ", but this kernel takes tensors only; ",
                         "only sequence and optional ops accept sequences and optionals");
     }
@@ -248,6 +256,10 @@ Status PlanInstance::RunRuntimeStep(size_t index, ThreadPool& pool) {
     return &slot;
   }
   const ir::ValueId v = step.outputs[o];
+  if (step.OutputOnDevice(o)) {  // the EP's device memory, never the arena
+    NXRT_ASSIGN_OR_RETURN(slot, step.device->AllocateTensor(decl.dtype, decl.shape));
+    return &slot;
+  }
   std::byte* at = nullptr;
   if (!plan_.values[v].graph_output && !step.constant && decl.dtype != DataType::kString) {
     NXRT_ASSIGN_OR_RETURN(int64_t count, ElementCount(decl.shape));

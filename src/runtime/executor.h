@@ -6,8 +6,9 @@
 // a kernel step is
 //   bind its inputs → the host prepares again only if an input shape (or a value input's
 //   contents) changed → bind its outputs and workspace (arena bytes when the memory plan has
-//   them at this size, otherwise buffers of their own) → Compute → pin a constant step's outputs
-//   → drop the values this step read last.
+//   them at this size, otherwise buffers of their own; outputs a step keeps in its EP's device
+//   memory, ep/device_values.h, are allocated there, also dynamic ones) → Compute → pin a
+//   constant step's outputs → drop the values this step read last.
 // A runtime step (control flow, sequence ops) gets its inputs and gives values that own their
 // buffers. After a run in which some intermediate or workspace did not fit the memory plan
 // (first run, new shapes, a kernel that changed its in-place offers), the arena is rebuilt from

@@ -8,7 +8,7 @@ namespace nxrt::runtime {
 
 void GraphPlan::ComputeValuePlans() {
   const ir::Graph& g = *graph;
-  values.assign(g.values.size(), ValuePlan{});
+  values.assign(value_count(), ValuePlan{});
   inputs.clear();
   outer_scope.clear();
   constant_outer.resize(g.values.size());
@@ -78,6 +78,15 @@ void GraphPlan::ComputeValuePlans() {
 bool GraphPlan::Constant(ir::ValueId v) const {
   const ValuePlan& vp = values[v];
   return vp.source == ValueSource::kInitializer || vp.pinned || vp.constant_outer;
+}
+
+std::string GraphPlan::ValueName(ir::ValueId v) const {
+  const size_t own = graph->values.size();
+  if (v < 0) return "(none)";
+  if (static_cast<size_t>(v) < own) return graph->values[v].name;
+  const Copy& copy = copies[static_cast<size_t>(v) - own];
+  return graph->values[copy.of].name +
+         (copy.memory.empty() ? " (host copy)" : " (in ep '" + copy.memory + "' memory)");
 }
 
 std::vector<ir::ValueId> GraphPlan::PrepackedInitializers() const {

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "core/thread_pool.h"
+#include "ep/device_values.h"
 #include "ep/kernel_host.h"
 #include "ir/graph_view.h"
 #include "nxrt/execution_provider.h"
@@ -91,6 +92,17 @@ struct StepPlan {
   // Copies of constant inputs that this step's kernels published with SetPrepacked
   // (ep/prepacked.h), shared by all instances of the plan.
   std::shared_ptr<ep::PrepackedCopies> prepacked = std::make_shared<ep::PrepackedCopies>();
+  // A kernel step of an EP that keeps values in its device memory (ep/device_values.h): per
+  // explicit input and output, 1 when it lives in that memory. Null/empty: host memory.
+  ep::DeviceValues* device = nullptr;
+  std::vector<uint8_t> inputs_on_device;
+  std::vector<uint8_t> outputs_on_device;
+  bool InputOnDevice(size_t i) const {
+    return device != nullptr && i < inputs_on_device.size() && inputs_on_device[i] != 0;
+  }
+  bool OutputOnDevice(size_t o) const {
+    return device != nullptr && o < outputs_on_device.size() && outputs_on_device[o] != 0;
+  }
 };
 
 // Where a value of the graph comes from during a run.
@@ -112,7 +124,15 @@ struct ValuePlan {
 struct GraphPlan {
   const ir::Graph* graph = nullptr;
   std::vector<StepPlan> steps;
-  std::vector<ValuePlan> values;  // by ValueId
+  std::vector<ValuePlan> values;  // by ValueId: the graph's values, then the copies below
+  // Values the plan adds to the graph's (ids from graph->values.size() on): copies of a value in
+  // another memory (runtime/device_copies.h), each with the graph value it is a copy of and the
+  // memory it is in ("" for host memory, else the EP's name).
+  struct Copy {
+    ir::ValueId of = ir::kNoValue;
+    std::string memory;
+  };
+  std::vector<Copy> copies;
   // Graph inputs a caller (or the enclosing control-flow step) binds, in graph order.
   std::vector<ir::ValueId> inputs;
   std::vector<ir::ValueId> outputs;
@@ -126,6 +146,11 @@ struct GraphPlan {
   // Fills `values`, `inputs`, `outputs`, `outer_scope` from the graph and `steps`, and marks
   // the constant steps.
   void ComputeValuePlans();
+  // How many values the plan has: the graph's and the copies.
+  size_t value_count() const { return graph->values.size() + copies.size(); }
+  // The name of value `v` for messages: the graph's name, or "<name> (in ep 'x' memory)" /
+  // "<name> (host copy)" for a copy.
+  std::string ValueName(ir::ValueId v) const;
   // Whether value `v` is constant in every run: an initializer (not a graph input), a constant
   // step's output or a constant outer-scope value. A kernel's Prepare may read its contents.
   // Valid for values whose plan ComputeValuePlans has filled (the constant steps before it).

@@ -213,9 +213,22 @@ Status ModelPipeline::PlaceGraph(const ir::Graph& graph, std::string label, int3
   ep::PlacementOptions options;
   options.allow_unplaced = true;
   if (g.runtime_ep >= 0) options.runtime_nodes = g.runtime_nodes;
+  options.claimable_alone.assign(graph.nodes.size(), false);
+  for (size_t n = 0; n < graph.nodes.size(); ++n) {
+    options.claimable_alone[n] = IsClaimableControlFlowOp(graph.nodes[n].domain,
+                                                          graph.nodes[n].op_type);
+  }
+  auto is_claimer = [&](std::string_view ep_name) {
+    for (const auto& entry : entries) {
+      if (entry.name == ep_name) return entry.provider->GetExtension<ep::GraphClaimer>() != nullptr;
+    }
+    return false;
+  };
   options.exclude = [&](std::string_view ep_name, const NodeInfo& node)
       -> std::optional<std::string> {
-    if (g.runtime_ep < 0 && node.id() >= 0 &&
+    const bool claimable = node.id() >= 0 && options.claimable_alone[node.id()] &&
+                           is_claimer(ep_name);
+    if (g.runtime_ep < 0 && !claimable && node.id() >= 0 &&
         static_cast<size_t>(node.id()) < g.runtime_nodes.size() && g.runtime_nodes[node.id()]) {
       return "the runtime runs " + node.op_type() +
              " as a node of the CPU EP (so does ONNX Runtime), and the EP list has no cpu entry "
@@ -288,8 +301,8 @@ Result<bool> ModelPipeline::CompileClaims(const PlacedGraph& graph, DroppedEps& 
     std::vector<ep::GraphClaimer::ClaimToCompile> claims;
     for (size_t c = 0; c < graph.placement.claims.size(); ++c) {
       const ep::PlacedClaim& pc = graph.placement.claims[c];
-      if (pc.ep != e || !pc.fused) continue;
-      claims.push_back({graph.fused_names[c], &pc.claim});
+      if (pc.ep != e) continue;
+      claims.push_back({graph.fused_names[c], &pc.claim, pc.fused});
     }
     if (claims.empty()) continue;
     Status status = claimer->CompileClaims(*graph.view, claims);

@@ -4,8 +4,10 @@
 #include <queue>
 #include <string_view>
 
+#include "ep/device_values.h"
 #include "ep/node_info_builder.h"
 #include "runtime/control_flow.h"
+#include "runtime/device_copies.h"
 #include "runtime/sequence_steps.h"
 
 namespace nxrt::runtime {
@@ -118,6 +120,13 @@ Result<std::shared_ptr<GraphPlan>> PlanBuilder::Build(const ir::Graph& graph) {
                                                   pc.claim.outputs)] {
         return ep->CreateFusedKernel(info);
       };
+      if (auto* device = ep->GetExtension<ep::DeviceValues>()) {
+        ep::DeviceValues::StepMemory memory =
+            device->FusedStepMemory(step.name, step.inputs.size(), step.outputs.size());
+        step.device = device;
+        step.inputs_on_device = std::move(memory.inputs);
+        step.outputs_on_device = std::move(memory.outputs);
+      }
       plan->steps.push_back(std::move(step));
       continue;
     }
@@ -136,11 +145,28 @@ Result<std::shared_ptr<GraphPlan>> PlanBuilder::Build(const ir::Graph& graph) {
     step.outputs = node.outputs;
     NodeInfo info = infos.Node(n);
     step.description = info.Description();
+    // A node an EP claimed alone through the GraphClaimer extension gets its kernel (or, for
+    // control flow, its helpers) from that EP.
+    ep::GraphClaimer* claimer =
+        c >= 0 ? entry.provider->GetExtension<ep::GraphClaimer>() : nullptr;
     if (IsControlFlowOp(node.domain, node.op_type)) {
+      ControlFlowHelpers helpers;
+      if (claimer != nullptr) {
+        NXRT_ASSIGN_OR_RETURN(helpers, claimer->ControlFlowHelpersFor(graph, n));
+      }
       NXRT_ASSIGN_OR_RETURN(step.make_runtime_step,
-                            BuildControlFlow(view, n, info, step.subgraphs));
+                            BuildControlFlow(view, n, info, std::move(helpers), step.subgraphs));
     } else if (runtime_nodes[n]) {
       NXRT_ASSIGN_OR_RETURN(step.make_runtime_step, MakeSequenceStep(info));
+    } else if (claimer != nullptr) {
+      step.node_info = std::make_shared<NodeInfo>(std::move(info));
+      step.make_kernel = [claimer, &graph, n] { return claimer->CreateNodeKernel(graph, n); };
+      if (auto* device = entry.provider->GetExtension<ep::DeviceValues>()) {
+        ep::DeviceValues::StepMemory memory = device->NodeStepMemory(graph, n);
+        step.device = device;
+        step.inputs_on_device = std::move(memory.inputs);
+        step.outputs_on_device = std::move(memory.outputs);
+      }
     } else {
       ExecutionProvider* ep = entry.provider.get();
       step.node_info = std::make_shared<NodeInfo>(std::move(info));
@@ -149,6 +175,7 @@ Result<std::shared_ptr<GraphPlan>> PlanBuilder::Build(const ir::Graph& graph) {
     }
     plan->steps.push_back(std::move(step));
   }
+  InsertDeviceCopies(*plan);
   plan->ComputeValuePlans();
   return plan;
 }
@@ -184,6 +211,7 @@ Result<SubgraphPlan> PlanBuilder::BuildSubgraph(const ir::GraphView& view, ir::N
 
 Result<RuntimeStepFactory> PlanBuilder::BuildControlFlow(const ir::GraphView& view,
                                                          ir::NodeId node, const NodeInfo& info,
+                                                         ControlFlowHelpers helpers,
                                                          std::vector<SubgraphPlan>& subgraphs) {
   const ir::Node& n = view.graph().nodes[node];
   auto graph_attr = [&](std::string_view name) -> Result<const ir::Graph*> {
@@ -221,7 +249,8 @@ Result<RuntimeStepFactory> PlanBuilder::BuildControlFlow(const ir::GraphView& vi
     for (size_t o = carried; o < info.outputs().size(); ++o) {
       scan_dtypes.push_back(info.outputs()[o].dtype);
     }
-    return MakeLoopStep(std::move(body), n.inputs.size(), std::move(scan_dtypes));
+    return MakeLoopStep(std::move(body), n.inputs.size(), std::move(scan_dtypes),
+                        std::move(helpers));
   }
   if (info.opset() < 9) {
     // Scan-8: sequence_lens first, batched inputs; scan inputs run along axis 0 of each batch
@@ -287,7 +316,7 @@ Result<RuntimeStepFactory> PlanBuilder::BuildControlFlow(const ir::GraphView& vi
                                    static_cast<size_t>(state)));
   NXRT_ASSIGN_OR_RETURN(attrs.output_directions,
                         normalized("scan_output_directions", k, false, info.outputs(), 0));
-  return MakeScanStep(std::move(body), std::move(attrs), n.inputs.size());
+  return MakeScanStep(std::move(body), std::move(attrs), n.inputs.size(), std::move(helpers));
 }
 
 }  // namespace nxrt::runtime

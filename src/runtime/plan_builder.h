@@ -5,10 +5,14 @@
 // every graph's view, claims, fused names, runtime nodes). For each graph: order the steps (a
 // topological order of the claims contracted to one unit each) and give every step its kernel
 // factory: EPs that compile whole claims (CreateFusedKernel) get one step per claim, native EPs
-// one step per node. Control-flow nodes (If, Loop, Scan, SequenceMap) become RuntimeSteps over
-// sub-plans built by the same function; the sequence and optional ops (and Identity of a
+// one step per node (an EP that claims whole graphs makes the kernel of each node it claimed
+// alone: GraphClaimer::CreateNodeKernel). Control-flow nodes (If, Loop, Scan, SequenceMap) become
+// RuntimeSteps over sub-plans built by the same function, with the helpers of the EP that claimed
+// them, if one did; the sequence and optional ops (and Identity of a
 // sequence or optional) become RuntimeSteps too (runtime/sequence_steps.h). Runtime steps count
-// as the CPU EP's (the EP ModelPipeline credits them to).
+// as the CPU EP's (the EP ModelPipeline credits them to). Steps of an EP that keeps values in its
+// device memory (ep/device_values.h) carry its memory flags, and copy steps join wherever a value
+// crosses memories (runtime/device_copies.h).
 #pragma once
 
 #include <memory>
@@ -41,9 +45,10 @@ class PlanBuilder {
   // step inputs.
   Result<SubgraphPlan> BuildSubgraph(const ir::GraphView& view, ir::NodeId node,
                                      const ir::Graph& subgraph);
-  // `subgraphs` receives the node's sub-plans.
+  // `subgraphs` receives the node's sub-plans; `helpers` are those of the EP that claimed the
+  // node (empty for the runtime's own nodes).
   Result<RuntimeStepFactory> BuildControlFlow(const ir::GraphView& view, ir::NodeId node,
-                                              const NodeInfo& info,
+                                              const NodeInfo& info, ControlFlowHelpers helpers,
                                               std::vector<SubgraphPlan>& subgraphs);
 
   const ep::EpRegistry& eps_;

@@ -1,7 +1,6 @@
-// ep/ort_plugin/api_devices.cpp: hardware devices and EP devices of the host API, and the
-// enumeration of this machine's hardware devices.
+// ep/ort_plugin/api_devices.cpp: hardware devices and EP devices of the host API.
 //
-// Layer: nxrt_ort_plugin (internal). The host hands EnumerateHostHardwareDevices() to each
+// Layer: nxrt_ort_plugin (internal). The host hands HostHardwareDevices() (host_devices.h) to each
 // factory's GetSupportedDevices; the factory answers with OrtEpDevices made by CreateEpDevice
 // (which records the factory and reads its name and vendor, as ORT does) and may attach memory
 // infos with EpDevice_AddAllocatorInfo. GetNumHardwareDevices/GetHardwareDevices take an OrtEnv
@@ -11,7 +10,6 @@
 // EpDevice_AddAllocatorInfo, CreateHardwareDevice, ReleaseHardwareDevice),
 // onnxruntime_ep_device_ep_metadata_keys.h.
 #include <algorithm>
-#include <fstream>
 #include <string>
 
 #include "ep/ort_plugin/api_internal.h"
@@ -28,46 +26,6 @@ const OrtMemoryInfo* OrtEpDevice::MemoryInfo(OrtDeviceMemoryType mem_type) const
 }
 
 namespace nxrt::ort_plugin {
-
-std::vector<std::unique_ptr<OrtHardwareDevice>> EnumerateHostHardwareDevices() {
-  auto cpu = std::make_unique<OrtHardwareDevice>();
-  cpu->type = OrtHardwareDeviceType_CPU;
-  cpu->device_id = 0;
-  cpu->vendor = "Unknown";
-  std::ifstream cpuinfo("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(cpuinfo, line)) {
-    if (line.rfind("vendor_id", 0) != 0) continue;
-    const size_t colon = line.find(':');
-    if (colon == std::string::npos) break;
-    std::string vendor = line.substr(colon + 1);
-    vendor.erase(0, vendor.find_first_not_of(" \t"));
-    vendor.erase(vendor.find_last_not_of(" \t\r") + 1);
-    if (vendor == "GenuineIntel") {
-      cpu->vendor = "Intel";
-      cpu->vendor_id = 0x8086;
-    } else if (vendor == "AuthenticAMD") {
-      cpu->vendor = "AMD";
-      cpu->vendor_id = 0x1022;
-    } else if (!vendor.empty()) {
-      cpu->vendor = vendor;
-    }
-    break;
-  }
-  std::vector<std::unique_ptr<OrtHardwareDevice>> devices;
-  devices.push_back(std::move(cpu));
-  return devices;
-}
-
-const std::vector<const OrtHardwareDevice*>& HostHardwareDevices() {
-  // Never freed: plugins may hold the pointers until exit.
-  static const auto* const devices = [] {
-    auto* pointers = new std::vector<const OrtHardwareDevice*>();
-    for (auto& device : EnumerateHostHardwareDevices()) pointers->push_back(device.release());
-    return pointers;
-  }();
-  return *devices;
-}
 
 namespace {
 

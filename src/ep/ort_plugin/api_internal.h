@@ -10,6 +10,7 @@
 
 #include <exception>
 #include <initializer_list>
+#include <memory>
 #include <new>
 #include <string>
 
@@ -57,5 +58,9 @@ size_t OrtElementSize(ONNXTensorElementDataType type) noexcept;
 // Storage bytes of a tensor of `type` with `elements` elements (packed for int4/uint4/float4e2m1
 // and int2/uint2); false when the type has no fixed size (string, undefined) or on overflow.
 bool TensorBytes(ONNXTensorElementDataType type, size_t elements, size_t* bytes) noexcept;
+
+// Deep copies (api_values.cpp), for functions that hand out a new type info the caller releases.
+std::unique_ptr<OrtTensorTypeAndShapeInfo> CloneTensorInfo(const OrtTensorTypeAndShapeInfo& from);
+std::unique_ptr<OrtTypeInfo> CloneTypeInfo(const OrtTypeInfo& from);
 
 }  // namespace nxrt::ort_plugin

@@ -154,17 +154,6 @@ OrtStatus* ORT_API_CALL KernelContextGetScratchBufferImpl(const OrtKernelContext
   });
 }
 
-// OrtApi::KernelContext_GetGPUComputeStream: no GPU stream in the host: *out = null.
-OrtStatus* ORT_API_CALL KernelContextGetGPUComputeStreamImpl(const OrtKernelContext* context,
-                                                             void** out) noexcept {
-  if (OrtStatus* s = CheckArgs("OrtApi::KernelContext_GetGPUComputeStream",
-                               {{"context", context}, {"out", out}})) {
-    return s;
-  }
-  *out = nullptr;
-  return nullptr;
-}
-
 // OrtApi::KernelContext_GetResource: the host has no EP resources (streams, handles): null.
 OrtStatus* ORT_API_CALL KernelContextGetResourceImpl(const OrtKernelContext* context,
                                                      int /*resource_version*/, int /*resource_id*/,
@@ -297,7 +286,6 @@ void InstallKernelApi(OrtApi& api, OrtEpApi& ep_api) {
   api.KernelContext_GetLogger = &KernelContextGetLoggerImpl;
   api.KernelContext_GetAllocator = &KernelContextGetAllocatorImpl;
   api.KernelContext_GetScratchBuffer = &KernelContextGetScratchBufferImpl;
-  api.KernelContext_GetGPUComputeStream = &KernelContextGetGPUComputeStreamImpl;
   api.KernelContext_GetResource = &KernelContextGetResourceImpl;
   api.KernelContext_ParallelFor = &KernelContextParallelForImpl;
   api.CreateCustomOpDomain = &CreateCustomOpDomainImpl;

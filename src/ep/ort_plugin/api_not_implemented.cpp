@@ -25,8 +25,9 @@ constexpr std::string_view kNoSuchEp =
 constexpr std::string_view kCustomOps =
     "nxrt runs no custom operator libraries (OrtCustomOp kernels); its kernels come from its own "
     "kernel table and from plugin EPs";
-constexpr std::string_view kNoDeviceStreams =
-    "nxrt keeps every value in host memory and runs no device streams";
+constexpr std::string_view kNoRunStreams =
+    "nxrt makes the streams of a run itself (one per stream-aware plugin EP) and takes no "
+    "application streams or application copies between EP devices";
 constexpr std::string_view kEpContext =
     "nxrt neither compiles nor loads EPContext models, so it has no compatibility or weightless "
     "source-model information";
@@ -37,9 +38,6 @@ constexpr std::string_view kNoSparse =
 constexpr std::string_view kPlacement =
     "nxrt reports placement through nxrt::Session::PlacementSummary (`nxrt claims`), not as "
     "OrtEpAssignedSubgraph objects";
-constexpr std::string_view kNoKernelRegistries =
-    "nxrt hosts no plugin kernel registries (OrtEp::GetKernelRegistry); plugin EPs run the nodes "
-    "they fuse";
 constexpr std::string_view kOwnArenas =
     "nxrt sessions allocate from their own planned arenas; there is no environment-wide "
     "allocator to register or share";
@@ -58,9 +56,6 @@ constexpr Reason kReasons[] = {
     {"OrtApi", "AddCustomOpDomain", kCustomOps},
     {"OrtApi", "RegisterCustomOps*", kCustomOps},
     {"OrtApi", "EnableOrtCustomOps", kCustomOps},
-    {"OrtApi", "KernelInfo*", kCustomOps},
-    {"OrtApi", "CopyKernelInfo", kCustomOps},
-    {"OrtApi", "ReleaseKernelInfo", kCustomOps},
     {"OrtApi", "ShapeInferContext_*", kCustomOps},
     {"OrtApi", "CreateOpAttr", kCustomOps},
     {"OrtApi", "ReleaseOpAttr", kCustomOps},
@@ -90,9 +85,8 @@ constexpr Reason kReasons[] = {
     {"OrtApi", "*SharedAllocator", kOwnArenas},
     {"OrtApi", "CreateArenaCfg*", kOwnArenas},
     {"OrtApi", "ReleaseArenaCfg", kOwnArenas},
-    {"OrtApi", "*SyncStream*", kNoDeviceStreams},
-    {"OrtApi", "CopyTensors", kNoDeviceStreams},
-    {"OrtApi", "KernelContext_GetSyncStream", kNoDeviceStreams},
+    {"OrtApi", "RunOptionsSetSyncStream", kNoRunStreams},
+    {"OrtApi", "CopyTensors", kNoRunStreams},
     {"OrtApi", "GetModelCompatibilityForEpDevices", kEpContext},
     {"OrtApi", "GetCompatibilityInfoFromModel*", kEpContext},
     {"OrtApi", "*EpIncompatibilityDetails*", kEpContext},
@@ -116,15 +110,6 @@ constexpr Reason kReasons[] = {
     {"OrtApi", "GetExperimentalFunction", "nxrt offers no experimental functions"},
     {"OrtApi", "CreateEnvWithOptions",
      "nxrt does not read OrtEnvCreationOptions; use CreateEnv or CreateEnvWithCustomLogger"},
-    {"OrtEpApi", "*KernelRegistry*", kNoKernelRegistries},
-    {"OrtEpApi", "*KernelDef*", kNoKernelRegistries},
-    {"OrtEpApi", "*DataType*", kNoKernelRegistries},
-    {"OrtEpApi", "*Kernel*", kNoKernelRegistries},
-    {"OrtEpApi", "SharedPrePackedWeightCache_*", kNoKernelRegistries},
-    {"OrtEpApi", "*Stream*", kNoDeviceStreams},
-    {"OrtEpApi", "OpSchema*", "nxrt shows plugins no ONNX operator schemas"},
-    {"OrtEpApi", "GetOpSchema", "nxrt shows plugins no ONNX operator schemas"},
-    {"OrtEpApi", "ReleaseOpSchema", "nxrt shows plugins no ONNX operator schemas"},
     {"OrtEpApi", "*ProfilingEvent*",
      "nxrt records its own trace span per fused plugin call; a plugin's own profiling events are "
      "not collected"},

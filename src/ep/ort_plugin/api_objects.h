@@ -247,11 +247,15 @@ struct OrtKernelContext {
   // most (0: the host's choice).
   virtual OrtStatus* ParallelFor(void (*fn)(void*, size_t), size_t total, size_t num_batch,
                                  void* data) = 0;
+  // The run's stream of a stream-aware EP (sync_stream.h), or null.
+  virtual OrtSyncStream* Stream() const { return nullptr; }
 };
 
 // OrtEpApi::EpGraphSupportInfo_AddNodesToFuse / AddSingleNode collect groups here during one
 // GetCapability call; the host validates them afterwards. Nodes are stored as the plugin passed
 // them (possibly unknown pointers); nothing is dereferenced before validation.
+// EpGraphSupportInfo_LookUpKernel matches nodes of `graph` against `registry` (the EP's
+// OrtEp::GetKernelRegistry, null when it has none) for EP `ep_name`.
 struct OrtEpGraphSupportInfo {
   struct Group {
     std::vector<const OrtNode*> nodes;
@@ -259,6 +263,8 @@ struct OrtEpGraphSupportInfo {
     bool drop_constant_initializers = false;  // from OrtNodeFusionOptions, version-gated
   };
   const OrtGraph* graph = nullptr;
+  const OrtKernelRegistry* registry = nullptr;
+  std::string ep_name;
   std::vector<Group> groups;
 };
 

@@ -185,6 +185,8 @@ Tables& GetTables() {
     InstallKernelApi(t->api.v29, t->ep_api);
     InstallKernelApiSince30(t->api.v30);
     InstallGraphApi(t->api.v29, t->ep_api);
+    InstallKernelRegistryApi(t->api.v29, t->ep_api);
+    InstallStreamApi(t->api.v29, t->ep_api);
     t->base.GetApi = &GetApiImpl;
     t->base.GetVersionString = &GetVersionStringImpl;
     return t;

@@ -99,5 +99,7 @@ void InstallDeviceApi(OrtApi& api, OrtEpApi& ep_api);           // api_devices.c
 void InstallKernelApi(OrtApi& api, OrtEpApi& ep_api);           // api_kernel.cpp
 void InstallKernelApiSince30(OrtApiSince30& api);                // api_kernel.cpp
 void InstallGraphApi(OrtApi& api, OrtEpApi& ep_api);            // api_graph.cpp
+void InstallKernelRegistryApi(OrtApi& api, OrtEpApi& ep_api);   // api_kernel_registry.cpp
+void InstallStreamApi(OrtApi& api, OrtEpApi& ep_api);           // api_streams.cpp
 
 }  // namespace nxrt::ort_plugin

@@ -8,8 +8,8 @@
 // caller's buffer ORT_INVALID_ARGUMENT). OrtSequenceTypeInfo, OrtMapTypeInfo and
 // OrtOptionalTypeInfo are never defined:
 // a pointer to one is the OrtTypeInfo it was cast from (CastTypeInfoTo*), owned by that type
-// info, and the getters cast it back. OrtEpApi::GetTensorDataType stays a stub: nxrt has no
-// OrtDataType objects (they serve kernel registries, which nxrt does not host).
+// info, and the getters cast it back. OrtEpApi::GetTensorDataType and the other kernel-registry
+// functions are in api_kernel_registry.cpp.
 // Source: onnxruntime_c_api.h (CreateTensorAsOrtValue, CreateTensorWithDataAsOrtValue,
 // CreateTensorWithDataAndDeleterAsOrtValue, IsTensor, HasValue, GetTensor*, GetValueType,
 // GetTypeInfo, CastTypeInfoTo*, Get{Sequence,Map,Optional}*, GetDenotationFromTypeInfo,
@@ -385,6 +385,8 @@ OrtStatus* ORT_API_CALL GetTensorElementTypeAndShapeDataReferenceImpl(
 
 // ---- OrtTypeInfo ----
 
+}  // namespace
+
 std::unique_ptr<OrtTensorTypeAndShapeInfo> CloneTensorInfo(const OrtTensorTypeAndShapeInfo& from) {
   auto info = std::make_unique<OrtTensorTypeAndShapeInfo>();
   info->element_type = from.element_type;
@@ -404,6 +406,8 @@ std::unique_ptr<OrtTypeInfo> CloneTypeInfo(const OrtTypeInfo& from) {
   info->denotation = from.denotation;
   return info;
 }
+
+namespace {
 
 OrtStatus* ORT_API_CALL GetOnnxTypeFromTypeInfoImpl(const OrtTypeInfo* type_info,
                                                     ONNXType* out) noexcept {

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "ep/ort_plugin/api_table.h"
+#include "ep/ort_plugin/sync_stream.h"
 
 namespace nxrt::ort_plugin {
 
@@ -54,6 +55,7 @@ Result<std::unique_ptr<PluginDeviceMemory>> PluginDeviceMemory::Create(
   if (t->CanCopy != nullptr && (!t->CanCopy(t, host, device) || !t->CanCopy(t, device, host))) {
     return fail("and its data transfer cannot copy between it and host memory");
   }
+  memory->stream_aware_ = factory->IsStreamAware != nullptr && factory->IsStreamAware(factory);
   return memory;
 }
 
@@ -65,21 +67,39 @@ PluginDeviceMemory::~PluginDeviceMemory() {
 }
 
 Result<void*> PluginDeviceMemory::Allocate(size_t bytes) {
-  void* block = allocator_->Alloc(allocator_, bytes == 0 ? 1 : bytes);
+  const size_t size = bytes == 0 ? 1 : bytes;
+  void* block = allocator_->Alloc(allocator_, size);
   if (block == nullptr) {
     return MakeStatus(StatusCode::kOutOfMemory, label_, ": its allocator returned null for ", bytes,
                       " bytes of '", info_->name, "' memory");
   }
+  std::lock_guard<std::mutex> lock(mutex_);
+  blocks_[static_cast<const std::byte*>(block)] = size;
   return block;
 }
 
 void PluginDeviceMemory::Free(void* block) {
-  if (block != nullptr) allocator_->Free(allocator_, block);
+  if (block == nullptr) return;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    blocks_.erase(static_cast<const std::byte*>(block));
+  }
+  allocator_->Free(allocator_, block);
 }
 
-Status PluginDeviceMemory::Copy(std::span<const OrtValue*> src, std::span<OrtValue*> dst) {
+bool PluginDeviceMemory::Owns(const void* data) const {
+  const auto* p = static_cast<const std::byte*>(data);
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = blocks_.upper_bound(p);
+  if (it == blocks_.begin()) return false;
+  --it;
+  return p < it->first + it->second;
+}
+
+Status PluginDeviceMemory::Copy(std::span<const OrtValue*> src, std::span<OrtValue*> dst,
+                                OrtSyncStream* stream, bool wait) {
   if (src.empty()) return Status::Ok();
-  std::vector<OrtSyncStream*> streams(src.size(), nullptr);
+  std::vector<OrtSyncStream*> streams(src.size(), stream);
   OrtStatus* error = transfer_->CopyTensors(transfer_, const_cast<const OrtValue**>(src.data()),
                                             dst.data(), streams.data(), src.size());
   if (error != nullptr) {
@@ -87,7 +107,8 @@ Status PluginDeviceMemory::Copy(std::span<const OrtValue*> src, std::span<OrtVal
         StatusCode::kRuntimeError,
         TakeOrtStatus(error, label_ + ": OrtDataTransferImpl::CopyTensors failed").message());
   }
-  return Status::Ok();
+  if (stream == nullptr || !wait) return Status::Ok();
+  return WaitOnHost(*stream, label_);
 }
 
 }  // namespace nxrt::ort_plugin

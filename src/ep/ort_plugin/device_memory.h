@@ -1,16 +1,21 @@
 // ep/ort_plugin/device_memory.h: a plugin EP's own device memory, for plugins whose OrtEpDevice
 // declares default memory that is not CPU memory (EpDevice_AddAllocatorInfo with a GPU/NPU
-// OrtMemoryInfo).
+// OrtMemoryInfo), and the sync streams of stream-aware plugins.
 //
-// Layer: nxrt_ort_plugin (internal). nxrt's runtime keeps every value in host memory; around
-// each fused call of such a plugin the fused kernel (plugin_ep.cpp) moves the inputs to device
-// memory allocated by the plugin's allocator (OrtEpFactory::CreateAllocator) with the plugin's
-// OrtDataTransferImpl::CopyTensors, lets Compute allocate its outputs there, and copies them back.
-// Both factory calls are version-gated (>= 23) and the allocator and transfer structs are read
-// only up to their own versions (PLUGIN_HOST.md §3). Streams are never used (null).
+// Layer: nxrt_ort_plugin (internal). The plugin EP keeps its values in this memory between its
+// steps (ep/device_values.h): blocks come from the plugin's allocator (OrtEpFactory::
+// CreateAllocator), copies between it and host memory go through the plugin's
+// OrtDataTransferImpl::CopyTensors. Both factory calls are version-gated (>= 23) and the allocator
+// and transfer structs are read only up to their own versions (PLUGIN_HOST.md §3). When the
+// factory says IsStreamAware, each run gets a stream (OrtSyncStream over the plugin's
+// OrtSyncStreamImpl) that copies and kernels are given, and the host waits for a copy to host
+// memory with a notification (CreateNotification, Activate, WaitOnHost), as ORT does.
 #pragma once
 
+#include <cstddef>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <span>
 #include <string>
 
@@ -35,13 +40,22 @@ class PluginDeviceMemory {
   PluginDeviceMemory& operator=(const PluginDeviceMemory&) = delete;
 
   const OrtMemoryInfo* info() const { return info_; }
+  // The plugin's allocator for the device memory (KernelInfoGetAllocator hands it out).
+  OrtAllocator* allocator() const { return allocator_; }
   // `bytes` of device memory (a 1-byte block for 0 bytes, so every tensor has an address).
   // Errors: kOutOfMemory when the plugin's allocator returns null.
   Result<void*> Allocate(size_t bytes);
   void Free(void* block);
-  // CopyTensors(src[i] → dst[i]) in one call; every pair has equal byte sizes. Errors:
-  // kRuntimeError with the plugin's message.
-  Status Copy(std::span<const OrtValue*> src, std::span<OrtValue*> dst);
+  // True while `data` is (in) a live block of this memory from Allocate.
+  bool Owns(const void* data) const;
+  // Whether the factory answered IsStreamAware with true (version >= 23).
+  bool stream_aware() const { return stream_aware_; }
+  // CopyTensors(src[i] → dst[i]) in one call, on `stream` (null: none) for every pair; every
+  // pair has equal byte sizes. With a stream and `wait`, returns after the host waited for the
+  // copy (a notification on the stream: CreateNotification, Activate, WaitOnHost, Release).
+  // Errors: kRuntimeError with the plugin's message.
+  Status Copy(std::span<const OrtValue*> src, std::span<OrtValue*> dst,
+              OrtSyncStream* stream = nullptr, bool wait = false);
 
  private:
   PluginDeviceMemory() = default;
@@ -50,6 +64,9 @@ class PluginDeviceMemory {
   OrtAllocator* allocator_ = nullptr;
   OrtDataTransferImpl* transfer_ = nullptr;
   std::string label_;
+  bool stream_aware_ = false;
+  mutable std::mutex mutex_;
+  std::map<const std::byte*, size_t> blocks_;  // live blocks: start → bytes
 };
 
 }  // namespace nxrt::ort_plugin

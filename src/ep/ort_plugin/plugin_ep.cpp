@@ -8,6 +8,10 @@
 
 #include "ep/ort_plugin/api_table.h"
 #include "ep/ort_plugin/device_memory.h"
+#include "ep/ort_plugin/kernel_context.h"
+#include "ep/ort_plugin/kernel_registry.h"
+#include "ep/ort_plugin/sync_stream.h"
+#include "ep/device_values.h"
 #include "ep/run_observer.h"
 
 namespace nxrt::ort_plugin {
@@ -62,6 +66,23 @@ struct CompiledBatch {
   std::vector<std::shared_ptr<CompiledClaim>> claims;
 };
 
+// The kernel the plugin's registry made for one node it claimed alone, shared by the kernels of
+// every plan instance (ORT makes one per node and session, too). OrtKernelImpl::Release runs
+// when the last plan instance using it and the EP let go of it, before OrtEp is released.
+struct RegistryKernel {
+  ~RegistryKernel() {
+    if (impl != nullptr) impl->Release(impl);
+  }
+  std::string name;  // "node 'x' (Op)"
+  OrtKernelImpl* impl = nullptr;
+  HostControlFlowKernel* control_flow = nullptr;  // `impl` when the host made it
+  std::unique_ptr<OrtKernelInfo> info;
+  std::vector<DataType> output_dtypes;
+  std::vector<uint8_t> omitted_outputs;  // flags (a vector<bool> has no span)
+  std::vector<uint8_t> cpu_inputs;
+  std::vector<uint8_t> cpu_outputs;
+};
+
 // The nxrt device of a factory's first device of its own EP name (the hardware type; id 0).
 Device DeviceOf(const PluginLibrary::Factory& factory) {
   for (const OrtEpDevice* device : factory.devices) {
@@ -75,186 +96,10 @@ Device DeviceOf(const PluginLibrary::Factory& factory) {
   return Device{};
 }
 
-// Buffers one fused kernel reuses from call to call (a kernel instance is never computed by two
-// threads at once).
-struct CallBuffers {
-  std::vector<OrtValue> inputs;
-  std::vector<OrtValue> outputs;
-  std::vector<Tensor> contiguous;     // gathered copies of strided inputs
-  std::vector<void*> device_blocks;   // device memory of this call, freed after it
-  std::vector<OrtValue> host_values;  // host sides of device copies
-  std::vector<const OrtValue*> copy_src;
-  std::vector<OrtValue*> copy_dst;
-};
-
-// OrtKernelContext over one nxrt ComputeContext. Inputs are views of the bound tensors (copies
-// in the plugin's device memory when it has its own); an output is allocated when the plugin
-// first asks for it (in device memory, copied back by FinishOutputs).
-class KernelContextImpl final : public OrtKernelContext {
- public:
-  KernelContextImpl(ComputeContext& ctx, const CompiledClaim& claim, const OrtLogger* logger,
-                    const std::vector<DataType>& output_dtypes, PluginDeviceMemory* device,
-                    CallBuffers& buffers)
-      : ctx_(ctx),
-        claim_(claim),
-        logger_(logger),
-        output_dtypes_(output_dtypes),
-        device_(device),
-        b_(buffers) {}
-  ~KernelContextImpl() override {
-    for (void* block : b_.device_blocks) device_->Free(block);
-    b_.device_blocks.clear();
-  }
-
-  Status BindInputs() {
-    const OrtMemoryInfo* cpu = &DefaultCpuAllocator().info;
-    const size_t n = claim_.input_map.size();
-    b_.inputs.resize(n);
-    b_.contiguous.resize(n);
-    for (size_t j = 0; j < n; ++j) {
-      const Tensor* t = ctx_.input(claim_.input_map[j]);
-      OrtValue& v = b_.inputs[j];
-      if (t == nullptr) {
-        v = OrtValue{};
-        continue;
-      }
-      if (!t->is_contiguous()) {
-        NXRT_ASSIGN_OR_RETURN(b_.contiguous[j], t->Clone());
-        t = &b_.contiguous[j];
-      }
-      v.element_type = ToOrtElementType(t->dtype());
-      v.shape.assign(t->shape().begin(), t->shape().end());
-      v.data = const_cast<void*>(t->raw_data());
-      v.bytes = t->byte_size();
-      v.memory_info = cpu;
-    }
-    b_.outputs.assign(ctx_.output_count(), OrtValue{});
-    if (device_ == nullptr) return Status::Ok();
-    // Move the inputs to the plugin's memory in one CopyTensors call.
-    b_.host_values.assign(b_.inputs.begin(), b_.inputs.end());
-    b_.copy_src.clear();
-    b_.copy_dst.clear();
-    for (size_t j = 0; j < n; ++j) {
-      OrtValue& v = b_.inputs[j];
-      if (v.data == nullptr) continue;
-      NXRT_ASSIGN_OR_RETURN(void* block, device_->Allocate(v.bytes));
-      b_.device_blocks.push_back(block);
-      v.data = block;
-      v.memory_info = device_->info();
-      b_.copy_src.push_back(&b_.host_values[j]);
-      b_.copy_dst.push_back(&v);
-    }
-    return device_->Copy(b_.copy_src, b_.copy_dst);
-  }
-
-  size_t InputCount() const override { return b_.inputs.size(); }
-  size_t OutputCount() const override { return b_.outputs.size(); }
-  const OrtValue* Input(size_t i) const override {
-    return i < b_.inputs.size() && b_.inputs[i].data != nullptr ? &b_.inputs[i] : nullptr;
-  }
-  OrtStatus* Output(size_t i, const int64_t* shape, size_t rank, OrtValue** out) override {
-    if (i >= b_.outputs.size()) {
-      return MakeOrtStatus(ORT_INVALID_ARGUMENT,
-                           "KernelContext_GetOutput: output index " + std::to_string(i) +
-                               " is out of range; fused node '" + claim_.fused_name + "' has " +
-                               std::to_string(b_.outputs.size()) + " outputs");
-    }
-    Shape dims(shape, shape + rank);
-    for (int64_t d : dims) {
-      if (d < 0) {
-        return MakeOrtStatus(ORT_INVALID_ARGUMENT, "KernelContext_GetOutput: output " +
-                                                       std::to_string(i) + " shape " +
-                                                       ShapeToString(dims) + " has a negative dim");
-      }
-    }
-    OrtValue& v = b_.outputs[i];
-    if (v.data != nullptr) {
-      if (v.shape != dims) {
-        return MakeOrtStatus(ORT_INVALID_ARGUMENT,
-                             "KernelContext_GetOutput: output " + std::to_string(i) +
-                                 " was already allocated with shape " + ShapeToString(v.shape) +
-                                 ", now asked for " + ShapeToString(dims));
-      }
-      *out = &v;
-      return nullptr;
-    }
-    if (device_ != nullptr) {
-      Result<int64_t> count = ElementCount(dims);
-      if (!count.ok()) return ToOrtStatus(count.status());
-      const size_t bytes = static_cast<size_t>(*count) * DataTypeSize(output_dtypes_[i]);
-      Result<void*> block = device_->Allocate(bytes);
-      if (!block.ok()) return ToOrtStatus(block.status());
-      b_.device_blocks.push_back(*block);
-      v.element_type = ToOrtElementType(output_dtypes_[i]);
-      v.shape = std::move(dims);
-      v.data = *block;
-      v.bytes = bytes;
-      v.memory_info = device_->info();
-      *out = &v;
-      return nullptr;
-    }
-    Result<Tensor*> t = ctx_.AllocateOutput(static_cast<int>(i), dims);
-    if (!t.ok()) return ToOrtStatus(t.status());
-    v.element_type = ToOrtElementType((*t)->dtype());
-    v.shape = std::move(dims);
-    v.data = (*t)->mutable_raw_data();
-    v.bytes = (*t)->byte_size();
-    v.memory_info = &DefaultCpuAllocator().info;
-    *out = &v;
-    return nullptr;
-  }
-  const OrtLogger* Logger() const override { return logger_; }
-  OrtStatus* ParallelFor(void (*fn)(void*, size_t), size_t total, size_t num_batch,
-                         void* data) override {
-    if (total == 0) return nullptr;
-    const size_t batches =
-        std::max<size_t>(num_batch == 0 ? static_cast<size_t>(ctx_.thread_count()) : num_batch, 1);
-    const int64_t chunk = static_cast<int64_t>((total + batches - 1) / batches);
-    ctx_.ParallelFor(static_cast<int64_t>(total), std::max<int64_t>(chunk, 1),
-                     [&](int64_t begin, int64_t end) {
-                       for (int64_t i = begin; i < end; ++i) fn(data, static_cast<size_t>(i));
-                     });
-    return nullptr;
-  }
-
-  // After Compute: the first output the plugin never asked for, or -1; with device memory,
-  // copies every output back into the host tensors of the step.
-  Result<int> FinishOutputs() {
-    for (size_t i = 0; i < b_.outputs.size(); ++i) {
-      if (b_.outputs[i].data == nullptr) return static_cast<int>(i);
-    }
-    if (device_ == nullptr) return -1;
-    b_.host_values.assign(b_.outputs.size(), OrtValue{});
-    b_.copy_src.clear();
-    b_.copy_dst.clear();
-    for (size_t i = 0; i < b_.outputs.size(); ++i) {
-      const OrtValue& v = b_.outputs[i];
-      NXRT_ASSIGN_OR_RETURN(Tensor * t, ctx_.AllocateOutput(static_cast<int>(i), v.shape));
-      OrtValue& host = b_.host_values[i];
-      host.element_type = v.element_type;
-      host.shape = v.shape;
-      host.data = t->mutable_raw_data();
-      host.bytes = t->byte_size();
-      host.memory_info = &DefaultCpuAllocator().info;
-      b_.copy_src.push_back(&v);
-      b_.copy_dst.push_back(&host);
-    }
-    NXRT_RETURN_IF_ERROR(device_->Copy(b_.copy_src, b_.copy_dst));
-    return -1;
-  }
-
- private:
-  ComputeContext& ctx_;
-  const CompiledClaim& claim_;
-  const OrtLogger* logger_;
-  const std::vector<DataType>& output_dtypes_;
-  PluginDeviceMemory* device_;
-  CallBuffers& b_;
-};
-
 class PluginEp final : public ExecutionProvider,
                        public ep::GraphClaimer,
                        public ep::RunObserver,
+                       public ep::DeviceValues,
                        public PluginInfo {
  public:
   PluginEp(std::shared_ptr<PluginLibrary> library, const PluginLibrary::Factory& factory)
@@ -311,15 +156,33 @@ class PluginEp final : public ExecutionProvider,
     }
     ep_ = ep;
     const uint32_t declared = ep->ort_version_supported;
-    if (declared < 23 || ep->GetCapability == nullptr || ep->Compile == nullptr) {
+    if (declared < 23 || ep->GetCapability == nullptr) {
       ReleaseEp();
       return MakeStatus(StatusCode::kFailedPrecondition, label(), ": the OrtEp declares version ",
                         declared,
-                        declared < 23 ? " (GetCapability and Compile need 23)"
-                                      : " but GetCapability or Compile is null",
-                        "; fix by building the plugin against ORT 1.23 or newer headers");
+                        declared < 23 ? " (GetCapability needs 23)" : " but GetCapability is null",
+                        "; fix by building the plugin against ORT 1.23 or newer headers and "
+                        "setting OrtEp::GetCapability");
     }
     ep_version_ = Effective(declared);
+    // Kernel-registry plugins (ORT 1.24+) return their registry once; it is copied, as ORT does,
+    // so that lookups never depend on the plugin keeping it unchanged.
+    if (ep_version_ >= 24 && ep->GetKernelRegistry != nullptr) {
+      const OrtKernelRegistry* registry = nullptr;
+      if (OrtStatus* failed = ep->GetKernelRegistry(ep, &registry)) {
+        ReleaseEp();
+        return Status(StatusCode::kFailedPrecondition,
+                      TakeOrtStatus(failed, label() + ": OrtEp::GetKernelRegistry failed").message());
+      }
+      if (registry != nullptr) registry_ = std::make_unique<OrtKernelRegistry>(*registry);
+    }
+    if (ep->Compile == nullptr && registry_ == nullptr) {
+      ReleaseEp();
+      return MakeStatus(StatusCode::kFailedPrecondition, label(),
+                        ": the OrtEp has neither Compile nor a kernel registry "
+                        "(OrtEp::GetKernelRegistry), so it cannot run any node; fix by setting "
+                        "one of them");
+    }
     // A plugin whose device memory is not host memory gets its inputs copied in and its outputs
     // copied out through its own allocator and data transfer (device_memory.h).
     for (OrtEpDevice* device : factory_.devices) {
@@ -352,7 +215,9 @@ class PluginEp final : public ExecutionProvider,
     for (auto it = batches_.rbegin(); it != batches_.rend(); ++it) ReleaseBatch(*it);
     batches_.clear();
     compiled_.clear();
+    registry_kernels_.clear();
     projections_.clear();
+    idle_streams_.clear();
     device_memory_.reset();
     ReleaseEp();
   }
@@ -361,8 +226,8 @@ class PluginEp final : public ExecutionProvider,
     return KernelMatch::Unsupported("ORT plugin EPs claim nodes through OrtEp::GetCapability");
   }
   Result<std::unique_ptr<Kernel>> CreateKernel(const NodeInfo& node) override {
-    return node.Error(StatusCode::kUnsupported, label(),
-                      " runs only fused groups; single-node kernels are not hosted");
+    return node.Error(StatusCode::kInternal, label(),
+                      ": kernels of single nodes come from CreateNodeKernel (ep/graph_claimer.h)");
   }
   Result<std::unique_ptr<Kernel>> CreateFusedKernel(const FusedNodeInfo& info) override;
 
@@ -370,6 +235,9 @@ class PluginEp final : public ExecutionProvider,
     if (name == ep::GraphClaimer::kExtensionName) return static_cast<ep::GraphClaimer*>(this);
     if (name == ep::RunObserver::kExtensionName) return static_cast<ep::RunObserver*>(this);
     if (name == PluginInfo::kExtensionName) return static_cast<PluginInfo*>(this);
+    if (name == ep::DeviceValues::kExtensionName && device_memory_ != nullptr) {
+      return static_cast<ep::DeviceValues*>(this);
+    }
     return nullptr;
   }
 
@@ -377,6 +245,10 @@ class PluginEp final : public ExecutionProvider,
   Result<ep::GraphClaims> ProposeClaims(const ir::GraphView& view,
                                         const std::vector<bool>& unavailable) override;
   Status CompileClaims(const ir::GraphView& view, std::span<const ClaimToCompile> claims) override;
+  Result<std::unique_ptr<Kernel>> CreateNodeKernel(const ir::Graph& graph,
+                                                   ir::NodeId node) override;
+  Result<ControlFlowHelpers> ControlFlowHelpersFor(const ir::Graph& graph,
+                                                   ir::NodeId node) override;
 
   // ---- RunObserver
   Status OnRunStart() override {
@@ -389,10 +261,29 @@ class PluginEp final : public ExecutionProvider,
                       TakeOrtStatus(error, label() + ": OrtEp::OnRunStart failed").message());
       }
     }
+    if (device_memory_ != nullptr && device_memory_->stream_aware()) {
+      Result<std::unique_ptr<OrtSyncStream>> stream = AcquireStream();
+      if (!stream.ok()) {
+        if (!concurrent_runs_) run_mutex_.unlock();
+        return stream.status();
+      }
+      RunStreams().emplace_back(this, stream->release());
+    }
     return Status::Ok();
   }
   Status OnRunEnd() override {
     Status status;
+    if (OrtSyncStream* stream = CurrentStream()) {
+      status = EndRun(*stream, label());
+      auto& streams = RunStreams();
+      for (auto it = streams.begin(); it != streams.end(); ++it) {
+        if (it->first != this) continue;
+        std::lock_guard<std::mutex> lock(stream_mutex_);
+        idle_streams_.emplace_back(it->second);
+        streams.erase(it);
+        break;
+      }
+    }
     if (ep_version_ >= 23 && ep_->OnRunEnd != nullptr) {
       OrtStatus* error = ep_->OnRunEnd(ep_, &run_options_, true);
       if (error != nullptr) {
@@ -402,6 +293,61 @@ class PluginEp final : public ExecutionProvider,
     }
     if (!concurrent_runs_) run_mutex_.unlock();
     return status;
+  }
+
+  // ---- DeviceValues (only for a plugin with device memory)
+  // A fused step reads on the device the inputs its plugin takes; constants the plugin dropped
+  // (drop_constant_initializers) are never read, so never copied.
+  StepMemory FusedStepMemory(std::string_view fused_name, size_t inputs,
+                             size_t outputs) const override {
+    StepMemory memory{std::vector<uint8_t>(inputs, 0), std::vector<uint8_t>(outputs, 1)};
+    auto it = compiled_.find(std::string(fused_name));
+    if (it == compiled_.end()) return memory;
+    for (int32_t input : it->second->input_map) {
+      if (input >= 0 && static_cast<size_t>(input) < inputs) memory.inputs[input] = 1;
+    }
+    return memory;
+  }
+  StepMemory NodeStepMemory(const ir::Graph& graph, ir::NodeId node) const override {
+    StepMemory memory;
+    auto it = registry_kernels_.find({&graph, node});
+    if (it == registry_kernels_.end()) return memory;
+    for (uint8_t cpu : it->second->cpu_inputs) memory.inputs.push_back(cpu == 0);
+    for (uint8_t cpu : it->second->cpu_outputs) memory.outputs.push_back(cpu == 0);
+    return memory;
+  }
+  Result<Tensor> AllocateTensor(DataType dtype, Shape shape) override {
+    NXRT_ASSIGN_OR_RETURN(int64_t count, ElementCount(shape));
+    PluginDeviceMemory* memory = device_memory_.get();
+    NXRT_ASSIGN_OR_RETURN(void* block,
+                          memory->Allocate(static_cast<size_t>(count) * DataTypeSize(dtype)));
+    std::shared_ptr<void> owner(block, [memory](void* p) { memory->Free(p); });
+    return Tensor::Adopt(dtype, std::move(shape), block, std::move(owner));
+  }
+  Status CopyTensors(std::span<const Tensor* const> src, std::span<Tensor* const> dst,
+                     bool to_device, bool wait) override {
+    auto view = [&](const Tensor& t, bool on_device) {
+      OrtValue v;
+      v.element_type = ToOrtElementType(t.dtype());
+      v.shape.assign(t.shape().begin(), t.shape().end());
+      v.data = const_cast<void*>(t.raw_data());
+      v.bytes = t.byte_size();
+      v.memory_info = on_device ? device_memory_->info() : &DefaultCpuAllocator().info;
+      return v;
+    };
+    std::vector<OrtValue> from;
+    std::vector<OrtValue> into;
+    for (size_t i = 0; i < src.size(); ++i) {
+      from.push_back(view(*src[i], !to_device));
+      into.push_back(view(*dst[i], to_device));
+    }
+    std::vector<const OrtValue*> sources;
+    std::vector<OrtValue*> targets;
+    for (size_t i = 0; i < from.size(); ++i) {
+      sources.push_back(&from[i]);
+      targets.push_back(&into[i]);
+    }
+    return device_memory_->Copy(sources, targets, CurrentStream(), !to_device && wait);
   }
 
   // ---- PluginInfo
@@ -416,6 +362,14 @@ class PluginEp final : public ExecutionProvider,
   const OrtLogger* logger() const { return &logger_; }
   // The plugin's own device memory, or null when it computes in host memory.
   PluginDeviceMemory* device_memory() const { return device_memory_.get(); }
+  // The stream of this thread's run, when the plugin is stream aware; else null.
+  OrtSyncStream* CurrentStream() const {
+    for (const auto& [ep, stream] : RunStreams()) {
+      if (ep == this) return stream;
+    }
+    return nullptr;
+  }
+  const OrtKeyValuePairs& config() const { return session_options_.config; }
   void CountCall() { calls_.fetch_add(1, std::memory_order_relaxed); }
 
  private:
@@ -441,6 +395,46 @@ class PluginEp final : public ExecutionProvider,
     }
     batch.infos.clear();
   }
+  // The streams of this thread's run, one per stream-aware plugin EP (set by OnRunStart, which
+  // runs on the thread that runs the steps).
+  static std::vector<std::pair<const PluginEp*, OrtSyncStream*>>& RunStreams() {
+    thread_local std::vector<std::pair<const PluginEp*, OrtSyncStream*>> streams;
+    return streams;
+  }
+  // An idle stream, or a new one from OrtEp::CreateSyncStreamForDevice (else the factory's) for
+  // the device memory. ORT creates streams the same way, one per device and run.
+  Result<std::unique_ptr<OrtSyncStream>> AcquireStream() {
+    {
+      std::lock_guard<std::mutex> lock(stream_mutex_);
+      if (!idle_streams_.empty()) {
+        std::unique_ptr<OrtSyncStream> stream = std::move(idle_streams_.back());
+        idle_streams_.pop_back();
+        return stream;
+      }
+    }
+    const OrtMemoryDevice* device = &device_memory_->info()->device;
+    OrtSyncStreamImpl* impl = nullptr;
+    OrtStatus* error = nullptr;
+    std::string function;
+    if (ep_version_ >= 23 && ep_->CreateSyncStreamForDevice != nullptr) {
+      function = "OrtEp::CreateSyncStreamForDevice";
+      error = ep_->CreateSyncStreamForDevice(ep_, device, &impl);
+    } else if (factory_.factory->CreateSyncStreamForDevice != nullptr) {
+      function = "OrtEpFactory::CreateSyncStreamForDevice";
+      error = factory_.factory->CreateSyncStreamForDevice(factory_.factory, device, nullptr, &impl);
+    }
+    if (error != nullptr) {
+      return Status(StatusCode::kRuntimeError,
+                    TakeOrtStatus(error, label() + ": " + function + " failed").message());
+    }
+    return MakeSyncStream(impl, label());
+  }
+  // Compiles the fused claims of `claims` (one OrtEp::Compile call).
+  Status CompileFused(const ir::GraphView& view, const GraphProjection& projection,
+                      std::span<const ClaimToCompile> claims);
+  // Creates the registry kernel of `node` (a node of `projection`'s graph claimed alone).
+  Result<std::shared_ptr<RegistryKernel>> CreateRegistryKernel(const GraphProjection& projection,
+                                                               ir::NodeId node);
   // The projection of `view`'s graph (created with its root graph's on first use).
   Result<const GraphProjection*> ProjectionFor(const ir::GraphView& view);
   struct RootProjection {
@@ -466,6 +460,11 @@ class PluginEp final : public ExecutionProvider,
   std::unique_ptr<PluginDeviceMemory> device_memory_;
   std::vector<CompiledBatch> batches_;
   std::unordered_map<std::string, std::shared_ptr<CompiledClaim>> compiled_;
+  std::unique_ptr<OrtKernelRegistry> registry_;  // null: the plugin has none
+  std::mutex stream_mutex_;
+  std::vector<std::unique_ptr<OrtSyncStream>> idle_streams_;  // of finished runs
+  std::map<std::pair<const ir::Graph*, ir::NodeId>, std::shared_ptr<RegistryKernel>>
+      registry_kernels_;
 };
 
 // The kernel of one fused claim in one plan instance.
@@ -473,7 +472,13 @@ class PluginFusedKernel final : public Kernel {
  public:
   PluginFusedKernel(PluginEp& ep, std::shared_ptr<CompiledClaim> claim,
                     std::vector<DataType> output_dtypes)
-      : ep_(ep), claim_(std::move(claim)), output_dtypes_(std::move(output_dtypes)) {}
+      : ep_(ep),
+        claim_(std::move(claim)),
+        output_dtypes_(std::move(output_dtypes)),
+        name_("fused node '" + claim_->fused_name + "'") {
+    spec_.name = name_;
+    spec_.input_map = claim_->input_map;
+  }
 
   Status Prepare(PrepareContext& ctx) override {
     for (int i = 0; i < ctx.output_count(); ++i) {
@@ -483,8 +488,8 @@ class PluginFusedKernel final : public Kernel {
   }
 
   Status Compute(ComputeContext& ctx) override {
-    KernelContextImpl kernel_context(ctx, *claim_, ep_.logger(), output_dtypes_,
-                                     ep_.device_memory(), buffers_);
+    HostKernelContext kernel_context(ctx, spec_, ep_.logger(), ep_.device_memory(),
+                                     ep_.CurrentStream(), buffers_);
     NXRT_RETURN_IF_ERROR(kernel_context.BindInputs());
     OrtStatus* error = claim_->info->Compute(claim_->info, claim_->state, &kernel_context);
     if (error != nullptr) {
@@ -495,7 +500,7 @@ class PluginFusedKernel final : public Kernel {
                                              claim_->fused_name + "' failed")
                         .message());
     }
-    NXRT_ASSIGN_OR_RETURN(int missing, kernel_context.FinishOutputs());
+    const int missing = kernel_context.MissingOutput();
     if (missing >= 0) {
       return MakeStatus(StatusCode::kRuntimeError, ep_.label(), ": fused node '",
                         claim_->fused_name, "' returned without producing output ", missing,
@@ -509,7 +514,57 @@ class PluginFusedKernel final : public Kernel {
   PluginEp& ep_;
   std::shared_ptr<CompiledClaim> claim_;
   std::vector<DataType> output_dtypes_;
-  CallBuffers buffers_;
+  std::string name_;
+  KernelCallSpec spec_;
+  KernelCallBuffers buffers_;
+};
+
+// The kernel of one node the plugin claimed alone, in one plan instance: the plugin's
+// OrtKernelImpl, shared by every instance.
+class PluginNodeKernel final : public Kernel {
+ public:
+  PluginNodeKernel(PluginEp& ep, std::shared_ptr<RegistryKernel> kernel)
+      : ep_(ep), kernel_(std::move(kernel)) {
+    spec_.name = kernel_->name;
+    spec_.omitted_outputs = kernel_->omitted_outputs;
+    spec_.cpu_inputs = kernel_->cpu_inputs;
+    spec_.cpu_outputs = kernel_->cpu_outputs;
+  }
+
+  Status Prepare(PrepareContext& ctx) override {
+    for (int i = 0; i < ctx.output_count(); ++i) {
+      if (kernel_->omitted_outputs[i] != 0) continue;
+      NXRT_RETURN_IF_ERROR(ctx.SetOutputDynamic(i, kernel_->output_dtypes[i]));
+    }
+    return Status::Ok();
+  }
+
+  Status Compute(ComputeContext& ctx) override {
+    HostKernelContext kernel_context(ctx, spec_, ep_.logger(), ep_.device_memory(),
+                                     ep_.CurrentStream(), buffers_);
+    NXRT_RETURN_IF_ERROR(kernel_context.BindInputs());
+    OrtStatus* error = kernel_->impl->Compute(kernel_->impl, &kernel_context);
+    if (error != nullptr) {
+      return Status(StatusCode::kRuntimeError,
+                    TakeOrtStatus(error, ep_.label() + ": OrtKernelImpl::Compute of " +
+                                             kernel_->name + " failed")
+                        .message());
+    }
+    const int missing = kernel_context.MissingOutput();
+    if (missing >= 0) {
+      return MakeStatus(StatusCode::kRuntimeError, ep_.label(), ": ", kernel_->name,
+                        " returned without producing output ", missing,
+                        " (KernelContext_GetOutput was never called for it)");
+    }
+    ep_.CountCall();
+    return Status::Ok();
+  }
+
+ private:
+  PluginEp& ep_;
+  std::shared_ptr<RegistryKernel> kernel_;
+  KernelCallSpec spec_;
+  KernelCallBuffers buffers_;
 };
 
 Result<const GraphProjection*> PluginEp::ProjectionFor(const ir::GraphView& view) {
@@ -543,6 +598,8 @@ Result<ep::GraphClaims> PluginEp::ProposeClaims(const ir::GraphView& view,
   NXRT_ASSIGN_OR_RETURN(const GraphProjection* projection, ProjectionFor(view));
   OrtEpGraphSupportInfo support;
   support.graph = projection->graph();
+  support.registry = registry_.get();
+  support.ep_name = ep_name();
   sink_.BeginCapture();
   OrtStatus* error = ep_->GetCapability(ep_, projection->graph(), &support);
   std::vector<std::string> lines = sink_.EndCapture();
@@ -566,9 +623,44 @@ Result<ep::GraphClaims> PluginEp::ProposeClaims(const ir::GraphView& view,
     }
     const std::string which = "group " + std::to_string(g) + " of " + label();
     if (!group.fused) {
-      out.rejected.push_back({ids, which + " came from EpGraphSupportInfo_AddSingleNode, which "
-                                           "asks for a registered EP kernel; nxrt hosts only "
-                                           "fused groups (AddNodesToFuse)"});
+      // EpGraphSupportInfo_AddSingleNode: one node, run by a kernel of the plugin's registry.
+      if (unknown > 0 || ids.size() != 1) {
+        out.rejected.push_back({ids, which + " (EpGraphSupportInfo_AddSingleNode) names a node "
+                                             "pointer that is not a node of this graph; fix the "
+                                             "plugin's GetCapability"});
+        continue;
+      }
+      const OrtNode& node = *projection->node(ids[0]);
+      std::string why;
+      if (registry_ == nullptr) {
+        why = "the plugin has no kernel registry (OrtEp::GetKernelRegistry is null or returned "
+              "none); fix by returning one or by fusing the node with AddNodesToFuse";
+      } else {
+        Result<KernelLookup> found = FindKernel(*registry_, ep_name(), node);
+        if (!found.ok()) {
+          why = found.status().message();
+        } else if (found->entry == nullptr) {
+          why = "no kernel of the plugin's registry matches " + node.op_type + "-" +
+                std::to_string(node.since_version) +
+                (found->reason.empty() ? std::string(" (none is registered for the op)")
+                                       : ": " + found->reason) +
+                "; fix the plugin's kernel registry, or claim only nodes "
+                "EpGraphSupportInfo_LookUpKernel finds a kernel for";
+        }
+      }
+      if (!why.empty()) {
+        out.rejected.push_back({ids, which + " (EpGraphSupportInfo_AddSingleNode of node '" +
+                                         node.name + "'): " + why});
+        continue;
+      }
+      out.claims.push_back(ep::ProposedClaim{std::move(ids), false});
+      continue;
+    }
+    if (ep_->Compile == nullptr) {
+      out.rejected.push_back({ids, which + " came from EpGraphSupportInfo_AddNodesToFuse, but "
+                                           "OrtEp::Compile is null, so it cannot be compiled; fix "
+                                           "the plugin: set Compile, or claim single nodes with "
+                                           "AddSingleNode"});
       continue;
     }
     if (group.nodes.empty()) {
@@ -616,6 +708,24 @@ Result<ep::GraphClaims> PluginEp::ProposeClaims(const ir::GraphView& view,
 Status PluginEp::CompileClaims(const ir::GraphView& view, std::span<const ClaimToCompile> claims) {
   if (claims.empty()) return Status::Ok();
   NXRT_ASSIGN_OR_RETURN(const GraphProjection* projection, ProjectionFor(view));
+  std::vector<ClaimToCompile> fused;
+  for (const ClaimToCompile& c : claims) {
+    if (c.fused) {
+      fused.push_back(c);
+      continue;
+    }
+    for (ir::NodeId node : c.claim->nodes) {
+      NXRT_ASSIGN_OR_RETURN(std::shared_ptr<RegistryKernel> kernel,
+                            CreateRegistryKernel(*projection, node));
+      registry_kernels_[{&view.graph(), node}] = std::move(kernel);
+    }
+  }
+  if (fused.empty()) return Status::Ok();
+  return CompileFused(view, *projection, fused);
+}
+
+Status PluginEp::CompileFused(const ir::GraphView& view, const GraphProjection& projection,
+                              std::span<const ClaimToCompile> claims) {
   CompiledBatch batch;
   std::vector<const OrtGraph*> graphs;
   std::vector<const OrtNode*> fused_nodes;
@@ -626,7 +736,7 @@ Status PluginEp::CompileClaims(const ir::GraphView& view, std::span<const ClaimT
     auto compiled = std::make_shared<CompiledClaim>();
     compiled->fused_name = c.fused_name;
     NXRT_ASSIGN_OR_RETURN(compiled->projection,
-                          projection->ProjectClaim(*c.claim, c.fused_name, ep_name(),
+                          projection.ProjectClaim(*c.claim, c.fused_name, ep_name(),
                                                    drop != drop_constants_.end() && drop->second));
     compiled->input_map = compiled->projection.claim_input_of_fused_input;
     graphs.push_back(compiled->projection.graph);
@@ -685,6 +795,166 @@ Status PluginEp::CompileClaims(const ir::GraphView& view, std::span<const ClaimT
   for (auto& claim : batch.claims) compiled_[claim->fused_name] = claim;
   batches_.push_back(std::move(batch));
   return Status::Ok();
+}
+
+Result<std::shared_ptr<RegistryKernel>> PluginEp::CreateRegistryKernel(
+    const GraphProjection& projection, ir::NodeId id) {
+  const OrtNode& node = *projection.node(id);
+  auto kernel = std::make_shared<RegistryKernel>();
+  kernel->name = "node '" + node.name + "' (" + node.op_type + ")";
+  const std::string which = label() + ": " + kernel->name;
+  if (registry_ == nullptr) {
+    return MakeStatus(StatusCode::kInternal, which, " was claimed alone, but the EP has no registry");
+  }
+  NXRT_ASSIGN_OR_RETURN(KernelLookup found, FindKernel(*registry_, ep_name(), node));
+  if (found.entry == nullptr) {
+    return MakeStatus(StatusCode::kFailedPrecondition, which,
+                      ": no kernel of the plugin's registry matches it any more (", found.reason,
+                      "); fix the plugin's kernel registry");
+  }
+  const OrtKernelDef& def = found.entry->def;
+  kernel->info = std::make_unique<OrtKernelInfo>();
+  kernel->info->node = &node;
+  kernel->info->ep = ep_;
+  kernel->info->logger = &logger_;
+  kernel->info->config = &session_options_.config;
+  kernel->info->device_allocator = device_memory_ ? device_memory_->allocator() : nullptr;
+  OrtKernelImpl* impl = nullptr;
+  if (OrtStatus* error = found.entry->create(found.entry->create_state, kernel->info.get(), &impl)) {
+    if (impl != nullptr && impl->Release != nullptr) impl->Release(impl);
+    return Status(StatusCode::kFailedPrecondition,
+                  TakeOrtStatus(error, which + ": the OrtKernelCreateFunc of kernel " +
+                                           DescribeKernelDef(def) + " failed")
+                          .message() +
+                      "; fix the plugin's kernel creation function, or leave the node to "
+                      "another EP");
+  }
+  const std::string fix = "; fix the plugin's kernel creation function for " + node.op_type;
+  if (impl == nullptr) {
+    return MakeStatus(StatusCode::kFailedPrecondition, which,
+                      ": the OrtKernelCreateFunc returned no OrtKernelImpl", fix);
+  }
+  kernel->control_flow = AsHostControlFlowKernel(impl);
+  if (impl->Release == nullptr) {
+    return MakeStatus(StatusCode::kFailedPrecondition, which,
+                      ": its OrtKernelImpl has a null Release", fix);
+  }
+  kernel->impl = impl;  // released by ~RegistryKernel from here on
+  if (kernel->control_flow == nullptr &&
+      (impl->ort_version_supported < 24 || impl->Compute == nullptr || impl->flags != 0)) {
+    return MakeStatus(StatusCode::kFailedPrecondition, which, ": its OrtKernelImpl ",
+                      impl->ort_version_supported < 24
+                          ? "declares version " + std::to_string(impl->ort_version_supported) +
+                                " (kernel implementations need 24)"
+                      : impl->Compute == nullptr
+                          ? std::string("has a null Compute")
+                          : "has flags " + std::to_string(impl->flags) + " (a plugin sets 0)",
+                      fix);
+  }
+  if (node.graph != nullptr && !node.subgraphs.empty() && kernel->control_flow == nullptr) {
+    return MakeStatus(StatusCode::kFailedPrecondition, which,
+                      ": a node with subgraphs needs the kernel OrtEpApi::Create", node.op_type,
+                      "Kernel makes (the host runs its subgraphs); the plugin made its own", fix);
+  }
+  for (size_t i = 0; i < node.inputs.size(); ++i) {
+    kernel->cpu_inputs.push_back(def.InputMemType(i) == OrtMemTypeCPUInput);
+  }
+  for (size_t o = 0; o < node.outputs.size(); ++o) {
+    const OrtValueInfo* output = node.outputs[o];
+    kernel->omitted_outputs.push_back(output == nullptr);
+    kernel->cpu_outputs.push_back(def.OutputMemType(o) == OrtMemTypeCPUOutput);
+    DataType dtype = DataType::kUndefined;
+    if (output != nullptr && output->type_info.tensor) {
+      dtype = FromOrtElementType(output->type_info.tensor->element_type);
+    }
+    if (output != nullptr && dtype == DataType::kUndefined && kernel->control_flow == nullptr) {
+      return MakeStatus(StatusCode::kUnsupported, which, ": output ", o, " '", output->name,
+                        "' has no tensor element type nxrt knows; add value_info for it");
+    }
+    kernel->output_dtypes.push_back(dtype);
+  }
+  // As ORT at session creation: each constant initializer input is offered for pre-packing
+  // (no shared weight cache: ORT passes none without a prepacked-weights container).
+  if (kernel->control_flow == nullptr && impl->PrePackWeight != nullptr) {
+    for (size_t i = 0; i < node.inputs.size(); ++i) {
+      const OrtValueInfo* input = node.inputs[i];
+      if (input == nullptr || !input->is_constant_initializer || input->initializer == nullptr) {
+        continue;
+      }
+      bool packed = false;
+      if (OrtStatus* error = impl->PrePackWeight(impl, input->initializer, static_cast<int>(i),
+                                                 &DefaultCpuAllocator(), nullptr, &packed)) {
+        return Status(StatusCode::kFailedPrecondition,
+                      TakeOrtStatus(error, which + ": OrtKernelImpl::PrePackWeight of input " +
+                                               std::to_string(i) + " failed")
+                          .message());
+      }
+    }
+  }
+  return kernel;
+}
+
+Result<std::unique_ptr<Kernel>> PluginEp::CreateNodeKernel(const ir::Graph& graph,
+                                                           ir::NodeId node) {
+  auto it = registry_kernels_.find({&graph, node});
+  if (it == registry_kernels_.end()) {
+    return MakeStatus(StatusCode::kInternal, label(), ": node ", node, " of graph '", graph.name,
+                      "' was not compiled (CompileClaims must run first)");
+  }
+  if (it->second->control_flow != nullptr) {
+    return MakeStatus(StatusCode::kInternal, label(), ": ", it->second->name,
+                      " is control flow, which the runtime runs");
+  }
+  return std::unique_ptr<Kernel>(new PluginNodeKernel(*this, it->second));
+}
+
+// An OrtValue viewing `t` (host memory) for a helper call.
+OrtValue HostView(const Tensor& t) {
+  OrtValue v;
+  v.element_type = ToOrtElementType(t.dtype());
+  v.shape.assign(t.shape().begin(), t.shape().end());
+  v.data = const_cast<void*>(t.raw_data());
+  v.bytes = t.byte_size();
+  v.memory_info = &DefaultCpuAllocator().info;
+  return v;
+}
+
+Result<ep::GraphClaimer::ControlFlowHelpers> PluginEp::ControlFlowHelpersFor(const ir::Graph& graph,
+                                                                             ir::NodeId node) {
+  auto it = registry_kernels_.find({&graph, node});
+  if (it == registry_kernels_.end() || it->second->control_flow == nullptr) {
+    return MakeStatus(StatusCode::kInternal, label(), ": node ", node, " of graph '", graph.name,
+                      "' has no control-flow kernel made by OrtEpApi::Create*Kernel");
+  }
+  std::shared_ptr<RegistryKernel> kernel = it->second;
+  const std::string context = label() + ": " + kernel->name;
+  ControlFlowHelpers helpers;
+  if (kernel->control_flow->loop_helper != nullptr) {
+    helpers.concat = [kernel, context](std::span<const Tensor* const> items, void* out,
+                                       size_t bytes) -> Status {
+      std::vector<OrtValue> values;
+      values.reserve(items.size());
+      for (const Tensor* t : items) values.push_back(HostView(*t));
+      std::vector<const OrtValue*> pointers;
+      for (const OrtValue& v : values) pointers.push_back(&v);
+      OrtLoopKernelHelper* helper = kernel->control_flow->loop_helper;
+      return TakeOrtStatus(helper->ConcatOutput(helper, nullptr, pointers.data(), pointers.size(),
+                                                out, bytes),
+                           context + ": OrtLoopKernelHelper::ConcatOutput failed");
+    };
+  }
+  if (kernel->control_flow->scan_helper != nullptr) {
+    helpers.transpose = [kernel, context](std::span<const size_t> perm, const Tensor& in,
+                                          Tensor& out) -> Status {
+      const OrtValue input = HostView(in);
+      OrtValue output = HostView(out);
+      OrtScanKernelHelper* helper = kernel->control_flow->scan_helper;
+      return TakeOrtStatus(
+          helper->Transpose(helper, perm.data(), perm.size(), &input, nullptr, &output),
+          context + ": OrtScanKernelHelper::Transpose failed");
+    };
+  }
+  return helpers;
 }
 
 Result<std::unique_ptr<Kernel>> PluginEp::CreateFusedKernel(const FusedNodeInfo& info) {

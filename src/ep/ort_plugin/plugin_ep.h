@@ -5,20 +5,26 @@
 //   Initialize   OrtEpFactory::CreateEp with the factory's devices of this EP's name (arrays
 //                index-aligned), a real OrtSessionOptions whose config entries hold the user's
 //                options as "ep.<ep_name>.<key>", and a logger. The OrtEp must declare version
-//                >= 23 (GetCapability/Compile).
+//                >= 23, set GetCapability, and have Compile or a kernel registry;
+//                OrtEp::GetKernelRegistry (>= 24) is asked once and the registry copied.
 //   ProposeClaims  the graph projected as an OrtGraph (graph_projection.h, once per graph),
-//                OrtEp::GetCapability, each AddNodesToFuse group → a fused proposal; groups naming
-//                pointers that are not nodes of the graph are rejected here with the reason;
-//                AddSingleNode groups (registered EP kernels, OrtEp::GetKernelRegistry) are
-//                rejected: nxrt does not host plugin kernel registries. The plugin's log lines that
-//                quote a node name ('name') become that node's decline reason.
-//   CompileClaims  one OrtEp::Compile over all accepted claims of a graph (one OrtGraph and one
-//                fused OrtNode each), then OrtNodeComputeInfo::CreateState once per claim.
-//   CreateFusedKernel  a kernel over that compute info: outputs declared dynamic, Compute runs
-//                OrtNodeComputeInfo::Compute with an OrtKernelContext that serves the inputs and
-//                allocates outputs of the shape the plugin asks for. Calls are serialised when
-//                OrtEp::IsConcurrentRunSupported says no.
-//   Shutdown     ReleaseState for every state → ReleaseNodeComputeInfos → OrtEpFactory::ReleaseEp.
+//                OrtEp::GetCapability, each AddNodesToFuse group → a fused proposal; each
+//                AddSingleNode → a single-node proposal when a kernel of the registry matches the
+//                node (kernel_registry.h), else rejected with the mismatch; groups naming
+//                pointers that are not nodes of the graph are rejected here with the reason. The
+//                plugin's log lines that quote a node name ('name') become that node's decline
+//                reason.
+//   CompileClaims  one OrtEp::Compile over all accepted fused claims of a graph (one OrtGraph and
+//                one fused OrtNode each), then OrtNodeComputeInfo::CreateState once per claim;
+//                for each single node the registry kernel's OrtKernelCreateFunc, once per session.
+//   CreateFusedKernel / CreateNodeKernel  a kernel over that compute info or OrtKernelImpl:
+//                outputs declared dynamic, Compute runs the plugin's Compute with an
+//                OrtKernelContext (kernel_context.h) that serves the inputs and allocates outputs
+//                of the shape the plugin asks for. Calls are serialised when
+//                OrtEp::IsConcurrentRunSupported says no. ControlFlowHelpersFor lends the runtime
+//                the Loop/Scan helpers of a control-flow kernel made by OrtEpApi::Create*Kernel.
+//   Shutdown     ReleaseState for every state → ReleaseNodeComputeInfos → OrtKernelImpl::Release
+//                of every registry kernel → OrtEpFactory::ReleaseEp.
 // Every plugin struct is version-gated (PLUGIN_HOST.md §3) and every plugin error names the
 // library, the step and ORT's code and message.
 #pragma once
