@@ -67,6 +67,12 @@ struct SessionOptions {
   // Record a span per run and per executed step (node kernel, fused claim, runtime step, the
   // steps of control-flow bodies) for EndProfiling.
   bool enable_profiling = false;
+  // When set, Create (and ExplainPlacement) writes the model here as ONNX once the optimisation
+  // passes ran, before EPs are placed (ONNX Runtime's SessionOptions optimized_model_filepath):
+  // level 1 gives standard ONNX operators any runtime loads; level 2 may add nxrt's com.nxrt
+  // operators. Initializers are written inline. Errors at Create: kIoError when the file cannot
+  // be written; kNotImplemented for a model with local functions or past protobuf's 2 GiB.
+  std::string optimized_model_path;
   // Symbolic dims fixed before the model is optimized and placed, as {dim name, size}: every dim
   // of the main graph's values named `first` ("batch") becomes `second` (ONNX Runtime's
   // AddFreeDimensionOverrideByName). inputs() then declares the size and Run requires it. Names
