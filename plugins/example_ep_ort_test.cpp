@@ -1,7 +1,7 @@
 // plugins/example_ep_ort_test.cpp: the example plugin EP (plugins/example_ep) in real ONNX
 // Runtime 1.30, loaded through the ORT oracle.
 //
-// Layer: acceptance test of the test plugins (DESIGN.md §5.3). Pure-elementwise models run with
+// Layer: acceptance test of the test plugins (docs/testing.md). Pure-elementwise models run with
 // ORT's CPU fallback disabled, so every node must run in the plugin; outputs are checked against
 // loops written here (fixed-seed inputs, rtol 1e-5). Mixed models run with fallback and must
 // equal ORT's CPU-only outputs. The plugin's counters, read by dlopen-ing the library ORT

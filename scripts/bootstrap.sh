@@ -10,7 +10,7 @@
 #   ort/libonnxruntime.so.1   ONNX Runtime 1.30 (reference runtime for tests and benchmarks)
 #   ort-node/node_modules/    onnxruntime-node@1.30.0 installed with npm --ignore-scripts (the JS
 #                             client the C API test runs; tests/ort_node)
-#   models/<name>.onnx        the real models of shared/TESTDATA.md
+#   models/<name>.onnx        the real models of docs/testing.md
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -105,7 +105,7 @@ if [ ! -s "$node_lib" ] || ! cmp -s "$node_lib" "$ort_dir/libonnxruntime.so.1"; 
 fi
 log "onnxruntime-node: $node_dir/node_modules/onnxruntime-node"
 
-# Real models (shared/TESTDATA.md §2): name package@version path sha256.
+# Real models (docs/testing.md): name package@version path sha256.
 model_dir="$cache/models"
 mkdir -p "$model_dir"
 while read -r name spec path sha; do

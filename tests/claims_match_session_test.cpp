@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <map>
+#include <ostream>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -34,6 +35,9 @@ struct Case {
   std::string model;
   std::string eps;
 };
+
+// Names a case in gtest's output ("ppocrv4_det on plugin") instead of its bytes.
+void PrintTo(const Case& c, std::ostream* os) { *os << c.model << " on " << c.eps; }
 
 // The standard output of `command`; `status` its exit status.
 std::string Capture(const std::string& command, int& status) {

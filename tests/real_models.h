@@ -1,4 +1,4 @@
-// tests/real_models.h: the real models of shared/TESTDATA.md and the inputs nxrt is judged on.
+// tests/real_models.h: the real models of docs/testing.md and the inputs nxrt is judged on.
 //
 // Layer: test support, shared by the ORT oracle tests, the real-model suite and the benchmarks so
 // that all of them feed the same shapes and value ranges. Models live in
@@ -24,7 +24,7 @@
 namespace nxrt::oracle {
 
 struct RealModel {
-  // File stem under <cache>/models, as in TESTDATA.md and scripts/models.txt.
+  // File stem under <cache>/models, as in docs/testing.md and scripts/models.txt.
   std::string name;
   // Every graph input, complete (dtype, shape, values), in the model's declaration order.
   std::vector<InputSpec> inputs;
@@ -39,7 +39,7 @@ struct RealModel {
   }
 };
 
-// The seven models, in the order of TESTDATA.md.
+// The seven models, in the order of docs/testing.md.
 inline const std::vector<RealModel>& RealModels() {
   using V = ValueDistribution;
   constexpr DataType kF32 = DataType::kFloat;

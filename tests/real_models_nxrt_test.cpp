@@ -1,5 +1,5 @@
-// tests/real_models_nxrt_test.cpp: the acceptance suite for real models (DESIGN.md §5.2): each
-// model of shared/TESTDATA.md runs on nxrt's CPU EP and its outputs are compared with ONNX
+// tests/real_models_nxrt_test.cpp: the acceptance suite for real models (docs/testing.md): each
+// model of docs/testing.md runs on nxrt's CPU EP and its outputs are compared with ONNX
 // Runtime 1.30's for the same fixed-seed inputs (ORT with graph optimisations off, read from the
 // reference cache after the first run). Floats within the model's rtol/atol, ints and bools
 // exactly. Silero VAD v5 also streams 20 chunks feeding its state back, checked at every step;

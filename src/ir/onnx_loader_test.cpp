@@ -1,5 +1,5 @@
 // ir/onnx_loader_test.cpp: the ONNX loader on models built here with the protobuf classes, on
-// every model of the ONNX backend test data, on the real models of TESTDATA.md, on external
+// every model of the ONNX backend test data, on the real models of docs/testing.md, on external
 // data, and on each kind of broken input (one clear error, never an abort).
 #include "ir/onnx_loader.h"
 
@@ -340,7 +340,7 @@ TEST(OnnxLoaderTest, InitializerThatIsAlsoAGraphInput) {
 
 // Every model.onnx of the ONNX 1.12 backend test data loads. The counts come from
 //   find /usr/share/libonnx-testdata/data/<folder> -name model.onnx | wc -l
-// (node 932, pytorch-converted 82, pytorch-operator 35, simple 23; DESIGN.md and TESTDATA.md).
+// (node 932, pytorch-converted 82, pytorch-operator 35, simple 23; docs/testing.md).
 TEST(OnnxLoaderTest, EveryBackendTestModelLoads) {
   const fs::path root = "/usr/share/libonnx-testdata/data";
   if (!fs::exists(root)) GTEST_SKIP() << root << " is missing: install Debian's libonnx-testdata";

@@ -2,7 +2,7 @@
 # Runs one libFuzzer target of tests/fuzz (built by the `fuzz` preset) for a while, from a seed
 # corpus of real ONNX models, on one core:
 #   tests/fuzz/fuzz.sh BINARY WORK_DIR SECONDS [extra libFuzzer flags...]
-# Seeds: every model of the ONNX backend node tests, the real models of shared TESTDATA.md under
+# Seeds: every model of the ONNX backend node tests, the real models of docs/testing.md under
 # 1 MiB (from the bootstrap cache), and tests/fuzz_regressions. WORK_DIR keeps the growing corpus
 # (corpus/) and any crash, leak or timeout reproducer (artifacts/); the script exits non-zero
 # when libFuzzer found one. Turn each reproducer into a file of tests/fuzz_regressions and a fix.

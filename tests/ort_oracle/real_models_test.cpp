@@ -1,4 +1,4 @@
-// ort_oracle/real_models_test.cpp: every real model of TESTDATA.md runs in ONNX Runtime on the
+// ort_oracle/real_models_test.cpp: every real model of docs/testing.md runs in ONNX Runtime on the
 // shared table's fixed-seed inputs, with outputs as the model declares them.
 //
 // Layer: tests of nxrt_ort_oracle and of tests/real_models.h (the table the real-model suite

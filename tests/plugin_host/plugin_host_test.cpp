@@ -1,4 +1,4 @@
-// tests/plugin_host/plugin_host_test.cpp: the plugin-interop acceptance suite (DESIGN.md §5.3,
+// tests/plugin_host/plugin_host_test.cpp: the plugin-interop acceptance suite (docs/testing.md,
 // shared PLUGIN_HOST.md): nxrt hosts the in-tree example plugin (plugins/example_ep, built
 // against ORT's C headers only) and its outputs equal the CPU EP's and those of real ONNX
 // Runtime 1.30 hosting the same library; the plugin's own counter shows it computed; a real model
@@ -363,7 +363,7 @@ TEST(ExamplePlugin, LoadAndUnload200Times) {
   }
 }
 
-// A real model of TESTDATA.md with the plugin first and the CPU EP second matches ORT 1.30.
+// A real model of docs/testing.md with the plugin first and the CPU EP second matches ORT 1.30.
 TEST(ExamplePlugin, RealModelMatchesOnnxRuntime) {
   for (const char* name : {"oww_hey_jarvis", "oww_melspectrogram"}) {
     const oracle::RealModel* model = oracle::FindRealModel(name);
