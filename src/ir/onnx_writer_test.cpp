@@ -1,6 +1,6 @@
 // ir/onnx_writer_test.cpp: the writer against the loader on every model of the ONNX backend test
 // data (node, pytorch-converted, pytorch-operator, simple: every op type, attribute kind and
-// subgraph form ONNX 1.12 ships) and on the real models of TESTDATA.md: a model loaded, written
+// subgraph form ONNX 1.12 ships) and on the real models of docs/testing.md: a model loaded, written
 // and loaded again is the same model (nodes, names, domains, attributes with their values,
 // inputs, outputs, value infos with their types, initializers byte for byte, opsets, metadata),
 // and writing it again gives the same bytes.
