@@ -433,7 +433,9 @@ TEST(Session, StatsAndTraceBreakControlFlowBodiesDown) {
   double body_us = 0;
   for (const KernelStats& k : stats) {
     if (k.parent == loop) body_us += k.total_us;
-    if (k.parent == -1) EXPECT_EQ(k.graph, 0) << k.name;
+    if (k.parent == -1) {
+      EXPECT_EQ(k.graph, 0) << k.name;
+    }
   }
   EXPECT_GT(body_us, 0);
   EXPECT_DOUBLE_EQ(stats[loop].self_us, stats[loop].total_us - body_us);
