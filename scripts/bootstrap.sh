@@ -21,12 +21,14 @@ log() { printf 'bootstrap: %s\n' "$*" >&2; }
 
 # clang and libclang-rt-14-dev: libFuzzer (-fsanitize=fuzzer) for the `fuzz` preset's targets
 # (tests/fuzz); Debian 12's libfuzzer-14-dev only adds a libFuzzer.a for other compilers.
+# graphviz: `nxrt claims --format svg`; chromium: the CLI test that opens that SVG headless.
 apt_packages=(
   build-essential cmake ninja-build pkg-config git ca-certificates
   libprotobuf-dev protobuf-compiler libonnx-dev libonnx-testdata
   libdnnl-dev libomp-dev libcli11-dev nlohmann-json3-dev libgtest-dev libgmock-dev libbenchmark-dev
   python3-onnx python3-numpy
   clang libclang-rt-14-dev
+  graphviz chromium
 )
 # npm and Node.js: use the machine's own if it has them (a nodesource nodejs bundles npm and
 # conflicts with Debian's npm package); otherwise Debian's.

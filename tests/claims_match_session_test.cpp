@@ -92,27 +92,38 @@ TEST_P(ClaimsMatchSession, SamePassesRewritesAndPlacementAsWhatRuns) {
   Result<std::vector<NamedTensor>> outputs = (*session)->Run(*inputs);
   ASSERT_TRUE(outputs.ok()) << outputs.status().ToString();
 
-  // Where the report puts each step of the main graph: node name or fused name → EP.
-  const GraphPlacement& main = report.graphs.at(0);
-  std::map<std::string, std::string> ep_of;
-  size_t steps = main.runtime_nodes.size();
-  for (const PlacementClaim& c : main.claims) {
-    if (c.fused) {
-      ep_of[c.fused_name] = c.ep;
-      ++steps;
-      continue;
-    }
-    for (const PlacementNode& n : c.nodes) ep_of[n.name] = c.ep;
-    steps += c.nodes.size();
-  }
-  for (const RuntimeNode& r : main.runtime_nodes) ep_of[r.node.name] = r.ep;
+  // Where the report puts each step of each graph: node name or fused name → EP. The session
+  // has a step per fused claim, per node of other claims and per runtime node, in every graph;
+  // the main graph's ran once, a body's as often as its control-flow node chose it.
   const std::vector<KernelStats> stats = (*session)->Stats();
-  EXPECT_EQ(stats.size(), steps);
-  for (const KernelStats& k : stats) {
-    ASSERT_TRUE(ep_of.count(k.name)) << "step '" << k.name << "' (" << k.op_type
-                                     << ") is in no claim of the report";
-    EXPECT_EQ(k.ep, ep_of[k.name]) << "step '" << k.name << "' (" << k.op_type << ")";
-    EXPECT_EQ(k.calls, 1) << "step '" << k.name << "'";
+  for (size_t g = 0; g < report.graphs.size(); ++g) {
+    const GraphPlacement& graph = report.graphs[g];
+    std::map<std::string, std::string> ep_of;
+    size_t steps = graph.runtime_nodes.size();
+    for (const PlacementClaim& c : graph.claims) {
+      if (c.fused) {
+        ep_of[c.fused_name] = c.ep;
+        ++steps;
+        continue;
+      }
+      for (const PlacementNode& n : c.nodes) ep_of[n.name] = c.ep;
+      steps += c.nodes.size();
+    }
+    for (const RuntimeNode& r : graph.runtime_nodes) ep_of[r.node.name] = r.ep;
+    size_t seen = 0;
+    for (const KernelStats& k : stats) {
+      if (k.graph != static_cast<int32_t>(g)) continue;
+      ++seen;
+      ASSERT_TRUE(ep_of.count(k.name)) << "step '" << k.name << "' (" << k.op_type
+                                       << ") is in no claim of " << graph.label;
+      EXPECT_EQ(k.ep, ep_of[k.name]) << "step '" << k.name << "' (" << k.op_type << ")";
+      if (g == 0) {
+        EXPECT_EQ(k.calls, 1) << "step '" << k.name << "'";
+      } else {
+        EXPECT_EQ(stats.at(k.parent).graph, graph.parent) << "step '" << k.name << "'";
+      }
+    }
+    EXPECT_EQ(seen, steps) << graph.label;
   }
 }
 

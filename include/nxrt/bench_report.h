@@ -6,7 +6,8 @@
 // The loop is: `warmup` untimed runs, then timed runs until at least `iterations` runs AND
 // `min_seconds` of timed runs have passed. Each run is timed alone with steady_clock. Statistics
 // are over the timed runs: min, median (mean of the two middle values for an even count),
-// p90 (nearest rank: the ceil(0.9 n)-th smallest), mean, max. Peak RSS is the process's
+// p90, p95 and p99 (nearest rank: the ceil(p n)-th smallest), mean, max, and the throughput
+// (timed runs per second of timed run time: runs go one at a time). Peak RSS is the process's
 // getrusage ru_maxrss (everything the process touched: library, model, inputs, arena).
 // bench/side_by_side.py reads the JSON form; keep the two tools' fields the same.
 #pragma once
@@ -31,8 +32,11 @@ struct LatencyStats {
   double min_ms = 0;
   double median_ms = 0;
   double p90_ms = 0;
+  double p95_ms = 0;
+  double p99_ms = 0;
   double mean_ms = 0;
   double max_ms = 0;
+  double runs_per_second = 0;  // iterations / (sum of the latencies in seconds)
 };
 
 // Statistics of `latencies_ms` (any order; empty gives all zeros).
@@ -62,9 +66,9 @@ struct BenchReport {
   std::string inputs_digest;    // InputsDigest of the inputs fed
 };
 
-// One JSON object on one line: runtime, runtime_version, model, threads, session_ms, warmup,
-// iterations, min_seconds, min_ms, median_ms, p90_ms, mean_ms, max_ms, peak_rss_mib,
-// inputs_digest.
+// One JSON object on one line: runtime, runtime_version, model, threads, init_ms, session_ms,
+// warmup, iterations, min_seconds, min_ms, median_ms, p90_ms, p95_ms, p99_ms, mean_ms, max_ms,
+// runs_per_second, peak_rss_mib, inputs_digest.
 std::string BenchReportJson(const BenchReport& report);
 
 // A few human-readable lines of the same figures.

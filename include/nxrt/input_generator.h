@@ -96,6 +96,10 @@ Result<Tensor> GenerateTensor(DataType dtype, const Shape& shape, const ValueDis
                               uint64_t stream_seed);
 
 // One tensor per input of `inputs` (the model's declared inputs, in order), following `options`.
+// Errors (kInvalidArgument): a spec naming no input; one error listing every size missing at
+// once: the inputs that need a whole shape (rank unknown, or dynamic dims without a name, as
+// Silero VAD v5's input [?,?]) and each symbolic dim without a size with the inputs that carry
+// it; kNotImplemented for an input that is not a tensor.
 Result<std::vector<NamedTensor>> GenerateInputs(const std::vector<ValueInfo>& inputs,
                                                 const GeneratorOptions& options);
 
@@ -144,9 +148,10 @@ Result<GeneratorOptions> ParseGeneratorFlags(const InputFlags& flags,
                                              std::vector<InputSpec> base = {});
 
 // One tensor per model input, in the order of `inputs`: read from its --input file when given,
-// else generated from the flags. With `generate_missing` false an input without a file is an
-// error that says to pass --input or --random. Files naming no input are passed through, so the
-// session reports the unknown name.
+// else generated from the flags. With `generate_missing` false only inputs a generator flag
+// names (--shape, --range, --value) are generated, and the others without a file are one error
+// listing them all, which says to pass --input, a generator flag or --random. Files naming no
+// input are passed through, so the session reports the unknown name.
 Result<std::vector<NamedTensor>> BuildInputsFromFlags(const InputFlags& flags,
                                                       const std::vector<ValueInfo>& inputs,
                                                       bool generate_missing,

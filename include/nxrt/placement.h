@@ -84,6 +84,13 @@ struct RejectedClaim {
   std::string reason;
 };
 
+// A value flowing from one node of a graph to another (GraphView's producer → consumer).
+struct PlacementEdge {
+  int32_t from = -1;  // PlacementNode::id of the producer
+  int32_t to = -1;    // PlacementNode::id of the consumer (an explicit input of it)
+  std::string value;  // the value's name
+};
+
 // The placement of one graph.
 struct GraphPlacement {
   // Where the graph is: "main graph", or the enclosing graph's label followed by
@@ -98,6 +105,9 @@ struct GraphPlacement {
   std::vector<DeclinedNode> declined;        // in topological order
   std::vector<RejectedClaim> rejected_claims;  // in the order proposed
   std::vector<PlacementNode> unplaced;       // in topological order; each is in `declined`
+  // Every producer → consumer edge of the graph, by consumer in topological order, then input
+  // slot. Values from graph inputs, initializers and outer scopes have no producer and no edge.
+  std::vector<PlacementEdge> edges;
 
   bool complete() const { return unplaced.empty(); }
 };
@@ -136,6 +146,17 @@ std::string PlacementReportText(const PlacementReport& report);
 // The report as one JSON object (schema in docs/partitioning.md), indented by `indent` spaces
 // (-1: one line).
 std::string PlacementReportJson(const PlacementReport& report, int indent = 2);
+
+// The report as a Graphviz DOT digraph, one cluster per graph of the report (nested as the
+// graphs are), in it one cluster per claim labelled with its EP (and fused name), nodes filled
+// with a colour per EP (the same EP, the same colour, in the order EPs first appear), edges
+// labelled with value names. Nodes the runtime runs are drawn as boxes with a double border
+// linked to their bodies' clusters by a dashed edge; unplaced nodes are red. Every node some EP
+// declined carries every reason as its tooltip ("ep: reason" lines; SVG <title> in an <a>).
+// Node ids are "g<graph>n<node id>", graph clusters "cluster_g<graph>", claim clusters
+// "cluster_g<graph>c<claim>": `dot -Tsvg` gives one <g class="node"> per node of the report.
+// Ends in a newline.
+std::string PlacementReportDot(const PlacementReport& report);
 
 // One graph for people: each claim (EP, nodes as #id:OpType:name, boundary inputs and outputs),
 // the nodes the runtime runs, each node some EP declined with every reason, rejected claims,

@@ -64,8 +64,15 @@ struct SessionOptions {
   // load, initialize or compile its claims is dropped (Warnings() says why) and its nodes fall
   // back too.
   bool allow_fallback = true;
-  // Record a span per executed step (node kernel or fused claim) for EndProfiling.
+  // Record a span per run and per executed step (node kernel, fused claim, runtime step, the
+  // steps of control-flow bodies) for EndProfiling.
   bool enable_profiling = false;
+  // When set, Create (and ExplainPlacement) writes the model here as ONNX once the optimisation
+  // passes ran, before EPs are placed (ONNX Runtime's SessionOptions optimized_model_filepath):
+  // level 1 gives standard ONNX operators any runtime loads; level 2 may add nxrt's com.nxrt
+  // operators. Initializers are written inline. Errors at Create: kIoError when the file cannot
+  // be written; kNotImplemented for a model with local functions or past protobuf's 2 GiB.
+  std::string optimized_model_path;
   // Symbolic dims fixed before the model is optimized and placed, as {dim name, size}: every dim
   // of the main graph's values named `first` ("batch") becomes `second` (ONNX Runtime's
   // AddFreeDimensionOverrideByName). inputs() then declares the size and Run requires it. Names
@@ -80,6 +87,10 @@ struct RunOptions {
   // with kRuntimeError ("the run was terminated ..."). Another thread may set it while the run
   // is in progress; it must outlive the call.
   const std::atomic<bool>* terminate = nullptr;
+  // When set, the run stores in it, before each step of the main graph, that step's index in
+  // Stats() (where its name, op type and EP are): for progress displays, which may read it from
+  // another thread at any time. It must outlive the call.
+  std::atomic<int64_t>* progress = nullptr;
 };
 
 // What a model says about itself (ModelProto fields and metadata_props; ONNX Runtime's
@@ -112,13 +123,25 @@ struct OptimizerPassStats {
   int rewrites = 0;  // patterns rewritten, over the main graph and its subgraphs
 };
 
-// Calls and time of one step of the plan (a node kernel or a fused claim), summed over runs.
+// Calls and time of one step of the plan (a node kernel, a fused claim, or a node the runtime
+// runs: If, Loop, Scan, SequenceMap, the sequence and optional ops), summed over the successful
+// runs. The steps of control-flow bodies are steps too, counted each time their body runs.
 struct KernelStats {
   std::string name;     // node name, or the claim's fused name
   std::string op_type;  // op type, or "fused"
   std::string ep;       // the EP's instance name
-  int64_t calls = 0;    // successful Compute calls
-  double total_us = 0;  // wall time of those calls, microseconds
+  int64_t calls = 0;    // times it ran (a Loop body's steps: once per iteration)
+  // Wall time of those calls, microseconds; for a control-flow step it includes its bodies.
+  double total_us = 0;
+  // total_us less the total_us of the steps of its bodies: the time of the step itself.
+  // Equal to total_us for a step without bodies. Summed over all steps: the time of the runs.
+  double self_us = 0;
+  // The index of the step's graph in Placement().graphs: 0 for the main graph; a body's
+  // GraphPlacement::label names its control-flow node and attribute.
+  int32_t graph = 0;
+  // The index in Stats() of the control-flow step whose body holds this step; -1 in the main
+  // graph.
+  int64_t parent = -1;
 };
 
 // Where each node runs, as data (nxrt/placement.h, which callers of Session::Placement include).
@@ -187,7 +210,10 @@ class Session {
 
   // The optimisation passes that ran at creation, in order, with their rewrite counts.
   virtual std::vector<OptimizerPassStats> OptimizerPasses() const = 0;
-  // Per-step statistics summed over all runs so far, in plan order.
+  // Per-step statistics summed over all runs so far: the main graph's steps in plan order, then
+  // the steps of each control-flow body, a body's steps after those of the graph that holds it
+  // (depth first, in plan and attribute order); KernelStats::parent links each body's steps to
+  // their control-flow step.
   virtual std::vector<KernelStats> Stats() const = 0;
   // A human-readable placement: PlacementReportText(Placement()).
   virtual std::string PlacementSummary() const = 0;
@@ -200,10 +226,14 @@ class Session {
   // each (empty when none).
   virtual std::vector<std::string> Warnings() const = 0;
   // The spans recorded since creation (or the previous call) as Chrome trace JSON (the
-  // "traceEvents" format chrome://tracing and Perfetto read): one complete event ("ph": "X")
-  // per step run, times in microseconds since the session was created, "cat" the EP name and
-  // "args" the op type, EP, device and step. Errors: kFailedPrecondition when the session was
-  // created without enable_profiling.
+  // "traceEvents" format chrome://tracing and Perfetto read): a complete event ("ph": "X") per
+  // run ("name" "run", "cat" "session", "args" the run's number from 1 and whether it
+  // succeeded) and one per step run, control-flow bodies' steps included (inside the span of
+  // their control-flow step), "cat" the EP name and "args" the op type, EP, device, step, the
+  // graph's label (PlacementReport) and the "inputs" and "outputs" as "float[1,512]" ("" for an
+  // omitted one). Times are microseconds since the session was created; "tid" numbers the
+  // calling thread; metadata events name the process and threads. Errors: kFailedPrecondition
+  // when the session was created without enable_profiling.
   virtual Result<std::string> EndProfiling() = 0;
 };
 

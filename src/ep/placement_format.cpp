@@ -1,9 +1,15 @@
 // ep/placement_format.cpp: a Placement as the public report's data (ep/placement.h), and the
-// report as text and JSON (nxrt/placement.h): the one formatter of placements, used by
+// report as text, JSON and Graphviz DOT (nxrt/placement.h): the one formatter of placements,
+// used by
 // Session::PlacementSummary, `nxrt claims` and the tests.
 //
 // Layer: nxrt_ep. The JSON schema is in docs/partitioning.md.
+#include <algorithm>
 #include <cstdio>
+#include <iterator>
+#include <map>
+#include <string_view>
+
 #include <nlohmann/json.hpp>
 
 #include "ep/placement.h"
@@ -129,7 +135,132 @@ Json GraphJson(const GraphPlacement& graph, int index) {
   Json unplaced = Json::array();
   for (const PlacementNode& n : graph.unplaced) unplaced.push_back(NodeJson(n));
   root["unplaced"] = std::move(unplaced);
+
+  Json edges = Json::array();
+  for (const PlacementEdge& e : graph.edges) {
+    Json j;
+    j["from"] = e.from;
+    j["to"] = e.to;
+    j["value"] = e.value;
+    edges.push_back(std::move(j));
+  }
+  root["edges"] = std::move(edges);
   return root;
+}
+
+// `text` as the inside of a DOT double-quoted string: '"' and '\' escaped, newlines as "\n",
+// other control characters dropped.
+std::string DotEscape(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (static_cast<unsigned char>(c) >= 0x20) {
+      out += c;
+    }
+  }
+  return out;
+}
+
+// At most `limit` bytes of `text`, cut at a UTF-8 character boundary and marked with "...".
+std::string Shorten(const std::string& text, size_t limit) {
+  if (text.size() <= limit) return text;
+  size_t end = limit;
+  while (end > 0 && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) --end;
+  return text.substr(0, end) + "...";
+}
+
+// Fill colours of the EPs, in the order they first appear in the report (light, so that black
+// labels stay readable).
+constexpr const char* kEpColours[] = {"#a6cee3", "#fdbf6f", "#b2df8a", "#cab2d6",
+                                      "#ffff99", "#fb9a99", "#d9d9d9", "#80b1d3"};
+constexpr const char* kUnplacedColour = "#ff6b6b";
+
+std::string DotNodeId(size_t graph, int32_t node) {
+  std::string out = "g";
+  Append(out, std::to_string(graph), "n", std::to_string(node));
+  return out;
+}
+
+// The DOT lines of graph `g` and, nested in its cluster, of its bodies' clusters.
+void AppendDotGraph(const PlacementReport& report, size_t g,
+                    const std::vector<std::string>& ep_order, std::string& out,
+                    std::string& edges, int depth) {
+  const GraphPlacement& graph = report.graphs[g];
+  const std::string pad(static_cast<size_t>(2 * depth), ' ');
+  auto colour = [&](const std::string& ep) {
+    for (size_t i = 0; i < ep_order.size(); ++i) {
+      if (ep_order[i] == ep) return kEpColours[i % std::size(kEpColours)];
+    }
+    return kEpColours[0];
+  };
+  std::map<int32_t, const DeclinedNode*> declined;
+  for (const DeclinedNode& d : graph.declined) declined[d.node.id] = &d;
+  auto node_line = [&](const PlacementNode& n, const std::string& ep, const char* fill,
+                       const char* extra) {
+    std::string tooltip;
+    Append(tooltip, "#", std::to_string(n.id), " ", n.op_type, " '", n.name, "' on ",
+           ep.empty() ? "no EP (unplaced)" : ep);
+    if (auto it = declined.find(n.id); it != declined.end()) {
+      tooltip += "\ndeclined by:";
+      for (const PlacementDecline& r : it->second->reasons) {
+        Append(tooltip, "\n", r.ep, ": ", r.reason);
+      }
+    }
+    std::string label = n.op_type;
+    if (!n.domain.empty()) label = n.domain + "." + label;
+    Append(label, "\n", Shorten(n.name, 40));
+    Append(out, pad, "  \"", DotNodeId(g, n.id), "\" [label=\"", DotEscape(label),
+           "\", fillcolor=\"", fill, "\", tooltip=\"", DotEscape(tooltip), "\"", extra, "];\n");
+  };
+
+  Append(out, pad, "subgraph \"cluster_g", std::to_string(g), "\" {\n", pad, "  label=\"graph ",
+         std::to_string(g), ": ", DotEscape(graph.label), "\";\n", pad,
+         "  style=\"rounded\"; color=\"#444444\"; penwidth=1.5;\n");
+  for (size_t c = 0; c < graph.claims.size(); ++c) {
+    const PlacementClaim& claim = graph.claims[c];
+    std::string label = "claim " + std::to_string(c) + ": " + claim.ep;
+    if (claim.fused) label += claim.fused_name.empty() ? " (fused)" : " (" + claim.fused_name + ")";
+    Append(out, pad, "  subgraph \"cluster_g", std::to_string(g), "c", std::to_string(c),
+           "\" {\n", pad, "    label=\"", DotEscape(label),
+           "\"; style=\"dashed,rounded\"; color=\"", colour(claim.ep), "\"; penwidth=2;\n");
+    for (const PlacementNode& n : claim.nodes) node_line(n, claim.ep, colour(claim.ep), "");
+    Append(out, pad, "  }\n");
+  }
+  for (const RuntimeNode& r : graph.runtime_nodes) {
+    node_line(r.node, r.ep, r.ep.empty() ? kUnplacedColour : colour(r.ep), ", peripheries=2");
+  }
+  for (const PlacementNode& n : graph.unplaced) {
+    bool runtime = false;
+    for (const RuntimeNode& r : graph.runtime_nodes) runtime = runtime || r.node.id == n.id;
+    if (!runtime) node_line(n, "", kUnplacedColour, ", color=\"#c00000\", penwidth=2");
+  }
+  for (const PlacementEdge& e : graph.edges) {
+    Append(edges, "  \"", DotNodeId(g, e.from), "\" -> \"", DotNodeId(g, e.to), "\" [tooltip=\"",
+           DotEscape(e.value), "\"];\n");
+  }
+  for (const RuntimeNode& r : graph.runtime_nodes) {
+    for (int32_t body : r.subgraphs) {
+      if (body < 0 || static_cast<size_t>(body) >= report.graphs.size()) continue;
+      AppendDotGraph(report, static_cast<size_t>(body), ep_order, out, edges, depth + 1);
+      // A dashed edge into the body's cluster, ending at one of its nodes (an empty body has none).
+      const GraphPlacement& sub = report.graphs[static_cast<size_t>(body)];
+      int32_t target = -1;
+      if (!sub.claims.empty() && !sub.claims[0].nodes.empty()) target = sub.claims[0].nodes[0].id;
+      if (target < 0 && !sub.runtime_nodes.empty()) target = sub.runtime_nodes[0].node.id;
+      if (target < 0 && !sub.unplaced.empty()) target = sub.unplaced[0].id;
+      if (target < 0) continue;
+      const std::string attribute = sub.label.substr(sub.label.rfind(' ') + 1);
+      Append(edges, "  \"", DotNodeId(g, r.node.id), "\" -> \"",
+             DotNodeId(static_cast<size_t>(body), target), "\" [lhead=\"cluster_g",
+             std::to_string(body), "\", style=dashed, color=\"#888888\", label=\"",
+             DotEscape(attribute), "\", tooltip=\"", DotEscape(sub.label), "\"];\n");
+    }
+  }
+  Append(out, pad, "}\n");
 }
 
 }  // namespace
@@ -246,6 +377,38 @@ std::string PlacementReportJson(const PlacementReport& report, int indent) {
   return root.dump(indent);
 }
 
+std::string PlacementReportDot(const PlacementReport& report) {
+  std::vector<std::string> ep_order;
+  auto see = [&](const std::string& ep) {
+    if (!ep.empty() && std::find(ep_order.begin(), ep_order.end(), ep) == ep_order.end()) {
+      ep_order.push_back(ep);
+    }
+  };
+  for (const GraphPlacement& g : report.graphs) {
+    for (const std::string& ep : g.eps) see(ep);
+    for (const PlacementClaim& c : g.claims) see(c.ep);
+    for (const RuntimeNode& r : g.runtime_nodes) see(r.ep);
+  }
+  std::string legend = report.model.empty() ? "model" : report.model;
+  legend += "\nfill colour by EP:";
+  for (size_t i = 0; i < ep_order.size(); ++i) {
+    Append(legend, " ", ep_order[i], " ", kEpColours[i % std::size(kEpColours)]);
+  }
+  legend += "; red: unplaced; double border: run by the runtime";
+  std::string out = "digraph placement {\n";
+  Append(out, "  graph [fontname=\"Helvetica\", fontsize=11, compound=true, labelloc=t, label=\"",
+         DotEscape(legend), "\"];\n",
+         "  node [fontname=\"Helvetica\", fontsize=10, shape=box, style=\"filled,rounded\"];\n",
+         "  edge [fontname=\"Helvetica\", fontsize=8, color=\"#555555\"];\n");
+  std::string edges;
+  for (size_t g = 0; g < report.graphs.size(); ++g) {
+    if (report.graphs[g].parent < 0) AppendDotGraph(report, g, ep_order, out, edges, 1);
+  }
+  out += edges;
+  out += "}\n";
+  return out;
+}
+
 namespace ep {
 
 GraphPlacement DescribePlacement(const Placement& placement, const ir::GraphView& view) {
@@ -291,6 +454,12 @@ GraphPlacement DescribePlacement(const Placement& placement, const ir::GraphView
     out.rejected_claims.push_back(std::move(rejected));
   }
   for (ir::NodeId v : placement.unplaced) out.unplaced.push_back(node(v));
+  for (ir::NodeId consumer : view.topological_order()) {
+    for (ir::ValueId v : graph.nodes[static_cast<size_t>(consumer)].inputs) {
+      if (v == ir::kNoValue || view.producer(v) == ir::kNoNode) continue;
+      out.edges.push_back({view.producer(v), consumer, graph.values[v].name});
+    }
+  }
   return out;
 }
 

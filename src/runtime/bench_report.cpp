@@ -24,10 +24,17 @@ LatencyStats SummarizeLatencies(std::vector<double> latencies_ms) {
   stats.max_ms = latencies_ms.back();
   stats.median_ms = n % 2 == 1 ? latencies_ms[n / 2]
                                : (latencies_ms[n / 2 - 1] + latencies_ms[n / 2]) / 2.0;
-  const size_t p90_rank = static_cast<size_t>(std::ceil(0.9 * static_cast<double>(n)));
-  stats.p90_ms = latencies_ms[std::max<size_t>(p90_rank, 1) - 1];
-  stats.mean_ms =
-      std::accumulate(latencies_ms.begin(), latencies_ms.end(), 0.0) / static_cast<double>(n);
+  // Nearest rank: the ceil(p n)-th smallest.
+  auto percentile = [&](double p) {
+    const size_t rank = static_cast<size_t>(std::ceil(p * static_cast<double>(n)));
+    return latencies_ms[std::clamp<size_t>(rank, 1, n) - 1];
+  };
+  stats.p90_ms = percentile(0.90);
+  stats.p95_ms = percentile(0.95);
+  stats.p99_ms = percentile(0.99);
+  const double total_ms = std::accumulate(latencies_ms.begin(), latencies_ms.end(), 0.0);
+  stats.mean_ms = total_ms / static_cast<double>(n);
+  stats.runs_per_second = total_ms > 0 ? 1000.0 * static_cast<double>(n) / total_ms : 0;
   return stats;
 }
 
@@ -86,8 +93,11 @@ std::string BenchReportJson(const BenchReport& report) {
   json["min_ms"] = report.latency.min_ms;
   json["median_ms"] = report.latency.median_ms;
   json["p90_ms"] = report.latency.p90_ms;
+  json["p95_ms"] = report.latency.p95_ms;
+  json["p99_ms"] = report.latency.p99_ms;
   json["mean_ms"] = report.latency.mean_ms;
   json["max_ms"] = report.latency.max_ms;
+  json["runs_per_second"] = report.latency.runs_per_second;
   json["peak_rss_mib"] = report.peak_rss_mib;
   json["inputs_digest"] = report.inputs_digest;
   return json.dump();
@@ -104,8 +114,11 @@ std::string BenchReportText(const BenchReport& report) {
       << "session creation  " << report.session_ms << " ms\n"
       << "latency (ms) over " << report.latency.iterations << " runs after "
       << report.config.warmup << " warm-up: min " << report.latency.min_ms << "  median "
-      << report.latency.median_ms << "  p90 " << report.latency.p90_ms << "  mean "
+      << report.latency.median_ms << "  p90 " << report.latency.p90_ms << "  p95 "
+      << report.latency.p95_ms << "  p99 " << report.latency.p99_ms << "  mean "
       << report.latency.mean_ms << "  max " << report.latency.max_ms << "\n"
+      << std::setprecision(1) << "throughput        " << report.latency.runs_per_second
+      << " runs/s (one at a time)\n"
       << std::setprecision(1) << "peak RSS          " << report.peak_rss_mib << " MiB\n"
       << "inputs digest     " << report.inputs_digest << "\n";
   return out.str();

@@ -1,5 +1,6 @@
-// runtime/bench_report_test.cpp: latency statistics (median, nearest-rank p90) and the benchmark
-// loop's counts and errors. No timing assertions: runs are counted, not timed.
+// runtime/bench_report_test.cpp: latency statistics (median, nearest-rank p90/p95/p99,
+// throughput) and the benchmark loop's counts and errors. No timing assertions: runs are
+// counted, not timed.
 //
 // Layer: tests of nxrt_runtime.
 #include "nxrt/bench_report.h"
@@ -27,6 +28,20 @@ TEST(BenchReportTest, StatisticsOfOddAndEvenCounts) {
   EXPECT_EQ(even.median_ms, 5.5);
   EXPECT_EQ(even.p90_ms, 9);  // the 9th smallest of 10
   EXPECT_EQ(SummarizeLatencies({}).iterations, 0);
+}
+
+// p95 and p99 by nearest rank over 1..200 ms: the 190th and 198th smallest; throughput is the
+// runs per second of run time: 200 runs in 20.1 s.
+TEST(BenchReportTest, TailPercentilesAndThroughput) {
+  std::vector<double> runs;
+  for (int i = 200; i >= 1; --i) runs.push_back(i);
+  const LatencyStats stats = SummarizeLatencies(runs);
+  EXPECT_EQ(stats.p95_ms, 190);
+  EXPECT_EQ(stats.p99_ms, 198);
+  EXPECT_DOUBLE_EQ(stats.runs_per_second, 200 / 20.1);
+  const LatencyStats one = SummarizeLatencies({4});
+  EXPECT_EQ(one.p99_ms, 4);
+  EXPECT_DOUBLE_EQ(one.runs_per_second, 250);
 }
 
 TEST(BenchReportTest, LoopRunsWarmupPlusIterations) {
@@ -62,6 +77,7 @@ TEST(BenchReportTest, JsonHasTheFieldsTheScriptReads) {
   for (const char* key : {"\"runtime\":\"nxrt\"", "\"median_ms\":1.5", "\"init_ms\":2.5",
                           "\"session_ms\"",
                           "\"peak_rss_mib\"", "\"inputs_digest\"", "\"threads\":1",
+                          "\"p95_ms\":2", "\"p99_ms\":2", "\"runs_per_second\"",
                           "a \\\"quoted\\\" path.onnx"}) {
     EXPECT_THAT(json, HasSubstr(key));
   }

@@ -24,10 +24,10 @@ class SubgraphRunner {
   explicit SubgraphRunner(SubgraphPlan sub) : sub_(std::move(sub)) {}
 
   // Runs the subgraph with `graph_inputs` (one per plan input, in order; unset = omitted)
-  // and the enclosing step's inputs for outer-scope values. Fills `outputs` (resized to the
-  // plan's outputs) with values that own their buffers.
+  // and the enclosing step's inputs for outer-scope values, recording its steps in `record`.
+  // Fills `outputs` (resized to the plan's outputs) with values that own their buffers.
   Status Run(std::span<const Value* const> step_inputs, std::span<Value> graph_inputs,
-             std::vector<Value>& outputs, ThreadPool& pool) {
+             std::vector<Value>& outputs, ThreadPool& pool, const RunRecord& record) {
     const GraphPlan& plan = *sub_.plan;
     if (!instance_) {
       NXRT_ASSIGN_OR_RETURN(instance_, PlanInstance::Create(plan));
@@ -45,7 +45,7 @@ class SubgraphRunner {
       if (plan.values[value].constant_outer && values[value].defined()) continue;  // kept bound
       if (step_inputs[index] != nullptr) values[value] = *step_inputs[index];
     }
-    Status status = instance_->Run(pool, {});
+    Status status = instance_->Run(pool, record);
     outputs.resize(plan.outputs.size());
     for (size_t k = 0; k < plan.outputs.size() && status.ok(); ++k) {
       const ir::ValueId v = plan.outputs[k];
@@ -131,10 +131,10 @@ class IfStep final : public RuntimeStep {
       : then_(std::move(then_branch)), else_(std::move(else_branch)) {}
 
   Status Run(std::span<const Value* const> inputs, std::vector<Value>& outputs,
-             ThreadPool& pool) override {
+             ThreadPool& pool, const RunRecord& record) override {
     NXRT_ASSIGN_OR_RETURN(bool cond, ReadBool(inputs[0], "input 0 'cond'"));
     std::vector<Value>& result = result_;
-    Status status = (cond ? then_ : else_).Run(inputs, {}, result, pool);
+    Status status = (cond ? then_ : else_).Run(inputs, {}, result, pool, record);
     if (status.ok() && result.size() != outputs.size()) {
       status = MakeStatus(StatusCode::kInvalidModel, cond ? "then_branch" : "else_branch",
                           " has ", result.size(), " outputs, the If node has ", outputs.size());
@@ -202,7 +202,7 @@ class LoopStep final : public RuntimeStep {
         scan_dtypes_(std::move(scan_dtypes)), helpers_(std::move(helpers)) {}
 
   Status Run(std::span<const Value* const> inputs, std::vector<Value>& outputs,
-             ThreadPool& pool) override {
+             ThreadPool& pool, const RunRecord& record) override {
     int64_t max_trips = -1;  // -1: no limit
     if (explicit_inputs_ > 0 && inputs[0] != nullptr) {
       const Tensor& m = inputs[0]->tensor();
@@ -237,7 +237,7 @@ class LoopStep final : public RuntimeStep {
       body_inputs.emplace_back(Tensor::Scalar<bool>(cond));
       for (const Value& s : state) body_inputs.push_back(s);
       std::vector<Value> result;
-      NXRT_RETURN_IF_ERROR(body_.Run(inputs, body_inputs, result, pool));
+      NXRT_RETURN_IF_ERROR(body_.Run(inputs, body_inputs, result, pool, record));
       if (result.size() != 1 + carried + scan_count) {
         return MakeStatus(StatusCode::kInvalidModel, "Loop body has ", result.size(),
                           " outputs, expected 1 + ", carried, " + ", scan_count);
@@ -283,7 +283,7 @@ class ScanStep final : public RuntimeStep {
         first_(first_input), helpers_(std::move(helpers)) {}
 
   Status Run(std::span<const Value* const> inputs, std::vector<Value>& outputs,
-             ThreadPool& pool) override {
+             ThreadPool& pool, const RunRecord& record) override {
     const size_t m = static_cast<size_t>(attrs_.num_scan_inputs);
     if (m == 0 || m + first_ > explicit_inputs_) {
       return MakeStatus(StatusCode::kInvalidModel, "num_scan_inputs = ", m, " but the node has ",
@@ -344,7 +344,7 @@ class ScanStep final : public RuntimeStep {
         body_inputs.emplace_back(std::move(slice));
       }
       std::vector<Value> result;
-      NXRT_RETURN_IF_ERROR(body_.Run(inputs, body_inputs, result, pool));
+      NXRT_RETURN_IF_ERROR(body_.Run(inputs, body_inputs, result, pool, record));
       if (result.size() != n + k_count) {
         return MakeStatus(StatusCode::kInvalidModel, "Scan body has ", result.size(),
                           " outputs, expected ", n + k_count);
@@ -401,7 +401,7 @@ class BatchedScanStep final : public RuntimeStep {
         scan_(std::move(body), std::move(attrs), explicit_inputs, /*first_input=*/1) {}
 
   Status Run(std::span<const Value* const> inputs, std::vector<Value>& outputs,
-             ThreadPool& pool) override {
+             ThreadPool& pool, const RunRecord& record) override {
     if (num_scan_inputs_ == 0 || num_scan_inputs_ + 1 > explicit_inputs_) {
       return MakeStatus(StatusCode::kInvalidModel, "num_scan_inputs = ", num_scan_inputs_,
                         " but the node has ", explicit_inputs_, " inputs");
@@ -460,7 +460,7 @@ class BatchedScanStep final : public RuntimeStep {
         entry[i] = &slices[i];
       }
       std::vector<Value> result(outputs.size());
-      NXRT_RETURN_IF_ERROR(scan_.Run(entry, result, pool).WithContext(
+      NXRT_RETURN_IF_ERROR(scan_.Run(entry, result, pool, record).WithContext(
           "batch entry " + std::to_string(b)));
       for (size_t k = 0; k < result.size(); ++k) {
         if (k >= n && lens[b] < steps) {
@@ -494,7 +494,7 @@ class SequenceMapStep final : public RuntimeStep {
         out_dtypes_(std::move(out_dtypes)) {}
 
   Status Run(std::span<const Value* const> inputs, std::vector<Value>& outputs,
-             ThreadPool& pool) override {
+             ThreadPool& pool, const RunRecord& record) override {
     if (inputs[0] == nullptr || !inputs[0]->is_sequence()) {
       return MakeStatus(StatusCode::kInvalidArgument, "input 0 'input_sequence' must be a ",
                         "sequence, got ", inputs[0] ? inputs[0]->Description() : "nothing");
@@ -524,7 +524,7 @@ class SequenceMapStep final : public RuntimeStep {
         }
       }
       std::vector<Value> result;
-      NXRT_RETURN_IF_ERROR(body_.Run(inputs, body_inputs, result, pool));
+      NXRT_RETURN_IF_ERROR(body_.Run(inputs, body_inputs, result, pool, record));
       if (result.size() != outputs.size()) {
         return MakeStatus(StatusCode::kInvalidModel, "SequenceMap body has ", result.size(),
                           " outputs, the node has ", outputs.size());

@@ -4,7 +4,8 @@
 // Layer: nxrt_runtime. The plan builder compiles each subgraph into a GraphPlan and hands it to
 // the factory here. A subgraph reads outer-scope values by name: the node's implicit inputs
 // (GraphView::implicit_inputs), which follow its explicit inputs in the step's input list, are
-// bound to the subgraph's outer-scope values with the same names.
+// bound to the subgraph's outer-scope values with the same names. A body's steps are counted
+// and traced in the enclosing run's RunRecord (runtime/graph_plan.h), each time the body runs.
 // Values flowing through If and Loop (outputs, loop-carried values, outer-scope values) may be
 // tensors, sequences or empty optionals (If-13/16, Loop-13/16); scan inputs and outputs and
 // SequenceMap's per-element body outputs are tensors.

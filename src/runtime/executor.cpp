@@ -88,16 +88,16 @@ void PlanInstance::ReleaseBindings() {
   for (ir::ValueId v : plan_.outputs) values_[v] = Value();
 }
 
-Status PlanInstance::Run(ThreadPool& pool, std::span<StepCounters> counters,
-                         std::vector<StepSpan>* spans) {
+Status PlanInstance::Run(ThreadPool& pool, const RunRecord& record) {
   const ir::Graph& g = *plan_.graph;
   for (const ir::Initializer& init : g.initializers) {
     if (!values_[init.value].defined()) values_[init.value] = Value(init.tensor);
   }
   arena_.BeginRun();
+  record_ = &record;
   Status status;
   failed_step_.reset();
-  const bool timed = !counters.empty() || spans != nullptr;
+  const bool timed = record.timed();
   auto start = timed ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
   for (size_t s = 0; s < plan_.steps.size(); ++s) {
     if (steps_[s]->constant_done) continue;
@@ -105,6 +105,9 @@ Status PlanInstance::Run(ThreadPool& pool, std::span<StepCounters> counters,
       status = MakeStatus(StatusCode::kRuntimeError, "the run was terminated before step ", s,
                           " of ", plan_.steps.size(), " (RunOptions::terminate is set)");
       break;
+    }
+    if (progress_ != nullptr) {
+      progress_->store(static_cast<int64_t>(plan_.stats_offset + s), std::memory_order_relaxed);
     }
     status = GuardedRunStep(s, pool);
     if (!status.ok()) {
@@ -114,14 +117,19 @@ Status PlanInstance::Run(ThreadPool& pool, std::span<StepCounters> counters,
     if (timed) {  // a step's time runs from the end of the step before
       const auto end = std::chrono::steady_clock::now();
       const double us = std::chrono::duration<double, std::micro>(end - start).count();
-      if (!counters.empty()) {
-        counters[s].calls += 1;
-        counters[s].total_us += us;
+      const size_t stat = plan_.stats_offset + s;
+      if (!record.counters.empty()) {
+        record.counters[stat].calls += 1;
+        record.counters[stat].total_us += us;
       }
-      if (spans != nullptr) spans->push_back(StepSpan{s, start, us});
+      if (record.spans != nullptr) {
+        record.spans->push_back(StepSpan{stat, start, us, std::move(described_inputs_),
+                                         std::move(described_outputs_)});
+      }
       start = end;
     }
   }
+  record_ = nullptr;
   // Drop every intermediate still held (after an error, or values nobody read).
   for (size_t v = 0; v < values_.size(); ++v) {
     const ValuePlan& vp = plan_.values[v];
@@ -157,6 +165,7 @@ Status PlanInstance::RunStep(size_t index, ThreadPool& pool) {
   NXRT_RETURN_IF_ERROR(BindInputs(index));
   NXRT_RETURN_IF_ERROR(steps_[index]->runtime_step ? RunRuntimeStep(index, pool)
                                                    : RunKernelStep(index, pool));
+  if (record_->spans != nullptr) DescribeValues(index);
   DropAfter(index);
   return Status::Ok();
 }
@@ -181,7 +190,7 @@ Status PlanInstance::RunRuntimeStep(size_t index, ThreadPool& pool) {
   const StepPlan& step = plan_.steps[index];
   StepState& st = *steps_[index];
   std::vector<Value>& outs = st.runtime_outputs;  // unset between runs
-  Status status = st.runtime_step->Run(st.inputs, outs, pool);
+  Status status = st.runtime_step->Run(st.inputs, outs, pool, *record_);
   for (size_t o = 0; o < step.outputs.size(); ++o) {
     if (status.ok() && step.outputs[o] != ir::kNoValue) {
       values_[step.outputs[o]] = std::move(outs[o]);
@@ -343,6 +352,19 @@ Status PlanInstance::RunRuntimeStep(size_t index, ThreadPool& pool) {
   Value& slot = values_[v];
   if (slot.is_tensor() && arena_.IsAt(v, slot.tensor().raw_data())) spare_[v] = std::move(slot);
   slot = Value();
+}
+
+void PlanInstance::DescribeValues(size_t index) {
+  const StepPlan& step = plan_.steps[index];
+  const std::vector<const Value*>& inputs = steps_[index]->inputs;
+  described_inputs_.clear();
+  for (size_t i = 0; i < step.explicit_inputs; ++i) {
+    described_inputs_.push_back(inputs[i] != nullptr ? inputs[i]->Description() : "");
+  }
+  described_outputs_.clear();
+  for (ir::ValueId v : step.outputs) {
+    described_outputs_.push_back(v != ir::kNoValue ? values_[v].Description() : "");
+  }
 }
 
 std::vector<ArenaUse> PlanInstance::ArenaUses() const {

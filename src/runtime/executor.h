@@ -22,13 +22,13 @@
 #pragma once
 
 #include <atomic>
-#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "core/thread_pool.h"
@@ -39,19 +39,6 @@
 #include "runtime/graph_plan.h"
 
 namespace nxrt::runtime {
-
-// Statistics of one step, summed over the runs of all instances.
-struct StepCounters {
-  int64_t calls = 0;
-  double total_us = 0;
-};
-
-// When one step ran and for how long (profiling, Session::EndProfiling).
-struct StepSpan {
-  size_t step = 0;
-  std::chrono::steady_clock::time_point start;
-  double duration_us = 0;
-};
 
 class PlanInstance {
  public:
@@ -71,10 +58,12 @@ class PlanInstance {
   std::vector<StepCounters>& counters() { return counters_; }
 
   // Runs the plan on values(): initializers are bound here. On return the graph outputs' slots
-  // hold their values (tensors produced by steps own their buffers). `counters` (one per step,
-  // may be empty) receive calls and time; `spans`, when given, one entry per successful step.
-  Status Run(ThreadPool& pool, std::span<StepCounters> counters,
-             std::vector<StepSpan>* spans = nullptr);
+  // hold their values (tensors produced by steps own their buffers). `record` receives each
+  // successful step's call and time at counters[plan.stats_offset + step] (so `counters` covers
+  // the plan's whole tree, FlattenSteps) and, with `spans`, one span per step; the control-flow
+  // steps pass it to the runs of their sub-plans. A step's time runs from the end of the step
+  // before, so a control-flow step's includes its sub-plans' steps.
+  Status Run(ThreadPool& pool, const RunRecord& record = {});
   // The step whose failure ended the last Run, or nullopt when it succeeded.
   std::optional<size_t> failed_step() const { return failed_step_; }
   // Called by Run right after a Prepare that published a prepacked copy (ep/prepacked.h),
@@ -86,6 +75,9 @@ class PlanInstance {
   // A flag Run reads before each step (null: none): once it is true, Run stops with
   // kRuntimeError, failed_step() stays nullopt (no step failed). Set per run by the owner.
   void set_terminate_flag(const std::atomic<bool>* terminate) { terminate_ = terminate; }
+  // Where Run stores, before each step, the step's index in the plan tree's step table
+  // (stats_offset + step), for progress displays (null: nowhere). Set per run by the owner.
+  void set_progress(std::atomic<int64_t>* progress) { progress_ = progress; }
   // The instance's arena (its size: what the intermediates and workspaces of a run take).
   const Arena& arena() const { return arena_; }
 
@@ -106,6 +98,8 @@ class PlanInstance {
   Result<Tensor*> BindOutput(size_t index, size_t o);
   Status BindWorkspace(size_t index);
   void CollectOutputs(size_t index, bool ok);
+  // The step's input and output descriptions, for its span (profiling only).
+  void DescribeValues(size_t index);
   void PinConstantOutputs(size_t index);
   void DropAfter(size_t index);
 
@@ -123,6 +117,9 @@ class PlanInstance {
   std::optional<size_t> failed_step_;
   std::function<void(PlanInstance&)> prepacked_hook_;
   const std::atomic<bool>* terminate_ = nullptr;
+  std::atomic<int64_t>* progress_ = nullptr;
+  const RunRecord* record_ = nullptr;  // of the run in progress
+  std::vector<std::string> described_inputs_, described_outputs_;  // by DescribeValues
   std::vector<std::unique_ptr<StepState>> steps_;
   std::vector<Value> values_;  // by ValueId
   std::vector<Value> spare_;   // by ValueId: arena tensors parked between their runs

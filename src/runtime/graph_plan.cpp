@@ -117,4 +117,24 @@ std::vector<ir::ValueId> GraphPlan::PrepackedInitializers() const {
   return result;
 }
 
+namespace {
+
+void Number(GraphPlan& plan, int64_t parent, std::vector<FlatStep>& table) {
+  plan.stats_offset = table.size();
+  for (size_t s = 0; s < plan.steps.size(); ++s) table.push_back({&plan, s, parent});
+  for (size_t s = 0; s < plan.steps.size(); ++s) {
+    for (const SubgraphPlan& sub : plan.steps[s].subgraphs) {
+      Number(*sub.plan, static_cast<int64_t>(plan.stats_offset + s), table);
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<FlatStep> FlattenSteps(GraphPlan& root) {
+  std::vector<FlatStep> table;
+  Number(root, -1, table);
+  return table;
+}
+
 }  // namespace nxrt::runtime

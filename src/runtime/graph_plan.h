@@ -14,6 +14,7 @@
 // (never the arena), so a sequence may outlive every step that fed it.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -37,6 +38,34 @@ namespace nxrt::runtime {
 
 struct GraphPlan;
 
+// Calls and time of one step, summed over runs (Session::Stats).
+struct StepCounters {
+  int64_t calls = 0;
+  double total_us = 0;
+};
+
+// One step run, for profiling (Session::EndProfiling): which step, when, for how long, and its
+// values as Value::Description gives them ("float[1,512]"; "" for an omitted one).
+struct StepSpan {
+  size_t stat = 0;  // the step's index in its plan tree's step table (FlattenSteps)
+  std::chrono::steady_clock::time_point start;
+  double duration_us = 0;
+  std::vector<std::string> inputs;   // explicit inputs, as bound before the step ran
+  std::vector<std::string> outputs;  // as the step produced them
+};
+
+// What a run records. The executor hands it down to the sub-plans that control-flow steps run,
+// so that the steps of If/Loop/Scan/SequenceMap bodies are counted and traced as the main
+// graph's are.
+struct RunRecord {
+  // Indexed by the step table of FlattenSteps (GraphPlan::stats_offset + step), covering every
+  // plan of the tree; empty: nothing is counted.
+  std::span<StepCounters> counters;
+  std::vector<StepSpan>* spans = nullptr;  // when set, one entry per step run, with its values
+
+  bool timed() const { return !counters.empty() || spans != nullptr; }
+};
+
 // Runs a node in the runtime itself rather than on an EP: a node with subgraphs (If, Loop, Scan,
 // SequenceMap) or a sequence/optional op. Built by the plan builder; one per PlanInstance
 // (control flow holds sub-plan instances).
@@ -46,9 +75,10 @@ class RuntimeStep {
   // `inputs`: the node's explicit inputs (nullptr when omitted) followed by its implicit inputs
   // (outer-scope values its subgraphs read, in GraphView::implicit_inputs order). Fills
   // `outputs` (one per node output; left unset for omitted ones) with values whose tensors own
-  // their buffers (an input tensor in the arena is copied, never aliased).
+  // their buffers (an input tensor in the arena is copied, never aliased). A step that runs
+  // sub-plans passes `record` to their runs.
   virtual Status Run(std::span<const Value* const> inputs, std::vector<Value>& outputs,
-                     ThreadPool& pool) = 0;
+                     ThreadPool& pool, const RunRecord& record) = 0;
 };
 
 // Makes one RuntimeStep for a new PlanInstance.
@@ -123,6 +153,9 @@ struct ValuePlan {
 
 struct GraphPlan {
   const ir::Graph* graph = nullptr;
+  // The index of step 0 in the step table of the plan tree this plan belongs to (FlattenSteps):
+  // step s is counted at RunRecord::counters[stats_offset + s].
+  size_t stats_offset = 0;
   std::vector<StepPlan> steps;
   std::vector<ValuePlan> values;  // by ValueId: the graph's values, then the copies below
   // Values the plan adds to the graph's (ids from graph->values.size() on): copies of a value in
@@ -160,5 +193,18 @@ struct GraphPlan {
   // prepacked copy. Ascending ValueIds.
   std::vector<ir::ValueId> PrepackedInitializers() const;
 };
+
+// One entry of a plan tree's step table.
+struct FlatStep {
+  const GraphPlan* plan = nullptr;
+  size_t step = 0;     // index into plan->steps
+  int64_t parent = -1; // table index of the control-flow step whose sub-plan holds it; -1: root
+};
+
+// Numbers the steps of `root` and of every sub-plan below it in one table and sets each plan's
+// stats_offset: `root`'s steps first, then for each of its control-flow steps in step order each
+// sub-plan (in StepPlan::subgraphs order) followed by its own sub-plans, depth first. A plan's
+// steps are contiguous in the table.
+std::vector<FlatStep> FlattenSteps(GraphPlan& root);
 
 }  // namespace nxrt::runtime

@@ -206,6 +206,86 @@ Result<int64_t> ParseSize(const std::string& text, std::string_view flag, const 
   return static_cast<int64_t>(size);
 }
 
+// Every input of `inputs` whose shape neither a spec nor `options.dims` fixes, in one error:
+// the inputs that need a whole shape (no declared rank, or dynamic dims without a name), then
+// the symbolic dims without a size with the inputs that carry them.
+Status CheckSizesKnown(const std::vector<ValueInfo>& inputs, const GeneratorOptions& options) {
+  std::vector<std::string> need_shape;
+  std::map<std::string, std::vector<std::string>> need_dim;  // symbol → inputs
+  for (const ValueInfo& input : inputs) {
+    const InputSpec* spec = FindSpec(options.inputs, input.name);
+    if (spec != nullptr && spec->shape.has_value()) continue;
+    if (!input.shape) {
+      need_shape.push_back("'" + input.name + "' (" + std::string(DataTypeName(input.dtype)) +
+                           ", rank unknown)");
+      continue;
+    }
+    std::vector<size_t> unnamed;
+    for (size_t i = 0; i < input.shape->size(); ++i) {
+      const DimInfo& dim = (*input.shape)[i];
+      if (dim.is_fixed()) continue;
+      if (dim.symbol.empty()) {
+        unnamed.push_back(i);
+      } else if (!options.dims.contains(dim.symbol)) {
+        std::vector<std::string>& carriers = need_dim[dim.symbol];
+        if (carriers.empty() || carriers.back() != input.name) carriers.push_back(input.name);
+      }
+    }
+    if (unnamed.empty()) continue;
+    // "'input' (float[?,?], dims 0 and 1 unnamed)"; appended piece by piece (GCC 12 warns,
+    // wrongly, about "literal" + std::string&&).
+    std::string item = "'";
+    item += input.name;
+    item += "' (";
+    item += DataTypeName(input.dtype);
+    item += '[';
+    for (size_t i = 0; i < input.shape->size(); ++i) {
+      if (i > 0) item += ',';
+      item += (*input.shape)[i].ToString();
+    }
+    item += unnamed.size() > 1 ? "], dims " : "], dim ";
+    for (size_t i = 0; i < unnamed.size(); ++i) {
+      if (i > 0) item += i + 1 == unnamed.size() ? " and " : ", ";
+      item += std::to_string(unnamed[i]);
+    }
+    item += " unnamed)";
+    need_shape.push_back(std::move(item));
+  }
+  if (need_shape.empty() && need_dim.empty()) return Status::Ok();
+  std::string message = "cannot size the generated inputs:";
+  if (!need_shape.empty()) {
+    message += " give the whole shape of input";
+    message += need_shape.size() > 1 ? "s " : " ";
+    for (size_t i = 0; i < need_shape.size(); ++i) {
+      if (i > 0) message += ", ";
+      message += need_shape[i];
+    }
+    message += " (--shape INPUT=D0,D1,...)";
+  }
+  if (!need_dim.empty()) {
+    message += need_shape.empty() ? " give" : "; give";
+    message += " the size of symbolic dim";
+    message += need_dim.size() > 1 ? "s " : " ";
+    bool first = true;
+    for (const auto& [symbol, carriers] : need_dim) {
+      message += first ? "'" : ", '";
+      message += symbol;
+      message += carriers.size() > 1 ? "' (inputs " : "' (input ";
+      for (size_t i = 0; i < carriers.size(); ++i) {
+        message += i > 0 ? ", '" : "'";
+        message += carriers[i];
+        message += '\'';
+      }
+      message += ')';
+      first = false;
+    }
+    message += " (--dim NAME=SIZE, e.g. --dim ";
+    message += need_dim.begin()->first;
+    message += "=1)";
+  }
+  return Status(StatusCode::kInvalidArgument, message);
+}
+
 InputSpec& SpecFor(std::vector<InputSpec>& specs, const std::string& name) {
   for (InputSpec& spec : specs) {
     if (spec.name == name) return spec;
@@ -354,6 +434,7 @@ Result<std::vector<NamedTensor>> GenerateInputs(const std::vector<ValueInfo>& in
                         "'; the inputs are ", names.empty() ? "(none)" : names);
     }
   }
+  NXRT_RETURN_IF_ERROR(CheckSizesKnown(inputs, options));
   std::vector<NamedTensor> tensors;
   for (const ValueInfo& input : inputs) {
     const InputSpec* spec = FindSpec(options.inputs, input.name);
@@ -472,18 +553,23 @@ Result<std::vector<NamedTensor>> BuildInputsFromFlags(const InputFlags& flags,
     if (!tensor.ok()) return tensor.status().WithContext("--input " + text);
     from_files[pair.first] = std::move(tensor).value();
   }
+  NXRT_ASSIGN_OR_RETURN(GeneratorOptions options,
+                        ParseGeneratorFlags(flags, inputs, std::move(base)));
   std::vector<ValueInfo> to_generate;
+  std::string not_given;
   for (const ValueInfo& input : inputs) {
     if (from_files.contains(input.name)) continue;
-    if (!generate_missing) {
-      return MakeStatus(StatusCode::kInvalidArgument, "input '", input.name, "' (",
-                        input.ToString(), ") is not given; pass --input ", input.name,
-                        "=FILE.npy or --random");
+    if (!generate_missing && FindSpec(options.inputs, input.name) == nullptr) {
+      not_given += (not_given.empty() ? "'" : ", '") + input.name + "' (" + input.ToString() + ")";
+      continue;
     }
     to_generate.push_back(input);
   }
-  NXRT_ASSIGN_OR_RETURN(GeneratorOptions options,
-                        ParseGeneratorFlags(flags, inputs, std::move(base)));
+  if (!not_given.empty()) {
+    return MakeStatus(StatusCode::kInvalidArgument, "inputs not given: ", not_given,
+                      "; pass --input NAME=FILE.npy for each, a generator flag (--shape, --range, "
+                      "--value) or --random");
+  }
   std::erase_if(options.inputs,
                 [&](const InputSpec& spec) { return from_files.contains(spec.name); });
   NXRT_ASSIGN_OR_RETURN(std::vector<NamedTensor> generated, GenerateInputs(to_generate, options));

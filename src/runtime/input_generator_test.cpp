@@ -29,6 +29,7 @@ ValueInfo Decl(std::string name, DataType dtype, std::optional<std::vector<DimIn
 
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 TEST(SplitMix64Test, MatchesTheReferenceSequence) {
   SplitMix64 random(0);
@@ -167,6 +168,45 @@ TEST(InputGeneratorTest, SymbolicDimsComeFromTheMap) {
   EXPECT_THAT(no_name.status().message(), HasSubstr("dim 0 is dynamic and unnamed"));
 }
 
+// Every size the generator lacks is named in one error, not one per attempt: Silero VAD v5's
+// unnamed dims (input [?,?], state [2,?,128]), an input of unknown rank, and each symbol with
+// the inputs that carry it; inputs given a whole shape are not listed.
+TEST(InputGeneratorTest, MissingSizesAreAllListedAtOnce) {
+  const std::vector<ValueInfo> inputs = {
+      Decl("input", DataType::kFloat, std::vector<DimInfo>{DimInfo::Unknown(), DimInfo::Unknown()}),
+      Decl("state", DataType::kFloat,
+           std::vector<DimInfo>{DimInfo::Fixed(2), DimInfo::Unknown(), DimInfo::Fixed(128)}),
+      Decl("sr", DataType::kInt64, std::vector<DimInfo>{}),
+      Decl("any", DataType::kFloat, std::nullopt),
+      Decl("x", DataType::kFloat, std::vector<DimInfo>{DimInfo::Symbolic("N"), DimInfo::Fixed(3)}),
+      Decl("y", DataType::kFloat,
+           std::vector<DimInfo>{DimInfo::Symbolic("N"), DimInfo::Symbolic("M")}),
+      Decl("z", DataType::kFloat, std::vector<DimInfo>{DimInfo::Symbolic("K")}),
+  };
+  GeneratorOptions options;
+  options.dims = {{"K", 4}};
+  Result<std::vector<NamedTensor>> none = GenerateInputs(inputs, options);
+  ASSERT_FALSE(none.ok());
+  EXPECT_EQ(none.status().code(), StatusCode::kInvalidArgument);
+  const std::string& message = none.status().message();
+  EXPECT_THAT(message, HasSubstr("'input' (float[?,?], dims 0 and 1 unnamed)"));
+  EXPECT_THAT(message, HasSubstr("'state' (float[2,?,128], dim 1 unnamed)"));
+  EXPECT_THAT(message, HasSubstr("'any' ("));
+  EXPECT_THAT(message, HasSubstr("'M' (input 'y'), 'N' (inputs 'x', 'y')"));
+  EXPECT_THAT(message, HasSubstr("--dim M=1"));
+  EXPECT_THAT(message, Not(HasSubstr("'sr'")));
+  EXPECT_THAT(message, Not(HasSubstr("'K'")));
+
+  options.dims = {{"K", 4}, {"N", 1}, {"M", 2}};
+  options.inputs = {{"input", std::nullopt, Shape{1, 512}, std::nullopt},
+                    {"state", std::nullopt, Shape{2, 1, 128}, std::nullopt},
+                    {"any", std::nullopt, Shape{5}, std::nullopt}};
+  Result<std::vector<NamedTensor>> all = GenerateInputs(inputs, options);
+  ASSERT_TRUE(all.ok()) << all.status().ToString();
+  EXPECT_EQ((*all)[1].tensor.shape(), (Shape{2, 1, 128}));
+  EXPECT_EQ((*all)[5].tensor.shape(), (Shape{1, 2}));
+}
+
 TEST(InputGeneratorTest, SpecsOverrideShapesTypesAndValues) {
   const ValueInfo audio = Decl("input", DataType::kFloat,
                                std::vector<DimInfo>{DimInfo::Unknown(), DimInfo::Unknown()});
@@ -296,10 +336,27 @@ TEST(InputFlagsTest, ErrorsNameTheFlagAndTheText) {
   file.files = {"input=x.txt"};
   EXPECT_THAT(error(file), HasSubstr("must end in .npy"));
 
+  // Without generating the rest, every input lacking a file or a generator flag is named at once;
+  // an input a generator flag names is generated.
   Result<std::vector<NamedTensor>> missing =
       BuildInputsFromFlags(InputFlags{}, SileroInputs(), /*generate_missing=*/false);
   ASSERT_FALSE(missing.ok());
-  EXPECT_THAT(missing.status().message(), HasSubstr("pass --input input=FILE.npy or --random"));
+  EXPECT_THAT(missing.status().message(), HasSubstr("inputs not given: 'input' ("));
+  EXPECT_THAT(missing.status().message(), HasSubstr("'state' ("));
+  EXPECT_THAT(missing.status().message(), HasSubstr("'sr' ("));
+  EXPECT_THAT(missing.status().message(), HasSubstr("--input NAME=FILE.npy"));
+  InputFlags some;
+  some.values = {"sr=16000"};
+  some.shapes = {"sr="};
+  Result<std::vector<NamedTensor>> partly =
+      BuildInputsFromFlags(some, SileroInputs(), /*generate_missing=*/false);
+  ASSERT_FALSE(partly.ok());
+  EXPECT_THAT(partly.status().message(), Not(HasSubstr("'sr'")));
+  some.shapes = {"sr=", "input=1,512", "state=2,1,128"};
+  Result<std::vector<NamedTensor>> all =
+      BuildInputsFromFlags(some, SileroInputs(), /*generate_missing=*/false);
+  ASSERT_TRUE(all.ok()) << all.status().ToString();
+  EXPECT_EQ((*all)[2].tensor.data<int64_t>()[0], 16000);
 }
 
 TEST(InputFlagsTest, DigestSeesEveryByteNameAndShape) {

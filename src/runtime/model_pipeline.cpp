@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "ep/graph_claimer.h"
+#include "ir/onnx_writer.h"
 #include "optimizer/optimizer.h"
 #include "runtime/control_flow.h"
 #include "runtime/ep_factory.h"
@@ -155,6 +156,10 @@ Status ModelPipeline::Prepare() {
   NXRT_ASSIGN_OR_RETURN(std::vector<opt::PassReport> passes,
                         opt::OptimizeModel(model_, {optimization_level_, options_.disabled_optimizers}));
   for (const opt::PassReport& r : passes) passes_.push_back({r.pass, r.rewrites});
+  if (!options_.optimized_model_path.empty()) {
+    Status saved = ir::SaveModel(model_, options_.optimized_model_path);
+    if (!saved.ok()) return saved.WithContext("SessionOptions::optimized_model_path");
+  }
 
   if (options_.allow_fallback && std::none_of(specs.begin(), specs.end(), IsCpu)) {
     specs.push_back(EpSpec{"cpu", {}, {}, nullptr});

@@ -7,6 +7,7 @@
 //      dtypes and shapes of intermediates), then SessionOptions' free-dimension overrides;
 //   2. optimise (optimizer/optimizer.h): the passes that always run (gradient_expansion), then
 //      level 1 and 2 as SessionOptions asks and the EP list allows (opt::LevelForProviders);
+//      the result is written to SessionOptions::optimized_model_path when set (ir/onnx_writer.h);
 //   3. the EP list in priority order: built-ins by type name, plugin libraries loaded
 //      (runtime/ep_factory.h); with fallback a CPU EP is appended when none is listed, and a
 //      plugin that fails to load is dropped with a warning, without fallback that is an error;

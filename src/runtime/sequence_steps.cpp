@@ -17,7 +17,8 @@ using StepFn = std::function<Status(Inputs, std::vector<Value>&)>;
 class FunctionStep final : public RuntimeStep {
  public:
   explicit FunctionStep(std::shared_ptr<const StepFn> fn) : fn_(std::move(fn)) {}
-  Status Run(Inputs inputs, std::vector<Value>& outputs, ThreadPool&) override {
+  Status Run(Inputs inputs, std::vector<Value>& outputs, ThreadPool&,
+             const RunRecord&) override {
     return (*fn_)(inputs, outputs);
   }
 

@@ -12,6 +12,7 @@
 #include <mutex>
 #include <new>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 #include <thread>
@@ -38,6 +39,14 @@ namespace {
 using runtime::GraphPlan;
 using runtime::PlanInstance;
 using runtime::ValueSource;
+
+// Every step of a plan tree (runtime::FlattenSteps), with the index of each step's graph in the
+// placement report: Stats() rows and trace spans are by this table's index.
+struct StepTable {
+  std::shared_ptr<GraphPlan> plan;
+  std::vector<runtime::FlatStep> steps;
+  std::vector<int32_t> graphs;
+};
 
 class SessionImpl final : public Session {
  public:
@@ -99,6 +108,7 @@ class SessionImpl final : public Session {
     Lease lease;
     NXRT_RETURN_IF_ERROR(Acquire(lease));
     lease.instance->set_terminate_flag(run_options.terminate);
+    lease.instance->set_progress(run_options.progress);
     std::optional<size_t> failed_step;
     Status status = BindInputs(inputs, lease.instance->values());
     if (!status.ok()) {
@@ -113,6 +123,7 @@ class SessionImpl final : public Session {
       if (replanned) {
         NXRT_RETURN_IF_ERROR(Acquire(lease));
         lease.instance->set_terminate_flag(run_options.terminate);
+        lease.instance->set_progress(run_options.progress);
         status = BindInputs(inputs, lease.instance->values());
         if (status.ok()) status = RunPlan(lease, failed_step);
       }
@@ -175,6 +186,7 @@ class SessionImpl final : public Session {
   // A pooled instance of the current plan, held by one run.
   struct Lease {
     std::shared_ptr<GraphPlan> plan;
+    std::shared_ptr<const StepTable> table;  // the plan's
     std::unique_ptr<PlanInstance> instance;
   };
 
@@ -182,6 +194,7 @@ class SessionImpl final : public Session {
     {
       std::lock_guard<std::mutex> lock(mutex_);
       lease.plan = plan_;
+      lease.table = table_;
       ++active_runs_;  // from here on, also while making kernels: FreePrepacked waits
       if (!free_instances_.empty()) {
         lease.instance = std::move(free_instances_.back());
@@ -249,6 +262,7 @@ class SessionImpl final : public Session {
     --active_runs_;
     if (lease.plan == plan_) free_instances_.push_back(std::move(lease.instance));
     lease.instance.reset();
+    lease.table.reset();
   }
 
   // Runs the leased instance; `failed_step` receives the step that failed, if one did.
@@ -256,7 +270,7 @@ class SessionImpl final : public Session {
     PlanInstance& instance = *lease.instance;
     const std::shared_ptr<GraphPlan>& plan = lease.plan;
     std::vector<runtime::StepCounters>& counters = instance.counters();
-    counters.assign(plan->steps.size(), {});
+    counters.assign(lease.table->steps.size(), {});
     size_t started = 0;
     Status status;
     for (; started < observers_.size(); ++started) {
@@ -264,9 +278,12 @@ class SessionImpl final : public Session {
       if (!status.ok()) break;
     }
     std::vector<runtime::StepSpan> spans;
+    const auto run_start = std::chrono::steady_clock::now();
     if (status.ok()) {
-      status = instance.Run(*pool_, counters, profiling_ ? &spans : nullptr);
+      status = instance.Run(*pool_, runtime::RunRecord{counters, profiling_ ? &spans : nullptr});
     }
+    const double run_us = std::chrono::duration<double, std::micro>(
+                              std::chrono::steady_clock::now() - run_start).count();
     for (size_t i = started; i-- > 0;) {
       Status ended = observers_[i]->OnRunEnd();
       if (status.ok()) status = ended;
@@ -282,7 +299,10 @@ class SessionImpl final : public Session {
     if (plan != plan_) return status;  // replanned meanwhile: the counts are stale
     if (profiling_) {
       const uint32_t thread = ThreadIndex();
-      for (const runtime::StepSpan& span : spans) events_.push_back({plan, span, thread});
+      runs_.push_back({run_start, run_us, thread, ++run_count_, status.ok()});
+      for (runtime::StepSpan& span : spans) {
+        events_.push_back({lease.table, std::move(span), thread});
+      }
     }
     if (status.ok()) {
       for (size_t i = 0; i < counters.size(); ++i) {
@@ -317,12 +337,30 @@ class SessionImpl final : public Session {
     NXRT_ASSIGN_OR_RETURN(runtime::PlacedModel placed, pipeline_->PlaceAll(failed_eps_, false));
     runtime::PlanBuilder builder(pipeline_->eps(), placed);
     NXRT_ASSIGN_OR_RETURN(plan_, builder.Build(*pipeline_->model().graph));
+    table_ = MakeStepTable(plan_, placed);
     for (const std::string& warning : placed.warnings) warnings_.push_back(warning);
     failed_eps_ = std::move(placed.dropped);  // an EP whose compile failed stays out of replans
     placement_ = pipeline_->Report(placed);
     placement_.warnings = warnings_;
-    counters_.assign(plan_->steps.size(), {});
+    counters_.assign(table_->steps.size(), {});
     return Status::Ok();
+  }
+
+  // Every step of `plan` and of its sub-plans (runtime::FlattenSteps), each with the index of its
+  // graph in `placed` (the placement report's graph order).
+  static std::shared_ptr<const StepTable> MakeStepTable(const std::shared_ptr<GraphPlan>& plan,
+                                                        const runtime::PlacedModel& placed) {
+    auto table = std::make_shared<StepTable>();
+    table->plan = plan;
+    table->steps = runtime::FlattenSteps(*plan);
+    for (const runtime::FlatStep& entry : table->steps) {
+      int32_t graph = 0;
+      for (size_t g = 0; g < placed.graphs.size(); ++g) {
+        if (placed.graphs[g].graph == entry.plan->graph) graph = static_cast<int32_t>(g);
+      }
+      table->graphs.push_back(graph);
+    }
+    return table;
   }
 
   std::vector<OptimizerPassStats> OptimizerPasses() const override { return pipeline_->passes(); }
@@ -341,11 +379,24 @@ class SessionImpl final : public Session {
 
   std::vector<KernelStats> Stats() const override {
     std::lock_guard<std::mutex> lock(mutex_);
+    const std::vector<runtime::FlatStep>& steps = table_->steps;
     std::vector<KernelStats> stats;
-    for (size_t i = 0; i < plan_->steps.size(); ++i) {
-      const runtime::StepPlan& step = plan_->steps[i];
-      stats.push_back({step.name, step.op_type, step.ep_name, counters_[i].calls,
-                       counters_[i].total_us});
+    stats.reserve(steps.size());
+    for (size_t i = 0; i < steps.size(); ++i) {
+      const runtime::StepPlan& step = steps[i].plan->steps[steps[i].step];
+      KernelStats k;
+      k.name = step.name;
+      k.op_type = step.op_type;
+      k.ep = step.ep_name;
+      k.calls = counters_[i].calls;
+      k.total_us = counters_[i].total_us;
+      k.self_us = counters_[i].total_us;
+      k.graph = table_->graphs[i];
+      k.parent = steps[i].parent;
+      stats.push_back(std::move(k));
+    }
+    for (const KernelStats& k : stats) {
+      if (k.parent >= 0) stats[static_cast<size_t>(k.parent)].self_us -= k.total_us;
     }
     return stats;
   }
@@ -369,27 +420,56 @@ class SessionImpl final : public Session {
                         "SessionOptions::enable_profiling = true");
     }
     std::vector<Event> events;
+    std::vector<RunEvent> runs;
+    std::vector<std::string> labels;
     {
       std::lock_guard<std::mutex> lock(mutex_);
       events.swap(events_);
+      runs.swap(runs_);
+      for (const GraphPlacement& g : placement_.graphs) labels.push_back(g.label);
     }
+    auto since_created = [&](std::chrono::steady_clock::time_point t) {
+      return std::chrono::duration<double, std::micro>(t - created_).count();
+    };
     nlohmann::json trace = nlohmann::json::array();
-    for (const Event& e : events) {
-      const runtime::StepPlan& step = e.plan->steps[e.span.step];
-      const double ts =
-          std::chrono::duration<double, std::micro>(e.span.start - created_).count();
-      trace.push_back({{"name", step.name},
-                       {"cat", step.ep_name},
+    trace.push_back({{"name", "process_name"}, {"ph", "M"}, {"pid", 0},
+                     {"args", {{"name", "nxrt session"}}}});
+    std::set<uint32_t> threads;
+    for (const RunEvent& r : runs) threads.insert(r.thread);
+    for (uint32_t t : threads) {
+      trace.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", 0}, {"tid", t},
+                       {"args", {{"name", "run thread " + std::to_string(t)}}}});
+    }
+    for (const RunEvent& r : runs) {
+      trace.push_back({{"name", "run"},
+                       {"cat", "session"},
                        {"ph", "X"},
-                       {"ts", ts},
-                       {"dur", e.span.duration_us},
+                       {"ts", since_created(r.start)},
+                       {"dur", r.duration_us},
                        {"pid", 0},
-                       {"tid", e.thread},
-                       {"args",
-                        {{"op_type", step.op_type},
-                         {"ep", step.ep_name},
-                         {"device", step.ep != nullptr ? step.ep->device().ToString() : "cpu:0"},
-                         {"step", step.description}}}});
+                       {"tid", r.thread},
+                       {"args", {{"run", r.index}, {"ok", r.ok}}}});
+    }
+    for (const Event& e : events) {
+      const runtime::FlatStep& entry = e.table->steps[e.span.stat];
+      const runtime::StepPlan& step = entry.plan->steps[entry.step];
+      const int32_t graph = e.table->graphs[e.span.stat];
+      trace.push_back(
+          {{"name", step.name},
+           {"cat", step.ep_name},
+           {"ph", "X"},
+           {"ts", since_created(e.span.start)},
+           {"dur", e.span.duration_us},
+           {"pid", 0},
+           {"tid", e.thread},
+           {"args",
+            {{"op_type", step.op_type},
+             {"ep", step.ep_name},
+             {"device", step.ep != nullptr ? step.ep->device().ToString() : "cpu:0"},
+             {"step", step.description},
+             {"graph", static_cast<size_t>(graph) < labels.size() ? labels[graph] : ""},
+             {"inputs", e.span.inputs},
+             {"outputs", e.span.outputs}}}});
     }
     return nlohmann::json{{"traceEvents", trace}, {"displayTimeUnit", "ms"}}.dump(1);
   }
@@ -552,6 +632,7 @@ class SessionImpl final : public Session {
 
   std::unique_ptr<runtime::ModelPipeline> pipeline_;  // the model, its EPs and views
   std::shared_ptr<GraphPlan> plan_;  // guarded by mutex_ (replaced when a plugin EP is dropped)
+  std::shared_ptr<const StepTable> table_;  // plan_'s steps and its sub-plans' (guarded by mutex_)
   // The first plan, never replaced: inputs, outputs and initializers are the same in every plan.
   std::shared_ptr<const GraphPlan> layout_;
   std::vector<ValueInfo> all_inputs_;  // every graph input, in plan_->inputs order
@@ -562,15 +643,25 @@ class SessionImpl final : public Session {
   bool free_prepacked_ = false;  // every EP is the CPU EP: the plan never changes
   int active_runs_ = 0;          // runs holding an instance (guarded by mutex_)
   struct Event {
-    std::shared_ptr<const GraphPlan> plan;  // the plan the step belongs to
+    std::shared_ptr<const StepTable> table;  // the step table the span indexes
     runtime::StepSpan span;
     uint32_t thread = 0;
+  };
+  // One run, for its span in the trace.
+  struct RunEvent {
+    std::chrono::steady_clock::time_point start;
+    double duration_us = 0;
+    uint32_t thread = 0;
+    int64_t index = 0;  // 1 for the first run profiled
+    bool ok = false;
   };
   SessionOptions options_;
   runtime::DroppedEps failed_eps_;  // plugin EPs dropped (compiling or running), and why
   const bool profiling_;
   const std::chrono::steady_clock::time_point created_;
-  std::vector<Event> events_;  // guarded by mutex_
+  std::vector<Event> events_;     // guarded by mutex_
+  std::vector<RunEvent> runs_;    // guarded by mutex_
+  int64_t run_count_ = 0;         // runs profiled (guarded by mutex_)
   std::vector<ep::RunObserver*> observers_;  // EPs told when runs start and end
   std::unique_ptr<ThreadPool> pool_;
   mutable std::mutex mutex_;

@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <cmath>
 #include <random>
@@ -353,7 +355,8 @@ TEST(Session, ConstantsStayTheSameAcrossRunsWhateverTheCallerDoesWithOutputs) {
 }
 
 // Loop: sum = sum + x (outer) each iteration, scan output the running sum; 3 trips.
-TEST(Session, LoopCarriesStateAndStacksScanOutputs) {
+// Loop(trips, s0): s += x per iteration; outputs the final s and every s stacked.
+std::vector<std::byte> LoopModel() {
   onnx::ModelProto m = NewModel();
   auto* g = m.mutable_graph();
   AddTensorValue(g->add_input(), "trips", onnx::TensorProto::INT64, {});
@@ -376,7 +379,11 @@ TEST(Session, LoopCarriesStateAndStacksScanOutputs) {
   AddTensorValue(body->add_output(), "s_scan", onnx::TensorProto::FLOAT, {2});
   AddTensorValue(g->add_output(), "s_final", onnx::TensorProto::FLOAT, {2});
   AddTensorValue(g->add_output(), "s_all", onnx::TensorProto::FLOAT, {3, 2});
-  auto session = Session::CreateFromBytes(Serialize(m));
+  return Serialize(m);
+}
+
+TEST(Session, LoopCarriesStateAndStacksScanOutputs) {
+  auto session = Session::CreateFromBytes(LoopModel());
   ASSERT_TRUE(session.ok()) << session.status().ToString();
   auto out = (*session)->Run({{"trips", Tensor::Scalar<int64_t>(3)},
                               {"x", Floats({2}, {1, 2})},
@@ -389,6 +396,82 @@ TEST(Session, LoopCarriesStateAndStacksScanOutputs) {
   ASSERT_EQ(all.shape(), (Shape{3, 2}));
   const std::vector<float> want = {11, 22, 12, 24, 13, 26};
   for (size_t i = 0; i < want.size(); ++i) EXPECT_FLOAT_EQ(all.data<float>()[i], want[i]);
+}
+
+// Stats() and the trace break control-flow bodies down: each body step is a row of its own,
+// counted per iteration, linked to its Loop, in the body's graph of the placement report; the
+// Loop's self time is its total less its body's; each body step's span lies inside a Loop span
+// inside a run span, with its values' dtypes and shapes.
+TEST(Session, StatsAndTraceBreakControlFlowBodiesDown) {
+  SessionOptions options;
+  options.enable_profiling = true;
+  auto session = Session::CreateFromBytes(LoopModel(), options);
+  ASSERT_TRUE(session.ok()) << session.status().ToString();
+  for (int run = 0; run < 2; ++run) {
+    ASSERT_TRUE((*session)->Run({{"trips", Tensor::Scalar<int64_t>(3)},
+                                 {"x", Floats({2}, {1, 2})},
+                                 {"s0", Floats({2}, {10, 20})}})
+                    .ok());
+  }
+  const std::vector<KernelStats> stats = (*session)->Stats();
+  const PlacementReport report = (*session)->Placement();
+  int64_t loop = -1, add = -1;
+  for (size_t i = 0; i < stats.size(); ++i) {
+    if (stats[i].op_type == "Loop") loop = static_cast<int64_t>(i);
+    if (stats[i].op_type == "Add") add = static_cast<int64_t>(i);
+  }
+  ASSERT_GE(loop, 0);
+  ASSERT_GE(add, 0);
+  EXPECT_EQ(stats[loop].graph, 0);
+  EXPECT_EQ(stats[loop].parent, -1);
+  EXPECT_EQ(stats[loop].calls, 2);
+  EXPECT_EQ(stats[add].calls, 6);  // 3 iterations in each of 2 runs
+  EXPECT_EQ(stats[add].parent, loop);
+  ASSERT_GT(stats[add].graph, 0);
+  ASSERT_LT(static_cast<size_t>(stats[add].graph), report.graphs.size());
+  EXPECT_EQ(report.graphs[stats[add].graph].label, "main graph / node 'loop' body");
+  double body_us = 0;
+  for (const KernelStats& k : stats) {
+    if (k.parent == loop) body_us += k.total_us;
+    if (k.parent == -1) {
+      EXPECT_EQ(k.graph, 0) << k.name;
+    }
+  }
+  EXPECT_GT(body_us, 0);
+  EXPECT_DOUBLE_EQ(stats[loop].self_us, stats[loop].total_us - body_us);
+  EXPECT_DOUBLE_EQ(stats[add].self_us, stats[add].total_us);
+
+  Result<std::string> trace = (*session)->EndProfiling();
+  ASSERT_TRUE(trace.ok()) << trace.status().ToString();
+  const nlohmann::json events = nlohmann::json::parse(*trace)["traceEvents"];
+  struct Span {
+    double begin, end;
+  };
+  std::vector<Span> runs, loops;
+  std::vector<nlohmann::json> adds;
+  for (const nlohmann::json& e : events) {
+    if (e["ph"] != "X") continue;
+    const Span span{e["ts"].get<double>(), e["ts"].get<double>() + e["dur"].get<double>()};
+    if (e["name"] == "run") runs.push_back(span);
+    if (e["args"].contains("op_type") && e["args"]["op_type"] == "Loop") loops.push_back(span);
+    if (e["args"].contains("op_type") && e["args"]["op_type"] == "Add") adds.push_back(e);
+  }
+  ASSERT_EQ(runs.size(), 2u);
+  ASSERT_EQ(loops.size(), 2u);
+  ASSERT_EQ(adds.size(), 6u);
+  auto inside = [](double begin, double end, const std::vector<Span>& outer) {
+    return std::count_if(outer.begin(), outer.end(), [&](const Span& o) {
+      return o.begin <= begin && end <= o.end;
+    });
+  };
+  for (const Span& l : loops) EXPECT_EQ(inside(l.begin, l.end, runs), 1);
+  for (const nlohmann::json& e : adds) {
+    const double begin = e["ts"].get<double>(), end = begin + e["dur"].get<double>();
+    EXPECT_EQ(inside(begin, end, loops), 1) << e.dump();
+    EXPECT_EQ(e["args"]["graph"], "main graph / node 'loop' body");
+    EXPECT_EQ(e["args"]["inputs"], (nlohmann::json{"float[2]", "float[2]"}));
+    EXPECT_EQ(e["args"]["outputs"], (nlohmann::json{"float[2]"}));
+  }
 }
 
 // Scan-8 (batched, sequence_lens): per batch entry b, sum += x[b, t] over the first lens[b]

@@ -1,11 +1,13 @@
-// tools/nxrt/cmd_inspect.cpp: `nxrt inspect MODEL [--json]`.
+// tools/nxrt/cmd_inspect.cpp: `nxrt inspect MODEL [--json]`: versions, inputs/outputs, op
+// histogram, initializers and subgraphs, read without making a session.
 #include <iostream>
 #include <memory>
 #include <string>
 
-#include "commands.h"
+#include "exit_codes.h"
 #include "nxrt/model_summary.h"
 #include "summary_format.h"
+#include "verb.h"
 
 namespace nxrt::cli {
 
@@ -14,22 +16,21 @@ void AddInspectCommand(CLI::App& app, int& exit_code) {
     std::string model;
     bool json = false;
   };
-  auto opts = std::make_shared<Options>();
+  auto o = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand(
       "inspect", "Print a model's versions, inputs/outputs, op histogram and initializers");
-  cmd->add_option("MODEL", opts->model, "Path of the .onnx file")->required();
-  cmd->add_flag("--json", opts->json, "Print one JSON object instead of text");
-  cmd->callback([opts, &exit_code] {
-    Result<ModelSummary> summary = SummarizeModel(opts->model);
+  cmd->add_option("MODEL", o->model, "Path of the .onnx file")->required();
+  cmd->add_flag("--json", o->json, "Print one JSON object instead of text");
+  cmd->callback([o, &exit_code] {
+    Result<ModelSummary> summary = SummarizeModel(o->model);
     if (!summary.ok()) {
-      std::cerr << "nxrt inspect: " << summary.status().message() << "\n";
-      exit_code = 1;
+      exit_code = Fail("inspect", summary.status());
       return;
     }
-    if (opts->json) {
-      std::cout << SummaryToJson(*summary, opts->model).dump(2) << "\n";
+    if (o->json) {
+      std::cout << SummaryToJson(*summary, o->model).dump(2) << "\n";
     } else {
-      std::cout << FormatSummary(*summary, opts->model);
+      std::cout << FormatSummary(*summary, o->model);
     }
   });
 }

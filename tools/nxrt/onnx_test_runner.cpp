@@ -8,6 +8,8 @@
 #include <memory>
 #include <sstream>
 
+#include "nodes_by_ep.h"
+#include "nxrt/placement.h"
 #include "nxrt/tensor_io.h"
 
 namespace nxrt::cli {
@@ -246,13 +248,17 @@ TestResult RunOnnxTest(const fs::path& folder, const std::string& name,
   const auto start = std::chrono::steady_clock::now();
   TestResult r;
   r.name = name;
+  const fs::path model_path = folder / "model.onnx";
+  Result<std::unique_ptr<Session>> session = Session::Create(model_path.string(), options.session);
   auto finish = [&](TestResult res) {
     res.seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (session.ok()) {
+      res.nodes_by_ep = NodesByEp((*session)->Placement());
+      res.warnings = (*session)->Warnings();
+    }
     return res;
   };
-  const fs::path model_path = folder / "model.onnx";
-  Result<std::unique_ptr<Session>> session = Session::Create(model_path.string(), options.session);
   if (!session.ok()) {
     const bool unsupported = session.status().code() == StatusCode::kUnsupported ||
                              session.status().code() == StatusCode::kNotImplemented;

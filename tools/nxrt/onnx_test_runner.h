@@ -11,7 +11,9 @@
 // them by dtype, shape and the values the op may produce instead, each entry with its reason.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -31,6 +33,11 @@ struct TestResult {
   // Why it did not pass; on a pass, "" or, for a test checked by properties, how it was checked.
   std::string reason;
   double seconds = 0;
+  // Which EPs ran the model's nodes (nodes_by_ep.h) in the placement the session ended with
+  // (after an EP dropped while running); empty when no session was made.
+  std::map<std::string, int64_t> nodes_by_ep;
+  // EPs dropped, their nodes falling back to the CPU EP (Session::Warnings).
+  std::vector<std::string> warnings;
 };
 
 struct TestRunOptions {

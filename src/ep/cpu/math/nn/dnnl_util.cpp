@@ -1,4 +1,4 @@
-// ep/cpu/math/nn/dnnl_util.cpp: oneDNN engine, streams, threads and errors. Layer: nxrt_cpu_math.
+// ep/cpu/math/nn/dnnl_util.cpp: oneDNN engine, streams, threads, errors, version (nxrt_cpu_math).
 #include "ep/cpu/math/nn/dnnl_util.h"
 
 #include <omp.h>
@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "ep/cpu/math/nn/dnnl_threads.h"
+#include "ep/cpu/math/nn/dnnl_version.h"
 
 namespace nxrt::cpu::nn {
 
@@ -15,6 +16,12 @@ Status DnnlErrorStatus(std::string_view what, const dnnl::error& e) {
       e.status == dnnl_unimplemented ? StatusCode::kUnsupported : StatusCode::kRuntimeError;
   return MakeStatus(code, what, ": oneDNN failed: ", e.what(), " (dnnl status ",
                     static_cast<int>(e.status), ")");
+}
+
+std::string DnnlVersion() {
+  const dnnl_version_t* v = dnnl_version();
+  return std::to_string(v->major) + "." + std::to_string(v->minor) + "." +
+         std::to_string(v->patch) + " (commit " + v->hash + ")";
 }
 
 Result<dnnl::engine> DnnlEngine() {

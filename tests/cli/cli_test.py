@@ -1,0 +1,822 @@
+#!/usr/bin/python3
+"""tests/cli/cli_test.py: the `nxrt` command line as a user meets it, one CTest per case
+(tests/cli/CMakeLists.txt runs `cli_test.py CASE ...`).
+
+Every expectation comes from somewhere other than the code under test: the model built here
+with python3-onnx (its ops, dtypes and values), NumPy on the same inputs, ONNX Runtime 1.30
+(`ort_run`) on the same model, the example plugin's documented op list (plugins/README.md),
+Graphviz and headless Chromium for the picture, Python's JSON and XML parsers, libdnnl's and
+ONNX Runtime's own version functions through ctypes, and docs/cli.md for the help text.
+
+Cases: test_onnx_plugin, exit_codes, ep_option_commas, claims_svg_chromium, flag_set,
+progress, profile_breakdown, scriptable_output, output_names, optimize, docs_match_help.
+"""
+import argparse
+import ctypes
+import html
+import json
+import os
+import pty
+import re
+import select
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import xml.etree.ElementTree as ET
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+ARGS = None
+NODE_TESTS = "/usr/share/libonnx-testdata/data/node"
+# The ops the example plugin EP claims (plugins/README.md), on float tensors only.
+EXAMPLE_EP_OPS = {"Add", "Mul", "Sub", "Div", "Relu", "Sigmoid", "Tanh"}
+
+
+class Failure(Exception):
+    pass
+
+
+def expect(condition, message):
+    if not condition:
+        raise Failure(message)
+
+
+def nxrt(*args, env=None, timeout=600):
+    """Runs nxrt with `args`; returns the CompletedProcess (text, stdout and stderr captured)."""
+    command = [ARGS.nxrt] + [str(a) for a in args]
+    return subprocess.run(command, capture_output=True, text=True, env=env, timeout=timeout)
+
+
+def expect_exit(result, code, what):
+    expect(result.returncode == code,
+           f"{what}: exit {result.returncode}, expected {code}\n"
+           f"stdout:\n{result.stdout[-3000:]}\nstderr:\n{result.stderr[-3000:]}")
+
+
+def save(model, path):
+    onnx.checker.check_model(model)
+    onnx.save(model, path)
+    return path
+
+
+def float_chain_model(path):
+    """x[2,3] -> Add(c1) -> Mul(c2) -> Sub(c3) -> Relu -> y: four ops the example EP knows."""
+    c = [numpy_helper.from_array(np.full([3], v, np.float32), f"c{i}")
+         for i, v in enumerate([1.0, 2.0, 0.5], start=1)]
+    nodes = [helper.make_node("Add", ["x", "c1"], ["a"], name="add"),
+             helper.make_node("Mul", ["a", "c2"], ["m"], name="mul"),
+             helper.make_node("Sub", ["m", "c3"], ["s"], name="sub"),
+             helper.make_node("Relu", ["s"], ["y"], name="relu")]
+    graph = helper.make_graph(nodes, "chain",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3])], c)
+    return save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), path)
+
+
+def link_tests(folder, names):
+    os.makedirs(folder, exist_ok=True)
+    for name in names:
+        os.symlink(os.path.join(NODE_TESTS, name), os.path.join(folder, name))
+    return folder
+
+
+def plugin_runs_whole_test(name):
+    """Whether the example EP can take every node of node test `name` (independently of nxrt:
+    from the model's ops and its tensors' element types)."""
+    model = onnx.load(os.path.join(NODE_TESTS, name, "model.onnx"))
+    types = {v.name: v.type.tensor_type.elem_type
+             for v in list(model.graph.input) + list(model.graph.output)}
+    for node in model.graph.node:
+        if node.op_type not in EXAMPLE_EP_OPS:
+            return False
+        if any(types.get(v, TensorProto.FLOAT) != TensorProto.FLOAT
+               for v in list(node.input) + list(node.output)):
+            return False
+    return True
+
+
+# ---- test-onnx --ep plugin:... -------------------------------------------------------------------
+
+def case_test_onnx_plugin(tmp):
+    names = ["test_add", "test_add_bcast", "test_relu", "test_sigmoid", "test_tanh_example",
+             "test_add_uint8", "test_matmul_2d", "test_mul_bcast"]
+    suite = link_tests(os.path.join(tmp, "node"), names)
+    plugin = f"plugin:{ARGS.example_ep}"
+    runs = {name: plugin_runs_whole_test(name) for name in names}
+    expect(any(runs.values()) and not all(runs.values()), f"a mixed set of tests: {runs}")
+
+    # Without fallback: a test passes exactly when the plugin can take all its nodes, and then
+    # the plugin ran every node.
+    strict = nxrt("test-onnx", suite, "--ep", plugin, "--no-fallback", "--json",
+                  "--manifest-out", os.path.join(tmp, "plugin.txt"))
+    expect_exit(strict, 1, "--no-fallback with tests the plugin cannot run")
+    results = {t["name"].split("/")[1]: t for t in json.loads(strict.stdout)["tests"]}
+    for name, whole in runs.items():
+        t = results[name]
+        nodes = len(onnx.load(os.path.join(NODE_TESTS, name, "model.onnx")).graph.node)
+        if whole:
+            expect(t["outcome"] == "pass", f"{name}: {t}")
+            expect(t["nodes_by_ep"] == {"example_ep": nodes}, f"{name}: plugin ran all: {t}")
+        else:
+            expect(t["outcome"] == "fail", f"{name} cannot run on the plugin alone: {t}")
+    manifest = [line for line in open(os.path.join(tmp, "plugin.txt")).read().splitlines()
+                if line and not line.startswith("#")]
+    expect(sorted(manifest) == sorted(f"node/{n}" for n, w in runs.items() if w),
+           f"--manifest-out wrote the passing tests: {manifest}")
+    # The plugin's own manifest makes the strict run pass.
+    again = nxrt("test-onnx", suite, "--ep", plugin, "--no-fallback", "--manifest",
+                 os.path.join(tmp, "plugin.txt"))
+    expect_exit(again, 0, "the plugin's own manifest")
+
+    # With fallback every test passes; the text says per test who ran the nodes.
+    loose = nxrt("test-onnx", suite, "--ep", plugin)
+    expect_exit(loose, 0, "with fallback to the CPU EP")
+    for name, whole in runs.items():
+        line = next((l for l in loose.stdout.splitlines() if f"node/{name} " in l), "")
+        expect(line.startswith("pass "), f"{name} listed as passing: {loose.stdout}")
+        expect(("[example_ep " in line) == whole and ("cpu " in line) == (not whole),
+               f"{name}: the line says who ran its nodes: {line!r}")
+    expect(re.search(r"eps: example_ep ran every node of %d tests, some of 0, none of %d" %
+                     (sum(runs.values()), len(runs) - sum(runs.values())), loose.stdout),
+           f"the summary counts the tests per EP: {loose.stdout}")
+
+
+# ---- exit codes ----------------------------------------------------------------------------------
+
+def broken_copy(src, dst):
+    """A copy of node test `src` whose expected output is wrong (each value + 1)."""
+    shutil.copytree(src, dst)
+    path = os.path.join(dst, "test_data_set_0", "output_0.pb")
+    tensor = onnx.TensorProto()
+    tensor.ParseFromString(open(path, "rb").read())
+    wrong = numpy_helper.from_array(numpy_helper.to_array(tensor) + 1, tensor.name)
+    open(path, "wb").write(wrong.SerializeToString())
+
+
+def case_exit_codes(tmp):
+    model = float_chain_model(os.path.join(tmp, "chain.onnx"))
+    faults = ARGS.plugins_dir
+    missing_lib = "plugin:/nonexistent/libnothing.so"
+    compile_fails = f"plugin:{faults}/libnxrt_fault_compile_fails.so"
+    compute_fails = f"plugin:{faults}/libnxrt_fault_compute_fails.so"
+    np.save(os.path.join(tmp, "ints.npy"), np.zeros([2, 3], np.int32))
+    cases = [
+        # (what, args, exit code)
+        ("run ok", ["run", model, "--random"], 0),
+        ("missing model", ["run", os.path.join(tmp, "none.onnx"), "--random"], 1),
+        ("input of the wrong dtype", ["run", model, "--input", f"x={tmp}/ints.npy"], 2),
+        ("unknown input name", ["run", model, "--random", "--value", "nope=1"], 2),
+        ("unknown flag", ["run", model, "--frobnicate"], 2),
+        ("unknown pass", ["run", model, "--random", "--disable-pass", "nope"], 2),
+    ]
+    for verb in ["run", "claims", "bench", "test-onnx"]:
+        target = os.path.join(NODE_TESTS, "test_add") if verb == "test-onnx" else model
+        cases += [
+            (f"{verb} bad --opt-level", [verb, target, "--opt-level", "7"], 2),
+            (f"{verb} bad --ep", [verb, target, "--ep", "cpu,,cpu"], 2),
+            (f"{verb} --ep-option naming no EP", [verb, target, "--ep-option", "5:k=v"], 2),
+            (f"{verb} unknown EP type", [verb, target, "--ep", "gpu"], 2),
+        ]
+        extra = ["--random"] if verb == "run" else ["--iterations", "2"] if verb == "bench" else []
+        for what, ep in [("missing plugin", missing_lib), ("plugin failing Compile", compile_fails),
+                         ("plugin failing Compute", compute_fails)]:
+            if verb == "claims" and ep == compute_fails:
+                continue  # claims computes nothing
+            if verb == "test-onnx":
+                target = os.path.join(NODE_TESTS, "test_add")
+            cases += [
+                (f"{verb} {what}", [verb, target, "--ep", ep] + extra, 3),
+                (f"{verb} {what}, accepted", [verb, target, "--ep", ep,
+                                              "--allow-fallback-warnings"] + extra, 0),
+                (f"{verb} {what}, no fallback", [verb, target, "--ep", ep, "--no-fallback"] + extra,
+                 1),
+            ]
+    cases.append(("claims with unplaced nodes",
+                  ["claims", model, "--ep", f"plugin:{ARGS.example_ep}", "--ep-option",
+                   "claim_ops=Add", "--no-fallback"], 1))
+    for what, args, code in cases:
+        expect_exit(nxrt(*args), code, what)
+
+    # test-onnx: failures, manifests, empty folders and filters.
+    suite = os.path.join(tmp, "mysuite")
+    link_tests(suite, ["test_add"])
+    broken_copy(os.path.join(NODE_TESTS, "test_relu"), os.path.join(suite, "test_broken"))
+    empty = os.path.join(tmp, "empty")
+    os.makedirs(empty)
+    only_add = os.path.join(tmp, "only_add.txt")
+    open(only_add, "w").write("mysuite/test_add\n")
+    ghost = os.path.join(tmp, "ghost.txt")
+    open(ghost, "w").write("mysuite/test_add\nmysuite/test_ghost\nother/test_x\n")
+    failing = nxrt("test-onnx", suite)
+    expect_exit(failing, 1, "a failing test without a manifest")
+    expect("fail mysuite/test_broken" in failing.stdout, failing.stdout)
+    expect_exit(nxrt("test-onnx", suite, "--manifest", only_add), 0,
+                "a failure the manifest does not list")
+    listed_missing = nxrt("test-onnx", suite, "--manifest", ghost)
+    expect_exit(listed_missing, 1, "a manifest entry naming a test that is not there")
+    expect("MISSING mysuite/test_ghost" in listed_missing.stdout and
+           "other/test_x" not in listed_missing.stdout, listed_missing.stdout)
+    with_empty = nxrt("test-onnx", empty, suite, "--manifest", only_add)
+    expect_exit(with_empty, 1, "an empty folder among the folders")
+    expect("suite mysuite: pass 1, fail 1" in with_empty.stdout,
+           f"the other folder still ran, with a summary: {with_empty.stdout}")
+    expect_exit(nxrt("test-onnx", suite, "--filter", "zzz"), 1, "a filter matching nothing")
+    expect_exit(nxrt("test-onnx", suite, "--filter", "test_add"), 0, "a filter matching a pass")
+
+
+# ---- option values with commas -------------------------------------------------------------------
+
+def claimed_ops(report):
+    return sorted({n["op_type"] for g in report["graphs"] for c in g["claims"]
+                   if c["ep"] == "example_ep" for n in c["nodes"]})
+
+
+def case_ep_option_commas(tmp):
+    model = float_chain_model(os.path.join(tmp, "chain.onnx"))
+    lib = ARGS.example_ep
+    forms = [
+        ["--ep", f'plugin:{lib};claim_ops="Add,Mul"'],
+        ["--ep", f"plugin:{lib}", "--ep-option", "claim_ops=Add,Mul"],
+        ["--ep", f"plugin:{lib},cpu", "--ep-option", f"plugin:{lib}:claim_ops=Add,Mul"],
+        ["--ep", f"cpu,plugin:{lib}", "--ep-option", "2:claim_ops=Add,Mul"],
+    ]
+    for form in forms:
+        result = nxrt("claims", model, "--json", *form)
+        expect_exit(result, 0, f"claims {form}")
+        report = json.loads(result.stdout)
+        if form[1].startswith("cpu,"):
+            expect(claimed_ops(report) == [], f"the CPU EP first takes everything: {form}")
+            continue
+        expect(claimed_ops(report) == ["Add", "Mul"], f"{form}: {claimed_ops(report)}")
+        declined = {d["node"]["op_type"]: d["reasons"] for g in report["graphs"]
+                    for d in g["declined"]}
+        expect(set(declined) == {"Sub", "Relu"}, f"{form}: declined {declined}")
+    # The value reaches the plugin whole: an op it cannot run is named in its error.
+    bad = nxrt("claims", model, "--ep", f"plugin:{lib}", "--ep-option", "claim_ops=Add,Conv")
+    expect_exit(bad, 3, "a rejected option drops the plugin")
+    expect("'Add,Conv'" in bad.stderr or "Conv" in bad.stderr, bad.stderr)
+    unquoted = nxrt("claims", model, "--ep", f"plugin:{lib};claim_ops=Add,Mul")
+    expect_exit(unquoted, 2, "without quotes the comma separates EPs")
+    unclosed = nxrt("claims", model, "--ep", f'plugin:{lib};claim_ops="Add,Mul')
+    expect_exit(unclosed, 2, "an unclosed quote")
+    expect("unclosed" in unclosed.stderr, unclosed.stderr)
+
+
+# ---- claims --format dot|svg, checked in Chromium ------------------------------------------------
+
+CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+                  "--no-first-run", "--disable-background-networking",
+                  "--disable-component-update", "--disable-sync"]
+
+PAGE_SCRIPT = """
+const seen = [...document.querySelectorAll('div.picture')].map(div => {
+const nodes = [...div.querySelectorAll('svg g.node')].map(g => {
+  const fills = [...g.querySelectorAll('path, polygon, ellipse')]
+      .map(e => e.getAttribute('fill')).filter(f => f && f !== 'none');
+  const a = g.querySelector('a');
+  return {id: g.querySelector('title').textContent, fill: fills[0] || null,
+          tooltip: a ? (a.getAttribute('xlink:title') || a.getAttribute('title')) : null,
+          width: g.getBBox().width};
+});
+const clusters = [...div.querySelectorAll('svg g.cluster')].map(
+    g => g.querySelector('title').textContent);
+const label = [...div.querySelectorAll('svg > g > text')].map(t => t.textContent).join(' ');
+return {nodes, clusters, label};
+});
+document.getElementById('out').textContent = JSON.stringify(seen);
+"""
+
+
+def chromium_read_svgs(svgs, tmp):
+    """What headless Chromium sees in each SVG of `svgs`, all on one page (one launch)."""
+    pictures = "".join("<div class='picture'>%s</div>" %
+                       re.sub(r"<\?xml[^>]*\?>|<!DOCTYPE[^>]*>", "", svg) for svg in svgs)
+    page = os.path.join(tmp, "page.html")
+    with open(page, "w") as f:
+        f.write(f"<html><body>{pictures}<pre id='out'></pre><script>{PAGE_SCRIPT}</script>"
+                "</body></html>")
+    profile = tempfile.mkdtemp(dir=tmp)
+    dom = subprocess.run([ARGS.chromium] + CHROMIUM_FLAGS +
+                         [f"--user-data-dir={profile}", "--dump-dom", f"file://{page}"],
+                         capture_output=True, text=True, timeout=180)
+    found = re.search(r"<pre id=\"out\">(.*?)</pre>", dom.stdout, re.S)
+    expect(found and found.group(1), f"Chromium ran the page: {dom.stdout[-2000:]}"
+                                     f"{dom.stderr[-2000:]}")
+    return json.loads(html.unescape(found.group(1)))
+
+
+def case_claims_svg_chromium(tmp):
+    cases = [("oww_hey_jarvis", ["--ep", f"plugin:{ARGS.example_ep}"]),
+             ("silero_vad_v5", [])]
+    reports, svgs = [], []
+    for model_name, flags in cases:
+        model = os.path.join(ARGS.models, model_name + ".onnx")
+        reports.append(json.loads(nxrt("claims", model, "--json", *flags).stdout))
+        dot = nxrt("claims", model, "--format", "dot", *flags)
+        expect_exit(dot, 0, "claims --format dot")
+        expect(dot.stdout.startswith("digraph placement {"), dot.stdout[:200])
+        svg = nxrt("claims", model, "--format", "svg", *flags)
+        expect_exit(svg, 0, "claims --format svg")
+        svgs.append(svg.stdout)
+    pictures = chromium_read_svgs(svgs, tmp)
+    expect(len(pictures) == len(cases), f"Chromium saw {len(pictures)} pictures")
+    for (model_name, flags), report, seen in zip(cases, reports, pictures):
+        nodes = {n["id"]: n for n in seen["nodes"]}
+        # Every node of every graph of the report, once.
+        want = {}
+        for g, graph in enumerate(report["graphs"]):
+            for c in graph["claims"]:
+                for n in c["nodes"]:
+                    want[f"g{g}n{n['id']}"] = c["ep"]
+            for r in graph["runtime_nodes"]:
+                want[f"g{g}n{r['node']['id']}"] = r["ep"] or "unplaced"
+            for n in graph["unplaced"]:
+                want.setdefault(f"g{g}n{n['id']}", "unplaced")
+            expect(sum(1 for k in want if k.startswith(f"g{g}n")) == graph["node_count"],
+                   f"{model_name} graph {g}: the report covers its nodes")
+        expect(len(seen["nodes"]) == len(nodes) == len(want) ==
+               sum(g["node_count"] for g in report["graphs"]),
+               f"{model_name}: {len(seen['nodes'])} nodes drawn, {len(want)} in the JSON")
+        expect(set(nodes) == set(want), f"{model_name}: node ids differ")
+        expect(all(n["width"] > 0 for n in seen["nodes"]), "every node is rendered")
+        # Colours: one per EP, named in the legend; each node filled with its EP's.
+        legend = dict(re.findall(r"(\S+) (#[0-9a-f]{6})", seen["label"]))
+        for node_id, ep in want.items():
+            if ep != "unplaced":
+                expect(nodes[node_id]["fill"] == legend[ep],
+                       f"{model_name} {node_id} on {ep}: fill {nodes[node_id]['fill']}, "
+                       f"legend {legend}")
+        # Clusters: one per graph and one per claim.
+        claims = sum(len(g["claims"]) for g in report["graphs"])
+        expect(len(seen["clusters"]) == len(report["graphs"]) + claims,
+               f"{model_name}: {len(seen['clusters'])} clusters for "
+               f"{len(report['graphs'])} graphs and {claims} claims")
+        # Declined nodes carry every reason as their tooltip.
+        declined = 0
+        for g, graph in enumerate(report["graphs"]):
+            for d in graph["declined"]:
+                tooltip = nodes[f"g{g}n{d['node']['id']}"]["tooltip"] or ""
+                for why in d["reasons"]:
+                    expect(f"{why['ep']}: {why['reason']}" in tooltip,
+                           f"{model_name}: tooltip of {d['node']} lacks {why}: {tooltip!r}")
+                declined += 1
+        if flags:
+            expect(declined > 0, f"{model_name} with the plugin has declined nodes")
+        else:
+            expect(len(report["graphs"]) > 1, "silero v5 has bodies drawn as nested clusters")
+
+
+# ---- one flag set --------------------------------------------------------------------------------
+
+SHARED = ["--ep", "--ep-option", "--no-fallback", "--allow-fallback-warnings", "--opt-level",
+          "--disable-pass", "--threads", "--seed", "--dim", "--shape", "--range", "--value",
+          "--input", "--json", "--stats", "--profile"]
+
+
+def help_options(verb):
+    """{flag: default or None} from `nxrt VERB --help`."""
+    text = nxrt(verb, "--help").stdout
+    options = {}
+    for match in re.finditer(r"^\s+(?:-\w,)?(--[a-z0-9-]+)(?:\s+(\S+))?", text, re.M):
+        default = re.search(r"=(\S+)", match.group(2) or "")
+        options[match.group(1)] = default.group(1) if default else None
+    return options
+
+
+def case_flag_set(tmp):
+    defaults = {}
+    for verb in ["run", "bench", "claims", "test-onnx"]:
+        options = help_options(verb)
+        for flag in SHARED:
+            expect(flag in options, f"nxrt {verb} --help lists {flag}")
+            defaults.setdefault(flag, {})[verb] = options[flag]
+    for flag, by_verb in defaults.items():
+        expect(len(set(by_verb.values())) == 1, f"{flag} has one default: {by_verb}")
+    # Each verb accepts the whole set in one command line.
+    model = float_chain_model(os.path.join(tmp, "chain.onnx"))
+    common = ["--ep", f"plugin:{ARGS.example_ep},cpu", "--ep-option", "claim_ops=Add,Mul",
+              "--no-fallback", "--opt-level", "1", "--threads", "1",
+              "--seed", "3", "--dim", "N=1", "--shape", "x=2,3", "--range", "x=-1,1",
+              "--stats", "--json", "--profile", os.path.join(tmp, "trace.json"),
+              "--allow-fallback-warnings"]
+    for verb, target, extra in [("run", model, ["--random"]),
+                                ("bench", model, ["--iterations", "2"]),
+                                ("claims", model, []),
+                                ("test-onnx", os.path.join(NODE_TESTS, "test_add"), [])]:
+        result = nxrt(verb, target, *common, *extra)
+        expect_exit(result, 0, f"{verb} with the whole shared flag set")
+        json.loads(result.stdout)
+    # Silero VAD v5 runs with --random once its unnamed dims get a --shape; without, one error
+    # names every input that needs one.
+    silero = os.path.join(ARGS.models, "silero_vad_v5.onnx")
+    missing = nxrt("run", silero, "--random")
+    expect_exit(missing, 2, "silero v5 without shapes")
+    expect("'input' (float[?,?]" in missing.stderr and "'state' (float[2,?,128]" in missing.stderr,
+           f"both inputs named at once: {missing.stderr}")
+    ran = nxrt("run", silero, "--random", "--shape", "input=1,512", "--shape", "state=2,1,128",
+               "--value", "sr=16000", "--json")
+    expect_exit(ran, 0, "silero v5 with --shape")
+    outputs = {o["name"]: o for o in json.loads(ran.stdout)["outputs"]}
+    expect(outputs["output"]["shape"] == [1, 1] and outputs["stateN"]["shape"] == [2, 1, 128],
+           f"silero outputs: {outputs}")
+
+
+# ---- progress on a terminal ----------------------------------------------------------------------
+
+def run_with_terminal_stderr(args, timeout=300):
+    """Runs nxrt with stderr on a pseudo-terminal; returns (exit code, stdout, stderr text,
+    seconds until the first stdout byte, seconds until the end)."""
+    master, slave = pty.openpty()
+    start = time.monotonic()
+    process = subprocess.Popen([ARGS.nxrt] + args, stdout=subprocess.PIPE, stderr=slave,
+                               env=dict(os.environ, TERM="xterm"))
+    os.close(slave)
+    err, out, first_out = b"", b"", None
+    streams = [master, process.stdout]
+    while streams and time.monotonic() - start < timeout:
+        ready, _, _ = select.select(streams, [], [], 1)
+        for fd in ready:
+            try:
+                data = os.read(fd if fd == master else fd.fileno(), 65536)
+            except OSError:
+                data = b""
+            if not data:
+                streams.remove(fd)
+            elif fd == master:
+                err += data
+            else:
+                out += data
+                if first_out is None:
+                    first_out = time.monotonic() - start
+    process.wait(timeout=60)
+    os.close(master)
+    return (process.returncode, out.decode(), err.decode(errors="replace"), first_out,
+            time.monotonic() - start)
+
+
+def case_progress(tmp):
+    model = float_chain_model(os.path.join(tmp, "chain.onnx"))
+    code, out, err, first, total = run_with_terminal_stderr(
+        ["bench", model, "--iterations", "200", "--min-seconds", "1"])
+    expect(code == 0, f"bench exit {code}: {err}")
+    expect(re.search(r"bench \[#*\.*\] \d+/\d+ \d+%", err), f"a progress bar: {err[-500:]!r}")
+    expect("ETA" in err or "100%" in err, f"with an ETA: {err[-500:]!r}")
+    expect(first is not None and first < total - 0.9,
+           f"the header came at once ({first} s of {total} s)")
+    expect(err.endswith("\r\x1b[K"), f"the bar is erased at the end: {err[-80:]!r}")
+
+    suite = link_tests(os.path.join(tmp, "suite"), sorted(
+        n for n in os.listdir(NODE_TESTS) if n.startswith("test_reduce_"))[:16])
+    code, out, err, _, _ = run_with_terminal_stderr(["test-onnx", suite, "--threads", "1"])
+    expect(re.search(r"test-onnx \[#*\.*\] \d+/\d+ \d+%  ETA", err),
+           f"test-onnx shows counts and an ETA: {err[-500:]!r}")
+    expect("\r" not in out, "nothing of the bar on stdout")
+
+    # A run longer than two seconds gets a spinner naming the step.
+    det = os.path.join(ARGS.models, "ppocrv4_det.onnx")
+    code, out, err, _, _ = run_with_terminal_stderr(
+        ["run", det, "--random", "--shape", "x=1,3,480,640", "--repeat", "60", "--threads", "1"])
+    expect(code == 0, f"run exit {code}: {err[-500:]}")
+    expect(re.search(r"[|/\\-] \d+\.\d s  run \d+ of 60: step \d+ of \d+ \S+ '", err),
+           f"a spinner with the step: {err[-500:]!r}")
+    # Without a terminal, no progress at all.
+    plain = nxrt("bench", model, "--iterations", "200", "--min-seconds", "1")
+    expect("\r" not in plain.stderr and "ETA" not in plain.stderr, plain.stderr)
+
+
+# ---- --stats and --profile break control-flow bodies down ----------------------------------------
+
+SILERO_FLAGS = ["--shape", "input=1,512", "--shape", "state=2,1,128", "--value", "sr=16000"]
+
+
+def case_profile_breakdown(tmp):
+    silero = os.path.join(ARGS.models, "silero_vad_v5.onnx")
+    trace_path = os.path.join(tmp, "trace.json")
+    result = nxrt("run", silero, *SILERO_FLAGS, "--repeat", "2", "--stats", "--json", "--profile",
+                  trace_path)
+    expect_exit(result, 0, "silero v5 --stats --profile")
+    stats = json.loads(result.stdout)["stats"]
+    steps = stats["steps"]
+    body = [s for s in steps if s["graph"] > 0 and s["calls"] > 0]
+    expect(body, "steps of If bodies are rows of their own")
+    expect(all(" / node '" in s["where"] for s in body), "and say where they are")
+    ops = {o["op_type"]: o for o in stats["by_op_type"]}
+    expect(len(ops) > 3, f"more than If: {list(ops)}")
+    self_times = [o["self_us"] for o in stats["by_op_type"]]
+    expect(self_times == sorted(self_times, reverse=True), "op types sorted, slowest first")
+    expect(abs(sum(o["percent"] for o in stats["by_op_type"]) - 100) < 1e-6, "percentages")
+    expect(abs(sum(s["self_us"] for s in steps) - stats["total_us"]) < 1e-6 * stats["total_us"],
+           "self times add up to the total")
+    by_index = {s["index"]: s for s in steps}
+    for s in body:
+        parent = by_index[s["parent"]]
+        expect(parent["op_type"] in ("If", "Loop", "Scan"), f"{s} inside {parent}")
+        expect(parent["total_us"] >= s["total_us"], "a parent's time holds its body's")
+
+    text = nxrt("run", silero, *SILERO_FLAGS, "--stats")
+    table = text.stdout.split("time by op type")[1].split("steps, slowest first")[0]
+    rows = re.findall(r"^  (\S+)\s+(\d+)\s+\S+\s+([\d.]+)\s+([\d.]+)$", table, re.M)
+    times = [float(r[2]) for r in rows if r[0] != "total"]
+    expect(len(times) > 3 and times == sorted(times, reverse=True), f"text sorted: {table}")
+    expect(rows[-1][0] == "total", f"with a total row: {table}")
+
+    events = json.load(open(trace_path))["traceEvents"]
+    spans = [e for e in events if e["ph"] == "X"]
+    for e in spans:
+        expect(isinstance(e["ts"], (int, float)) and e["dur"] >= 0 and "pid" in e and "tid" in e,
+               f"a complete event Perfetto reads: {e}")
+    runs = [e for e in spans if e["name"] == "run" and e["cat"] == "session"]
+    expect(len(runs) == 2, f"one span per run: {len(runs)}")
+    steps_traced = [e for e in spans if e is not None and e not in runs]
+
+    def inside(e, outer):
+        return any(o["tid"] == e["tid"] and o["ts"] <= e["ts"] + 1e-3 and
+                   e["ts"] + e["dur"] <= o["ts"] + o["dur"] + 1e-3 for o in outer)
+    expect(all(inside(e, runs) for e in steps_traced), "every step inside a run span")
+    ifs = [e for e in steps_traced if e["args"]["op_type"] == "If"]
+    in_bodies = [e for e in steps_traced if e["args"]["graph"] != "main graph"]
+    expect(in_bodies and all(inside(e, ifs) for e in in_bodies),
+           "every body step inside an If span")
+    expect(len(in_bodies) == sum(s["calls"] for s in steps if s["graph"] > 0),
+           f"one span per body step run: {len(in_bodies)}")
+    shaped = [e for e in steps_traced if e["args"]["inputs"]]
+    expect(shaped and all(all(re.fullmatch(r"(\w+\[[\d,]*\])?", d)
+                              for d in e["args"]["inputs"] + e["args"]["outputs"])
+                          for e in shaped), "inputs and outputs as dtype[shape]")
+
+
+# ---- run --json, test-onnx --junit, bench --json, --version --------------------------------------
+
+def case_scriptable_output(tmp):
+    model = float_chain_model(os.path.join(tmp, "chain.onnx"))
+    x = np.array([[-3, -1, 0], [0.5, 2, 7]], np.float32)
+    np.save(os.path.join(tmp, "x.npy"), x)
+    y = np.maximum((x + 1) * 2 - 0.5, 0)
+    result = nxrt("run", model, "--input", f"x={tmp}/x.npy", "--json",
+                  "--output-dir", os.path.join(tmp, "out"))
+    expect_exit(result, 0, "run --json")
+    report = json.loads(result.stdout)
+    out = report["outputs"][0]
+    expect(out["name"] == "y" and out["dtype"] == "float" and out["shape"] == [2, 3], out)
+    for key, value in [("min", y.min()), ("max", y.max()), ("mean", y.mean())]:
+        expect(abs(out[key] - float(value)) < 1e-5, f"{key}: {out[key]} vs NumPy {value}")
+    expect(np.allclose(np.load(out["file"]), y), "the file holds the output")
+    expect(os.path.exists(report["manifest"]), report)
+
+    suite = link_tests(os.path.join(tmp, "node"), ["test_add", "test_relu", "test_abs"])
+    broken_copy(os.path.join(NODE_TESTS, "test_sigmoid"), os.path.join(suite, "test_broken"))
+    junit_path = os.path.join(tmp, "junit.xml")
+    results = nxrt("test-onnx", suite, "--json", "--junit", junit_path)
+    expect_exit(results, 1, "one test fails")
+    totals = json.loads(results.stdout)["totals"]
+    root = ET.parse(junit_path).getroot()
+    expect(root.tag == "testsuites", root.tag)
+    expect(int(root.get("tests")) == sum(totals.values()) and
+           int(root.get("failures")) == totals["fail"] and
+           int(root.get("errors")) == totals["error"], f"{root.attrib} vs {totals}")
+    cases = root.findall("./testsuite/testcase")
+    failed = [c.get("name") for c in cases if c.find("failure") is not None]
+    expect(failed == ["test_broken"], f"failures: {failed}")
+    expect(all(float(c.get("time")) >= 0 for c in cases), "times")
+
+    bench = nxrt("bench", model, "--iterations", "40", "--json")
+    expect_exit(bench, 0, "bench --json")
+    b = json.loads(bench.stdout)
+    expect(b["median_ms"] <= b["p90_ms"] <= b["p95_ms"] <= b["p99_ms"] <= b["max_ms"], b)
+    expect(abs(b["runs_per_second"] - 1000 / b["mean_ms"]) < 1e-6 * b["runs_per_second"], b)
+
+    version = nxrt("--version")
+    expect_exit(version, 0, "--version")
+    expect(b["runtime_version"] and f"nxrt {b['runtime_version']}\n" in version.stdout + "\n",
+           f"bench reports the version --version prints: {b['runtime_version']} / {version.stdout}")
+    # oneDNN's version from libdnnl itself.
+    dnnl = ctypes.CDLL("libdnnl.so.2")
+
+    class DnnlVersion(ctypes.Structure):
+        _fields_ = [("major", ctypes.c_int), ("minor", ctypes.c_int), ("patch", ctypes.c_int),
+                    ("hash", ctypes.c_char_p), ("cpu_runtime", ctypes.c_uint),
+                    ("gpu_runtime", ctypes.c_uint)]
+    dnnl.dnnl_version.restype = ctypes.POINTER(DnnlVersion)
+    v = dnnl.dnnl_version().contents
+    expect(f"oneDNN {v.major}.{v.minor}.{v.patch} (commit {v.hash.decode()})" in version.stdout,
+           version.stdout)
+    # The ORT version served is ONNX Runtime 1.30's own, and so is its highest API version.
+    ort = ctypes.CDLL(ARGS.ort_library)
+
+    class OrtApiBase(ctypes.Structure):
+        _fields_ = [("GetApi", ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_uint32)),
+                    ("GetVersionString", ctypes.CFUNCTYPE(ctypes.c_char_p))]
+    ort.OrtGetApiBase.restype = ctypes.POINTER(OrtApiBase)
+    base = ort.OrtGetApiBase().contents
+    served = re.search(r"ONNX Runtime C API served: (\S+) \(ORT_API_VERSION 1 to (\d+);",
+                       version.stdout)
+    expect(served, version.stdout)
+    top = int(served.group(2))
+    expect(served.group(1) == base.GetVersionString().decode() and base.GetApi(top) and
+           not base.GetApi(top + 1), f"{version.stdout}: ONNX Runtime's own library serves "
+                                     f"{base.GetVersionString().decode()} up to another version")
+
+
+# ---- output file names ---------------------------------------------------------------------------
+
+def expected_stem(name):
+    """docs/cli.md's mapping, written again here."""
+    raw = name.encode()
+    stem = "".join(chr(b) if (chr(b).isascii() and (chr(b).isalnum() or chr(b) in "_.-")) and
+                   not (i == 0 and chr(b) == ".") else "%%%02X" % b for i, b in enumerate(raw))
+    if len(stem) <= 120:
+        return stem
+    cut = 100
+    if stem[cut - 1] == "%":
+        cut -= 1
+    elif stem[cut - 2] == "%":
+        cut -= 2
+    h = 0xcbf29ce484222325
+    for b in raw:
+        h = ((h ^ b) * 0x100000001b3) % (1 << 64)
+    return stem[:cut] + "~%016x" % h
+
+
+def case_output_names(tmp):
+    names = ['{"1": "a"}', "a/b", ".hidden", "x y", "ünï", "..", "n" * 300, "a%2Fb", "CON"]
+    nodes, outputs, inits = [], [], []
+    for k, name in enumerate(names):
+        inits.append(numpy_helper.from_array(np.array([k], np.float32), f"k{k}"))
+        nodes.append(helper.make_node("Add", ["x", f"k{k}"], [name]))
+        outputs.append(helper.make_tensor_value_info(name, TensorProto.FLOAT, [2]))
+    graph = helper.make_graph(nodes, "names",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])],
+                              outputs, inits)
+    model = save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]),
+                 os.path.join(tmp, "names.onnx"))
+    x = np.array([1.5, -2], np.float32)
+    np.save(os.path.join(tmp, "x.npy"), x)
+    out_dir = os.path.join(tmp, "out")
+    result = nxrt("run", model, "--input", f"x={tmp}/x.npy", "--output-dir", out_dir)
+    expect_exit(result, 0, "run --output-dir")
+    files = sorted(os.listdir(out_dir))
+    want = sorted([expected_stem(n) + ".npy" for n in names] + ["manifest.json"])
+    expect(files == want, f"files {files}, expected {want}")
+    manifest = json.load(open(os.path.join(out_dir, "manifest.json")))
+    expect([o["name"] for o in manifest["outputs"]] == names, manifest)
+    for k, entry in enumerate(manifest["outputs"]):
+        expect(entry["file"] == expected_stem(names[k]) + ".npy", entry)
+        expect(np.array_equal(np.load(os.path.join(out_dir, entry["file"])), x + k), entry)
+        expect(entry["dtype"] == "float" and entry["shape"] == [2], entry)
+
+
+# ---- nxrt optimize -------------------------------------------------------------------------------
+
+def conv_model(path):
+    """x[1,3,8,8] -> Conv -> BatchNormalization -> Relu -> Flatten -> MatMul -> Add -> y: what
+    conv_bn_folding, MatMul+Add -> Gemm and (level 2) the fused-activation passes rewrite."""
+    rng = np.random.default_rng(7)
+    w = rng.standard_normal([4, 3, 3, 3]).astype(np.float32)
+    bn = [rng.uniform(0.5, 1.5, [4]).astype(np.float32),
+          rng.standard_normal([4]).astype(np.float32),
+          rng.standard_normal([4]).astype(np.float32),
+          rng.uniform(0.5, 1.5, [4]).astype(np.float32)]
+    m = rng.standard_normal([144, 5]).astype(np.float32)
+    b = rng.standard_normal([5]).astype(np.float32)
+    inits = [numpy_helper.from_array(a, n) for a, n in
+             [(w, "w"), (bn[0], "scale"), (bn[1], "bias"), (bn[2], "mean"), (bn[3], "var"),
+              (m, "m"), (b, "b")]]
+    nodes = [helper.make_node("Conv", ["x", "w"], ["c"], pads=[0, 0, 0, 0]),
+             helper.make_node("BatchNormalization", ["c", "scale", "bias", "mean", "var"], ["n"]),
+             helper.make_node("Relu", ["n"], ["r"]),
+             helper.make_node("Flatten", ["r"], ["f"]),
+             helper.make_node("MatMul", ["f", "m"], ["p"]),
+             helper.make_node("Add", ["p", "b"], ["y"])]
+    graph = helper.make_graph(nodes, "conv",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 8, 8])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 5])],
+                              inits)
+    return save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), path)
+
+
+def ort_outputs(model, folder):
+    os.makedirs(folder)
+    result = subprocess.run([ARGS.ort_run, model, "--random", "--seed", "5", "--output-dir",
+                             folder, "--no-opt"], capture_output=True, text=True, timeout=300)
+    expect(result.returncode == 0, f"ort_run {model}: {result.stderr}")
+    return {f: np.load(os.path.join(folder, f)) for f in os.listdir(folder) if f.endswith(".npy")}
+
+
+def case_optimize(tmp):
+    model = conv_model(os.path.join(tmp, "conv.onnx"))
+    basic = os.path.join(tmp, "basic.onnx")
+    result = nxrt("optimize", model, "-o", basic, "--opt-level", "1", "--json")
+    expect_exit(result, 0, "optimize --opt-level 1")
+    passes = {p["pass"]: p["rewrites"] for p in json.loads(result.stdout)["passes"]}
+    expect(passes.get("conv_bn_folding", 0) >= 1, passes)
+    saved = onnx.load(basic)
+    onnx.checker.check_model(saved)
+    ops = [n.op_type for n in saved.graph.node]
+    expect("BatchNormalization" not in ops and "Gemm" in ops, f"rewritten: {ops}")
+    # ONNX Runtime runs the saved model to the original's outputs.
+    want = ort_outputs(model, os.path.join(tmp, "ort_original"))
+    got = ort_outputs(basic, os.path.join(tmp, "ort_optimised"))
+    expect(want.keys() == got.keys() and want, f"{want.keys()} vs {got.keys()}")
+    for k in want:
+        expect(np.allclose(want[k], got[k], rtol=1e-4, atol=1e-5), f"{k} differs in ORT")
+
+    extended = os.path.join(tmp, "extended.onnx")
+    expect_exit(nxrt("optimize", model, "-o", extended), 0, "optimize at level 2")
+    fused = [n.domain + ":" + n.op_type for n in onnx.load(extended).graph.node]
+    expect(any(op.startswith("com.nxrt:") for op in fused), f"level 2 fuses: {fused}")
+    runs = []
+    for path in [model, extended]:
+        r = nxrt("run", path, "--random", "--seed", "5", "--opt-level", "0", "--output-dir",
+                 os.path.join(tmp, os.path.basename(path) + "_out"))
+        expect_exit(r, 0, f"nxrt runs {path}")
+        runs.append(np.load(os.path.join(tmp, os.path.basename(path) + "_out", "y.npy")))
+    expect(np.allclose(runs[0], runs[1], rtol=1e-4, atol=1e-5), "nxrt runs the fused model alike")
+    expect(np.allclose(runs[0], want[next(iter(want))], rtol=1e-4, atol=1e-5),
+           "and both match ONNX Runtime")
+    expect_exit(nxrt("optimize", model, "-o", os.path.join(tmp, "no", "such", "dir", "m.onnx")),
+                1, "an output path that cannot be written")
+
+
+# ---- docs/cli.md against --help ------------------------------------------------------------------
+
+def case_docs_match_help(tmp):
+    docs = open(ARGS.docs).read()
+    main_help = nxrt("--help").stdout
+    verbs = re.findall(r"^  ([a-z][a-z-]+)\s{2,}", main_help.split("Subcommands:")[1], re.M)
+    expect(verbs, f"verbs in --help: {main_help}")
+    documented = re.findall(r"^## `nxrt ([a-z-]+)`", docs, re.M)
+    expect(sorted(documented) == sorted(verbs),
+           f"docs/cli.md documents verbs {documented}, --help lists {verbs}")
+    sections = re.split(r"^## ", docs, flags=re.M)
+    for verb in verbs:
+        section = next(s for s in sections if s.startswith(f"`nxrt {verb}`"))
+        doc_flags = {}
+        for row in re.findall(r"^\| `(?:-\w, )?(--[a-z0-9-]+)[^`]*` \|([^|]*)\|", section,
+                              re.M):
+            doc_flags[row[0]] = row[1].strip()
+        shared = re.search(r"shared\s+flags", section) is not None
+        help_flags = help_options(verb)
+        help_flags.pop("--help", None)
+        if shared:
+            for flag in SHARED:
+                if flag in help_flags and flag not in doc_flags:
+                    doc_flags[flag] = shared_default(docs, flag)
+        expect(set(doc_flags) == set(help_flags),
+               f"nxrt {verb}: documented {sorted(set(doc_flags) - set(help_flags))} not in "
+               f"--help; in --help {sorted(set(help_flags) - set(doc_flags))} not documented")
+        for flag, default in help_flags.items():
+            if default is not None:
+                expect(doc_flags[flag] == default,
+                       f"nxrt {verb} {flag}: docs say default {doc_flags[flag]!r}, "
+                       f"--help {default}")
+    # Exit codes: the table in the docs is the footer of --help.
+    footer = dict(re.findall(r"^  (\d)  (.*)", main_help, re.M))
+    table = dict(re.findall(r"^\| (\d) \| ([^|]*) \|", docs, re.M))
+    expect(set(footer) == set(table), f"exit codes {sorted(table)} vs {sorted(footer)}")
+    for code, text in footer.items():
+        expect(table[code].strip().startswith(text.strip().split(":")[0]),
+               f"exit code {code}: docs {table[code]!r}, --help {text!r}")
+
+
+def shared_default(docs, flag):
+    """The default the shared-flags table of docs/cli.md gives `flag`."""
+    section = re.split(r"^## ", docs, flags=re.M)
+    table = next(s for s in section if s.startswith("Shared flags"))
+    row = re.search(r"^\| `%s(?: [^`]*)?` \|([^|]*)\|" % re.escape(flag), table, re.M)
+    expect(row, f"the shared-flags table documents {flag}")
+    return row.group(1).strip()
+
+
+def main():
+    global ARGS
+    parser = argparse.ArgumentParser()
+    parser.add_argument("case")
+    parser.add_argument("--nxrt", required=True)
+    parser.add_argument("--example-ep", required=True)
+    parser.add_argument("--plugins-dir", required=True)
+    parser.add_argument("--models", required=True)
+    parser.add_argument("--ort-run", required=True)
+    parser.add_argument("--ort-library", required=True)
+    parser.add_argument("--docs", required=True)
+    parser.add_argument("--chromium", default="/usr/bin/chromium")
+    ARGS = parser.parse_args()
+    case = globals().get("case_" + ARGS.case)
+    if case is None:
+        sys.exit(f"unknown case {ARGS.case}")
+    tmp = tempfile.mkdtemp(prefix=f"nxrt_cli_{ARGS.case}_")
+    try:
+        case(tmp)
+    except Failure as failure:
+        print(f"FAIL {ARGS.case}: {failure}", file=sys.stderr)
+        sys.exit(1)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    print(f"PASS {ARGS.case}")
+
+
+if __name__ == "__main__":
+    main()
