@@ -227,9 +227,10 @@ std::shared_ptr<DnnlMatMulPrimitive> CreateDnnlPrimitive(const DnnlMatMulSpec& s
     prim->weights_md = pd.weights_desc();
     prim->scratchpad_md = pd.scratchpad_desc();
     prim->primitive = dnnl::matmul(pd);
-    if (constant && (packed || spec.constant_weights == nullptr)) {
-      // Every Compute reads the plan's copy: the earlier plan's when the layout is the same,
-      // else one packed here once, from B or (B freed) from the earlier copy.
+    if (constant) {
+      // Every Compute reads the plan's copy, also when oneDNN reads B plain (as on CPUs without
+      // AVX-512): the earlier plan's when the layout is the same, else one laid out here once,
+      // from B or (B freed) from the earlier copy.
       if (spec.prepacked != nullptr && spec.prepacked->memory.get_desc() == prim->weights_md) {
         prim->packed = spec.prepacked;
       } else {
