@@ -9,7 +9,7 @@ import pytest
 
 import nxrt
 from nxrt.capi.onnxruntime_pybind11_state import Fail, InvalidArgument
-from conftest import tool
+from conftest import ATOL, RTOL, ort_outputs, real_inputs, real_model, tool
 
 
 @pytest.fixture()
@@ -113,3 +113,20 @@ def test_registration_errors(example_ep):
     example = [d for d in devices if d.ep_name == "example_ep"]
     with pytest.raises(InvalidArgument, match="one EP per call"):
         options.add_provider_for_devices([devices[0], example[0]], {})
+
+
+def test_real_model_with_the_plugin_matches_ort(example_ep, tmp_path):
+    model = real_model("oww_hey_jarvis")
+    options = nxrt.SessionOptions()
+    options.add_provider_for_devices([d for d in nxrt.get_ep_devices() if d.ep_name == "example_ep"])
+    session = nxrt.InferenceSession(model, options)
+    claimed = sum(len(c["nodes"]) for c in session.placement()["graphs"][0]["claims"]
+                  if c["ep"] == "example_ep")
+    assert claimed > 0
+    feeds = real_inputs("oww_hey_jarvis")
+    before = compute_calls(example_ep)
+    got = session.run(None, feeds)
+    assert compute_calls(example_ep) > before
+    want = ort_outputs(model, feeds, str(tmp_path))
+    for g, w in zip(got, want):
+        numpy.testing.assert_allclose(g, w, rtol=RTOL, atol=ATOL)
