@@ -402,6 +402,8 @@ class PySession {
     return out;
   }
 
+  // The EPs' instance names in priority order, as placed (a dropped plugin EP is not there).
+  std::vector<std::string> eps() const { return Get().Placement().graphs.at(0).eps; }
   std::string placement_json() const { return nxrt::PlacementReportJson(Get().Placement(), -1); }
   std::vector<std::string> warnings() const { return Get().Warnings(); }
   std::string end_profiling() { return Check(Get().EndProfiling()); }
@@ -547,6 +549,7 @@ PYBIND11_MODULE(_nxrt, m) {
       .def("outputs", &PySession::outputs)
       .def("overridable_initializers", &PySession::overridable_initializers)
       .def("metadata", &PySession::metadata)
+      .def("eps", &PySession::eps)
       .def("placement_json", &PySession::placement_json)
       .def("warnings", &PySession::warnings)
       .def("end_profiling", &PySession::end_profiling)

@@ -437,15 +437,20 @@ class InferenceSession:
             model = os.fspath(model)
         self._model_path = model if isinstance(model, str) else ""
         self._session = _nxrt._Session(model, config)
+        # ONNX Runtime's names for the EPs the session placed, with the options each was given.
         self._providers = []
         self._provider_options = {}
-        for kind, cfg, name in specs:
-            self._providers.append(name if kind == "cpu" or not name.startswith("plugin:")
-                                   else cfg.get("ep_name", name))
-            self._provider_options[self._providers[-1]] = dict(cfg)
-        if CPU_PROVIDER not in self._providers and config.allow_fallback:
-            self._providers.append(CPU_PROVIDER)
-            self._provider_options[CPU_PROVIDER] = {}
+        unused = list(specs)
+        for ep in self._session.eps():
+            name = CPU_PROVIDER if ep == "cpu" else ep
+            for spec in unused:
+                kind, cfg, _ = spec
+                if (kind == "cpu") == (ep == "cpu") and cfg.get("ep_name", ep) == ep:
+                    unused.remove(spec)
+                    self._provider_options[name] = {k: v for k, v in cfg.items() if k != "ep_name"}
+                    break
+            self._providers.append(name)
+            self._provider_options.setdefault(name, {})
         self._inputs = [NodeArg(*a) for a in self._session.inputs()]
         self._outputs = [NodeArg(*a) for a in self._session.outputs()]
         self._overridable = [NodeArg(*a) for a in self._session.overridable_initializers()]
@@ -463,6 +468,8 @@ class InferenceSession:
         return ModelMetadata(self._session.metadata())
 
     def get_providers(self):
+        """The EPs the session runs with, in priority order: "CPUExecutionProvider" for nxrt's
+        CPU EP, a plugin EP by its ep_name; a plugin EP dropped under fallback is not listed."""
         return list(self._providers)
 
     def get_provider_options(self):

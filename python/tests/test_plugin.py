@@ -45,6 +45,8 @@ def test_register_devices_and_add_provider_for_devices(example_ep, models):
     options.add_provider_for_devices(example, {"max_group_size": "0"})
     session = nxrt.InferenceSession(models["affine"], options)
     assert session.get_providers() == ["example_ep", "CPUExecutionProvider"]
+    assert session.get_provider_options() == {"example_ep": {"max_group_size": "0"},
+                                              "CPUExecutionProvider": {}}
     before = compute_calls(example_ep)
     x = numpy.linspace(-2, 2, 12, dtype=numpy.float32).reshape(4, 3)
     numpy.testing.assert_allclose(session.run(None, {"x": x})[0], affine_want(x), rtol=1e-6)
@@ -72,6 +74,7 @@ def test_ep_options_reach_the_plugin(example_ep, models):
     options.add_provider_for_devices(example, {"max_group_size": "-1"})
     session = nxrt.InferenceSession(models["affine"], options)  # dropped: the CPU EP runs all
     assert any("max_group_size" in w for w in session.warnings()), session.warnings()
+    assert session.get_providers() == ["CPUExecutionProvider"]
     assert session.run(None, {"x": numpy.ones((1, 3), dtype=numpy.float32)})[0].shape == (1, 3)
     options.add_session_config_entry("session.disable_cpu_ep_fallback", "1")
     with pytest.raises(Exception, match="max_group_size"):
@@ -81,7 +84,7 @@ def test_ep_options_reach_the_plugin(example_ep, models):
 def test_plugin_shorthand_in_providers(example_ep, models):
     session = nxrt.InferenceSession(models["affine"],
                                     providers=[(f"plugin:{example_ep}", {}), "CPUExecutionProvider"])
-    assert session.get_providers()[-1] == "CPUExecutionProvider"
+    assert session.get_providers() == ["example_ep", "CPUExecutionProvider"]
     before = compute_calls(example_ep)
     x = numpy.ones((1, 3), dtype=numpy.float32)
     numpy.testing.assert_allclose(session.run(None, {"x": x})[0], affine_want(x))
