@@ -302,6 +302,7 @@ struct SessionConfig {
   bool allow_fallback = true;
   std::string optimized_model_path;
   std::vector<std::pair<std::string, int64_t>> free_dimension_overrides;
+  std::vector<std::string> disabled_optimizers;
 };
 
 nxrt::SessionOptions MakeOptions(const SessionConfig& config) {
@@ -318,6 +319,7 @@ nxrt::SessionOptions MakeOptions(const SessionConfig& config) {
   options.allow_fallback = config.allow_fallback;
   options.optimized_model_path = config.optimized_model_path;
   options.free_dimension_overrides = config.free_dimension_overrides;
+  options.disabled_optimizers = config.disabled_optimizers;
   return options;
 }
 
@@ -541,7 +543,8 @@ PYBIND11_MODULE(_nxrt, m) {
       .def_readwrite("enable_profiling", &SessionConfig::enable_profiling)
       .def_readwrite("allow_fallback", &SessionConfig::allow_fallback)
       .def_readwrite("optimized_model_path", &SessionConfig::optimized_model_path)
-      .def_readwrite("free_dimension_overrides", &SessionConfig::free_dimension_overrides);
+      .def_readwrite("free_dimension_overrides", &SessionConfig::free_dimension_overrides)
+      .def_readwrite("disabled_optimizers", &SessionConfig::disabled_optimizers);
 
   py::class_<PySession>(m, "_Session")
       .def(py::init<const py::object&, const SessionConfig&>())

@@ -400,10 +400,11 @@ class InferenceSession:
     providers: names ("CPUExecutionProvider", an ep_name of a registered plugin library,
     "plugin:/path/lib.so[:registration_name]") or (name, options dict) pairs, in priority order;
     names nxrt does not have are skipped with a warning, as ONNX Runtime does. The CPU EP takes
-    the nodes no listed EP claims."""
+    the nodes no listed EP claims. disabled_optimizers: names of nxrt's graph passes not to run
+    (docs/optimizer.md; an unknown name fails, listing the known ones)."""
 
     def __init__(self, path_or_bytes, sess_options=None, providers=None, provider_options=None,
-                 **kwargs):
+                 disabled_optimizers=None):
         self._sess_options = sess_options if sess_options is not None else SessionOptions()
         options = self._sess_options
         entries = _provider_entries(providers, provider_options)
@@ -432,6 +433,7 @@ class InferenceSession:
         config.allow_fallback = options._config.get("session.disable_cpu_ep_fallback", "0") != "1"
         config.optimized_model_path = os.fspath(options.optimized_model_filepath or "")
         config.free_dimension_overrides = list(options._free_dims)
+        config.disabled_optimizers = [str(n) for n in (disabled_optimizers or [])]
         model = path_or_bytes
         if not isinstance(model, (bytes, bytearray)):
             model = os.fspath(model)

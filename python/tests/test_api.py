@@ -85,6 +85,13 @@ def test_optimization_levels_and_threads(models, tmp_path):
     assert seen[nxrt.GraphOptimizationLevel.ORT_DISABLE_ALL] == 0
     assert seen[nxrt.GraphOptimizationLevel.ORT_ENABLE_BASIC] == 1
     assert seen[nxrt.GraphOptimizationLevel.ORT_ENABLE_ALL] == 2
+    passes = lambda s: [p["pass"] for p in s.placement()["optimizer"]["passes"]]
+    assert "constant_folding" in passes(nxrt.InferenceSession(models["affine"]))
+    session = nxrt.InferenceSession(models["affine"], disabled_optimizers=["constant_folding"])
+    assert "constant_folding" not in passes(session)
+    numpy.testing.assert_array_equal(session.run(None, {"x": X})[0], WANT)
+    with pytest.raises(InvalidArgument, match="constant_fold"):
+        nxrt.InferenceSession(models["affine"], disabled_optimizers=["constant_fold"])
     options = nxrt.SessionOptions()
     options.graph_optimization_level = nxrt.GraphOptimizationLevel.ORT_ENABLE_BASIC
     options.optimized_model_filepath = str(tmp_path / "optimized.onnx")
