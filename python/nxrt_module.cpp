@@ -208,9 +208,7 @@ nxrt::Tensor ToTensor(const std::string& name, const py::handle& obj, nxrt::Data
     std::string* out = t.mutable_data<std::string>();
     for (size_t i = 0; i < items.size(); ++i) {
       py::handle item = items[i];
-      if (py::isinstance<py::str>(item)) {
-        out[i] = item.cast<std::string>();
-      } else if (py::isinstance<py::bytes>(item)) {
+      if (py::isinstance<py::str>(item) || py::isinstance<py::bytes>(item)) {
         out[i] = item.cast<std::string>();
       } else {
         InvalidArgument("input '" + name + "': element " + std::to_string(i) + " is a " +

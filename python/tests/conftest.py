@@ -162,6 +162,14 @@ def models(tmp_path_factory):
     out["sequences"] = save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]),
                             folder, "sequences")
 
+    # The length of a sequence of int64 tensors: an empty list in.
+    graph = helper.make_graph(
+        [helper.make_node("SequenceLength", ["seq"], ["length"])], "seq_length",
+        [helper.make_tensor_sequence_value_info("seq", TensorProto.INT64, None)],
+        [helper.make_tensor_value_info("length", TensorProto.INT64, [])])
+    out["seq_length"] = save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]),
+                             folder, "seq_length")
+
     # Optional: optional(tensor(float)) in; whether it holds a value, and the value or [] out.
     opt = helper.make_tensor_value_info("opt", TensorProto.FLOAT, ["n"])
     opt.type.CopyFrom(helper.make_optional_type_proto(opt.type))

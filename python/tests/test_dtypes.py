@@ -101,9 +101,14 @@ def test_sequences_are_lists(models):
     numpy.testing.assert_array_equal(seq_out[1], b)
     assert length == 2 and length.dtype == numpy.int64
     numpy.testing.assert_array_equal(joined, [7.5, 8.5, 9.5])
-    # An empty list takes the declared element type.
     _, length, _ = session.run(None, {"a": a, "b": b, "seq_in": parts[:1]})
     assert length == 1
+    # An empty list takes the declared element type; a list of another type is refused.
+    session = nxrt.InferenceSession(models["seq_length"])
+    assert session.run(None, {"seq": []})[0] == 0
+    assert session.run(None, {"seq": [numpy.arange(3), numpy.arange(2)]})[0] == 2
+    with pytest.raises(nxrt.capi.onnxruntime_pybind11_state.InvalidArgument, match="'seq'"):
+        session.run(None, {"seq": [numpy.ones(2, dtype=numpy.float32)]})
 
 
 def test_optional_input_none_or_value(models):
