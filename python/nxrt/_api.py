@@ -145,7 +145,7 @@ class SessionOptions:
     graph_optimization_level, enable_profiling, profile_file_prefix, optimized_model_filepath,
     free dimension overrides, EP devices, and the config entries "ep.<ep_name>.<key>" (options of
     that plugin EP) and "session.disable_cpu_ep_fallback" ("1": a node no listed EP claims, or
-    a plugin EP that fails, fails the session instead of falling back to the CPU EP). Kept without effect: inter_op_num_threads, execution_mode, execution_order,
+    a plugin EP that fails, fails the session instead of falling back to the CPU EP). Kept without effect: inter_op_num_threads, execution_mode,
     log_severity_level, log_verbosity_level, logid, enable_cpu_mem_arena, enable_mem_pattern,
     enable_mem_reuse, use_deterministic_compute and other config entries."""
 

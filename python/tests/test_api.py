@@ -33,6 +33,11 @@ def test_modelmeta(models):
     assert meta.description == "affine then relu" and meta.graph_description == "the graph"
     assert meta.version == 7
     assert meta.custom_metadata_map == {"author": "pytest", "purpose": "metadata"}
+    # No model_version in the file: INT64_MAX, as ONNX Runtime's ModelMetadataGetVersion gives
+    # (tests/capi/capi_diff_test.c compares the two).
+    from conftest import real_model
+    assert not onnx.load(real_model("oww_embedding"), load_external_data=False).HasField("model_version")
+    assert nxrt.InferenceSession(real_model("oww_embedding")).get_modelmeta().version == 2**63 - 1
 
 
 def test_defaults_and_providers(models):
