@@ -14,6 +14,7 @@
 #include <thread>
 #include <vector>
 
+#include "nxrt/ep_devices.h"
 #include "nxrt/placement.h"
 #include "nxrt/session.h"
 #include "ort_oracle/ort_oracle.h"
@@ -543,6 +544,54 @@ TEST(PluginLoading, BadLibrariesNameTheFileAndTheFix) {
       Session::Create(model, WithPlugins({"plugin:/nonexistent/libnothing.so"}, true));
   ASSERT_TRUE(fallback.ok()) << fallback.status().ToString();
   EXPECT_EQ((*fallback)->Warnings().size(), 1u);
+}
+
+// nxrt/ep_devices.h: the example library's devices as ONNX Runtime's GetEpDevices lists them
+// (plugins/README.md: EP example_ep, vendor nxrt, one device per CPU hardware device), and the
+// EpSpec of one of its EPs runs the chain on it alone.
+TEST(PluginEpLibrary, ListsDevicesAndSpecRunsThatEp) {
+  Result<std::shared_ptr<PluginEpLibrary>> library = PluginEpLibrary::Load(kExampleEp, "example");
+  ASSERT_TRUE(library.ok()) << library.status().ToString();
+  EXPECT_EQ((*library)->registration_name(), "example");
+  EXPECT_TRUE(std::filesystem::path((*library)->path()).is_absolute());
+  const EpDevice cpu = CpuEpDevice();
+  EXPECT_EQ(cpu.ep_name, "CPUExecutionProvider");
+  EXPECT_EQ(cpu.device.type, "CPU");
+  ASSERT_EQ((*library)->devices().size(), 1u);
+  const EpDevice& device = (*library)->devices()[0];
+  EXPECT_EQ(device.ep_name, "example_ep");
+  EXPECT_EQ(device.ep_vendor, "nxrt");
+  EXPECT_EQ(device.device.type, "CPU");
+  EXPECT_EQ(device.device.vendor, cpu.device.vendor);
+  EXPECT_EQ(device.device.vendor_id, cpu.device.vendor_id);
+
+  Result<EpSpec> spec = (*library)->Spec("example_ep");
+  ASSERT_TRUE(spec.ok()) << spec.status().ToString();
+  EXPECT_EQ(spec->type, "plugin:" + (*library)->path() + ":example");
+  EXPECT_EQ(spec->config.GetString("ep_name", ""), "example_ep");
+  SessionOptions options;
+  options.providers = {*spec};
+  options.allow_fallback = false;
+  ComputeCounter counter;
+  ASSERT_TRUE(counter.ok());
+  Result<std::unique_ptr<Session>> session = Session::Create(ModelPath("chain"), options);
+  ASSERT_TRUE(session.ok()) << session.status().ToString();
+  const uint64_t before = counter.calls();
+  const std::vector<NamedTensor> inputs = InputsFor(**session);
+  Result<std::vector<NamedTensor>> got = (*session)->Run(inputs);
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  EXPECT_EQ(counter.calls(), before + 1);
+  ExpectSame(*got, RunModel(ModelPath("chain"), CpuOnly(), inputs), "chain through Spec()");
+
+  Result<EpSpec> unknown = (*library)->Spec("other_ep");
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_EQ(unknown.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(unknown.status().message().find("its EPs: 'example_ep'"), std::string::npos)
+      << unknown.status().message();
+  Result<std::shared_ptr<PluginEpLibrary>> missing =
+      PluginEpLibrary::Load("/nonexistent/libnothing.so", "");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.status().code(), StatusCode::kNotFound);
 }
 
 }  // namespace

@@ -1,0 +1,118 @@
+"""Values between numpy and nxrt: every ONNX tensor type both ways, sequences as lists,
+optionals as None, arrays that need converting, and outputs that share nxrt's buffer."""
+import sys
+
+import numpy
+import pytest
+from onnx import TensorProto
+
+import nxrt
+from conftest import DTYPES
+
+
+def sample(elem, dtype, n=5):
+    rng = numpy.random.default_rng(elem)
+    if dtype is object:
+        return numpy.array(["", "ascii", "ünïcode ✓", "a\0b", "x" * 40][:n], dtype=object)
+    if elem == TensorProto.BFLOAT16:  # bfloat16 bits of 1, -2.5, 3e38, 1e-39 (subnormal), NaN
+        return numpy.array([0x3F80, 0xC020, 0x7F61, 0x000B, 0x7FC0][:n], dtype=numpy.uint16)
+    if dtype is numpy.bool_:
+        return rng.integers(0, 2, n).astype(bool)
+    if numpy.issubdtype(dtype, numpy.complexfloating):
+        return (rng.standard_normal(n) + 1j * rng.standard_normal(n)).astype(dtype)
+    if numpy.issubdtype(dtype, numpy.floating):
+        return numpy.array([0.5, -1e4, numpy.inf, -0.0, 3.25][:n], dtype=dtype)
+    info = numpy.iinfo(dtype)
+    return numpy.array([info.min, info.max, 0, 1, info.max // 3][:n], dtype=dtype)
+
+
+def test_every_tensor_type_round_trips(models):
+    session = nxrt.InferenceSession(models["identity_all"])
+    feeds, want = {}, []
+    for elem, dtype in DTYPES:
+        name = TensorProto.DataType.Name(elem).lower()
+        feeds[f"in_{name}"] = sample(elem, dtype)
+        want.append(feeds[f"in_{name}"])
+    types = {a.name: a.type for a in session.get_inputs()}
+    assert types["in_float16"] == "tensor(float16)" and types["in_bfloat16"] == "tensor(bfloat16)"
+    assert types["in_string"] == "tensor(string)" and types["in_complex128"] == "tensor(complex128)"
+    got = session.run(None, feeds)
+    for (elem, dtype), g, w in zip(DTYPES, got, want):
+        name = TensorProto.DataType.Name(elem)
+        assert g.dtype == numpy.dtype(dtype), name
+        assert g.shape == w.shape, name
+        if dtype is object:
+            assert list(g) == list(w), name
+        else:
+            assert g.tobytes() == w.tobytes(), name  # bit-exact, NaN and -0.0 included
+
+
+def test_strings_from_unicode_and_bytes_arrays(models):
+    session = nxrt.InferenceSession(models["identity_all"])
+    feeds = {}
+    for elem, dtype in DTYPES:
+        name = TensorProto.DataType.Name(elem).lower()
+        feeds[f"in_{name}"] = sample(elem, dtype, 2)
+    feeds["in_string"] = numpy.array(["ab", "çd"])  # numpy unicode, not object
+    out = session.run(["out_string"], feeds)[0]
+    assert out.dtype == object and list(out) == ["ab", "çd"]
+    feeds["in_string"] = numpy.array([b"x", b"yz"])  # bytes
+    assert list(session.run(["out_string"], feeds)[0]) == ["x", "yz"]
+
+
+def test_outputs_share_nxrt_buffers_and_are_writable(models):
+    session = nxrt.InferenceSession(models["affine"])
+    x = numpy.arange(6, dtype=numpy.float32).reshape(2, 3)
+    y = session.run(None, {"x": x})[0]
+    assert not y.flags.owndata and y.flags.c_contiguous and y.flags.writeable
+    assert type(y.base).__name__ == "PyCapsule"  # the nxrt tensor, not a copy
+    numpy.testing.assert_array_equal(y, numpy.maximum(x * 2 + [-1, 0, 1], 0))
+    y[:] = 0  # the caller's own
+    numpy.testing.assert_array_equal(session.run(None, {"x": x})[0], numpy.maximum(x * 2 + [-1, 0, 1], 0))
+
+
+def test_non_contiguous_and_non_native_endian_inputs_are_converted(models):
+    session = nxrt.InferenceSession(models["affine"])
+    base = numpy.linspace(-3, 3, 24, dtype=numpy.float32).reshape(4, 6)
+    b = numpy.array([-1, 0, 1], dtype=numpy.float32)
+    want = numpy.maximum(base[:, ::2] * 2 + b, 0)
+    strided = base[:, ::2]
+    assert not strided.flags.c_contiguous
+    numpy.testing.assert_array_equal(session.run(None, {"x": strided})[0], want)
+    fortran = numpy.asfortranarray(base[:, :3])
+    numpy.testing.assert_array_equal(session.run(None, {"x": fortran})[0],
+                                     numpy.maximum(base[:, :3] * 2 + b, 0))
+    swapped = base[:, ::2].astype(">f4" if sys.byteorder == "little" else "<f4")
+    assert not swapped.dtype.isnative
+    numpy.testing.assert_array_equal(session.run(None, {"x": swapped})[0], want)
+
+
+def test_sequences_are_lists(models):
+    session = nxrt.InferenceSession(models["sequences"])
+    types = {a.name: (a.type, a.shape) for a in session.get_inputs() + session.get_outputs()}
+    assert types["seq_in"] == ("seq(tensor(float))", [])
+    assert types["seq_out"] == ("seq(tensor(float))", [])
+    a = numpy.array([1, 2, 3], dtype=numpy.float32)
+    b = numpy.array([4, 5, 6], dtype=numpy.float32)
+    parts = [numpy.array([7.5], dtype=numpy.float32), numpy.array([8.5, 9.5], dtype=numpy.float32)]
+    seq_out, length, joined = session.run(None, {"a": a, "b": b, "seq_in": parts})
+    assert isinstance(seq_out, list) and len(seq_out) == 2
+    numpy.testing.assert_array_equal(seq_out[0], a)
+    numpy.testing.assert_array_equal(seq_out[1], b)
+    assert length == 2 and length.dtype == numpy.int64
+    numpy.testing.assert_array_equal(joined, [7.5, 8.5, 9.5])
+    _, length, _ = session.run(None, {"a": a, "b": b, "seq_in": parts[:1]})
+    assert length == 1
+    # An empty list takes the declared element type; a list of another type is refused.
+    session = nxrt.InferenceSession(models["seq_length"])
+    assert session.run(None, {"seq": []})[0] == 0
+    assert session.run(None, {"seq": [numpy.arange(3), numpy.arange(2)]})[0] == 2
+    with pytest.raises(nxrt.capi.onnxruntime_pybind11_state.InvalidArgument, match="'seq'"):
+        session.run(None, {"seq": [numpy.ones(2, dtype=numpy.float32)]})
+
+
+def test_optional_input_none_or_value(models):
+    session = nxrt.InferenceSession(models["optional"])
+    assert session.get_inputs()[0].type == "optional(tensor(float))"
+    assert session.run(None, {"opt": None})[0] == numpy.array(False)
+    assert session.run(None, {"opt": numpy.ones(2, dtype=numpy.float32)})[0] == numpy.array(True)
