@@ -909,7 +909,20 @@ void PadToChannelsLast(const uint8_t* x, int64_t channels, int64_t h, int64_t w,
       std::memset(row + (left + w) * channels, pad,
                   static_cast<size_t>((padded_w - left - w) * channels));
       uint8_t* interior = row + left * channels;
-      for (int64_t c = 0; c < channels; ++c) {
+      // Eight channels at a time: one 8-byte store per pixel.
+      const uint64_t flip8 = 0x0101010101010101ull * flip;
+      int64_t c = 0;
+      for (; c + 8 <= channels; c += 8) {
+        const uint8_t* xc[8];
+        for (int i = 0; i < 8; ++i) xc[i] = x + ((c + i) * h + source) * w;
+        for (int64_t col = 0; col < w; ++col) {
+          uint64_t v = 0;
+          for (int i = 0; i < 8; ++i) v |= static_cast<uint64_t>(xc[i][col]) << (8 * i);
+          v ^= flip8;
+          std::memcpy(interior + col * channels + c, &v, 8);
+        }
+      }
+      for (; c < channels; ++c) {
         const uint8_t* xc = x + (c * h + source) * w;
         for (int64_t col = 0; col < w; ++col) interior[col * channels + c] = xc[col] ^ flip;
       }
@@ -943,39 +956,134 @@ void ColumnsByPixel(const IntConvPlan& p, const TapWalker& walk, const uint8_t* 
   }
 }
 
+// One output element of channel m at pixel o from the raw products [pixels, columns].
+template <typename Q>
+inline Q ChannelValue(const RowEpilogue& e, const int32_t* raw, int64_t columns, int64_t o,
+                      int64_t m, int32_t za, int32_t sum_a) {
+  const int32_t* row = raw + o * columns;
+  const int64_t r = e.split ? 2 * static_cast<int64_t>(row[m]) + row[e.n + m] : row[m];
+  int32_t acc = Correct(r, za, e.zb[m], sum_a, e.sum_b[m], e.k);
+  if constexpr (std::is_same_v<Q, int32_t>) {
+    return acc;
+  } else {
+    if (e.bias != nullptr) acc = Wrap(static_cast<int64_t>(acc) + e.bias[m]);
+    return Requantize<Q>(acc, e.multiplier[m], e.y_zero_point[m]);
+  }
+}
+
+// Pixels [o0, o1) x channels [m0, m1) of the scalar form.
+template <typename Q>
+void ChannelsScalar(const RowEpilogue& e, const int32_t* raw, int64_t columns, int64_t pixels,
+                    int32_t za, const int32_t* row_sums, Q* y, int64_t o0, int64_t o1, int64_t m0,
+                    int64_t m1) {
+  for (int64_t m = m0; m < m1; ++m) {
+    for (int64_t o = o0; o < o1; ++o) {
+      y[m * pixels + o] =
+          ChannelValue<Q>(e, raw, columns, o, m, za, row_sums != nullptr ? row_sums[o] : 0);
+    }
+  }
+}
+
+// The AVX2 form over blocks of 8 pixels x 8 channels: the raw rows of 8 pixels are combined
+// (2 hi + lo), transposed to 8 channel vectors of 8 pixels, corrected, requantized and stored
+// contiguously into y's channel rows. Returns the pixels done from o0 (multiples of 8 channels
+// too; the caller finishes the rest with ChannelsScalar).
+template <typename Q>
+__attribute__((target("avx2"))) void ChannelsAvx2(const RowEpilogue& e, const int32_t* raw,
+                                                  int64_t columns, int64_t pixels, int32_t za,
+                                                  const int32_t* row_sums, Q* y, int64_t o0,
+                                                  int64_t o1, int64_t m1) {
+  const __m256 vlo = _mm256_set1_ps(static_cast<float>(std::numeric_limits<Q>::min()));
+  const __m256 vhi = _mm256_set1_ps(static_cast<float>(std::numeric_limits<Q>::max()));
+  for (int64_t o = o0; o + 8 <= o1; o += 8) {
+    const __m256i sum_a =
+        row_sums != nullptr
+            ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(row_sums + o))
+            : _mm256_setzero_si256();
+    for (int64_t m = 0; m + 8 <= m1; m += 8) {
+      __m256i r[8];
+      for (int i = 0; i < 8; ++i) {
+        const int32_t* row = raw + (o + i) * columns + m;
+        r[i] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(row));
+        if (e.split) {
+          const __m256i lo = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(row + e.n));
+          r[i] = _mm256_add_epi32(_mm256_add_epi32(r[i], r[i]), lo);
+        }
+      }
+      const __m256i t0 = _mm256_unpacklo_epi32(r[0], r[1]), t1 = _mm256_unpackhi_epi32(r[0], r[1]);
+      const __m256i t2 = _mm256_unpacklo_epi32(r[2], r[3]), t3 = _mm256_unpackhi_epi32(r[2], r[3]);
+      const __m256i t4 = _mm256_unpacklo_epi32(r[4], r[5]), t5 = _mm256_unpackhi_epi32(r[4], r[5]);
+      const __m256i t6 = _mm256_unpacklo_epi32(r[6], r[7]), t7 = _mm256_unpackhi_epi32(r[6], r[7]);
+      const __m256i u0 = _mm256_unpacklo_epi64(t0, t2), u1 = _mm256_unpackhi_epi64(t0, t2);
+      const __m256i u2 = _mm256_unpacklo_epi64(t1, t3), u3 = _mm256_unpackhi_epi64(t1, t3);
+      const __m256i u4 = _mm256_unpacklo_epi64(t4, t6), u5 = _mm256_unpackhi_epi64(t4, t6);
+      const __m256i u6 = _mm256_unpacklo_epi64(t5, t7), u7 = _mm256_unpackhi_epi64(t5, t7);
+      __m256i c[8];
+      c[0] = _mm256_permute2x128_si256(u0, u4, 0x20);
+      c[1] = _mm256_permute2x128_si256(u1, u5, 0x20);
+      c[2] = _mm256_permute2x128_si256(u2, u6, 0x20);
+      c[3] = _mm256_permute2x128_si256(u3, u7, 0x20);
+      c[4] = _mm256_permute2x128_si256(u0, u4, 0x31);
+      c[5] = _mm256_permute2x128_si256(u1, u5, 0x31);
+      c[6] = _mm256_permute2x128_si256(u2, u6, 0x31);
+      c[7] = _mm256_permute2x128_si256(u3, u7, 0x31);
+      for (int j = 0; j < 8; ++j) {
+        const int64_t ch = m + j;
+        const int32_t zb = e.zb[ch];
+        // raw - za * sum_b - zb * sum_a + k * za * zb
+        const int32_t constant = Wrap(-static_cast<int64_t>(za) * e.sum_b[ch] +
+                                      static_cast<int64_t>(e.k) * za * zb +
+                                      (e.bias != nullptr && !std::is_same_v<Q, int32_t>
+                                           ? e.bias[ch]
+                                           : 0));
+        __m256i acc = _mm256_add_epi32(c[j], _mm256_set1_epi32(constant));
+        acc = _mm256_sub_epi32(acc, _mm256_mullo_epi32(_mm256_set1_epi32(zb), sum_a));
+        Q* out = y + ch * pixels + o;
+        if constexpr (std::is_same_v<Q, int32_t>) {
+          _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), acc);
+        } else {
+          const float zp = static_cast<float>(e.y_zero_point[ch]);
+          __m256 v = _mm256_mul_ps(_mm256_cvtepi32_ps(acc), _mm256_set1_ps(e.multiplier[ch]));
+          v = _mm256_min_ps(_mm256_max_ps(v, _mm256_sub_ps(vlo, _mm256_set1_ps(zp))),
+                            _mm256_sub_ps(vhi, _mm256_set1_ps(zp)));
+          const __m256i q =
+              _mm256_add_epi32(_mm256_cvtps_epi32(v), _mm256_set1_epi32(e.y_zero_point[ch]));
+          // 8 values in [lo, hi]: to 16 then 8 bits, lanes back in order.
+          const __m128i w = _mm_packs_epi32(_mm256_castsi256_si128(q),
+                                            _mm256_extracti128_si256(q, 1));
+          const __m128i b = std::is_same_v<Q, uint8_t> ? _mm_packus_epi16(w, w)
+                                                       : _mm_packs_epi16(w, w);
+          _mm_storel_epi64(reinterpret_cast<__m128i*>(out), b);
+        }
+      }
+    }
+  }
+}
+
 // y's channels [channel0, channel0 + e.n) of one image (NCHW, `pixels` per channel) from raw
-// products [pixels, columns]: tiles of pixels through EpilogueRow, stored transposed.
+// products [pixels, columns]; row_sums may be null (all zb 0).
 void EpilogueToChannels(const RowEpilogue& e, const int32_t* raw, int64_t columns,
                         int64_t pixels, int32_t za, const int32_t* row_sums, void* y,
                         int64_t channel0, int threads) {
-  constexpr int64_t kTile = 32;
-  const size_t y_bytes = e.y_dtype == DataType::kInt32 ? 4 : 1;
+  constexpr int64_t kTile = 64;
+  const auto run = [&](auto* typed) {
+    using Q = std::remove_pointer_t<decltype(typed)>;
+    Q* yc = typed + channel0 * pixels;
+    const bool avx2 = HasAvx2();
+    const int64_t m8 = avx2 ? e.n / 8 * 8 : 0;
 #pragma omp parallel for num_threads(threads) if (threads > 1)
-  for (int64_t o0 = 0; o0 < pixels; o0 += kTile) {
-    const int64_t o1 = std::min(pixels, o0 + kTile);
-    alignas(64) std::byte tile[kTile * 4 * 256];
-    std::vector<std::byte> large;
-    std::byte* rows = tile;
-    const size_t row_bytes = static_cast<size_t>(e.n) * y_bytes;
-    if (row_bytes * kTile > sizeof(tile)) {
-      large.resize(row_bytes * kTile);
-      rows = large.data();
+    for (int64_t o0 = 0; o0 < pixels; o0 += kTile) {
+      const int64_t o1 = std::min(pixels, o0 + kTile);
+      const int64_t o8 = avx2 ? o0 + (o1 - o0) / 8 * 8 : o0;
+      if (m8 > 0) ChannelsAvx2<Q>(e, raw, columns, pixels, za, row_sums, yc, o0, o8, m8);
+      ChannelsScalar<Q>(e, raw, columns, pixels, za, row_sums, yc, o0, o8, m8, e.n);
+      ChannelsScalar<Q>(e, raw, columns, pixels, za, row_sums, yc, o8, o1, 0, e.n);
     }
-    for (int64_t o = o0; o < o1; ++o) {
-      EpilogueRow(e, raw + o * columns, za, row_sums != nullptr ? row_sums[o] : 0,
-                  rows + static_cast<size_t>(o - o0) * row_bytes);
-    }
-    for (int64_t m = 0; m < e.n; ++m) {
-      if (y_bytes == 4) {
-        int32_t* out = static_cast<int32_t*>(y) + (channel0 + m) * pixels;
-        const int32_t* in = reinterpret_cast<const int32_t*>(rows);
-        for (int64_t o = o0; o < o1; ++o) out[o] = in[(o - o0) * e.n + m];
-      } else {
-        uint8_t* out = static_cast<uint8_t*>(y) + (channel0 + m) * pixels;
-        const uint8_t* in = reinterpret_cast<const uint8_t*>(rows);
-        for (int64_t o = o0; o < o1; ++o) out[o] = in[(o - o0) * e.n + m];
-      }
-    }
+  };
+  switch (e.y_dtype) {
+    case DataType::kInt8: run(static_cast<int8_t*>(y)); break;
+    case DataType::kUint8: run(static_cast<uint8_t*>(y)); break;
+    default: run(static_cast<int32_t*>(y)); break;
   }
 }
 
