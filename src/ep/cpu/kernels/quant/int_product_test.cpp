@@ -493,17 +493,18 @@ TEST(IntegerProductsKernel, OneOpModelsMatchOnnxRuntimeBitForBit) {
       }
     }
   }
-  // The shapes of the benchmark, once each: 64 channels, 3x3, and a 768-deep product.
+  // The shapes of the benchmark, once each: 64 channels, 3x3 (tall enough for several
+  // bands of output rows and a shorter last one), and a 768-deep product.
   ConvCase big = RandomConv(rng, true, kU8, kS8);
   big.n = 1;
   big.c = big.m = 64;
   big.group = 1;
-  big.spatial = {20, 19};
+  big.spatial = {37, 120};
   big.kernel = {3, 3};
   big.strides = big.dilations = {1, 1};
   big.pads = {1, 1, 1, 1};
   big.w_constant = true;
-  big.x = RandomValues(rng, 64 * 20 * 19, kU8);
+  big.x = RandomValues(rng, 64 * 37 * 120, kU8);
   big.w = RandomValues(rng, 64 * 64 * 9, kS8);
   for (bool qlinear : {true, false}) {
     big.qlinear = qlinear;

@@ -12,6 +12,7 @@
 #include <unordered_map>
 
 #include <immintrin.h>
+#include <omp.h>
 
 #include "ep/cpu/math/element_types.h"
 #include "ep/cpu/math/nn/dnnl_threads.h"
@@ -579,20 +580,37 @@ Status IntMatMul(const IntMatMulPlan& plan, const QuantOperands& q, void* y,
 // ---- Conv ----
 
 struct IntDirectConv {
-  int64_t columns = 0;  // output channels of the primitive: M, or 2M when W is split
+  int64_t columns = 0;  // output channels of the primitives: M, or 2M when W is split
   int64_t padded_h = 0, padded_w = 0;
   int threads = 1;
-  dnnl::convolution_forward primitive;
-  dnnl::memory::desc src_md, weights_md, plain_weights_md, dst_md, scratchpad_md;
+  // The convolution runs over bands of `band` output rows (the last band may be shorter), so
+  // that each band's int32 products are still in cache when the epilogue reads them.
+  int64_t band = 0;
+  struct Piece {
+    int64_t rows = 0;
+    dnnl::convolution_forward primitive;
+    dnnl::memory::desc src_md, dst_md, scratchpad_md;
+  };
+  std::vector<Piece> pieces;  // [0]: `band` rows; [1]: the last band's rows, when shorter
+  dnnl::memory::desc weights_md, plain_weights_md;
+  size_t scratchpad_bytes = 0;
 };
 
 namespace {
 
 int64_t InputPixels(const IntConvPlan& p) { return Product(p.input_spatial); }
 
+// One band's workspace of the direct convolution: its scratchpad and raw products.
+size_t DirectBandBytes(const IntConvPlan& p) {
+  const IntDirectConv& d = *p.direct;
+  return Align64(d.scratchpad_bytes) +
+         Align64(static_cast<size_t>(d.band * p.geometry.output[1] * d.columns) *
+                 sizeof(int32_t));
+}
+
 // Workspace.
-//   direct:      [scratchpad | X padded channels-last | its channel sums | row sums |
-//                 raw [N, P, columns]]
+//   direct:      [one image's X padded channels-last | its channel sums | row sums |
+//                 per thread: scratchpad, raw [band rows x W', columns]]
 //   W left:      [scratchpad | columns [k, P] | column sums [P] | W sums [Mg] | zb [Mg] |
 //                 raw [Mg, P]]
 //   W right:     [scratchpad | X channels-last | columns [P, k] | row sums [P] |
@@ -602,11 +620,10 @@ size_t ConvWorkspace(const IntConvPlan& p) {
   if (p.direct != nullptr) {
     const IntDirectConv& d = *p.direct;
     const int64_t padded = d.padded_h * d.padded_w;
-    return Align64(d.scratchpad_md.get_size()) +
-           Align64(static_cast<size_t>(p.batch * padded * p.in_channels)) +
+    return Align64(static_cast<size_t>(padded * p.in_channels)) +
            Align64(static_cast<size_t>(padded) * sizeof(int32_t)) +
            Align64(static_cast<size_t>(p.output_pixels) * sizeof(int32_t)) +
-           Align64(static_cast<size_t>(p.batch * p.output_pixels * d.columns) * sizeof(int32_t));
+           static_cast<size_t>(d.threads) * DirectBandBytes(p);
   }
   const IntGemm& g = *p.gemm;
   size_t bytes = Align64(g.scratchpad_md.get_size());
@@ -665,25 +682,30 @@ struct TapWalker {
 
 // oneDNN's u8 x s8 -> s32 convolution of X padded explicitly (so that the padding holds X's zero
 // point, as ORT's im2col does) to `columns` output channels, channels-last source and
-// destination; null when oneDNN declines or gives its reference implementation.
+// destination, per band of output rows; null when oneDNN declines or gives its reference
+// implementation.
 std::shared_ptr<const IntDirectConv> CreateDirectConv(const IntConvPlan& p, int64_t columns) {
   const WindowGeometry& geo = p.geometry;
   auto d = std::make_shared<IntDirectConv>();
   d->columns = columns;
   d->padded_h = p.input_spatial[0] + geo.pads_begin[0] + geo.pads_end[0];
   d->padded_w = p.input_spatial[1] + geo.pads_begin[1] + geo.pads_end[1];
+  // Bands run in parallel, each on one thread (its convolution and its epilogue), so threads
+  // meet once per run rather than at every band.
   const int64_t macs = p.batch * p.output_pixels * columns * p.columns_rows;
   d->threads = DnnlThreadsFor(macs, p.threads);
+  // About 256 KiB of int32 products per band (half of a core's L2).
+  constexpr int64_t kBandBytes = int64_t{256} << 10;
+  const int64_t row_bytes = geo.output[1] * columns * static_cast<int64_t>(sizeof(int32_t));
+  d->band = std::clamp<int64_t>(kBandBytes / std::max<int64_t>(row_bytes, 1), 1, geo.output[0]);
+  // At least one band per thread.
+  d->band = std::min(d->band, std::max<int64_t>(1, geo.output[0] / d->threads));
   Result<dnnl::engine> engine = DnnlEngine();
   if (!engine.ok()) return nullptr;
   try {
-    SetDnnlThreads(d->threads);
+    SetDnnlThreads(1);
     using tag = dnnl::memory::format_tag;
     const int64_t kh = geo.kernel[0], kw = geo.kernel[1];
-    d->src_md = dnnl::memory::desc({p.batch, p.in_channels, d->padded_h, d->padded_w}, dt::u8,
-                                   tag::nhwc);
-    d->dst_md = dnnl::memory::desc({p.batch, columns, geo.output[0], geo.output[1]}, dt::s32,
-                                   tag::nhwc);
     // The converted W as ConvertRight writes it: [k = (c, kh, kw), columns] row-major.
     d->plain_weights_md = dnnl::memory::desc(
         {columns, p.in_channels, kh, kw}, dt::s8,
@@ -691,18 +713,34 @@ std::shared_ptr<const IntDirectConv> CreateDirectConv(const IntConvPlan& p, int6
     const dnnl::memory::desc any_weights({columns, p.in_channels, kh, kw}, dt::s8, tag::any);
     dnnl::primitive_attr attr;
     attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-    dnnl::convolution_forward::desc desc(
-        dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, d->src_md,
-        any_weights, dnnl::memory::desc(), d->dst_md, {geo.strides[0], geo.strides[1]},
-        {geo.dilations[0] - 1, geo.dilations[1] - 1}, {0, 0}, {0, 0});
-    dnnl::convolution_forward::primitive_desc pd(desc, attr, *engine);
-    if (std::string_view(pd.impl_info_str()).starts_with("ref")) return nullptr;
-    // oneDNN halves int8 weights on CPUs without VNNI for signed sources only; a flag here would
-    // change the products.
-    if (pd.weights_desc().data.extra.flags != 0) return nullptr;
-    d->weights_md = pd.weights_desc();
-    d->scratchpad_md = pd.scratchpad_desc();
-    d->primitive = dnnl::convolution_forward(pd);
+    std::vector<int64_t> heights = {d->band};
+    if (geo.output[0] % d->band != 0) heights.push_back(geo.output[0] % d->band);
+    for (int64_t rows : heights) {
+      IntDirectConv::Piece piece;
+      piece.rows = rows;
+      const int64_t in_rows = (rows - 1) * geo.strides[0] + (kh - 1) * geo.dilations[0] + 1;
+      piece.src_md =
+          dnnl::memory::desc({1, p.in_channels, in_rows, d->padded_w}, dt::u8, tag::nhwc);
+      piece.dst_md = dnnl::memory::desc({1, columns, rows, geo.output[1]}, dt::s32, tag::nhwc);
+      dnnl::convolution_forward::desc desc(
+          dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, piece.src_md,
+          any_weights, dnnl::memory::desc(), piece.dst_md, {geo.strides[0], geo.strides[1]},
+          {geo.dilations[0] - 1, geo.dilations[1] - 1}, {0, 0}, {0, 0});
+      dnnl::convolution_forward::primitive_desc pd(desc, attr, *engine);
+      if (std::string_view(pd.impl_info_str()).starts_with("ref")) return nullptr;
+      // oneDNN halves int8 weights on CPUs without VNNI for signed sources only; a flag here
+      // would change the products. Every band must read the same packed weights.
+      if (pd.weights_desc().data.extra.flags != 0) return nullptr;
+      if (d->pieces.empty()) {
+        d->weights_md = pd.weights_desc();
+      } else if (pd.weights_desc() != d->weights_md) {
+        return nullptr;
+      }
+      piece.scratchpad_md = pd.scratchpad_desc();
+      d->scratchpad_bytes = std::max(d->scratchpad_bytes, piece.scratchpad_md.get_size());
+      piece.primitive = dnnl::convolution_forward(pd);
+      d->pieces.push_back(std::move(piece));
+    }
   } catch (const dnnl::error&) {
     return nullptr;
   }
@@ -973,12 +1011,12 @@ inline Q ChannelValue(const RowEpilogue& e, const int32_t* raw, int64_t columns,
 
 // Pixels [o0, o1) x channels [m0, m1) of the scalar form.
 template <typename Q>
-void ChannelsScalar(const RowEpilogue& e, const int32_t* raw, int64_t columns, int64_t pixels,
+void ChannelsScalar(const RowEpilogue& e, const int32_t* raw, int64_t columns, int64_t y_stride,
                     int32_t za, const int32_t* row_sums, Q* y, int64_t o0, int64_t o1, int64_t m0,
                     int64_t m1) {
   for (int64_t m = m0; m < m1; ++m) {
     for (int64_t o = o0; o < o1; ++o) {
-      y[m * pixels + o] =
+      y[m * y_stride + o] =
           ChannelValue<Q>(e, raw, columns, o, m, za, row_sums != nullptr ? row_sums[o] : 0);
     }
   }
@@ -990,7 +1028,7 @@ void ChannelsScalar(const RowEpilogue& e, const int32_t* raw, int64_t columns, i
 // too; the caller finishes the rest with ChannelsScalar).
 template <typename Q>
 __attribute__((target("avx2"))) void ChannelsAvx2(const RowEpilogue& e, const int32_t* raw,
-                                                  int64_t columns, int64_t pixels, int32_t za,
+                                                  int64_t columns, int64_t y_stride, int32_t za,
                                                   const int32_t* row_sums, Q* y, int64_t o0,
                                                   int64_t o1, int64_t m1) {
   const __m256 vlo = _mm256_set1_ps(static_cast<float>(std::numeric_limits<Q>::min()));
@@ -1038,7 +1076,7 @@ __attribute__((target("avx2"))) void ChannelsAvx2(const RowEpilogue& e, const in
                                            : 0));
         __m256i acc = _mm256_add_epi32(c[j], _mm256_set1_epi32(constant));
         acc = _mm256_sub_epi32(acc, _mm256_mullo_epi32(_mm256_set1_epi32(zb), sum_a));
-        Q* out = y + ch * pixels + o;
+        Q* out = y + ch * y_stride + o;
         if constexpr (std::is_same_v<Q, int32_t>) {
           _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), acc);
         } else {
@@ -1060,24 +1098,24 @@ __attribute__((target("avx2"))) void ChannelsAvx2(const RowEpilogue& e, const in
   }
 }
 
-// y's channels [channel0, channel0 + e.n) of one image (NCHW, `pixels` per channel) from raw
-// products [pixels, columns]; row_sums may be null (all zb 0).
+// `pixels` pixels of e.n channels of y (NCHW) from raw products [pixels, columns]: element
+// (o, m) goes to y[y_offset + m * y_stride + o]. row_sums ([pixels]) may be null (all zb 0).
 void EpilogueToChannels(const RowEpilogue& e, const int32_t* raw, int64_t columns,
                         int64_t pixels, int32_t za, const int32_t* row_sums, void* y,
-                        int64_t channel0, int threads) {
+                        int64_t y_offset, int64_t y_stride, int threads) {
   constexpr int64_t kTile = 64;
   const auto run = [&](auto* typed) {
     using Q = std::remove_pointer_t<decltype(typed)>;
-    Q* yc = typed + channel0 * pixels;
+    Q* yc = typed + y_offset;
     const bool avx2 = HasAvx2();
     const int64_t m8 = avx2 ? e.n / 8 * 8 : 0;
 #pragma omp parallel for num_threads(threads) if (threads > 1)
     for (int64_t o0 = 0; o0 < pixels; o0 += kTile) {
       const int64_t o1 = std::min(pixels, o0 + kTile);
       const int64_t o8 = avx2 ? o0 + (o1 - o0) / 8 * 8 : o0;
-      if (m8 > 0) ChannelsAvx2<Q>(e, raw, columns, pixels, za, row_sums, yc, o0, o8, m8);
-      ChannelsScalar<Q>(e, raw, columns, pixels, za, row_sums, yc, o0, o8, m8, e.n);
-      ChannelsScalar<Q>(e, raw, columns, pixels, za, row_sums, yc, o8, o1, 0, e.n);
+      if (m8 > 0) ChannelsAvx2<Q>(e, raw, columns, y_stride, za, row_sums, yc, o0, o8, m8);
+      ChannelsScalar<Q>(e, raw, columns, y_stride, za, row_sums, yc, o0, o8, m8, e.n);
+      ChannelsScalar<Q>(e, raw, columns, y_stride, za, row_sums, yc, o8, o1, 0, e.n);
     }
   };
   switch (e.y_dtype) {
@@ -1116,14 +1154,13 @@ Status IntConv(const IntConvPlan& p, const QuantOperands& q, void* y,
     std::fill(y_zero_points.begin(), y_zero_points.end(),
               LoadInt8(p.y_dtype, q.y_zero_point, 0));
   }
-  const size_t scratch_bytes =
-      p.direct != nullptr ? p.direct->scratchpad_md.get_size() : p.gemm->scratchpad_md.get_size();
   Carver carve{workspace.data()};
-  std::byte* scratchpad = carve.Take<std::byte>(static_cast<int64_t>(scratch_bytes));
 
   if (p.weights_left) {
     // ConvInteger, uint8 W x int8 X: C [Mg, P] = W [Mg, k] x columns [k, P], saturating pairs.
     const IntGemm& g = *p.gemm;
+    std::byte* scratchpad =
+        carve.Take<std::byte>(static_cast<int64_t>(g.scratchpad_md.get_size()));
     const TapWalker walk(p);
     int8_t* columns = carve.Take<int8_t>(k * pixels);
     int32_t* column_sums = carve.Take<int32_t>(pixels);
@@ -1178,49 +1215,32 @@ Status IntConv(const IntConvPlan& p, const QuantOperands& q, void* y,
     const IntDirectConv& d = *p.direct;
     const WindowGeometry& geo = p.geometry;
     const int64_t padded = d.padded_h * d.padded_w;
-    uint8_t* x_padded = carve.Take<uint8_t>(p.batch * padded * p.in_channels);
+    const int64_t out_w = geo.output[1];
+    uint8_t* x_padded = carve.Take<uint8_t>(padded * p.in_channels);
     int32_t* pixel_sums = carve.Take<int32_t>(padded);
     int32_t* row_sums = carve.Take<int32_t>(pixels);
-    int32_t* raw = carve.Take<int32_t>(p.batch * pixels * d.columns);
-    for (int64_t n = 0; n < p.batch; ++n) {
-      PadToChannelsLast(static_cast<const uint8_t*>(q.a) + n * p.in_channels * in_pixels,
-                        p.in_channels, p.input_spatial[0], p.input_spatial[1],
-                        geo.pads_begin[0], geo.pads_begin[1], d.padded_h, d.padded_w, flip, pad,
-                        x_padded + n * padded * p.in_channels, threads);
-    }
-    NXRT_ASSIGN_OR_RETURN(dnnl::engine engine, DnnlEngine());
-    NXRT_ASSIGN_OR_RETURN(dnnl::stream * stream, DnnlStream());
-    try {
-      SetDnnlThreads(d.threads);
-      std::unordered_map<int, dnnl::memory> args = {
-          {DNNL_ARG_SRC, dnnl::memory(d.src_md, engine, x_padded)},
-          {DNNL_ARG_WEIGHTS, dnnl::memory(d.weights_md, engine, p.packed_w[0]->data.get())},
-          {DNNL_ARG_DST, dnnl::memory(d.dst_md, engine, raw)}};
-      if (d.scratchpad_md.get_size() > 0) {
-        args.emplace(DNNL_ARG_SCRATCHPAD, dnnl::memory(d.scratchpad_md, engine, scratchpad));
-      }
-      d.primitive.execute(*stream, args);
-      stream->wait();
-    } catch (const dnnl::error& error) {
-      return DnnlErrorStatus("integer convolution", error);
-    }
+    std::byte* bands = carve.Take<std::byte>(d.threads * static_cast<int64_t>(DirectBandBytes(p)));
     e.zb = zb.data();
     e.sum_b = p.packed_w[0]->sums.data();
     e.bias = bias.empty() ? nullptr : bias.data();
     e.multiplier = multipliers.data();
     e.y_zero_point = y_zero_points.data();
+    NXRT_ASSIGN_OR_RETURN(dnnl::engine engine, DnnlEngine());
     for (int64_t n = 0; n < p.batch; ++n) {
-      const uint8_t* xn = x_padded + n * padded * p.in_channels;
+      PadToChannelsLast(static_cast<const uint8_t*>(q.a) + n * p.in_channels * in_pixels,
+                        p.in_channels, p.input_spatial[0], p.input_spatial[1],
+                        geo.pads_begin[0], geo.pads_begin[1], d.padded_h, d.padded_w, flip, pad,
+                        x_padded, threads);
       if (any_zb) {
         // Each output pixel's sum of X over its window (padding included), from the padded
         // pixels' channel sums.
         for (int64_t r = 0; r < padded; ++r) {
           int32_t sum = 0;
-          for (int64_t c = 0; c < p.in_channels; ++c) sum += xn[r * p.in_channels + c];
+          for (int64_t c = 0; c < p.in_channels; ++c) sum += x_padded[r * p.in_channels + c];
           pixel_sums[r] = sum;
         }
         for (int64_t oh = 0; oh < geo.output[0]; ++oh) {
-          for (int64_t ow = 0; ow < geo.output[1]; ++ow) {
+          for (int64_t ow = 0; ow < out_w; ++ow) {
             int32_t sum = 0;
             for (int64_t i = 0; i < geo.kernel[0]; ++i) {
               for (int64_t j = 0; j < geo.kernel[1]; ++j) {
@@ -1228,18 +1248,54 @@ Status IntConv(const IntConvPlan& p, const QuantOperands& q, void* y,
                                   ow * geo.strides[1] + j * geo.dilations[1]];
               }
             }
-            row_sums[oh * geo.output[1] + ow] = sum;
+            row_sums[oh * out_w + ow] = sum;
           }
         }
       }
-      EpilogueToChannels(e, raw + n * pixels * d.columns, d.columns, pixels, za,
-                         any_zb ? row_sums : nullptr, y, n * p.out_channels, threads);
+      const int64_t band_count = (geo.output[0] + d.band - 1) / d.band;
+      std::vector<Status> failed(static_cast<size_t>(band_count));
+#pragma omp parallel for num_threads(d.threads) schedule(dynamic) if (d.threads > 1)
+      for (int64_t b = 0; b < band_count; ++b) {
+        const int64_t row0 = b * d.band;
+        const int64_t rows = std::min(d.band, geo.output[0] - row0);
+        const IntDirectConv::Piece& piece = d.pieces[rows == d.band ? 0 : 1];
+        const int thread = d.threads > 1 ? omp_get_thread_num() : 0;
+        std::byte* own = bands + static_cast<size_t>(thread) * DirectBandBytes(p);
+        int32_t* raw = reinterpret_cast<int32_t*>(own + Align64(d.scratchpad_bytes));
+        Result<dnnl::stream*> stream = DnnlStream();
+        if (!stream.ok()) {
+          failed[static_cast<size_t>(b)] = stream.status();
+          continue;
+        }
+        try {
+          SetDnnlThreads(1);
+          std::unordered_map<int, dnnl::memory> args = {
+              {DNNL_ARG_SRC,
+               dnnl::memory(piece.src_md, engine,
+                            x_padded + row0 * geo.strides[0] * d.padded_w * p.in_channels)},
+              {DNNL_ARG_WEIGHTS, dnnl::memory(d.weights_md, engine, p.packed_w[0]->data.get())},
+              {DNNL_ARG_DST, dnnl::memory(piece.dst_md, engine, raw)}};
+          if (piece.scratchpad_md.get_size() > 0) {
+            args.emplace(DNNL_ARG_SCRATCHPAD, dnnl::memory(piece.scratchpad_md, engine, own));
+          }
+          piece.primitive.execute(**stream, args);
+          (*stream)->wait();
+        } catch (const dnnl::error& error) {
+          failed[static_cast<size_t>(b)] = DnnlErrorStatus("integer convolution", error);
+          continue;
+        }
+        EpilogueToChannels(e, raw, d.columns, rows * out_w, za,
+                           any_zb ? row_sums + row0 * out_w : nullptr, y,
+                           n * p.out_channels * pixels + row0 * out_w, pixels, 1);
+      }
+      for (const Status& status : failed) NXRT_RETURN_IF_ERROR(status);
     }
     return Status::Ok();
   }
 
   const IntGemm& g = *p.gemm;
   const TapWalker walk(p);
+  std::byte* scratchpad = carve.Take<std::byte>(static_cast<int64_t>(g.scratchpad_md.get_size()));
   uint8_t* x_nhwc = carve.Take<uint8_t>(in_pixels * p.in_channels);
   uint8_t* columns = carve.Take<uint8_t>(pixels * k);
   int32_t* row_sums = carve.Take<int32_t>(pixels);
@@ -1276,7 +1332,7 @@ Status IntConv(const IntConvPlan& p, const QuantOperands& q, void* y,
       e.multiplier = multipliers.data() + channel0;
       e.y_zero_point = y_zero_points.data() + channel0;
       EpilogueToChannels(e, raw, g.columns, pixels, za, row_sums, y,
-                         n * p.out_channels + gi * out_per_group, threads);
+                         (n * p.out_channels + gi * out_per_group) * pixels, pixels, threads);
     }
   }
   return Status::Ok();
