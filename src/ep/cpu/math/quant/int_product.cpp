@@ -14,6 +14,7 @@
 #include <immintrin.h>
 #include <omp.h>
 
+#include "core/cpu_features.h"
 #include "ep/cpu/math/element_types.h"
 #include "ep/cpu/math/nn/dnnl_threads.h"
 #include "ep/cpu/math/nn/dnnl_util.h"
@@ -301,16 +302,11 @@ __attribute__((target("avx2"))) int64_t RowAvx2(const RowEpilogue& e, const int3
   return j;
 }
 
-bool HasAvx2() {
-  static const bool has = __builtin_cpu_supports("avx2");
-  return has;
-}
-
 // One row of outputs (`out` of e.y_dtype) from one row of raw products.
 void EpilogueRow(const RowEpilogue& e, const int32_t* raw, int32_t za, int32_t sum_a, void* out) {
   const auto run = [&](auto* typed) {
     using Q = std::remove_pointer_t<decltype(typed)>;
-    const int64_t done = HasAvx2() ? RowAvx2<Q>(e, raw, za, sum_a, typed) : 0;
+    const int64_t done = CpuHasAvx2() ? RowAvx2<Q>(e, raw, za, sum_a, typed) : 0;
     RowScalar<Q>(e, raw, za, sum_a, typed, done);
   };
   switch (e.y_dtype) {
@@ -1107,7 +1103,7 @@ void EpilogueToChannels(const RowEpilogue& e, const int32_t* raw, int64_t column
   const auto run = [&](auto* typed) {
     using Q = std::remove_pointer_t<decltype(typed)>;
     Q* yc = typed + y_offset;
-    const bool avx2 = HasAvx2();
+    const bool avx2 = CpuHasAvx2();
     const int64_t m8 = avx2 ? e.n / 8 * 8 : 0;
 #pragma omp parallel for num_threads(threads) if (threads > 1)
     for (int64_t o0 = 0; o0 < pixels; o0 += kTile) {

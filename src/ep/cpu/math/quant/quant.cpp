@@ -10,6 +10,7 @@
 #include <string>
 #include <type_traits>
 
+#include "core/cpu_features.h"
 #include "ep/cpu/math/element_types.h"
 
 namespace nxrt::cpu::nn {
@@ -267,16 +268,11 @@ __attribute__((target("avx2"))) int64_t QuantizeAvx2(const float* x, int64_t cou
   return i;
 }
 
-bool HasAvx2() {
-  static const bool has = __builtin_cpu_supports("avx2");
-  return has;
-}
-
 }  // namespace
 
 void DynamicQuantizeLinear(const float* x, int64_t count, uint8_t* y, float* scale,
                            uint8_t* zero_point) {
-  const bool avx2 = HasAvx2();
+  const bool avx2 = CpuHasAvx2();
   float lo = 0, hi = 0;
   const int64_t done = avx2 ? MinMaxAvx2(x, count, lo, hi) : 0;
   MinMaxScalar(x + done, count - done, lo, hi);
