@@ -17,6 +17,7 @@ std::unique_ptr<GraphPass> MakeIdentityEliminationPass();
 std::unique_ptr<GraphPass> MakeDeadNodeEliminationPass();
 std::unique_ptr<GraphPass> MakeConvBnFoldingPass();
 std::unique_ptr<GraphPass> MakeMatMulAddToGemmPass();
+std::unique_ptr<GraphPass> MakeQdqFusionPass();
 std::unique_ptr<GraphPass> MakeLayerNormFusionPass();
 std::unique_ptr<GraphPass> MakeGeluFusionPass();
 std::unique_ptr<GraphPass> MakeMatMulActivationFusionPass();

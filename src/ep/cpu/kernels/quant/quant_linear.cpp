@@ -55,6 +55,16 @@ nn::QuantOperands Operands(const ComputeContext& ctx, const Slots& s, DataType s
   return q;
 }
 
+// The run's threads and, when the second operand (B or W) is a constant initializer, its
+// contents, which the plan converts and packs once.
+nn::IntProductOptions ProductOptions(const PrepareContext& ctx, int b) {
+  nn::IntProductOptions options;
+  options.threads = ctx.thread_count();
+  Result<const Tensor*> constant = ctx.input_value(b);
+  if (constant.ok()) options.constant_b = (*constant)->raw_data();
+  return options;
+}
+
 // The output type of a QLinear* op: its y_zero_point's.
 DataType QLinearOutputType(const PrepareContext& ctx, const Slots& s) {
   return s.y_zero_point >= 0 ? ctx.input_dtype(s.y_zero_point) : DataType::kInt32;
@@ -69,7 +79,8 @@ class IntMatMulKernel final : public Kernel {
         plan_, nn::PrepareIntMatMul(op_, ctx.input_dtype(slots_.a), ctx.input_dtype(slots_.b),
                                     InputShape(ctx, slots_.a), InputShape(ctx, slots_.b),
                                     ParamShape(ctx, slots_.a_zero_point, slots_.a_scale),
-                                    ParamShape(ctx, slots_.b_zero_point, slots_.b_scale)));
+                                    ParamShape(ctx, slots_.b_zero_point, slots_.b_scale),
+                                    ProductOptions(ctx, slots_.b)));
     plan_.y_dtype = QLinearOutputType(ctx, slots_);
     if (slots_.y_scale >= 0) {
       scale_dtype_ = ctx.input_dtype(slots_.y_scale);
@@ -80,17 +91,14 @@ class IntMatMulKernel final : public Kernel {
                           " 'y_scale' has ", y_params, " elements; expected 1 or N = ", plan_.n);
       }
       plan_.y_param_stride = y_params == 1 ? 0 : 1;
-      ctx.SetWorkspaceBytes(static_cast<size_t>(plan_.n) * sizeof(int32_t));
     }
+    ctx.SetWorkspaceBytes(plan_.workspace_bytes);
     return ctx.SetOutput(0, plan_.y_dtype, plan_.output_shape);
   }
 
   Status Compute(ComputeContext& ctx) override {
-    std::span<std::byte> ws = ctx.workspace();
-    std::span<int32_t> row(reinterpret_cast<int32_t*>(ws.data()), ws.size() / sizeof(int32_t));
-    nn::IntMatMul(plan_, Operands(ctx, slots_, scale_dtype_), ctx.output(0)->mutable_raw_data(),
-                  row);
-    return Status::Ok();
+    return nn::IntMatMul(plan_, Operands(ctx, slots_, scale_dtype_),
+                         ctx.output(0)->mutable_raw_data(), ctx.workspace());
   }
 
  private:
@@ -121,7 +129,7 @@ class IntConvKernel final : public Kernel {
                                   InputShape(ctx, slots_.b),
                                   Has(ctx, slots_.b_zero_point) ? InputShape(ctx, slots_.b_zero_point) : Shape{},
                                   Has(ctx, slots_.b_scale) ? InputShape(ctx, slots_.b_scale) : Shape{},
-                                  attributes_));
+                                  attributes_, ProductOptions(ctx, slots_.b)));
     if (Has(ctx, slots_.bias)) {
       const Shape bias = InputShape(ctx, slots_.bias);
       if (bias.size() != 1 || bias[0] != plan_.out_channels) {
@@ -135,9 +143,8 @@ class IntConvKernel final : public Kernel {
   }
 
   Status Compute(ComputeContext& ctx) override {
-    nn::IntConv(plan_, Operands(ctx, slots_, scale_dtype_), ctx.output(0)->mutable_raw_data(),
-                ctx.workspace());
-    return Status::Ok();
+    return nn::IntConv(plan_, Operands(ctx, slots_, scale_dtype_),
+                       ctx.output(0)->mutable_raw_data(), ctx.workspace());
   }
 
  private:

@@ -1,6 +1,8 @@
 // ep/cpu/math/quant/quant.cpp: linear quantization and the integer products (see quant.h).
 #include "ep/cpu/math/quant/quant.h"
 
+#include <immintrin.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -8,13 +10,13 @@
 #include <string>
 #include <type_traits>
 
+#include "core/cpu_features.h"
 #include "ep/cpu/math/element_types.h"
 
 namespace nxrt::cpu::nn {
 namespace {
 
 using math::TypeList;
-using math::TypeTag;
 
 using QuantTypes = TypeList<int8_t, uint8_t, int16_t, uint16_t>;
 using ScaleTypes = TypeList<float, Float16, BFloat16>;
@@ -93,168 +95,6 @@ void DequantizeTyped(const DequantizePlan& plan, const void* x_raw, const void* 
       y[i] = S(static_cast<float>(static_cast<int64_t>(x[i]) - z) * sc);
     }
   });
-}
-
-// Reads one element of an int8/uint8 buffer of `dtype` as int32.
-int32_t LoadInt8(DataType dtype, const void* p, int64_t i) {
-  if (p == nullptr) return 0;
-  return dtype == DataType::kInt8 ? static_cast<const int8_t*>(p)[i]
-                                  : static_cast<const uint8_t*>(p)[i];
-}
-
-// Reads one element of a float/float16/bfloat16 buffer as float.
-float LoadScale(DataType dtype, const void* p, int64_t i) {
-  float scale = 0;
-  math::VisitType(ScaleTypes{}, dtype, [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    scale = static_cast<float>(static_cast<const T*>(p)[i]);
-  });
-  return scale;
-}
-
-void StoreQuantized(DataType dtype, void* y, int64_t i, float v, int32_t zero_point) {
-  if (dtype == DataType::kInt8) {
-    static_cast<int8_t*>(y)[i] = SaturateRound<int8_t>(v, zero_point);
-  } else {
-    static_cast<uint8_t*>(y)[i] = SaturateRound<uint8_t>(v, zero_point);
-  }
-}
-
-// acc[j] += sum_k (a[k] - a_zp) * (b[k, j] - b_zp[j]) for j < n; b row-major [k, n], b_zp
-// indexed by j * b_zp_stride.
-template <typename A, typename B>
-void AccumulateRow(const A* a, int32_t a_zp, const B* b, const void* b_zp, DataType b_dtype,
-                   const QuantParamIndex& b_param, int64_t b_batch, int64_t k, int64_t n,
-                   int32_t* acc) {
-  std::fill(acc, acc + n, 0);
-  for (int64_t kk = 0; kk < k; ++kk) {
-    const int32_t av = static_cast<int32_t>(a[kk]) - a_zp;
-    if (av == 0) continue;
-    const B* brow = b + kk * n;
-    for (int64_t j = 0; j < n; ++j) acc[j] += av * static_cast<int32_t>(brow[j]);
-  }
-  // Subtract av * b_zp[j] summed over k: sum_k (a[k] - a_zp) * b_zp[j].
-  if (b_zp == nullptr) return;
-  int32_t a_sum = 0;
-  for (int64_t kk = 0; kk < k; ++kk) a_sum += static_cast<int32_t>(a[kk]) - a_zp;
-  for (int64_t j = 0; j < n; ++j) {
-    acc[j] -= a_sum * LoadInt8(b_dtype, b_zp, b_param.At(b_batch, j));
-  }
-}
-
-template <typename A, typename B>
-void IntMatMulTyped(const IntMatMulPlan& plan, const QuantOperands& q, void* y,
-                    std::span<int32_t> row) {
-  const A* a = static_cast<const A*>(q.a);
-  const B* b = static_cast<const B*>(q.b);
-  const int64_t m = plan.m, k = plan.k, n = plan.n;
-  const bool requantize = plan.y_dtype != DataType::kInt32;
-  for (size_t batch = 0; batch < plan.a_batch.size(); ++batch) {
-    const int64_t ab = plan.a_batch[batch], bb = plan.b_batch[batch];
-    for (int64_t i = 0; i < m; ++i) {
-      const int64_t out_row = static_cast<int64_t>(batch) * m + i;
-      int32_t* acc = requantize ? row.data() : static_cast<int32_t*>(y) + out_row * n;
-      const int32_t a_zp = LoadInt8(plan.a_dtype, q.a_zero_point, plan.a_param.At(ab, i));
-      AccumulateRow(a + (ab * m + i) * k, a_zp, b + bb * k * n, q.b_zero_point, plan.b_dtype,
-                    plan.b_param, bb, k, n, acc);
-      if (!requantize) continue;
-      const float a_scale = LoadScale(q.scale_dtype, q.a_scale, plan.a_param.At(ab, i));
-      for (int64_t j = 0; j < n; ++j) {
-        const float b_scale = LoadScale(q.scale_dtype, q.b_scale, plan.b_param.At(bb, j));
-        const int64_t yp = j * plan.y_param_stride;
-        const float multiplier = a_scale * b_scale / LoadScale(q.scale_dtype, q.y_scale, yp);
-        StoreQuantized(plan.y_dtype, y, out_row * n + j, static_cast<float>(acc[j]) * multiplier,
-                       LoadInt8(plan.y_dtype, q.y_zero_point, yp));
-      }
-    }
-  }
-}
-
-template <typename X>
-void Im2Col(const IntConvPlan& p, const X* x, int32_t x_zp, int32_t* columns) {
-  const WindowGeometry& g = p.geometry;
-  const size_t rank = p.input_spatial.size();
-  const int64_t kernel_size = Product(g.kernel);
-  const int64_t channels = p.in_channels / p.group;
-  const int64_t in_pixels = Product(p.input_spatial);
-  std::vector<int64_t> kidx(rank), oidx(rank);
-  for (int64_t c = 0; c < channels; ++c) {
-    const X* xc = x + c * in_pixels;
-    for (int64_t kk = 0; kk < kernel_size; ++kk) {
-      int64_t rem = kk;
-      for (size_t d = rank; d-- > 0;) {
-        kidx[d] = rem % g.kernel[d];
-        rem /= g.kernel[d];
-      }
-      int32_t* out = columns + (c * kernel_size + kk) * p.output_pixels;
-      std::fill(oidx.begin(), oidx.end(), 0);
-      for (int64_t o = 0; o < p.output_pixels; ++o) {
-        int64_t offset = 0;
-        bool inside = true;
-        for (size_t d = 0; d < rank; ++d) {
-          const int64_t pos = oidx[d] * g.strides[d] - g.pads_begin[d] + kidx[d] * g.dilations[d];
-          if (pos < 0 || pos >= p.input_spatial[d]) {
-            inside = false;
-            break;
-          }
-          offset = offset * p.input_spatial[d] + pos;
-        }
-        out[o] = inside ? static_cast<int32_t>(xc[offset]) - x_zp : 0;
-        for (size_t d = rank; d-- > 0;) {
-          if (++oidx[d] < g.output[d]) break;
-          oidx[d] = 0;
-        }
-      }
-    }
-  }
-}
-
-template <typename X, typename W>
-void IntConvTyped(const IntConvPlan& p, const QuantOperands& q, void* y,
-                  std::span<std::byte> workspace) {
-  const X* x = static_cast<const X*>(q.a);
-  const W* w = static_cast<const W*>(q.b);
-  int32_t* columns = reinterpret_cast<int32_t*>(workspace.data());
-  int32_t* acc_row = columns + p.columns_rows * p.output_pixels;
-  const bool requantize = p.y_dtype != DataType::kInt32;
-  const int32_t x_zp = LoadInt8(p.x_dtype, q.a_zero_point, 0);
-  const int64_t in_pixels = Product(p.input_spatial);
-  const int64_t channels_per_group = p.in_channels / p.group;
-  const int64_t out_per_group = p.out_channels / p.group;
-  float x_scale = 0, y_scale = 1;
-  int32_t y_zp = 0;
-  if (requantize) {
-    x_scale = LoadScale(q.scale_dtype, q.a_scale, 0);
-    y_scale = LoadScale(q.scale_dtype, q.y_scale, 0);
-    y_zp = LoadInt8(p.y_dtype, q.y_zero_point, 0);
-  }
-  for (int64_t n = 0; n < p.batch; ++n) {
-    for (int64_t g = 0; g < p.group; ++g) {
-      Im2Col(p, x + (n * p.in_channels + g * channels_per_group) * in_pixels, x_zp, columns);
-      for (int64_t mm = 0; mm < out_per_group; ++mm) {
-        const int64_t m = g * out_per_group + mm;
-        const int64_t out_offset = (n * p.out_channels + m) * p.output_pixels;
-        int32_t* acc = requantize ? acc_row : static_cast<int32_t*>(y) + out_offset;
-        std::fill(acc, acc + p.output_pixels, 0);
-        const int32_t w_zp = LoadInt8(p.w_dtype, q.b_zero_point, m * p.w_param_stride);
-        const W* wm = w + m * p.columns_rows;
-        for (int64_t r = 0; r < p.columns_rows; ++r) {
-          const int32_t wv = static_cast<int32_t>(wm[r]) - w_zp;
-          if (wv == 0) continue;
-          const int32_t* col = columns + r * p.output_pixels;
-          for (int64_t o = 0; o < p.output_pixels; ++o) acc[o] += wv * col[o];
-        }
-        if (!requantize) continue;
-        const int32_t bias = q.bias != nullptr ? q.bias[m] : 0;
-        const float multiplier =
-            x_scale * LoadScale(q.scale_dtype, q.b_scale, m * p.w_scale_stride) / y_scale;
-        for (int64_t o = 0; o < p.output_pixels; ++o) {
-          StoreQuantized(p.y_dtype, y, out_offset + o,
-                         static_cast<float>(acc[o] + bias) * multiplier, y_zp);
-        }
-      }
-    }
-  }
 }
 
 std::string Dims(std::span<const int64_t> dims) { return ShapeToString(Shape(dims.begin(), dims.end())); }
@@ -354,208 +194,96 @@ void Dequantize(const DequantizePlan& plan, const void* x, const void* scale,
   plan.fn(plan, x, scale, zero_point, y);
 }
 
+namespace {
+
+// DynamicQuantizeLinear's two passes, as ONNX Runtime's MLAS runs them: the range ignores NaN
+// (a NaN element never replaces the running min or max); each y is x / scale clamped to
+// [-zero_point, 255 - zero_point] (NaN to the lower end), rounded half to even, plus the zero point.
+void MinMaxScalar(const float* x, int64_t count, float& lo, float& hi) {
+  for (int64_t i = 0; i < count; ++i) {
+    if (x[i] < lo) lo = x[i];
+    if (x[i] > hi) hi = x[i];
+  }
+}
+
+void QuantizeScalar(const float* x, int64_t count, float scale, uint8_t zero_point, uint8_t* y) {
+  const float lo = -static_cast<float>(zero_point), hi = 255.0f - static_cast<float>(zero_point);
+  for (int64_t i = 0; i < count; ++i) {
+    float v = x[i] / scale;
+    v = v > lo ? v : lo;  // NaN: lo
+    v = v < hi ? v : hi;
+    y[i] = static_cast<uint8_t>(static_cast<int32_t>(std::nearbyint(v)) + zero_point);
+  }
+}
+
+// AVX2 builds of the two passes, 32 floats a step; the tails go to the scalar loops, which give
+// the same values.
+__attribute__((target("avx2"))) int64_t MinMaxAvx2(const float* x, int64_t count, float& lo,
+                                                   float& hi) {
+  __m256 vlo = _mm256_set1_ps(lo), vhi = _mm256_set1_ps(hi);
+  __m256 vlo2 = vlo, vhi2 = vhi;
+  int64_t i = 0;
+  for (; i + 16 <= count; i += 16) {
+    const __m256 a = _mm256_loadu_ps(x + i), b = _mm256_loadu_ps(x + i + 8);
+    // min_ps(a, acc) returns acc when a is NaN.
+    vlo = _mm256_min_ps(a, vlo);
+    vhi = _mm256_max_ps(a, vhi);
+    vlo2 = _mm256_min_ps(b, vlo2);
+    vhi2 = _mm256_max_ps(b, vhi2);
+  }
+  vlo = _mm256_min_ps(vlo, vlo2);
+  vhi = _mm256_max_ps(vhi, vhi2);
+  alignas(32) float l[8], h[8];
+  _mm256_store_ps(l, vlo);
+  _mm256_store_ps(h, vhi);
+  for (int j = 0; j < 8; ++j) {
+    lo = std::min(lo, l[j]);
+    hi = std::max(hi, h[j]);
+  }
+  return i;
+}
+
+__attribute__((target("avx2"))) int64_t QuantizeAvx2(const float* x, int64_t count, float scale,
+                                                     uint8_t zero_point, uint8_t* y) {
+  const __m256 vscale = _mm256_set1_ps(scale);
+  const __m256 vlo = _mm256_set1_ps(-static_cast<float>(zero_point));
+  const __m256 vhi = _mm256_set1_ps(255.0f - static_cast<float>(zero_point));
+  const __m256i vzp = _mm256_set1_epi32(zero_point);
+  const __m256i order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+  int64_t i = 0;
+  for (; i + 32 <= count; i += 32) {
+    __m256i q[4];
+    for (int j = 0; j < 4; ++j) {
+      __m256 v = _mm256_div_ps(_mm256_loadu_ps(x + i + 8 * j), vscale);
+      v = _mm256_max_ps(v, vlo);  // NaN: vlo
+      v = _mm256_min_ps(v, vhi);
+      q[j] = _mm256_add_epi32(_mm256_cvtps_epi32(v), vzp);
+    }
+    // Values are in [0, 255]: pack to 16 then 8 bits and undo the lane interleave.
+    const __m256i w01 = _mm256_packus_epi32(q[0], q[1]);
+    const __m256i w23 = _mm256_packus_epi32(q[2], q[3]);
+    const __m256i b = _mm256_packus_epi16(w01, w23);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(y + i), _mm256_permutevar8x32_epi32(b, order));
+  }
+  return i;
+}
+
+}  // namespace
+
 void DynamicQuantizeLinear(const float* x, int64_t count, uint8_t* y, float* scale,
                            uint8_t* zero_point) {
+  const bool avx2 = CpuHasAvx2();
   float lo = 0, hi = 0;
-  for (int64_t i = 0; i < count; ++i) {
-    lo = std::min(lo, x[i]);
-    hi = std::max(hi, x[i]);
-  }
-  const float s = (hi - lo) / 255.0f;
+  const int64_t done = avx2 ? MinMaxAvx2(x, count, lo, hi) : 0;
+  MinMaxScalar(x + done, count - done, lo, hi);
+  // ORT: scale 1 for an all-zero range; zero point round(clamp(0 - min / scale, 0, 255)).
+  const float s = hi == lo ? 1.0f : (hi - lo) / 255.0f;
   *scale = s;
-  if (s == 0) {
-    *zero_point = 0;
-    std::fill(y, y + count, uint8_t{0});
-    return;
-  }
-  const uint8_t zp = SaturateRound<uint8_t>((0.0f - lo) / s, 0);
+  const float initial = std::clamp(0.0f - lo / s, 0.0f, 255.0f);
+  const uint8_t zp = static_cast<uint8_t>(std::nearbyint(initial));
   *zero_point = zp;
-  for (int64_t i = 0; i < count; ++i) y[i] = SaturateRound<uint8_t>(x[i] / s, zp);
-}
-
-Result<IntMatMulPlan> PrepareIntMatMul(std::string_view op, DataType a_dtype, DataType b_dtype,
-                                       std::span<const int64_t> a_shape,
-                                       std::span<const int64_t> b_shape,
-                                       std::span<const int64_t> a_param_shape,
-                                       std::span<const int64_t> b_param_shape) {
-  IntMatMulPlan plan;
-  plan.a_dtype = a_dtype;
-  plan.b_dtype = b_dtype;
-  for (DataType t : {a_dtype, b_dtype}) {
-    if (t != DataType::kInt8 && t != DataType::kUint8) {
-      return MakeStatus(StatusCode::kUnsupported, op, ": operand type ", DataTypeName(t),
-                        " is not supported (int8 or uint8)");
-    }
-  }
-  if (a_shape.empty() || b_shape.empty()) {
-    return MakeStatus(StatusCode::kInvalidArgument, op, ": operands of rank 0 (A ",
-                      Dims(a_shape), ", B ", Dims(b_shape), "); MatMul needs rank >= 1");
-  }
-  Shape as(a_shape.begin(), a_shape.end()), bs(b_shape.begin(), b_shape.end());
-  const bool a_vector = as.size() == 1, b_vector = bs.size() == 1;
-  if (a_vector) as.insert(as.begin(), 1);
-  if (b_vector) bs.push_back(1);
-  plan.m = as[as.size() - 2];
-  plan.k = as.back();
-  plan.n = bs.back();
-  if (bs[bs.size() - 2] != plan.k) {
-    return MakeStatus(StatusCode::kInvalidArgument, op, ": A ", Dims(a_shape), " and B ",
-                      Dims(b_shape), " disagree on K (", plan.k, " vs ", bs[bs.size() - 2], ")");
-  }
-  Shape ab(as.begin(), as.end() - 2), bb(bs.begin(), bs.end() - 2);
-  const size_t rank = std::max(ab.size(), bb.size());
-  Shape ap(rank - ab.size(), 1), bp(rank - bb.size(), 1);
-  ap.insert(ap.end(), ab.begin(), ab.end());
-  bp.insert(bp.end(), bb.begin(), bb.end());
-  Shape batch(rank);
-  for (size_t d = 0; d < rank; ++d) {
-    if (ap[d] != bp[d] && ap[d] != 1 && bp[d] != 1) {
-      return MakeStatus(StatusCode::kInvalidArgument, op, ": batch dims of A ", Dims(a_shape),
-                        " and B ", Dims(b_shape), " do not broadcast");
-    }
-    batch[d] = ap[d] == 1 ? bp[d] : ap[d];
-  }
-  const int64_t batches = Product(batch);
-  for (int64_t i = 0; i < batches; ++i) {
-    int64_t rem = i, ai = 0, bi = 0, a_stride = 1, b_stride = 1;
-    for (size_t d = rank; d-- > 0;) {
-      const int64_t idx = rem % batch[d];
-      rem /= batch[d];
-      ai += (ap[d] == 1 ? 0 : idx) * a_stride;
-      bi += (bp[d] == 1 ? 0 : idx) * b_stride;
-      a_stride *= ap[d];
-      b_stride *= bp[d];
-    }
-    plan.a_batch.push_back(ai);
-    plan.b_batch.push_back(bi);
-  }
-  plan.output_shape = batch;
-  if (!a_vector) plan.output_shape.push_back(plan.m);
-  if (!b_vector) plan.output_shape.push_back(plan.n);
-
-  const int64_t a_params = Product(a_param_shape), b_params = Product(b_param_shape);
-  const int64_t a_batches = Product(ab), b_batches = Product(bb);
-  if (a_params == plan.m && a_params != 1 && a_param_shape.size() <= 1) {
-    plan.a_param = {0, 1};
-  } else if (a_params == a_batches * plan.m && a_params != 1 && a_param_shape.size() == as.size() &&
-             a_param_shape.back() == 1) {
-    plan.a_param = {plan.m, 1};
-  } else if (a_params != 1) {
-    return MakeStatus(StatusCode::kInvalidArgument, op, ": A's zero point/scale has shape ",
-                      Dims(a_param_shape), "; expected one element, [", plan.m,
-                      "] or A's batch dims with [", plan.m, ", 1] (A ", Dims(a_shape), ")");
-  }
-  if (b_params == plan.n && b_params != 1 && b_param_shape.size() <= 1) {
-    plan.b_param = {0, 1};
-  } else if (b_params == b_batches * plan.n && b_params != 1 &&
-             b_param_shape.size() == bs.size() && b_param_shape[b_param_shape.size() - 2] == 1) {
-    plan.b_param = {plan.n, 1};
-  } else if (b_params != 1) {
-    return MakeStatus(StatusCode::kInvalidArgument, op, ": B's zero point/scale has shape ",
-                      Dims(b_param_shape), "; expected one element, [", plan.n,
-                      "] or B's batch dims with [1, ", plan.n, "] (B ", Dims(b_shape), ")");
-  }
-  return plan;
-}
-
-void IntMatMul(const IntMatMulPlan& plan, const QuantOperands& operands, void* y,
-               std::span<int32_t> row) {
-  const auto run = [&](auto at) {
-    using A = typename decltype(at)::type;
-    if (plan.b_dtype == DataType::kInt8) {
-      IntMatMulTyped<A, int8_t>(plan, operands, y, row);
-    } else {
-      IntMatMulTyped<A, uint8_t>(plan, operands, y, row);
-    }
-  };
-  if (plan.a_dtype == DataType::kInt8) {
-    run(TypeTag<int8_t>{});
-  } else {
-    run(TypeTag<uint8_t>{});
-  }
-}
-
-Result<IntConvPlan> PrepareIntConv(std::string_view op, DataType x_dtype, DataType w_dtype,
-                                   DataType y_dtype, std::span<const int64_t> x_shape,
-                                   std::span<const int64_t> w_shape,
-                                   std::span<const int64_t> w_zero_point_shape,
-                                   std::span<const int64_t> w_scale_shape,
-                                   const IntConvAttributes& attributes) {
-  IntConvPlan p;
-  p.x_dtype = x_dtype;
-  p.w_dtype = w_dtype;
-  p.y_dtype = y_dtype;
-  for (DataType t : {x_dtype, w_dtype}) {
-    if (t != DataType::kInt8 && t != DataType::kUint8) {
-      return MakeStatus(StatusCode::kUnsupported, op, ": input type ", DataTypeName(t),
-                        " is not supported (int8 or uint8)");
-    }
-  }
-  if (x_shape.size() < 3 || w_shape.size() != x_shape.size()) {
-    return MakeStatus(StatusCode::kInvalidArgument, op, ": X ", Dims(x_shape), " and W ",
-                      Dims(w_shape), " must have the same rank >= 3 ([N, C, D...], [M, C/group, "
-                      "k...])");
-  }
-  p.group = attributes.group;
-  p.batch = x_shape[0];
-  p.in_channels = x_shape[1];
-  p.out_channels = w_shape[0];
-  if (p.group < 1 || p.in_channels != w_shape[1] * p.group || p.out_channels % p.group != 0) {
-    return MakeStatus(StatusCode::kInvalidArgument, op, ": X ", Dims(x_shape), ", W ",
-                      Dims(w_shape), " and group ", p.group,
-                      " disagree (need C == W[1] * group and M divisible by group)");
-  }
-  const std::span<const int64_t> w_spatial = w_shape.subspan(2);
-  if (!attributes.kernel_shape.empty() &&
-      !std::equal(attributes.kernel_shape.begin(), attributes.kernel_shape.end(),
-                  w_spatial.begin(), w_spatial.end())) {
-    return MakeStatus(StatusCode::kInvalidArgument, op, ": attribute 'kernel_shape' ",
-                      ShapeToString(attributes.kernel_shape), " differs from W's spatial dims ",
-                      Dims(w_spatial));
-  }
-  p.input_spatial.assign(x_shape.begin() + 2, x_shape.end());
-  WindowAttributes window;
-  window.auto_pad = attributes.auto_pad;
-  window.strides = attributes.strides;
-  window.dilations = attributes.dilations;
-  window.pads = attributes.pads;
-  NXRT_ASSIGN_OR_RETURN(p.geometry,
-                        ComputeWindowGeometry(op, p.input_spatial, w_spatial, window));
-  // Per tensor (one element) or per output channel ([M]): the stride of the channel index.
-  const auto channel_stride = [&](std::span<const int64_t> shape,
-                                  const char* what) -> Result<int64_t> {
-    const int64_t count = Product(shape);
-    if (count == p.out_channels && count != 1 && shape.size() == 1) return int64_t{1};
-    if (count == 1) return int64_t{0};
-    return MakeStatus(StatusCode::kInvalidArgument, op, ": ", what, " has shape ", Dims(shape),
-                      "; expected one element or [", p.out_channels, "]");
-  };
-  NXRT_ASSIGN_OR_RETURN(p.w_param_stride, channel_stride(w_zero_point_shape, "w zero point"));
-  NXRT_ASSIGN_OR_RETURN(p.w_scale_stride, channel_stride(w_scale_shape, "w scale"));
-  p.output_shape = {p.batch, p.out_channels};
-  p.output_shape.insert(p.output_shape.end(), p.geometry.output.begin(), p.geometry.output.end());
-  p.columns_rows = (p.in_channels / p.group) * Product(p.geometry.kernel);
-  p.output_pixels = Product(p.geometry.output);
-  p.workspace_bytes =
-      static_cast<size_t>((p.columns_rows + 1) * p.output_pixels) * sizeof(int32_t);
-  return p;
-}
-
-void IntConv(const IntConvPlan& plan, const QuantOperands& operands, void* y,
-             std::span<std::byte> workspace) {
-  const auto run = [&](auto xt) {
-    using X = typename decltype(xt)::type;
-    if (plan.w_dtype == DataType::kInt8) {
-      IntConvTyped<X, int8_t>(plan, operands, y, workspace);
-    } else {
-      IntConvTyped<X, uint8_t>(plan, operands, y, workspace);
-    }
-  };
-  if (plan.x_dtype == DataType::kInt8) {
-    run(TypeTag<int8_t>{});
-  } else {
-    run(TypeTag<uint8_t>{});
-  }
+  const int64_t quantized = avx2 ? QuantizeAvx2(x, count, s, zp, y) : 0;
+  QuantizeScalar(x + quantized, count - quantized, s, zp, y + quantized);
 }
 
 }  // namespace nxrt::cpu::nn

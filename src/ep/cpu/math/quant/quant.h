@@ -16,7 +16,9 @@
 // from opset 21, blocked (x's rank, x.shape[axis] replaced by ceil(x.shape[axis] / block_size)).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string_view>
 #include <vector>
@@ -72,13 +74,30 @@ void Dequantize(const DequantizePlan& plan, const void* x, const void* scale,
                 const void* zero_point, void* y);
 
 // DynamicQuantizeLinear (opset 11): float x of `count` elements → uint8 y, float scale and uint8
-// zero point computed from the range of x extended to include 0:
-//   scale = (max(0, max x) - min(0, min x)) / 255,  zero_point = saturate(round(-min / scale)).
-// An all-zero x gives scale 0, zero point 0 and y 0.
+// zero point, as ONNX Runtime 1.30 computes them: the range of x extended to include 0 (NaN
+// elements ignored), scale = (max - min) / 255 (1 when the range is all 0), zero_point =
+// round(clamp(0 - min / scale, 0, 255)), y = round(clamp(x / scale, -zero_point, 255 - zero_point))
+// + zero_point (NaN x gives 0). Rounding is half to even. AVX2 loops when the CPU has them.
 void DynamicQuantizeLinear(const float* x, int64_t count, uint8_t* y, float* scale,
                            uint8_t* zero_point);
 
 // ---- integer matrix products ----
+//
+// MatMulInteger, QLinearMatMul, ConvInteger and QLinearConv run on oneDNN's u8 x s8 -> s32
+// matmul (int_product.cpp), with the zero points applied afterwards through row and column sums:
+//   sum_k (a - za)(b - zb) = sum_k a b - za sum_k b - zb sum_k a + K za zb.
+// The results are ONNX Runtime 1.30's on the same CPU, bit for bit. Where ORT's integer GEMM
+// (MLAS) multiplies a uint8 left operand by an int8 right operand on a CPU without AVX-VNNI, it
+// adds the products of each pair of consecutive k (2j, 2j+1) into an int16 that saturates
+// (vpmaddubsw); oneDNN's AVX2 kernel does the same, so these products go to it as they are. Every
+// other pairing of dtypes is exact in ORT, and here too: an int8 left operand is offset by 128 into
+// uint8, a uint8 right operand by -128 into int8, and the int8 right operand is split into
+// 2 * hi + lo with hi in [-64, 63] and lo in {0, 1}, two products that cannot saturate. The left
+// and right operands are ORT's: MatMul's A and B; ConvInteger's W and the im2col columns of X
+// (k ordered as channel, kernel position); QLinearConv's X columns (k ordered as kernel position,
+// channel) and W. QLinear outputs are requantized as ORT does: the int32 sum (plus the bias)
+// converted to float, times the float multiplier a_scale * b_scale / y_scale, rounded half to
+// even, plus the output zero point, saturated.
 
 // Where the zero point (or scale) of an operand row/column is: index = batch * batch_stride +
 // position * position_stride over the operand's own batch index (0 strides: per tensor).
@@ -88,6 +107,21 @@ struct QuantParamIndex {
   int64_t At(int64_t batch, int64_t position) const {
     return batch * batch_stride + position * position_stride;
   }
+};
+
+// A created oneDNN u8 x s8 -> s32 matmul primitive, and a constant right operand laid out for
+// it with its sums over k; defined in int_product.cpp.
+struct IntGemm;
+struct IntDirectConv;
+struct PackedIntOperand;
+
+// How to prepare an integer product (every field optional).
+struct IntProductOptions {
+  // Threads oneDNN and the loops around it may use (values < 1 mean 1).
+  int threads = 1;
+  // The contents of B (MatMul) or W (Conv) when it is a constant, read during Prepare only: it
+  // is then converted and packed once and the compute functions ignore their b.
+  const void* constant_b = nullptr;
 };
 
 // MatMulInteger and QLinearMatMul over NumPy-broadcast batches: A [..., M, K] (int8/uint8),
@@ -104,16 +138,24 @@ struct IntMatMulPlan {
   std::vector<int64_t> b_batch;  // per output batch: B's batch index
   QuantParamIndex a_param, b_param;
   int64_t y_param_stride = 0;  // QLinearMatMul: 1 for per-column y scale/zero point
+  // Internal: the product (null when the output is empty), B packed per B batch when constant.
+  int threads = 1;
+  std::shared_ptr<const IntGemm> gemm;
+  std::vector<std::shared_ptr<const PackedIntOperand>> packed_b;
+  // Bytes of workspace IntMatMul needs (64-byte aligned).
+  size_t workspace_bytes = 0;
 };
 
-// `a_zp_shape`/`b_zp_shape` are the zero points' shapes (empty span with `has_*` false when
-// omitted). Errors (kInvalidArgument) print the shapes: rank 0 operands, K mismatch, batch dims
-// that do not broadcast, zero-point shapes that fit none of the forms above.
+// `a_param_shape`/`b_param_shape` are the zero points' (else the scales') shapes, empty when
+// omitted. Errors (kInvalidArgument) print the shapes: rank 0 operands, K mismatch, batch dims
+// that do not broadcast, zero-point shapes that fit none of the forms above; kUnsupported for
+// operands that are not int8/uint8; oneDNN's failures (DnnlErrorStatus).
 Result<IntMatMulPlan> PrepareIntMatMul(std::string_view op, DataType a_dtype, DataType b_dtype,
                                        std::span<const int64_t> a_shape,
                                        std::span<const int64_t> b_shape,
                                        std::span<const int64_t> a_param_shape,
-                                       std::span<const int64_t> b_param_shape);
+                                       std::span<const int64_t> b_param_shape,
+                                       const IntProductOptions& options = {});
 
 // Operands of the integer products; zero points may be null (0), float scales are read as
 // `scale_dtype` (float, float16 or bfloat16) and only by QLinear*.
@@ -130,15 +172,16 @@ struct QuantOperands {
   DataType scale_dtype = DataType::kFloat;
 };
 
-// MatMulInteger: y int32. QLinearMatMul: y int8/uint8 from the int32 products scaled by
-// a_scale * b_scale / y_scale; `row` is a workspace of n int32.
-void IntMatMul(const IntMatMulPlan& plan, const QuantOperands& operands, void* y,
-               std::span<int32_t> row);
+// MatMulInteger: y int32. QLinearMatMul: y int8/uint8 (plan.y_dtype) from the int32 sums.
+// `workspace` holds plan.workspace_bytes. Errors: kInvalidArgument for a smaller workspace,
+// oneDNN's failures.
+Status IntMatMul(const IntMatMulPlan& plan, const QuantOperands& operands, void* y,
+                 std::span<std::byte> workspace);
 
 // ConvInteger and QLinearConv: X [N, C, D...] (int8/uint8), W [M, C/group, k...] (int8/uint8),
 // x zero point per tensor, w zero point (and QLinearConv's w scale) per tensor or per output
 // channel ([M]); y int32 (ConvInteger) or int8/uint8 (QLinearConv, with optional int32 bias [M]).
-// Padding contributes 0 to the sums (the padded x equals its zero point).
+// Padding reads x's zero point, so it contributes 0 to the sums (and takes part in ORT's pairs).
 struct IntConvPlan {
   DataType x_dtype = DataType::kUndefined;
   DataType w_dtype = DataType::kUndefined;
@@ -149,10 +192,19 @@ struct IntConvPlan {
   WindowGeometry geometry;
   int64_t w_param_stride = 0;  // 1 for a per-channel w zero point
   int64_t w_scale_stride = 0;  // 1 for a per-channel w scale (QLinearConv)
-  int64_t columns_rows = 0;    // (C / group) * prod(kernel)
+  int64_t columns_rows = 0;    // k of one group's product: (C / group) * prod(kernel)
   int64_t output_pixels = 0;   // prod(output spatial)
-  // Workspace: int32 columns [columns_rows, output_pixels] plus an int32 row of output_pixels.
-  size_t workspace_bytes = 0;
+  // Internal: oneDNN's int8 convolution over X padded with its zero point (2-D, one group,
+  // constant W; for saturating pairs an even channel count, so that oneDNN's pairs of channels
+  // are ORT's pairs of k), else the product per group over im2col columns (null when the output
+  // is empty); W packed (per group) when constant; whether W is the product's left operand
+  // (ConvInteger of uint8 W and int8 X).
+  int threads = 1;
+  bool weights_left = false;
+  std::shared_ptr<const IntDirectConv> direct;
+  std::shared_ptr<const IntGemm> gemm;
+  std::vector<std::shared_ptr<const PackedIntOperand>> packed_w;
+  size_t workspace_bytes = 0;  // 64-byte aligned
 };
 
 struct IntConvAttributes {
@@ -164,15 +216,18 @@ struct IntConvAttributes {
 
 // `w_zero_point_shape` and `w_scale_shape` are empty when absent. Errors (kInvalidArgument)
 // print the shapes: X rank < 3, W rank != X rank, C != W[1] * group, M not divisible by group,
-// kernel_shape not W's spatial dims, a w zero point or scale that is neither one element nor [M].
+// kernel_shape not W's spatial dims, a w zero point or scale that is neither one element nor [M];
+// oneDNN's failures.
 Result<IntConvPlan> PrepareIntConv(std::string_view op, DataType x_dtype, DataType w_dtype,
                                    DataType y_dtype, std::span<const int64_t> x_shape,
                                    std::span<const int64_t> w_shape,
                                    std::span<const int64_t> w_zero_point_shape,
                                    std::span<const int64_t> w_scale_shape,
-                                   const IntConvAttributes& attributes);
+                                   const IntConvAttributes& attributes,
+                                   const IntProductOptions& options = {});
 
-void IntConv(const IntConvPlan& plan, const QuantOperands& operands, void* y,
-             std::span<std::byte> workspace);
+// `workspace` holds plan.workspace_bytes. Errors as IntMatMul's.
+Status IntConv(const IntConvPlan& plan, const QuantOperands& operands, void* y,
+               std::span<std::byte> workspace);
 
 }  // namespace nxrt::cpu::nn
