@@ -640,6 +640,14 @@ Result<ConvPlan> PrepareConvTranspose(DataType dtype, std::span<const int64_t> x
       attributes.auto_pad == AutoPad::kSameUpper || attributes.auto_pad == AutoPad::kSameLower;
   for (size_t i = 0; i < n; ++i) {
     const int64_t in = plan.input_spatial[i], s = geo.strides[i];
+    // The spec: each output_padding value must be less than its stride; ONNX Runtime 1.30
+    // refuses a larger one too (the output would not convolve back to X's size).
+    if (output_padding[i] < 0 || output_padding[i] >= s) {
+      return MakeStatus(StatusCode::kInvalidArgument, kOp, ": output_padding[", i, "] = ",
+                        output_padding[i], " must lie in [0, stride ", s, "); output_padding ",
+                        Str(output_padding), ", strides ", Str(geo.strides),
+                        " (make each output_padding value smaller than its stride)");
+    }
     const int64_t dk = (kernel[i] - 1) * geo.dilations[i] + 1;
     const int64_t natural = s * (in - 1) + output_padding[i] + dk;
     if (!requested.empty() || same) {
