@@ -142,6 +142,20 @@ class ProtoValidator {
         }
       }
     }
+    // An 'axis' counts in the rank of input 0 (of the output for OneHot, one more): every op's
+    // range lies within [-r - 1, r], so a value outside it (LayerNormalization's INT64_MAX or
+    // INT32_MIN) is refused here, before a kernel or libonnx's inference normalises it.
+    if (const std::optional<int> rank = RankOf(node, 0)) {
+      for (const onnx::AttributeProto& attr : node.attribute()) {
+        if (attr.name() != "axis" || attr.type() != onnx::AttributeProto::INT) continue;
+        if (attr.i() < -*rank - 1 || attr.i() > *rank) {
+          return MakeStatus(StatusCode::kInvalidModel, label, ": attribute 'axis' is ", attr.i(),
+                            " but input 0 '", node.input(0), "' has rank ", *rank,
+                            "; give an axis in [", -*rank - 1, ", ", *rank,
+                            "] (the op's own range may be narrower)");
+        }
+      }
+    }
     if (windowed) {
       // Conv, ConvTranspose, ConvInteger, the pools: X is [N, C, D1, ...] (rank 2 or more, as
       // libonnx's inference accepts); a weight W (input 1, or 3 for QLinearConv) has X's rank.

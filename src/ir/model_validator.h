@@ -20,8 +20,9 @@
 //     value, required attributes (Scan's body, If's branches) present; then the value ranges the
 //     spec states in words, which libonnx's inference functions divide and index by unchecked:
 //     strides, dilations, kernel_shape and blocksize >= 1 (blocksize below 2^31), pads and
-//     output_padding of convolutions and pools >= 0, and the ranks those ops need of their
-//     declared inputs (X rank 2 or more, the weight of X's rank). Nodes of ops libonnx has
+//     output_padding of convolutions and pools >= 0, an 'axis' within [-r - 1, r] when input 0
+//     declares rank r (the widest range of any op, OneHot's), and the ranks convolutions and
+//     pools need of their declared inputs (X rank 2 or more, the weight of X's rank). Nodes of ops libonnx has
 //     no schema for at the model's opset (custom domains, model-local functions, ops changed
 //     after ONNX 1.12 at opsets 18+) are checked for names only;
 //   - ValidateNodeTypes: each node's input element types against the schema's type constraints,

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -118,6 +119,55 @@ TEST(ModelValidatorTest, AttributeOfTheWrongTypeIsRefused) {
   axis->set_type(onnx::AttributeProto::FLOAT);
   axis->set_f(1.0f);
   ExpectRefused(proto, {"node 'n' (Softmax)", "Mismatched attribute type in 'n : axis'"});
+}
+
+// Issue 20's attribute values out of range, which libonnx's inference or a kernel divided or
+// indexed by: each refused at load naming the node, the attribute, the value and the range.
+TEST(ModelValidatorTest, AttributeValuesOutOfRangeAreRefused) {
+  // x is [2, 3]; the pools get x of [1, 1, 4] and a kernel_shape.
+  auto with_ints = [](const std::string& op, const std::string& name,
+                      const std::vector<int64_t>& values, bool single) {
+    // LayerNormalization's Scale is x as well (names and ranks are what load checks).
+    onnx::ModelProto proto =
+        op == "LayerNormalization" ? OneNode(op, {"x", "x"}, {"y"}) : OneNode(op, {"x"}, {"y"});
+    onnx::NodeProto* node = proto.mutable_graph()->mutable_node(0);
+    auto add = [&](const std::string& attr_name, const std::vector<int64_t>& v, bool one) {
+      onnx::AttributeProto* a = node->add_attribute();
+      a->set_name(attr_name);
+      if (one) {
+        a->set_type(onnx::AttributeProto::INT);
+        a->set_i(v[0]);
+      } else {
+        a->set_type(onnx::AttributeProto::INTS);
+        for (int64_t e : v) a->add_ints(e);
+      }
+    };
+    add(name, values, single);
+    if (op == "MaxPool" || op == "AveragePool") {
+      add("kernel_shape", {1}, false);
+      proto.mutable_graph()->mutable_input(0)->clear_type();
+      FillValueInfo(proto.mutable_graph()->mutable_input(0), "x", onnx::TensorProto::FLOAT,
+                    {1, 1, 4});
+    }
+    return proto;
+  };
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  constexpr int64_t kInt32Min = std::numeric_limits<int32_t>::min();
+  ExpectRefused(with_ints("MaxPool", "strides", {0}, false),
+                {"node 'n' (MaxPool", "attribute 'strides' is 0", "needs >= 1"});
+  ExpectRefused(with_ints("AveragePool", "pads", {0, -1}, false),
+                {"node 'n' (AveragePool", "attribute 'pads' element 1 is -1", "needs >= 0"});
+  ExpectRefused(with_ints("DepthToSpace", "blocksize", {int64_t{1} << 62}, true),
+                {"node 'n' (DepthToSpace", "attribute 'blocksize' is 4611686018427387904",
+                 "a value in [1, 2147483647]"});
+  ExpectRefused(with_ints("LayerNormalization", "axis", {kMax}, true),
+                {"node 'n' (LayerNormalization", "attribute 'axis' is 9223372036854775807",
+                 "input 0 'x' has rank 2; give an axis in [-3, 2]"});
+  ExpectRefused(with_ints("Softmax", "axis", {kInt32Min}, true),
+                {"node 'n' (Softmax", "attribute 'axis' is -2147483648"});
+  // Axes within the rank load.
+  EXPECT_TRUE(Load(with_ints("Softmax", "axis", {-1}, true)).ok());
+  EXPECT_TRUE(Load(with_ints("LayerNormalization", "axis", {1}, true)).ok());
 }
 
 TEST(ModelValidatorTest, MixedElementTypesOfOneTypeParameterAreRefused) {

@@ -196,10 +196,10 @@ Result<Tensor> TransposeWith(const decltype(ControlFlowHelpers::transpose)& tran
 
 class LoopStep final : public RuntimeStep {
  public:
-  LoopStep(SubgraphPlan body, size_t explicit_inputs, std::vector<DataType> scan_dtypes,
+  LoopStep(SubgraphPlan body, size_t explicit_inputs, std::vector<LoopScanType> scan_types,
            ControlFlowHelpers helpers)
       : body_(std::move(body)), explicit_inputs_(explicit_inputs),
-        scan_dtypes_(std::move(scan_dtypes)), helpers_(std::move(helpers)) {}
+        scan_types_(std::move(scan_types)), helpers_(std::move(helpers)) {}
 
   Status Run(std::span<const Value* const> inputs, std::vector<Value>& outputs,
              ThreadPool& pool, const RunRecord& record) override {
@@ -249,11 +249,14 @@ class LoopStep final : public RuntimeStep {
     for (size_t i = 0; i < carried; ++i) outputs[i] = std::move(state[i]);
     for (size_t k = 0; k < scan_count; ++k) {
       if (scans[k].empty()) {
-        // Zero iterations: an empty tensor; the element shape is unknown, so rank 1.
-        const DataType dt = k < scan_dtypes_.size() && scan_dtypes_[k] != DataType::kUndefined
-                                ? scan_dtypes_[k]
-                                : DataType::kFloat;
-        NXRT_ASSIGN_OR_RETURN(outputs[carried + k], Tensor::Allocate(dt, {0}));
+        // Zero iterations: [0, element dims...] from the body's declared output (LoopScanType).
+        const LoopScanType type = k < scan_types_.size() ? scan_types_[k] : LoopScanType{};
+        Shape shape = {0};
+        if (type.element_shape) {
+          for (int64_t d : *type.element_shape) shape.push_back(std::max<int64_t>(d, 0));
+        }
+        const DataType dt = type.dtype != DataType::kUndefined ? type.dtype : DataType::kFloat;
+        NXRT_ASSIGN_OR_RETURN(outputs[carried + k], Tensor::Allocate(dt, std::move(shape)));
         continue;
       }
       const std::string what = "Loop scan output " + std::to_string(k);
@@ -269,7 +272,7 @@ class LoopStep final : public RuntimeStep {
  private:
   SubgraphRunner body_;
   size_t explicit_inputs_;
-  std::vector<DataType> scan_dtypes_;
+  std::vector<LoopScanType> scan_types_;
   ControlFlowHelpers helpers_;
 };
 
@@ -563,10 +566,10 @@ RuntimeStepFactory MakeIfStep(SubgraphPlan then_branch, SubgraphPlan else_branch
 }
 
 RuntimeStepFactory MakeLoopStep(SubgraphPlan body, size_t explicit_inputs,
-                                std::vector<DataType> scan_dtypes, ControlFlowHelpers helpers) {
-  return [body = std::move(body), explicit_inputs, scan_dtypes = std::move(scan_dtypes),
+                                std::vector<LoopScanType> scan_types, ControlFlowHelpers helpers) {
+  return [body = std::move(body), explicit_inputs, scan_types = std::move(scan_types),
           helpers = std::move(helpers)] {
-    return std::unique_ptr<RuntimeStep>(new LoopStep(body, explicit_inputs, scan_dtypes, helpers));
+    return std::unique_ptr<RuntimeStep>(new LoopStep(body, explicit_inputs, scan_types, helpers));
   };
 }
 

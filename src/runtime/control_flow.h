@@ -13,6 +13,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -35,14 +36,23 @@ RuntimeStepFactory MakeIfStep(SubgraphPlan then_branch, SubgraphPlan else_branch
 // the runtime does that work itself.
 using ControlFlowHelpers = ep::GraphClaimer::ControlFlowHelpers;
 
+// One Loop scan output's type: the node output's declared dtype, and the shape of one iteration's
+// value as the body's output declares it (nullopt: rank unknown; -1: a dim that is not fixed).
+// A loop that runs zero times outputs an empty tensor of shape [0, element dims...], each dim
+// that is not fixed 0, as ONNX Runtime 1.30's Loop does; [0] when the rank is unknown.
+struct LoopScanType {
+  DataType dtype = DataType::kUndefined;
+  std::optional<Shape> element_shape;
+};
+
 // Loop: inputs M (optional int64 trip count), cond (optional bool), then N loop-carried values;
 // the body maps (iteration_num, cond, N values) → (cond, N values, K scan outputs). Outputs: the
 // N final values, then the K scan outputs stacked along a new axis 0 (by `helpers.concat` when
 // set, once per scan output of a loop that ran, as ORT's Loop calls OrtLoopKernelHelper::
-// ConcatOutput). `explicit_inputs` is the node's input count; `scan_dtypes` the declared dtypes
-// of the K scan outputs (used for the empty outputs of a loop that runs zero times).
+// ConcatOutput). `explicit_inputs` is the node's input count; `scan_types` the K scan outputs'
+// types, used for the empty outputs of a loop that runs zero times.
 RuntimeStepFactory MakeLoopStep(SubgraphPlan body, size_t explicit_inputs,
-                                std::vector<DataType> scan_dtypes,
+                                std::vector<LoopScanType> scan_types,
                                 ControlFlowHelpers helpers = {});
 
 // Scan (opset ≥ 9): N state inputs then `num_scan_inputs` scan inputs, sliced along

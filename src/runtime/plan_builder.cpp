@@ -245,11 +245,22 @@ Result<RuntimeStepFactory> PlanBuilder::BuildControlFlow(const ir::GraphView& vi
   }
   if (n.op_type == "Loop") {
     const size_t carried = n.inputs.size() > 2 ? n.inputs.size() - 2 : 0;
-    std::vector<DataType> scan_dtypes;
+    std::vector<LoopScanType> scan_types;
     for (size_t o = carried; o < info.outputs().size(); ++o) {
-      scan_dtypes.push_back(info.outputs()[o].dtype);
+      LoopScanType type;
+      type.dtype = info.outputs()[o].dtype;
+      // Body outputs: cond, the carried values, then the scan outputs.
+      if (1 + o < body_graph->outputs.size()) {
+        const ir::TypeInfo& t = body_graph->values[body_graph->outputs[1 + o]].type;
+        if (t.kind == ir::TypeInfo::Kind::kTensor && t.shape) {
+          Shape dims;
+          for (const ir::Dim& d : *t.shape) dims.push_back(d.is_fixed() ? d.value : -1);
+          type.element_shape = std::move(dims);
+        }
+      }
+      scan_types.push_back(std::move(type));
     }
-    return MakeLoopStep(std::move(body), n.inputs.size(), std::move(scan_dtypes),
+    return MakeLoopStep(std::move(body), n.inputs.size(), std::move(scan_types),
                         std::move(helpers));
   }
   if (info.opset() < 9) {

@@ -398,6 +398,24 @@ TEST(Session, LoopCarriesStateAndStacksScanOutputs) {
   for (size_t i = 0; i < want.size(); ++i) EXPECT_FLOAT_EQ(all.data<float>()[i], want[i]);
 }
 
+// Issue 20: a Loop that runs zero times outputs its carried values as given and each scan output
+// as an empty tensor of shape [0, element dims...] (the spec stacks the per-iteration values
+// along a new axis 0; the body declares s_scan [2]), as ONNX Runtime 1.30 does. It gave [0].
+TEST(Session, LoopOfZeroIterationsGivesScanOutputsOfShapeZeroByElement) {
+  auto session = Session::CreateFromBytes(LoopModel());
+  ASSERT_TRUE(session.ok()) << session.status().ToString();
+  auto out = (*session)->Run({{"trips", Tensor::Scalar<int64_t>(0)},
+                              {"x", Floats({2}, {1, 2})},
+                              {"s0", Floats({2}, {10, 20})}});
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  const Tensor& fin = (*out)[0].tensor;
+  ASSERT_EQ(fin.shape(), (Shape{2}));
+  EXPECT_FLOAT_EQ(fin.data<float>()[0], 10);
+  EXPECT_FLOAT_EQ(fin.data<float>()[1], 20);
+  EXPECT_EQ((*out)[1].tensor.shape(), (Shape{0, 2}));
+  EXPECT_EQ((*out)[1].tensor.dtype(), DataType::kFloat);
+}
+
 // Stats() and the trace break control-flow bodies down: each body step is a row of its own,
 // counted per iteration, linked to its Loop, in the body's graph of the placement report; the
 // Loop's self time is its total less its body's; each body step's span lies inside a Loop span

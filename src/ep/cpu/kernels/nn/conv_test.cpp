@@ -213,7 +213,7 @@ TEST(ConvTransposeKernel, RandomGeometriesMatchReference) {
     for (size_t d = 2; d < c.x.size(); ++d) c.x[d] = RandomInt(rng, 1, 4);
     std::vector<int64_t> out_pad;
     for (size_t d = 0; d < c.strides.size(); ++d) {
-      out_pad.push_back(RandomInt(rng, 0, std::max(c.strides[d], c.dilations[d]) - 1));
+      out_pad.push_back(RandomInt(rng, 0, c.strides[d] - 1));
       const int64_t full = c.strides[d] * (c.x[2 + d] - 1) + out_pad[d] +
                            (c.w[2 + d] - 1) * c.dilations[d] + 1;
       if (full - c.pads_begin[d] - c.pads_end[d] < 1) c.pads_begin[d] = c.pads_end[d] = 0;
@@ -239,6 +239,45 @@ TEST(ConvTransposeKernel, RandomGeometriesMatchReference) {
     ASSERT_EQ(y[0].shape(), y_shape) << "iteration " << iter;
     EXPECT_TRUE(AllClose(Values<float>(y[0]), expected, 1e-4, 1e-5)) << "iteration " << iter;
   }
+}
+
+// Issue 20: output_padding must be smaller than its stride (ONNX spec; ONNX Runtime 1.30 refuses
+// the rest). Below the stride the extra outputs are the spec formula's: zeros past the last tap.
+TEST(ConvTransposeKernel, OutputPaddingNotBelowStrideIsRefused) {
+  const std::vector<float> x = {1, 2, 3};
+  const std::vector<float> w = {1, 1};
+  struct Refused {
+    int64_t output_padding, stride, dilation;
+  };
+  for (const Refused& r : {Refused{1, 1, 1}, Refused{2, 2, 1}, Refused{1, 1, 2}, Refused{3, 2, 2}}) {
+    OpCase op{"ConvTranspose", 11,
+              {In(Tensor::FromVector<float>({1, 1, 3}, x).value()),
+               Const(Tensor::FromVector<float>({1, 1, 2}, w).value())},
+              {IntsAttr("strides", {r.stride}), IntsAttr("dilations", {r.dilation}),
+               IntsAttr("output_padding", {r.output_padding})}};
+    Result<std::vector<Tensor>> y = RunOp(op);
+    ASSERT_FALSE(y.ok()) << "output_padding " << r.output_padding << " stride " << r.stride;
+    const std::string expected = "output_padding[0] = " + std::to_string(r.output_padding) +
+                                 " must lie in [0, stride " + std::to_string(r.stride) + ")";
+    EXPECT_NE(y.status().message().find(expected), std::string::npos) << y.status().message();
+  }
+  ConvCase c;
+  c.x = {1, 1, 3};
+  c.w = {1, 1, 2};
+  c.strides = {2};
+  c.dilations = {1};
+  c.pads_begin = c.pads_end = {0};
+  Shape y_shape;
+  const std::vector<double> expected =
+      ConvTransposeRef(c, {1}, {x.begin(), x.end()}, {w.begin(), w.end()}, {}, y_shape);
+  OpCase op{"ConvTranspose", 11,
+            {In(Tensor::FromVector<float>({1, 1, 3}, x).value()),
+             Const(Tensor::FromVector<float>({1, 1, 2}, w).value())},
+            {IntsAttr("strides", {2}), IntsAttr("output_padding", {1})}};
+  NXRT_ASSERT_OK_AND_ASSIGN(std::vector<Tensor> y, RunOp(op));
+  ASSERT_EQ(y[0].shape(), (Shape{1, 1, 7}));
+  EXPECT_EQ(y_shape, (Shape{1, 1, 7}));
+  EXPECT_TRUE(AllClose(Values<float>(y[0]), expected, 0, 0));
 }
 
 TEST(ConvTransposeKernel, OutputShapeAttributeSetsTheSpatialDims) {

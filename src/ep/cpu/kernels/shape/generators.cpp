@@ -5,8 +5,10 @@
 // math library's one dtype dispatch helper) and the output shape; Compute only fills.
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <optional>
+#include <string>
 #include <type_traits>
 #include <vector>
 
@@ -19,26 +21,39 @@ namespace {
 
 using RangeTypes = math::TypeList<float, double, int16_t, int32_t, int64_t>;
 
-// ceil((limit - start) / delta) clamped at 0 (Range-11); integers without rounding error.
+// ceil((limit - start) / delta) clamped at 0 (Range-11); nullopt when it is NaN or does not fit
+// int64. Integers are computed exactly in 128 bits: limit - start of two int64 overflows 64.
 template <typename T>
-int64_t RangeCount(T start, T limit, T delta) {
+std::optional<int64_t> RangeCount(T start, T limit, T delta) {
   if constexpr (std::is_floating_point_v<T>) {
     const double count = std::ceil((static_cast<double>(limit) - start) / delta);
+    if (std::isnan(count) || count >= 0x1p63) return std::nullopt;
     return count > 0 ? static_cast<int64_t>(count) : 0;
   } else {
-    const int64_t diff = static_cast<int64_t>(limit) - start;
-    if (delta > 0) return diff > 0 ? (diff + delta - 1) / delta : 0;
-    return diff < 0 ? (diff + delta + 1) / delta : 0;
+    const __int128 diff = static_cast<__int128>(limit) - start;
+    __int128 count = 0;
+    if (delta > 0 && diff > 0) count = (diff + delta - 1) / delta;
+    if (delta < 0 && diff < 0) count = (diff + delta + 1) / delta;
+    if (count > std::numeric_limits<int64_t>::max()) return std::nullopt;
+    return static_cast<int64_t>(count);
   }
 }
 
-// out[i] = start + i * delta.
+// out[i] = start + i * delta. Integers are summed modulo 2^64: every value lies between start and
+// limit, but i * delta alone may not fit T (start INT64_MIN, delta 2^62, i = 3).
 template <typename T>
 void RangeFill(const void* start, const void* delta, void* out, int64_t count) {
   const T first = *static_cast<const T*>(start);
   const T step = *static_cast<const T*>(delta);
   T* values = static_cast<T*>(out);
-  for (int64_t i = 0; i < count; ++i) values[i] = static_cast<T>(first + i * step);
+  for (int64_t i = 0; i < count; ++i) {
+    if constexpr (std::is_integral_v<T>) {
+      values[i] = static_cast<T>(static_cast<uint64_t>(first) +
+                                 static_cast<uint64_t>(i) * static_cast<uint64_t>(step));
+    } else {
+      values[i] = static_cast<T>(first + i * step);
+    }
+  }
 }
 
 class RangeKernel final : public Kernel {
@@ -58,19 +73,28 @@ class RangeKernel final : public Kernel {
     }
     const DataType type = scalars[0]->dtype();
     bool zero_delta = false;
+    std::optional<int64_t> count;
+    std::string values;  // "start S, limit L, delta D", for an error
     NXRT_RETURN_IF_ERROR(math::DispatchType<RangeTypes>(type, "Range", [&](auto tag) {
       using T = typename decltype(tag)::type;
+      const T start = *scalars[0]->data<T>(), limit = *scalars[1]->data<T>();
       const T delta = *scalars[2]->data<T>();
       zero_delta = delta == 0;
-      if (!zero_delta) {
-        count_ = RangeCount<T>(*scalars[0]->data<T>(), *scalars[1]->data<T>(), delta);
-      }
+      if (!zero_delta) count = RangeCount<T>(start, limit, delta);
+      values = "start " + std::to_string(start) + ", limit " + std::to_string(limit) +
+               ", delta " + std::to_string(delta);
       fill_ = &RangeFill<T>;
     }));
     if (zero_delta) {
       return MakeStatus(StatusCode::kInvalidArgument, "input 2 'delta' is 0; Range needs a ",
                         "non-zero step");
     }
+    if (!count) {
+      return MakeStatus(StatusCode::kInvalidArgument, values, " give an element count that is ",
+                        "NaN or 2^63 or more; give finite bounds and a delta that makes fewer ",
+                        "elements");
+    }
+    count_ = *count;
     return ctx.SetOutput(0, type, {count_});
   }
 

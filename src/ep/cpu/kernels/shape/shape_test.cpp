@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <random>
 #include <string>
 #include <vector>
@@ -297,6 +298,46 @@ TEST(ShapeKernelsTest, RangeCountsLikeTheSpec) {
                   .AddInput(Initializer(Tensor::Scalar<int64_t>(0)))
                   .AddOutput(DataType::kInt64),
               "input 2 'delta' is 0; Range needs a non-zero step");
+}
+
+// Issue 20: Range's count and values at the ends of int64, computed exactly (limit - start and
+// i * delta overflow int64 there), both constant-folded (initializers) and at run time (inputs).
+// The spec: count = max(ceil((limit - start) / delta), 0), value i = start + i * delta.
+TEST(ShapeKernelsTest, RangeAtTheEndsOfInt64IsExact) {
+  constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  constexpr int64_t k2p62 = int64_t{1} << 62;
+  for (bool folded : {true, false}) {
+    auto scalar = [&](int64_t v) {
+      return folded ? Initializer(Tensor::Scalar<int64_t>(v)) : Input(Tensor::Scalar<int64_t>(v));
+    };
+    auto range = [&](int64_t start, int64_t limit, int64_t delta) {
+      return SingleOpModel("Range", 11)
+          .AddInput(scalar(start))
+          .AddInput(scalar(limit))
+          .AddInput(scalar(delta))
+          .AddOutput(DataType::kInt64);
+    };
+    // (2^64 - 1) / 2^62 rounded up: 4 values, the last 3 * 2^62 - 2^63 = 2^62.
+    ExpectRunsTo(range(kMin, kMax, k2p62), Int64s({kMin, -k2p62, 0, k2p62}), "Range full span");
+    ExpectRunsTo(range(kMax, kMin, -k2p62), Int64s({kMax, k2p62 - 1, -1, -k2p62 - 1}),
+                 "Range full span descending");
+    // INT64_MAX to INT64_MIN going up: nothing (gave [INT64_MAX] through a wrapped difference).
+    ExpectRunsTo(range(kMax, kMin, 1), Int64s({}), "Range INT64_MAX + 1");
+    ExpectFails(range(kMin, kMax, 1), "give an element count that is NaN or 2^63 or more");
+  }
+  ExpectFails(SingleOpModel("Range", 11)
+                  .AddInput(Initializer(Tensor::Scalar(0.0f)))
+                  .AddInput(Initializer(Tensor::Scalar(1e30f)))
+                  .AddInput(Initializer(Tensor::Scalar(1.0f)))
+                  .AddOutput(DataType::kFloat),
+              "give an element count that is NaN or 2^63 or more");
+  ExpectFails(SingleOpModel("Range", 11)
+                  .AddInput(Input(Tensor::Scalar(std::numeric_limits<double>::infinity())))
+                  .AddInput(Input(Tensor::Scalar(std::numeric_limits<double>::infinity())))
+                  .AddInput(Input(Tensor::Scalar(1.0)))
+                  .AddOutput(DataType::kDouble),
+              "give an element count that is NaN or 2^63 or more");
 }
 
 TEST(ShapeKernelsTest, EyeLikeShiftsTheDiagonal) {

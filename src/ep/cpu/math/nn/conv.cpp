@@ -7,7 +7,9 @@
 #include <cmath>
 #include <cstring>
 #include <initializer_list>
+#include <limits>
 #include <new>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -33,6 +35,9 @@ struct DnnlConvPrimitive {
       dst_reorder_scratchpad_md, sum_reorder_scratchpad_md;
   // Workspace layout: [scratchpad | blocked X | blocked Y | blocked W (unless packed)].
   size_t src_offset = 0, dst_offset = 0, weights_offset = 0, weights_bytes = 0;
+  // Relu, Clip and HardSigmoid (and the affine after them) run after the primitive, keeping NaN
+  // (dnnl_util.h ClampKeepingNaN); unset for the other activations, which are post-ops.
+  std::optional<ClampKeepingNaN> clamp_after;
 };
 
 struct PackedConvWeights {
@@ -244,21 +249,22 @@ void CreateDnnlConv(ConvPlan& plan, bool constant_weights) {
   const ConvPostOps& po = plan.post_ops;
   if (po.sum) post_ops.append_sum(1.0f);
   using alg = dnnl::algorithm;
+  std::optional<ClampKeepingNaN> clamp_after;
+  const float inf = std::numeric_limits<float>::infinity();
   switch (po.activation) {
     case ConvActivation::kNone:
       break;
     case ConvActivation::kRelu:
-      post_ops.append_eltwise(1.0f, alg::eltwise_relu, 0.0f, 0.0f);
+      clamp_after = ClampKeepingNaN{1.0f, 0.0f, 0.0f, inf};
       break;
     case ConvActivation::kLeakyRelu:
       post_ops.append_eltwise(1.0f, alg::eltwise_relu, po.alpha, 0.0f);
       break;
     case ConvActivation::kClip:
-      post_ops.append_eltwise(1.0f, alg::eltwise_clip, po.alpha, po.beta);
+      clamp_after = ClampKeepingNaN{1.0f, 0.0f, po.alpha, po.beta};
       break;
     case ConvActivation::kHardSigmoid:
-      post_ops.append_eltwise(1.0f, alg::eltwise_linear, po.alpha, po.beta);
-      post_ops.append_eltwise(1.0f, alg::eltwise_clip, 0.0f, 1.0f);
+      clamp_after = ClampKeepingNaN{po.alpha, po.beta, 0.0f, 1.0f};
       break;
     case ConvActivation::kSigmoid:
       post_ops.append_eltwise(1.0f, alg::eltwise_logistic, 0.0f, 0.0f);
@@ -275,7 +281,10 @@ void CreateDnnlConv(ConvPlan& plan, bool constant_weights) {
       post_ops.append_eltwise(1.0f, alg::eltwise_swish, po.alpha, 0.0f);
       break;
   }
-  if (po.has_output_affine()) {
+  if (clamp_after) {
+    clamp_after->out_scale = po.output_scale;
+    clamp_after->out_shift = po.output_shift;
+  } else if (po.has_output_affine()) {
     post_ops.append_eltwise(1.0f, alg::eltwise_linear, po.output_scale, po.output_shift);
   }
   const auto any = dnnl::memory::format_tag::any;
@@ -299,9 +308,9 @@ void CreateDnnlConv(ConvPlan& plan, bool constant_weights) {
   // AVX-512 pick NHWC), while its plain-layout pointwise convolution in NHWC is the reference
   // implementation (PP-OCRv4 det: 150 ms instead of 1 ms), so there oneDNN's choice comes first.
   const bool few_outputs = plan.transpose && plan.out_channels < 8;
+  const bool eltwise_post_ops = post_ops.len() > (po.sum ? 1 : 0);
   const bool plain_first =
-      !plan.channels_last && (pointwise || few_outputs) &&
-      po.activation == ConvActivation::kNone && !po.has_output_affine();
+      !plan.channels_last && (pointwise || few_outputs) && !eltwise_post_ops;
   // A grouped convolution on NCHW tensors: oneDNN's choice is its GEMM convolution, one small
   // GEMM per group (Silero VAD v4's 1-D depthwise over 258 channels: 52 us), while its
   // channels-last depthwise kernel takes 8 us; the reorders of such small tensors cost little.
@@ -323,6 +332,7 @@ void CreateDnnlConv(ConvPlan& plan, bool constant_weights) {
   for (size_t option = 0; option < options.size(); ++option) {
     const Layout layout = options[option];
     auto prim = std::make_shared<DnnlConvPrimitive>();
+    prim->clamp_after = clamp_after;
     try {
       prim->src_md = dnnl::memory::desc(ToDims(src_dims), dt::f32, plain_strides(src_dims));
       prim->weights_md = dnnl::memory::desc(ToDims(wdims), dt::f32, ToDims(wstrides));
@@ -456,13 +466,13 @@ double Activate(double v, const ConvPostOps& po) {
     case ConvActivation::kNone:
       return v;
     case ConvActivation::kRelu:
-      return v > 0 ? v : 0.0;
+      return v < 0 ? 0.0 : v;  // NaN stays NaN
     case ConvActivation::kLeakyRelu:
       return v > 0 ? v : v * po.alpha;
     case ConvActivation::kClip:
       return std::min<double>(std::max<double>(v, po.alpha), po.beta);
     case ConvActivation::kHardSigmoid:
-      return std::min(1.0, std::max(0.0, po.alpha * v + po.beta));
+      return std::isnan(v) ? v : std::min(1.0, std::max(0.0, po.alpha * v + po.beta));
     case ConvActivation::kSigmoid:
       return 1.0 / (1.0 + std::exp(-v));
     case ConvActivation::kTanh:
@@ -630,6 +640,14 @@ Result<ConvPlan> PrepareConvTranspose(DataType dtype, std::span<const int64_t> x
       attributes.auto_pad == AutoPad::kSameUpper || attributes.auto_pad == AutoPad::kSameLower;
   for (size_t i = 0; i < n; ++i) {
     const int64_t in = plan.input_spatial[i], s = geo.strides[i];
+    // The spec: each output_padding value must be less than its stride; ONNX Runtime 1.30
+    // refuses a larger one too (the output would not convolve back to X's size).
+    if (output_padding[i] < 0 || output_padding[i] >= s) {
+      return MakeStatus(StatusCode::kInvalidArgument, kOp, ": output_padding[", i, "] = ",
+                        output_padding[i], " must lie in [0, stride ", s, "); output_padding ",
+                        Str(output_padding), ", strides ", Str(geo.strides),
+                        " (make each output_padding value smaller than its stride)");
+    }
     const int64_t dk = (kernel[i] - 1) * geo.dilations[i] + 1;
     const int64_t natural = s * (in - 1) + output_padding[i] + dk;
     if (!requested.empty() || same) {
@@ -762,6 +780,10 @@ Status RunDnnl(const ConvPlan& plan, const ConvBuffers& io) {
     stream->wait();
   } catch (const dnnl::error& e) {
     return DnnlErrorStatus(plan.transpose ? "ConvTranspose" : "Conv", e);
+  }
+  if (p.clamp_after) {
+    ApplyClampKeepingNaN(*p.clamp_after, static_cast<float*>(io.y),
+                         static_cast<int64_t>(p.dst_md.get_size() / sizeof(float)), plan.threads);
   }
   return Status::Ok();
 }

@@ -57,6 +57,28 @@ int DnnlThreadsFor(int64_t macs, int max_threads) {
   return static_cast<int>(std::clamp<int64_t>(wanted, 1, std::max(max_threads, 1)));
 }
 
+void ApplyClampKeepingNaN(const ClampKeepingNaN& clamp, float* y, int64_t n, int threads) {
+  const ClampKeepingNaN c = clamp;
+  // Comparisons that are false for NaN leave it in place; the loop vectorises to max/min with
+  // NaN-keeping operand order.
+  auto run = [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) {
+      float v = c.scale * y[i] + c.shift;
+      v = v < c.lo ? c.lo : v;
+      v = v > c.hi ? c.hi : v;
+      y[i] = v * c.out_scale + c.out_shift;
+    }
+  };
+  // One thread per 64 Ki floats (a pass over them costs less than waking a thread below that).
+  const int64_t parts = std::clamp<int64_t>(n >> 16, 1, std::max(threads, 1));
+  if (parts == 1) {
+    run(0, n);
+    return;
+  }
+#pragma omp parallel for num_threads(static_cast<int>(parts))
+  for (int64_t p = 0; p < parts; ++p) run(n * p / parts, n * (p + 1) / parts);
+}
+
 void SetDnnlThreads(int num_threads) { omp_set_num_threads(num_threads < 1 ? 1 : num_threads); }
 
 int DnnlThreads() { return omp_get_max_threads(); }

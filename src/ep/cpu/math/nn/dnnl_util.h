@@ -29,6 +29,20 @@ Result<dnnl::stream*> DnnlStream();
 inline constexpr int64_t kDnnlMacsPerThread = int64_t{1} << 17;
 int DnnlThreadsFor(int64_t macs, int max_threads);
 
+// oneDNN 2.6's relu post-op with alpha 0 and its clip post-ops return the bound for a NaN (they
+// are vmaxps/vminps, which give the second operand), and so do its binary max/min; ONNX Relu,
+// Clip, HardSigmoid, Max and Min propagate NaN (ONNX Runtime 1.30 does). Plans with those
+// activations leave them out of the post-ops and run this over the primitive's output instead:
+// y = min(max(scale * y + shift, lo), hi) * out_scale + out_shift, a NaN staying NaN.
+struct ClampKeepingNaN {
+  float scale = 1.0f, shift = 0.0f;  // HardSigmoid's alpha and beta; 1 and 0 otherwise
+  float lo = 0.0f, hi = 0.0f;        // Relu: 0, inf; Clip: min, max; HardSigmoid: 0, 1
+  float out_scale = 1.0f, out_shift = 0.0f;  // an affine after the activation (ConvPostOps)
+};
+
+// Applies `clamp` to the `n` floats at `y` in place, on up to `threads` OpenMP threads.
+void ApplyClampKeepingNaN(const ClampKeepingNaN& clamp, float* y, int64_t n, int threads);
+
 // A Status for a caught dnnl::error: kUnsupported for an unimplemented configuration, otherwise
 // kRuntimeError; the message names `what` and oneDNN's own text and status.
 Status DnnlErrorStatus(std::string_view what, const dnnl::error& e);

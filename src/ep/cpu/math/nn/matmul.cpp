@@ -5,8 +5,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <numbers>
+#include <optional>
 #include <type_traits>
 
 #include "core/cpu_features.h"
@@ -29,6 +31,9 @@ struct DnnlMatMulPrimitive {
   std::shared_ptr<const PackedWeights> packed;
   // > 0 when `packed` is in 64-column panels (gemv.h), this many floats apart.
   int64_t gemv_panel_stride = 0;
+  // Relu and Clip run after the primitive, keeping NaN (dnnl_util.h ClampKeepingNaN); unset for
+  // the other activations, which are post-ops.
+  std::optional<ClampKeepingNaN> clamp_after;
 };
 
 struct PackedWeights {
@@ -125,11 +130,8 @@ dnnl::memory::dims DenseStrides(const dnnl::memory::dims& dims) {
 
 dnnl::algorithm EltwiseAlgorithm(MatMulActivation activation) {
   switch (activation) {
-    case MatMulActivation::kRelu:
     case MatMulActivation::kLeakyRelu:
       return dnnl::algorithm::eltwise_relu;
-    case MatMulActivation::kClip:
-      return dnnl::algorithm::eltwise_clip;
     case MatMulActivation::kSigmoid:
       return dnnl::algorithm::eltwise_logistic;
     case MatMulActivation::kTanh:
@@ -141,6 +143,8 @@ dnnl::algorithm EltwiseAlgorithm(MatMulActivation activation) {
     case MatMulActivation::kSwish:
       return dnnl::algorithm::eltwise_swish;
     case MatMulActivation::kNone:
+    case MatMulActivation::kRelu:  // ClampKeepingNaN after the primitive
+    case MatMulActivation::kClip:
       break;
   }
   return dnnl::algorithm::undef;
@@ -187,14 +191,16 @@ std::shared_ptr<DnnlMatMulPrimitive> CreateDnnlPrimitive(const DnnlMatMulSpec& s
     if (spec.alpha != 1.0f) attr.set_output_scales(0, {spec.alpha});
     dnnl::post_ops ops;
     if (spec.sum_beta != 0.0f) ops.append_sum(spec.sum_beta);
-    if (spec.epilogue.activation != MatMulActivation::kNone) {
-      const MatMulActivation act = spec.epilogue.activation;
-      const bool leaky = act == MatMulActivation::kLeakyRelu;
-      const bool clip = act == MatMulActivation::kClip;
+    const MatMulActivation act = spec.epilogue.activation;
+    if (act == MatMulActivation::kRelu) {
+      prim->clamp_after =
+          ClampKeepingNaN{1.0f, 0.0f, 0.0f, std::numeric_limits<float>::infinity()};
+    } else if (act == MatMulActivation::kClip) {
+      prim->clamp_after = ClampKeepingNaN{1.0f, 0.0f, spec.epilogue.alpha, spec.epilogue.beta};
+    } else if (act != MatMulActivation::kNone) {
       // oneDNN's swish is x * sigmoid(alpha * x), as MatMulEpilogue's.
-      const bool swish = act == MatMulActivation::kSwish;
-      const float alpha = leaky || clip || swish ? spec.epilogue.alpha : 0.0f;
-      ops.append_eltwise(1.0f, EltwiseAlgorithm(act), alpha, clip ? spec.epilogue.beta : 0.0f);
+      const bool slope = act == MatMulActivation::kLeakyRelu || act == MatMulActivation::kSwish;
+      ops.append_eltwise(1.0f, EltwiseAlgorithm(act), slope ? spec.epilogue.alpha : 0.0f, 0.0f);
     }
     attr.set_post_ops(ops);
     if (spec.bias) {
@@ -317,6 +323,11 @@ Status ExecuteDnnl(const DnnlMatMulPrimitive& prim, DnnlMatMulBindings& bindings
     stream->wait();
   } catch (const dnnl::error& e) {
     return DnnlErrorStatus(what, e);
+  }
+  if (prim.clamp_after) {
+    ApplyClampKeepingNaN(*prim.clamp_after, static_cast<float*>(y),
+                         static_cast<int64_t>(prim.dst_md.get_size() / sizeof(float)),
+                         prim.threads);
   }
   return Status::Ok();
 }

@@ -86,20 +86,21 @@ double SourceCoordinate(const AxisGeometry& g, ResizeCoordinateMode mode, int64_
     case ResizeCoordinateMode::kPytorchHalfPixel:
       return g.out > 1 ? HalfPixel(g, x) : 0.0;
     case ResizeCoordinateMode::kAlignCorners:
-      if (g.exact) {
-        return g.out == 1 ? 0.0
-                          : static_cast<double>(x * (g.in - 1)) / static_cast<double>(g.out - 1);
-      }
-      return g.length_resized == 1.0 ? 0.0 : xd * (in - 1) / (g.length_resized - 1);
+      // length_resized is the output's integer length, as in ONNX Runtime 1.30: the last output
+      // maps to the last input also when in * scale is not whole (ONNX 1.12's reference divides
+      // by in * scale - 1 instead; ORT and the corners the mode is named for decide).
+      return g.out == 1 ? 0.0
+                        : static_cast<double>(x * (g.in - 1)) / static_cast<double>(g.out - 1);
     case ResizeCoordinateMode::kAsymmetric:
       return g.exact ? static_cast<double>(x * g.in) / static_cast<double>(g.out) : xd / g.scale;
     case ResizeCoordinateMode::kTfHalfPixelForNn:
       return g.exact ? static_cast<double>((2 * x + 1) * g.in) / static_cast<double>(2 * g.out)
                      : (xd + 0.5) / g.scale;
     case ResizeCoordinateMode::kTfCropAndResize:
-      if (g.length_resized == 1.0) return 0.5 * (g.roi_start + g.roi_end) * (in - 1);
+      // The output's integer length, as align_corners.
+      if (g.out == 1) return 0.5 * (g.roi_start + g.roi_end) * (in - 1);
       return g.roi_start * (in - 1) +
-             xd * (g.roi_end - g.roi_start) * (in - 1) / (g.length_resized - 1);
+             xd * (g.roi_end - g.roi_start) * (in - 1) / static_cast<double>(g.out - 1);
   }
   return 0.0;
 }

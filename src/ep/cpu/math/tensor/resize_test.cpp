@@ -244,6 +244,60 @@ TEST(ResizeTest, TfCropAndResizeNearestExtrapolatesIntegersAndStrings) {
   EXPECT_EQ(sout, (std::vector<std::string>{"b", "c", "", ""}));
 }
 
+// Issue 20: align_corners (and tf_crop_and_resize) with a scale whose product with the input
+// length is not whole. The output length is floor(in * scale) and the last output maps onto the
+// last input: x_original = x * (in - 1) / (out - 1), as ONNX Runtime 1.30 computes it. [0, 1, 2]
+// at scale 2.5 gave [0, 0.31, ..., 1.85] (dividing by in * scale - 1 = 6.5).
+TEST(ResizeTest, AlignCornersWithFractionalScaleAlignsTheLastOutput) {
+  const std::vector<double> in = {0, 1, 2};
+  for (ResizeMode mode : {ResizeMode::kLinear, ResizeMode::kCubic}) {
+    for (ResizeCoordinateMode coordinates :
+         {ResizeCoordinateMode::kAlignCorners, ResizeCoordinateMode::kTfCropAndResize}) {
+      ResizeAttributes attr;
+      attr.mode = mode;
+      attr.coordinate_transformation_mode = coordinates;
+      const std::vector<double> roi =
+          coordinates == ResizeCoordinateMode::kTfCropAndResize ? std::vector<double>{0, 1}
+                                                                : std::vector<double>{};
+      NXRT_ASSERT_OK_AND_ASSIGN(
+          ResizePlan plan, PrepareResize(DataType::kDouble, Shape{3}, attr, roi,
+                                         std::vector<float>{2.5f}, {}));
+      ASSERT_EQ(plan.output_shape, Shape{7});
+      std::vector<double> out(7);
+      NXRT_ASSERT_OK(Resize(plan, in.data(), out.data()));
+      std::vector<double> expected;
+      for (int64_t x = 0; x < 7; ++x) {
+        expected.push_back(ReferenceFilter1D(in, static_cast<double>(x) * 2 / 6, mode, -0.75,
+                                             1.0, false));
+      }
+      EXPECT_TRUE(AllClose(out, expected, 1e-12, 1e-12));
+      EXPECT_DOUBLE_EQ(out.back(), 2.0);
+    }
+  }
+  // The two ONNX 1.12 node tests this changes, with ONNX Runtime 1.30's outputs (the test data
+  // holds 3.142857 and 2.3952, 3.7903, ... from in * scale - 1).
+  ResizeAttributes attr;
+  attr.mode = ResizeMode::kLinear;
+  attr.coordinate_transformation_mode = ResizeCoordinateMode::kAlignCorners;
+  const std::vector<float> x8 = {1, 2, 3, 4, 5, 6, 7, 8};
+  NXRT_ASSERT_OK_AND_ASSIGN(ResizePlan linear,
+                            PrepareResize(DataType::kFloat, Shape{1, 1, 2, 4}, attr, {},
+                                          std::vector<float>{1, 1, 0.6f, 0.6f}, {}));
+  std::vector<float> out2(2);
+  NXRT_ASSERT_OK(Resize(linear, x8.data(), out2.data()));
+  EXPECT_EQ(out2, (std::vector<float>{1, 4}));
+  attr.mode = ResizeMode::kCubic;
+  std::vector<float> x16(16);
+  for (int i = 0; i < 16; ++i) x16[i] = static_cast<float>(i + 1);
+  NXRT_ASSERT_OK_AND_ASSIGN(ResizePlan cubic,
+                            PrepareResize(DataType::kFloat, Shape{1, 1, 4, 4}, attr, {},
+                                          std::vector<float>{1, 1, 0.8f, 0.8f}, {}));
+  std::vector<float> out9(9);
+  NXRT_ASSERT_OK(Resize(cubic, x16.data(), out9.data()));
+  EXPECT_TRUE(AllClose(out9, std::vector<float>{1, 2.5f, 4, 7, 8.5f, 10, 13, 14.5f, 16}, 1e-5,
+                       1e-5));
+}
+
 TEST(ResizeTest, LinearOnIntegersRoundsAndSaturates) {
   ResizeAttributes attr;
   attr.mode = ResizeMode::kLinear;
