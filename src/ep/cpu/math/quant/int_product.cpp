@@ -77,7 +77,11 @@ Conversion ConversionFor(DataType left, DataType right) {
 // ConvInteger has W on the left, so its only saturating case (uint8 W, int8 X) runs with W on the
 // left (IntConvPlan::weights_left) and every other one is exact here.
 Conversion ConvConversion(const IntConvPlan& p) {
-  if (p.y_dtype != DataType::kInt32) return ConversionFor(p.x_dtype, p.w_dtype);
+  // ORT's QLinearConv runs a depthwise convolution (one input and one output channel per
+  // group) on a kernel of its own that does not saturate.
+  const bool depthwise =
+      p.in_channels == p.group && p.out_channels == p.group;
+  if (p.y_dtype != DataType::kInt32 && !depthwise) return ConversionFor(p.x_dtype, p.w_dtype);
   Conversion c;
   c.left_shift = p.x_dtype == DataType::kInt8 ? 128 : 0;
   c.right_shift = p.w_dtype == DataType::kUint8 ? -128 : 0;
