@@ -316,9 +316,12 @@ std::vector<int32_t> ConvReference(const ConvCase& c) {
     taps *= c.kernel[d];
     out_pixels *= c.output[d];
   }
-  // ConvInteger: left W (k = channel, tap), right X; QLinearConv: left X (k = tap, channel).
-  const bool saturate =
-      c.qlinear ? (c.x_t == kU8 && c.w_t == kS8) : (c.w_t == kU8 && c.x_t == kS8);
+  // ConvInteger: left W (k = channel, tap), right X; QLinearConv: left X (k = tap, channel),
+  // except a depthwise one (one input and one output channel per group), which ORT computes
+  // exactly.
+  const bool depthwise = cg == 1 && mg == 1;
+  const bool saturate = c.qlinear ? (c.x_t == kU8 && c.w_t == kS8 && !depthwise)
+                                  : (c.w_t == kU8 && c.x_t == kS8);
   std::vector<int32_t> y;
   for (int64_t n = 0; n < c.n; ++n) {
     for (int64_t m = 0; m < c.m; ++m) {
@@ -515,6 +518,23 @@ TEST(IntegerProductsKernel, OneOpModelsMatchOnnxRuntimeBitForBit) {
     NXRT_ASSERT_OK_AND_ASSIGN(std::vector<Tensor> y, RunOp(ConvOp(big), AsWritten(2)));
     EXPECT_EQ(Ints(y[0]), Ints(expected[0])) << Describe(big);
   }
+  // Depthwise, full-range values: ORT's depthwise kernel does not saturate.
+  ConvCase depthwise = RandomConv(rng, true, kU8, kS8);
+  depthwise.group = depthwise.c = depthwise.m = 8;
+  depthwise.x = RandomValues(rng, depthwise.n * 8 * depthwise.spatial[0] *
+                                      (depthwise.spatial.size() > 1 ? depthwise.spatial[1] : 1),
+                             kU8);
+  int64_t taps = 1;
+  for (int64_t k : depthwise.kernel) taps *= k;
+  depthwise.w = RandomValues(rng, 8 * taps, kS8);
+  depthwise.w_zp.assign(depthwise.w_per_channel ? 8 : 1, 0);
+  depthwise.w_scale.assign(depthwise.w_per_channel ? 8 : 1, 0.01f);
+  depthwise.b.assign(8, 100);
+  depthwise.y_scale = depthwise.x_scale * 0.01f * 500.0f;
+  NXRT_ASSERT_OK_AND_ASSIGN(std::vector<Tensor> depthwise_ort,
+                            RunInOrt(ort, ConvOp(depthwise), path, 1));
+  NXRT_ASSERT_OK_AND_ASSIGN(std::vector<Tensor> depthwise_y, RunOp(ConvOp(depthwise)));
+  EXPECT_EQ(Ints(depthwise_y[0]), Ints(depthwise_ort[0])) << Describe(depthwise);
   MatMulCase wide = RandomMatMul(rng, true, kU8, kS8);
   wide.batch = 1;
   wide.m = 17;

@@ -77,7 +77,11 @@ Conversion ConversionFor(DataType left, DataType right) {
 // ConvInteger has W on the left, so its only saturating case (uint8 W, int8 X) runs with W on the
 // left (IntConvPlan::weights_left) and every other one is exact here.
 Conversion ConvConversion(const IntConvPlan& p) {
-  if (p.y_dtype != DataType::kInt32) return ConversionFor(p.x_dtype, p.w_dtype);
+  // ORT's QLinearConv runs a depthwise convolution (one input and one output channel per
+  // group) on a kernel of its own that does not saturate.
+  const bool depthwise =
+      p.in_channels == p.group && p.out_channels == p.group;
+  if (p.y_dtype != DataType::kInt32 && !depthwise) return ConversionFor(p.x_dtype, p.w_dtype);
   Conversion c;
   c.left_shift = p.x_dtype == DataType::kInt8 ? 128 : 0;
   c.right_shift = p.w_dtype == DataType::kUint8 ? -128 : 0;
@@ -294,9 +298,10 @@ __attribute__((target("avx2"))) int64_t RowAvx2(const RowEpilogue& e, const int3
       __m256 v = _mm256_mul_ps(_mm256_cvtepi32_ps(acc), _mm256_loadu_ps(e.multiplier + j));
       v = _mm256_min_ps(_mm256_max_ps(v, _mm256_sub_ps(vlo, fzp)), _mm256_sub_ps(vhi, fzp));
       const __m256i q = _mm256_add_epi32(_mm256_cvtps_epi32(v), vzp);
-      alignas(32) int32_t lanes[8];
-      _mm256_store_si256(reinterpret_cast<__m256i*>(lanes), q);
-      for (int l = 0; l < 8; ++l) out[j + l] = static_cast<Q>(lanes[l]);
+      // 8 values in [lo, hi]: to 16 then 8 bits, lanes back in order.
+      const __m128i w = _mm_packs_epi32(_mm256_castsi256_si128(q), _mm256_extracti128_si256(q, 1));
+      const __m128i b = std::is_same_v<Q, uint8_t> ? _mm_packus_epi16(w, w) : _mm_packs_epi16(w, w);
+      _mm_storel_epi64(reinterpret_cast<__m128i*>(out + j), b);
     }
   }
   return j;
