@@ -13,4 +13,10 @@ bool CpuHasAvx2() {
   return available;
 }
 
+bool CpuHasVnni() {
+  static const bool available =
+      __builtin_cpu_supports("avx512vnni") || __builtin_cpu_supports("avxvnni");
+  return available;
+}
+
 }  // namespace nxrt

@@ -14,4 +14,9 @@ bool CpuHasAvx512();
 // DynamicQuantizeLinear (math/quant/).
 bool CpuHasAvx2();
 
+// True when the CPU runs AVX512-VNNI or AVX-VNNI (cpuid, checked once): there ONNX Runtime's and
+// oneDNN's uint8 x int8 products are exact; without it they add pairs of products into a
+// saturating int16 (math/quant/quant.h).
+bool CpuHasVnni();
+
 }  // namespace nxrt

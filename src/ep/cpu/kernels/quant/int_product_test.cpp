@@ -4,7 +4,8 @@
 // weights, at 1 and 2 threads, against a reference written here from ONNX Runtime's definition:
 //   sum_k (a - za)(b - zb) = raw - za * sum_k b - zb * sum_k a + K za zb (int32, wrapping),
 // where raw adds the products of the pairs k = (2j, 2j+1) into a saturating int16 when ORT's left
-// operand is uint8 and its right one int8 (MLAS without AVX-VNNI), and exactly otherwise; and
+// operand is uint8 and its right one int8 on a CPU without VNNI (MLAS and oneDNN alike), and
+// exactly otherwise; and
 // requantization float(acc + bias) * (a_scale * b_scale / y_scale), rounded half to even, plus
 // the zero point, saturated. Then the same models in ONNX Runtime 1.30: bit for bit.
 // DynamicQuantizeLinear's edge cases (all zero, NaN, long inputs for the vector loops) likewise.
@@ -19,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "core/cpu_features.h"
 #include "ep/cpu/kernels/tensor/single_op_test_util.h"
 #include "ep/cpu/math/testing/nn_test_util.h"
 #include "ep/cpu/testing/single_op_model.h"
@@ -137,7 +139,7 @@ MatMulCase RandomMatMul(std::mt19937& rng, bool qlinear, DataType a_t, DataType 
 }
 
 std::vector<int32_t> MatMulReference(const MatMulCase& c) {
-  const bool saturate = c.a_t == kU8 && c.b_t == kS8;
+  const bool saturate = c.a_t == kU8 && c.b_t == kS8 && !CpuHasVnni();
   std::vector<int32_t> y;
   for (int64_t t = 0; t < c.batch; ++t) {
     const int64_t bt = c.b_batched ? t : 0;
@@ -225,7 +227,7 @@ TEST(QLinearMatMulKernel, EveryPairingAndScaleMatchesReference) {
 }
 
 TEST(MatMulIntegerKernel, LargeProductSaturatesPairsAsOrtDoes) {
-  // 255 * 127 twice is 64770, saturated to 32767 per pair: the result ORT gives on AVX2.
+  // 255 * 127 twice is 64770, saturated to 32767 per pair: the result ORT gives without VNNI.
   MatMulCase c;
   c.m = 2;
   c.k = 5;
@@ -235,7 +237,8 @@ TEST(MatMulIntegerKernel, LargeProductSaturatesPairsAsOrtDoes) {
   c.b.assign(15, 127);
   NXRT_ASSERT_OK_AND_ASSIGN(std::vector<Tensor> y,
                             RunOp(OpCase{"MatMulInteger", 10, MatMulInputs(c)}));
-  EXPECT_EQ(Ints(y[0]), std::vector<int32_t>(6, 2 * 32767 + 255 * 127));
+  const int32_t pairs = CpuHasVnni() ? 4 * 255 * 127 : 2 * 32767;
+  EXPECT_EQ(Ints(y[0]), std::vector<int32_t>(6, pairs + 255 * 127));
   c.b_t = kU8;
   c.b.assign(15, 255);
   NXRT_ASSERT_OK_AND_ASSIGN(y, RunOp(OpCase{"MatMulInteger", 10, MatMulInputs(c)}));
@@ -320,8 +323,8 @@ std::vector<int32_t> ConvReference(const ConvCase& c) {
   // except a depthwise one (one input and one output channel per group), which ORT computes
   // exactly.
   const bool depthwise = cg == 1 && mg == 1;
-  const bool saturate = c.qlinear ? (c.x_t == kU8 && c.w_t == kS8 && !depthwise)
-                                  : (c.w_t == kU8 && c.x_t == kS8);
+  const bool saturate = !CpuHasVnni() && (c.qlinear ? (c.x_t == kU8 && c.w_t == kS8 && !depthwise)
+                                                    : (c.w_t == kU8 && c.x_t == kS8));
   std::vector<int32_t> y;
   for (int64_t n = 0; n < c.n; ++n) {
     for (int64_t m = 0; m < c.m; ++m) {
