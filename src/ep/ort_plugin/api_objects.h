@@ -218,7 +218,10 @@ struct OrtHardwareDevice {
 
 // An EP on a hardware device, made by a plugin's factory with OrtEpApi::CreateEpDevice and
 // released by the host (ReleaseEpDevice) when the library is unloaded. `memory_infos` holds the
-// memory infos added with EpDevice_AddAllocatorInfo (device memory, host-accessible memory).
+// memory infos added with EpDevice_AddAllocatorInfo (device memory, host-accessible memory): the
+// plugin's own pointers, which it keeps alive while the device lives, as ORT requires. They are
+// not copied, so that OrtEpFactory::CreateAllocator receives the very pointer the plugin
+// registered (ORT 1.30 does the same; plugins compare it by address).
 struct OrtEpDevice {
   std::string ep_name;
   std::string ep_vendor;
@@ -226,7 +229,7 @@ struct OrtEpDevice {
   OrtKeyValuePairs ep_metadata;
   OrtKeyValuePairs ep_options;
   OrtEpFactory* factory = nullptr;
-  std::vector<std::unique_ptr<OrtMemoryInfo>> memory_infos;
+  std::vector<const OrtMemoryInfo*> memory_infos;
   // The memory info of `mem_type` (OrtDeviceMemoryType_DEFAULT or _HOST_ACCESSIBLE), or null.
   const OrtMemoryInfo* MemoryInfo(OrtDeviceMemoryType mem_type) const;
 };

@@ -626,6 +626,7 @@ TEST(OrtApiDevices, HostCpuAndEpDevices) {
   EXPECT_ORT_OK(EpApi().EpDevice_AddAllocatorInfo(ep_device, device_memory));  // replaces
   EXPECT_EQ(ep_device->memory_infos.size(), 1u);
   const OrtMemoryInfo* registered = Api().EpDevice_MemoryInfo(ep_device, OrtDeviceMemoryType_DEFAULT);
+  EXPECT_EQ(registered, device_memory);  // the plugin's own pointer, as ORT keeps it
   ASSERT_NE(registered, nullptr);
   EXPECT_EQ(registered->name, "ExampleGpu");
   OrtMemoryInfo* read_only_host = nullptr;
