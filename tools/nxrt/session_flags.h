@@ -66,11 +66,12 @@ Result<SessionOptions> MakeSessionOptions(const SessionFlags& flags);
 // Parses --ep values (each a comma-separated list of EPs in priority order) and --ep-option
 // values into EPs. An EP is "TYPE" or "TYPE:key=value;key=value" (e.g. "cpu"), or
 // "plugin:/path/lib.so[:registration_name][;key=value...]" for an ORT plugin-EP library, whose
-// options reach the plugin as session config entries "ep.<ep_name>.<key>". Double quotes keep
-// ',' ';' '=' and ':' inside them as text ("claim_ops=\"Add,Mul\"", a backslash escapes '"' and
-// '\' there) and are removed. --ep-option "[EP:]KEY=VALUE" sets one option with VALUE taken
-// verbatim (commas and all) on the EP its selector names: its 1-based position in the list, or
-// its type as written in --ep ("cpu", "plugin:/path/lib.so"); without a selector, the first EP.
+// options reach the plugin as session config entries "ep.<ep_name, lower-cased>.<key>". Double
+// quotes keep ',' ';' '=' and ':' inside them as text ("claim_ops=\"Add,Mul\"", a backslash
+// escapes '"' and '\' there) and are removed. --ep-option "[EP:]KEY=VALUE" sets one option with
+// VALUE taken verbatim (commas and all) on the EP its selector names: its 1-based position in the
+// list, or its type as written in --ep ("cpu", "plugin:/path/lib.so"); without a selector, the
+// first EP.
 // Errors (kInvalidArgument) quote the text and say the expected form.
 Result<std::vector<EpSpec>> ParseEpFlags(const std::vector<std::string>& eps,
                                          const std::vector<std::string>& ep_options = {});

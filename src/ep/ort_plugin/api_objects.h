@@ -79,8 +79,8 @@ class PluginLibrary;
 
 // Session options: what an application sets (OrtApi::CreateSessionOptions and the setters; src/capi
 // turns them into nxrt::SessionOptions at CreateSession) and what a plugin sees in CreateEp (the
-// config entries, where the user's EP options arrive as "ep.<ep_name>.<key>", and the settings
-// plugins read). Defaults are ONNX Runtime's.
+// config entries, where the user's EP options arrive as "ep.<ep_name, lower-cased>.<key>", and
+// the settings plugins read). Defaults are ONNX Runtime's.
 struct OrtSessionOptions {
   // An execution provider appended with SessionOptionsAppendExecutionProvider_V2 (or the CPU EP
   // by OrtSessionOptionsAppendExecutionProvider_CPU): `library` is null for nxrt's CPU EP.
