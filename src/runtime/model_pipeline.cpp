@@ -247,7 +247,7 @@ Status ModelPipeline::PlaceGraph(const ir::Graph& graph, std::string label, int3
   for (;;) {
     NXRT_ASSIGN_OR_RETURN(g.placement, ep::PlaceGraph(*view, eps_, options));
     if (!g.placement.complete() && !allow_unplaced) {
-      Status error = ep::UnplacedError(g.placement, *view);
+      Status error = ep::UnplacedError(g.placement, *view, g.runtime_ep >= 0);
       return options_.allow_fallback
                  ? error.WithContext(label)
                  : error.WithContext(label + " (fallback to the CPU EP is disabled)");
