@@ -245,6 +245,8 @@ struct OrtKernelContext {
   // Output `i` with `shape`, allocated on first request; later requests with the same shape
   // return the same value. Errors: an index out of range, a negative dim, another shape.
   virtual OrtStatus* Output(size_t i, const int64_t* shape, size_t rank, OrtValue** out) = 0;
+  // Output `i` when it has a value already (Output allocated it during this call), else null.
+  virtual OrtValue* AllocatedOutput(size_t i) const = 0;
   virtual const OrtLogger* Logger() const = 0;
   // Runs fn(data, i) for i in [0, total) on the host's intra-op threads, `num_batch` chunks at
   // most (0: the host's choice).
