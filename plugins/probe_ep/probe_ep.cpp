@@ -63,7 +63,9 @@ std::string Entries(const OrtKeyValuePairs* pairs, const std::string& prefix) {
   g_ort->GetKeyValuePairs(pairs, &keys, &values, &count);
   std::vector<std::string> items;
   for (size_t i = 0; i < count; ++i) {
-    if (std::string(keys[i]).rfind(prefix, 0) == 0) items.push_back(std::string(keys[i]) + "=" + values[i]);
+    if (std::string(keys[i]).rfind(prefix, 0) == 0) {
+      items.push_back(std::string(keys[i]) + "=" + values[i]);
+    }
   }
   std::sort(items.begin(), items.end());
   std::string text;
@@ -198,7 +200,9 @@ std::string NodeNames(const OrtGraph* graph) {
   std::vector<std::string> names;
   for (const OrtNode* node : nodes) {
     const char* name = nullptr;
-    if (OrtStatus* status = g_ort->Node_GetName(node, &name)) return Failure("Node_GetName", status);
+    if (OrtStatus* status = g_ort->Node_GetName(node, &name)) {
+      return Failure("Node_GetName", status);
+    }
     names.emplace_back(name);
   }
   std::sort(names.begin(), names.end());

@@ -147,8 +147,9 @@ TEST_P(ProbeEpTest, TellsThePluginWhatOnnxRuntimeTellsIt) {
 
   EXPECT_THAT(in_ort.record,
               HasSubstr("CreateEpFactories: GetApi(30) table; GetModelEditorApi table\n"));
-  EXPECT_THAT(in_ort.record, HasSubstr("CreateEp options: ep.nxrt_probe_ep.claim_ops="
-                                       "Add,Mul,Relu,Sigmoid,Tanh, ep.nxrt_probe_ep.max_group_size=0\n"));
+  EXPECT_THAT(in_ort.record,
+              HasSubstr("CreateEp options: ep.nxrt_probe_ep.claim_ops=Add,Mul,Relu,Sigmoid,Tanh, "
+                        "ep.nxrt_probe_ep.max_group_size=0\n"));
   EXPECT_THAT(in_ort.record, HasSubstr("Compute: preallocated output 0 set\n"));
   EXPECT_EQ(in_nxrt.record, in_ort.record) << GetParam() << ": the probe's record in nxrt (first) "
                                            << "and in ORT 1.30";

@@ -99,7 +99,8 @@ static_assert(kOrtEpApiSlots == sizeof(OrtEpApi) / sizeof(void*),
               "api_slots.inc does not list every OrtEpApi slot: check gen_api_slots.py");
 static_assert(kOrtModelEditorApiSlots == sizeof(OrtModelEditorApi) / sizeof(void*),
               "api_slots.inc does not list every OrtModelEditorApi slot: check gen_api_slots.py");
-static_assert(sizeof(OrtApiVersion30) % sizeof(void*) == 0 && sizeof(OrtEpApi) % sizeof(void*) == 0 &&
+static_assert(sizeof(OrtApiVersion30) % sizeof(void*) == 0 &&
+              sizeof(OrtEpApi) % sizeof(void*) == 0 &&
               sizeof(OrtModelEditorApi) % sizeof(void*) == 0);
 
 // The slot names in struct order, for StubbedSlots.

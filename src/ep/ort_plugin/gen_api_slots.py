@@ -8,7 +8,8 @@ ORT's header (with nxrt's ort_api_v30.h, which declares the slots API 30 appends
 with the C++ compiler (so every slot-declaring macro is expanded), then each struct body is split
 into its member declarations at top-level ';'. A member declares a function pointer
 `RET (*NAME)(ARGS)`; NAME is recorded as NXRT_ORT_API_SLOT(NAME), NXRT_ORT_API30_SLOT(NAME),
-NXRT_ORT_EP_API_SLOT(NAME) or NXRT_ORT_MODEL_EDITOR_API_SLOT(NAME). api_table.cpp checks the counts against sizeof(struct) at compile time.
+NXRT_ORT_EP_API_SLOT(NAME) or NXRT_ORT_MODEL_EDITOR_API_SLOT(NAME). api_table.cpp checks the
+counts against sizeof(struct) at compile time.
 """
 import re
 import subprocess

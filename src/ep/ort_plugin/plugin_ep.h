@@ -4,8 +4,9 @@
 // Layer: nxrt_ort_plugin. The EP claims through the GraphClaimer extension (ep/graph_claimer.h):
 //   Initialize   OrtEpFactory::CreateEp with the factory's devices of this EP's name (arrays
 //                index-aligned), a real OrtSessionOptions whose config entries hold the user's
-//                options as "ep.<lower-cased ep_name>.<key>" (EpOptionPrefix), and a logger. The OrtEp must declare version
-//                >= 23, set GetCapability, and have Compile or a kernel registry;
+//                options as "ep.<lower-cased ep_name>.<key>" (EpOptionPrefix), and a logger.
+//                The OrtEp must declare version >= 23, set GetCapability, and have Compile or a
+//                kernel registry;
 //                OrtEp::GetKernelRegistry (>= 24) is asked once and the registry copied.
 //   ProposeClaims  the graph projected as an OrtGraph (graph_projection.h, once per graph),
 //                OrtEp::GetCapability, each AddNodesToFuse group → a fused proposal; each
@@ -44,7 +45,8 @@
 
 namespace nxrt::ort_plugin {
 
-// Host-level options of a plugin EP (the rest go to the plugin as "ep.<ep_name lower-cased>.<key>").
+// Host-level options of a plugin EP (the rest go to the plugin as
+// "ep.<ep_name lower-cased>.<key>").
 inline constexpr std::string_view kEpNameOption = "ep_name";  // which of the library's EPs
 
 // "ep.<ep_name lower-cased (ASCII)>.": where a plugin finds its options among the session config

@@ -3,8 +3,9 @@
 // Layer: nxrt_ort_plugin (internal). Loading follows ONNX Runtime 1.30's order
 // (docs/plugin_host.md, "Lifecycle"): dlopen → CreateEpFactories(registration_name, host
 // OrtApiBase, logger, factories[8]) → per factory (version-gated): GetName, GetVendor,
-// GetVersion (>= 23), GetSupportedDevices with the host's hardware devices → OrtEpDevices. Unloading releases in reverse: every
-// OrtEpDevice (ReleaseEpDevice), every factory (ReleaseEpFactory), dlclose. A failure at any step
+// GetVersion (>= 23), GetSupportedDevices with the host's hardware devices → OrtEpDevices.
+// Unloading releases in reverse: every OrtEpDevice (ReleaseEpDevice), every factory
+// (ReleaseEpFactory), dlclose. A failure at any step
 // releases what was acquired and returns an error naming the library, the step, ORT's error code
 // and message, and a fix ("Version gating and bad plugins"). A library registered under a name
 // ending in ".virtual" puts allow_virtual_devices=1 in the env config entries while it is loaded
