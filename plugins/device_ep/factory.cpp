@@ -28,12 +28,13 @@ OrtStatus* ORT_API_CALL CreateAllocator(OrtEpFactory* this_ptr, const OrtMemoryI
   auto& factory = *static_cast<DeviceEpFactory*>(this_ptr);
   const HostApi& api = factory.api;
   *allocator = nullptr;
-  const OrtMemoryDevice* device =
-      memory_info != nullptr ? api.ep->MemoryInfo_GetMemoryDevice(memory_info) : nullptr;
-  if (device == nullptr || !api.ep->MemoryDevice_AreEqual(device, factory.device_memory.device)) {
+  // By address, as Microsoft's reference plugin checks: the host must pass back the very
+  // OrtMemoryInfo the factory registered with EpDevice_AddAllocatorInfo (ORT 1.30 does).
+  if (memory_info != factory.device_info) {
     return MakeStatus(*api.ort, ORT_INVALID_ARGUMENT,
-                      "CreateAllocator: the memory info is not the ExampleDevice memory this "
-                      "factory added to its OrtEpDevices; fix: pass that memory info");
+                      "Unknown memory info provided to CreateAllocator: it is not the "
+                      "ExampleDevice OrtMemoryInfo this factory registered with "
+                      "EpDevice_AddAllocatorInfo; fix: the host must pass that pointer back");
   }
   *allocator = NewDeviceAllocator(api, factory.device_info);
   if (*allocator == nullptr) return MakeStatus(*api.ort, ORT_FAIL, "CreateAllocator: out of memory");

@@ -3,6 +3,7 @@
 #include "example_ep/ep.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstring>
 #include <new>
 #include <string>
@@ -18,9 +19,12 @@ constexpr const char* kMaxGroupSize = "max_group_size";
 constexpr const char* kClaimOps = "claim_ops";
 constexpr const char* kConcurrentRuns = "concurrent_runs";
 
-// "ep.<ep_name>.<key>".
+// "ep.<ep_name lower-cased>.<key>": ORT stores the options of an EP appended with
+// SessionOptionsAppendExecutionProvider_V2 under its lower-cased name.
 std::string OptionKey(const char* ep_name, const char* key) {
-  return std::string("ep.") + ep_name + "." + key;
+  std::string name = ep_name;
+  for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return "ep." + name + "." + key;
 }
 
 std::string OpList(const std::vector<ElementwiseOp>& ops) {

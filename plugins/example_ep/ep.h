@@ -14,7 +14,8 @@
 
 namespace nxrt_example_ep {
 
-// Options, read from the session config entries "ep.<EP name>.<key>":
+// Options, read from the session config entries "ep.<EP name, lower-cased>.<key>" (where ORT
+// puts the options of SessionOptionsAppendExecutionProvider_V2):
 //   max_group_size   non-negative integer, 0 (default) = no limit: nodes per fused group
 //   claim_ops        comma list of op types, default all seven: the ops the EP may claim
 //   concurrent_runs  0 or 1 (default): the EP's answer to IsConcurrentRunSupported

@@ -1,5 +1,5 @@
 // plugins/faults/fault_ep.cpp: the fault fixtures, broken plugin EPs that nxrt's plugin host
-// must survive with a clear message (shared PLUGIN_HOST.md §4).
+// must survive with a clear message (docs/plugin_host.md, "Version gating and bad plugins").
 //
 // Layer: test plugins (ORT C headers only). This one source builds one MODULE library per
 // fault, libnxrt_fault_<name>.so, compiled with -DNXRT_FAULT_<NAME> (plugins/CMakeLists.txt).

@@ -10,7 +10,7 @@
 // order. Appending a plugin's device selects that EP of the library; nxrt gives the EP every
 // device its factory offers for that EP name. A relative library path is relative to the
 // folder of libonnxruntime.so.1, as in ONNX Runtime.
-// Source: onnxruntime_c_api.h (CreateEnv*, ReleaseEnv, EnableTelemetryEvents,
+// Source: onnxruntime_c_api.h (CreateEnv*, CreateEnvWithOptions, ReleaseEnv, EnableTelemetryEvents,
 // DisableTelemetryEvents, SetLanguageProjection, UpdateEnvWithCustomLogLevel,
 // CreateThreadingOptions, SetGlobal*, GetAvailableProviders, ReleaseAvailableProviders,
 // RegisterExecutionProviderLibrary, UnregisterExecutionProviderLibrary, GetEpDevices,
@@ -57,7 +57,8 @@ OrtStatus* CheckLevel(const char* function, OrtLoggingLevel level) {
 // The process env, made with these settings when there is none.
 OrtStatus* AcquireEnv(const char* function, OrtLoggingLevel level, const char* logid,
                       OrtLoggingFunction logger, void* logger_param,
-                      const OrtThreadingOptions* threading, OrtEnv** out) {
+                      const OrtThreadingOptions* threading, OrtEnv** out,
+                      const OrtKeyValuePairs* config_entries = nullptr) {
   if (OrtStatus* s = CheckArgs(function, {{"out", out}})) return s;
   if (OrtStatus* s = CheckLevel(function, level)) return s;
   return Guarded(function, [&]() -> OrtStatus* {
@@ -77,6 +78,7 @@ OrtStatus* AcquireEnv(const char* function, OrtLoggingLevel level, const char* l
       made->cpu_device.ep_vendor = "nxrt";
       made->cpu_device.device = ort_plugin::HostHardwareDevices().front();
       made->RefreshDevices();
+      if (config_entries != nullptr) ort_plugin::SetEnvConfigEntries(*config_entries);
       env = made.release();
     }
     std::lock_guard<std::mutex> env_lock(env->mutex);
@@ -120,6 +122,24 @@ OrtStatus* ORT_API_CALL CreateEnvWithCustomLoggerAndGlobalThreadPoolsImpl(
   return AcquireEnv(kFn, level, logid, logging_function, logger_param, tp_options, out);
 }
 
+// OrtApi::CreateEnvWithOptions: the settings of OrtEnvCreationOptions (version >= 24, the first
+// with the struct); its config_entries become the env config entries plugins read with
+// OrtEpApi::GetEnvConfigEntries, until the env is released.
+OrtStatus* ORT_API_CALL CreateEnvWithOptionsImpl(const OrtEnvCreationOptions* options,
+                                                 OrtEnv** out) noexcept {
+  constexpr const char* kFn = "OrtApi::CreateEnvWithOptions";
+  if (OrtStatus* s = CheckArgs(kFn, {{"options", options}, {"out", out}})) return s;
+  if (options->version < 24) {
+    return InvalidArgument(kFn, "OrtEnvCreationOptions::version is " +
+                                    std::to_string(options->version) +
+                                    "; the struct exists since 24: set it to ORT_API_VERSION");
+  }
+  return AcquireEnv(kFn, static_cast<OrtLoggingLevel>(options->logging_severity_level),
+                    options->log_id, options->custom_logging_function,
+                    options->custom_logging_param, options->threading_options, out,
+                    options->config_entries);
+}
+
 void ORT_API_CALL ReleaseEnvImpl(OrtEnv* env) noexcept {
   if (env == nullptr) return;
   std::lock_guard<std::mutex> lock(EnvMutex());
@@ -132,6 +152,7 @@ void ORT_API_CALL ReleaseEnvImpl(OrtEnv* env) noexcept {
   if (last) {
     delete env;
     TheEnv() = nullptr;
+    ort_plugin::SetEnvConfigEntries(OrtKeyValuePairs());
   }
 }
 
@@ -407,6 +428,7 @@ namespace nxrt::capi {
 void InstallEnvApi(OrtApiVersion30& table) {
   OrtApi& api = table.v29;
   api.CreateEnv = &CreateEnvImpl;
+  api.CreateEnvWithOptions = &CreateEnvWithOptionsImpl;
   api.CreateEnvWithCustomLogger = &CreateEnvWithCustomLoggerImpl;
   api.CreateEnvWithGlobalThreadPools = &CreateEnvWithGlobalThreadPoolsImpl;
   api.CreateEnvWithCustomLoggerAndGlobalThreadPools =

@@ -67,9 +67,12 @@ TEST(CApiTable, CoverageAndEveryStubHasItsReason) {
   const ort_plugin::ApiCoverage coverage = ort_plugin::HostApiCoverage();
   EXPECT_EQ(coverage.ort_api_slots, 426u);
   EXPECT_EQ(coverage.ep_api_slots, 74u);
-  std::printf("OrtApi (version 30): %zu of %zu functions implemented; OrtEpApi: %zu of %zu\n",
+  EXPECT_EQ(coverage.model_editor_api_slots, 20u);
+  std::printf("OrtApi (version 30): %zu of %zu functions implemented; OrtEpApi: %zu of %zu; "
+              "OrtModelEditorApi: %zu of %zu\n",
               coverage.ort_api_implemented, coverage.ort_api_slots, coverage.ep_api_implemented,
-              coverage.ep_api_slots);
+              coverage.ep_api_slots, coverage.model_editor_api_implemented,
+              coverage.model_editor_api_slots);
   for (const ort_plugin::StubbedSlot& stub : ort_plugin::StubbedSlots()) {
     std::printf("  %s: %s\n", stub.name.c_str(), stub.reason.c_str());
     EXPECT_NE(stub.reason, ort_plugin::kDefaultNotImplementedReason) << stub.name << " has no reason";
@@ -121,6 +124,37 @@ TEST(CApiArguments, NullPointersAreInvalidArguments) {
                      "inputs");
   Api().ReleaseSession(session);
   Api().ReleaseEnv(env);
+}
+
+// CreateEnvWithOptions: its config entries (copied) are what plugins read with
+// OrtEpApi::GetEnvConfigEntries until the env is released.
+TEST(CApiEnv, CreateEnvWithOptionsGivesPluginsItsConfigEntries) {
+  auto env_entries = [] {
+    OrtKeyValuePairs* kvps = nullptr;
+    EXPECT_EQ(Take(Api().GetEpApi()->GetEnvConfigEntries(&kvps)).first, ORT_OK);
+    const char* value = Api().GetKeyValue(kvps, "ep_factory.probe.mode");
+    std::string text = value != nullptr ? value : "(none)";
+    Api().ReleaseKeyValuePairs(kvps);
+    return text;
+  };
+  OrtKeyValuePairs* entries = nullptr;
+  Api().CreateKeyValuePairs(&entries);
+  Api().AddKeyValuePair(entries, "ep_factory.probe.mode", "fast");
+  OrtEnvCreationOptions options{};
+  options.version = 23;
+  options.logging_severity_level = ORT_LOGGING_LEVEL_WARNING;
+  options.log_id = "capi_test";
+  options.config_entries = entries;
+  OrtEnv* env = nullptr;
+  auto [code, message] = Take(Api().CreateEnvWithOptions(&options, &env));
+  EXPECT_EQ(code, ORT_INVALID_ARGUMENT);
+  EXPECT_NE(message.find("version is 23"), std::string::npos) << message;
+  options.version = ORT_API_VERSION;
+  ASSERT_EQ(Take(Api().CreateEnvWithOptions(&options, &env)).first, ORT_OK);
+  Api().ReleaseKeyValuePairs(entries);
+  EXPECT_EQ(env_entries(), "fast");
+  Api().ReleaseEnv(env);
+  EXPECT_EQ(env_entries(), "(none)");
 }
 
 // A run stops when another thread sets the terminate flag, with ORT_FAIL naming the cause; the

@@ -227,11 +227,15 @@ Result<Placement> PlaceGraph(const ir::GraphView& view, const EpRegistry& eps,
       placement.unplaced.push_back(v);
     }
   }
-  if (!placement.complete() && !options.allow_unplaced) return UnplacedError(placement, view);
+  if (!placement.complete() && !options.allow_unplaced) {
+    bool cpu_ep_asked = false;
+    for (const Round& r : rounds) cpu_ep_asked = cpu_ep_asked || r.ep->type_name() == "cpu";
+    return UnplacedError(placement, view, cpu_ep_asked);
+  }
   return std::move(placement);
 }
 
-Status UnplacedError(const Placement& placement, const ir::GraphView& view) {
+Status UnplacedError(const Placement& placement, const ir::GraphView& view, bool cpu_ep_asked) {
   if (placement.complete()) return Status::Ok();
   const ir::Graph& graph = view.graph();
   std::string message = "cannot place " + std::to_string(placement.unplaced.size()) + " of " +
@@ -247,9 +251,11 @@ Status UnplacedError(const Placement& placement, const ir::GraphView& view) {
       message += "\n    " + placement.eps[d.ep] + ": " + d.reason;
     }
   }
-  message +=
-      "\nfix: put an EP that implements these ops in the EP list (e.g. --ep plugin:PATH), allow "
-      "the CPU EP fallback, or change the model to avoid them";
+  message += cpu_ep_asked
+                 ? "\nfix: put an EP that implements these ops in the EP list (e.g. --ep "
+                   "plugin:PATH), or change the model to avoid them (the CPU EP was asked too)"
+                 : "\nfix: put an EP that implements these ops in the EP list (e.g. --ep "
+                   "plugin:PATH), allow the CPU EP fallback, or change the model to avoid them";
   return Status(StatusCode::kUnsupported, std::move(message));
 }
 

@@ -99,8 +99,9 @@ Result<Placement> PlaceGraph(const ir::GraphView& view, const EpRegistry& eps,
                              const PlacementOptions& options = {});
 
 // The error for a placement with unplaced nodes: every unplaced node with each EP's reason and
-// a fix. Ok when the placement is complete.
-Status UnplacedError(const Placement& placement, const ir::GraphView& view);
+// a fix. `cpu_ep_asked`: the CPU EP was among the EPs asked (listed, or the fallback's), so the
+// fix does not suggest allowing the fallback. Ok when the placement is complete.
+Status UnplacedError(const Placement& placement, const ir::GraphView& view, bool cpu_ep_asked);
 
 // The placement of `view`'s graph as the public report's data (nxrt/placement.h): names instead
 // of ids. What the report knows beyond one graph is left for the caller: label, parent, the fused

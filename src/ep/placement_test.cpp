@@ -4,6 +4,7 @@
 // GraphPlacementJson).
 #include "ep/placement.h"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -195,7 +196,7 @@ TEST_F(PlacementTest, UnplacedNodesFailWithEveryEpsReason) {
             "    gpu: mock ep 'gpu' runs Add, Mul; not Custom\n"
             "    cpu: mock ep 'cpu' runs Add, Mul, Relu; not Custom\n"
             "fix: put an EP that implements these ops in the EP list (e.g. --ep plugin:PATH), "
-            "allow the CPU EP fallback, or change the model to avoid them");
+            "or change the model to avoid them (the CPU EP was asked too)");
 }
 
 TEST_F(PlacementTest, WithoutALastResortTheLeftoversAreListedOrReturned) {
@@ -218,7 +219,11 @@ TEST_F(PlacementTest, WithoutALastResortTheLeftoversAreListedOrReturned) {
   EXPECT_FALSE(p->complete());
   EXPECT_EQ(p->unplaced, (std::vector<ir::NodeId>{1, 4}));
   EXPECT_EQ(p->claim_of_node, (std::vector<int32_t>{0, -1, 1, 1, -1}));
-  EXPECT_EQ(UnplacedError(*p, *view_).code(), StatusCode::kUnsupported);
+  EXPECT_EQ(UnplacedError(*p, *view_, false).code(), StatusCode::kUnsupported);
+  EXPECT_THAT(UnplacedError(*p, *view_, false).message(),
+              ::testing::HasSubstr("allow the CPU EP fallback"));
+  EXPECT_THAT(UnplacedError(*p, *view_, true).message(),
+              ::testing::Not(::testing::HasSubstr("fallback")));
 }
 
 TEST_F(PlacementTest, NoEpAtAllIsAnErrorThatSaysSo) {

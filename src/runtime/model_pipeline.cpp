@@ -205,6 +205,27 @@ Status ModelPipeline::PlaceGraph(const ir::Graph& graph, std::string label, int3
                                  DroppedEps& dropped, bool allow_unplaced, PlacedModel& placed) {
   NXRT_ASSIGN_OR_RETURN(const ir::GraphView* view, View(graph));
   const auto& entries = eps_.entries();
+  // The bodies of the control-flow nodes first, each placed like any graph: ONNX Runtime 1.30
+  // partitions bottom-up, so a plugin gets GetCapability and Compile for a body before its
+  // parent graph; nodes in graph order, a node's bodies in the model's attribute order, as ORT
+  // visits them. Appended after this graph's slot, so the report's order needs no sorting.
+  const int32_t index = static_cast<int32_t>(placed.graphs.size());
+  placed.graphs.emplace_back();  // this graph's, filled once its bodies are placed
+  std::map<ir::NodeId, std::vector<int32_t>> bodies_of;
+  for (const ir::Node& node : graph.nodes) {
+    if (!IsControlFlowOp(node.domain, node.op_type)) continue;
+    std::vector<int32_t>& bodies = bodies_of[node.id];
+    for (const ir::Attribute& attr : node.attributes) {
+      std::vector<const ir::Graph*> subgraphs;
+      if (attr.g) subgraphs.push_back(attr.g.get());
+      for (const auto& sub : attr.graphs) subgraphs.push_back(sub.get());
+      for (const ir::Graph* sub : subgraphs) {
+        bodies.push_back(static_cast<int32_t>(placed.graphs.size()));
+        NXRT_RETURN_IF_ERROR(PlaceGraph(*sub, label + " / node '" + node.name + "' " + attr.name,
+                                        index, dropped, allow_unplaced, placed));
+      }
+    }
+  }
   PlacedGraph g;
   g.graph = &graph;
   g.view = view;
@@ -247,7 +268,7 @@ Status ModelPipeline::PlaceGraph(const ir::Graph& graph, std::string label, int3
   for (;;) {
     NXRT_ASSIGN_OR_RETURN(g.placement, ep::PlaceGraph(*view, eps_, options));
     if (!g.placement.complete() && !allow_unplaced) {
-      Status error = ep::UnplacedError(g.placement, *view);
+      Status error = ep::UnplacedError(g.placement, *view, g.runtime_ep >= 0);
       return options_.allow_fallback
                  ? error.WithContext(label)
                  : error.WithContext(label + " (fallback to the CPU EP is disabled)");
@@ -266,34 +287,11 @@ Status ModelPipeline::PlaceGraph(const ir::Graph& graph, std::string label, int3
   g.report.label = label;
   g.report.parent = parent;
   for (size_t c = 0; c < g.fused_names.size(); ++c) g.report.claims[c].fused_name = g.fused_names[c];
-  const int32_t index = static_cast<int32_t>(placed.graphs.size());
-  placed.graphs.push_back(std::move(g));
-
-  // The bodies of the control-flow nodes, each placed like any graph.
-  for (const ir::Node& node : graph.nodes) {
-    if (!IsControlFlowOp(node.domain, node.op_type)) continue;
-    std::vector<int32_t> bodies;
-    for (const ir::Attribute& attr : node.attributes) {
-      std::vector<const ir::Graph*> subgraphs;
-      if (attr.g) subgraphs.push_back(attr.g.get());
-      for (const auto& sub : attr.graphs) subgraphs.push_back(sub.get());
-      for (const ir::Graph* sub : subgraphs) {
-        bodies.push_back(static_cast<int32_t>(placed.graphs.size()));
-        NXRT_RETURN_IF_ERROR(PlaceGraph(*sub, label + " / node '" + node.name + "' " + attr.name,
-                                        index, dropped, allow_unplaced, placed));
-      }
-    }
-    GraphPlacement& report = placed.graphs[index].report;
-    for (RuntimeNode& r : report.runtime_nodes) {
-      if (r.node.id == node.id) r.subgraphs = std::move(bodies);
-    }
+  for (RuntimeNode& r : g.report.runtime_nodes) {
+    if (auto it = bodies_of.find(r.node.id); it != bodies_of.end()) r.subgraphs = it->second;
+    if (g.runtime_ep >= 0) r.ep = entries[g.runtime_ep].name;
   }
-  const PlacedGraph& done = placed.graphs[index];
-  if (done.runtime_ep >= 0) {
-    for (RuntimeNode& r : placed.graphs[index].report.runtime_nodes) {
-      r.ep = entries[done.runtime_ep].name;
-    }
-  }
+  placed.graphs[index] = std::move(g);
   return Status::Ok();
 }
 

@@ -12,8 +12,10 @@
 //      (runtime/ep_factory.h); with fallback a CPU EP is appended when none is listed, and a
 //      plugin that fails to load is dropped with a warning, without fallback that is an error;
 //   4. initialise the EPs, dropping under fallback those that fail (ep::EpRegistry);
-//   5. place every graph (PlaceAll): the main graph, then the bodies of its If/Loop/Scan/
-//      SequenceMap nodes, depth first in node and attribute order. Each graph's view
+//   5. place every graph (PlaceAll): the bodies of the If/Loop/Scan/SequenceMap nodes before
+//      the graph that holds them, in node and attribute order (bottom-up, as ONNX Runtime
+//      partitions, so plugins see the same GetCapability/Compile order); the report lists the
+//      graphs depth first, the main graph first. Each graph's view
 //      (ir::GraphView) is built here once and kept for the pipeline's life. Nodes the runtime
 //      runs itself (control flow, sequence and optional ops) are offered to no EP and count as
 //      the CPU EP's, as in ONNX Runtime, whose CPU EP holds those kernels; with no CPU EP (no
@@ -117,8 +119,10 @@ class ModelPipeline {
  private:
   ModelPipeline(ir::Model model, const SessionOptions& options, std::string source);
   Status Prepare();
-  // Places `graph` (labelled `label`, enclosed by graph `parent` of `placed`) and then its
-  // control-flow nodes' bodies.
+  // Places the bodies of `graph`'s control-flow nodes (nodes in order, a node's bodies in
+  // attribute order: ORT's order) and then `graph` itself (labelled `label`, enclosed by graph
+  // `parent` of `placed`). placed.graphs gets `graph` first (its slot is taken before its bodies
+  // are placed), then its bodies depth first: PlacementReport::graphs order.
   Status PlaceGraph(const ir::Graph& graph, std::string label, int32_t parent,
                     DroppedEps& dropped, bool allow_unplaced, PlacedModel& placed);
   // Compiles the fused claims of EPs with the GraphClaimer extension. False (after recording

@@ -8,8 +8,9 @@ with python3-onnx (its ops, dtypes and values), NumPy on the same inputs, ONNX R
 Graphviz and headless Chromium for the picture, Python's JSON and XML parsers, libdnnl's and
 ONNX Runtime's own version functions through ctypes, and docs/cli.md for the help text.
 
-Cases: test_onnx_plugin, exit_codes, ep_option_commas, claims_svg_chromium, flag_set,
-progress, profile_breakdown, scriptable_output, output_names, optimize, docs_match_help.
+Cases: test_onnx_plugin, exit_codes, plugin_fallback_notes, ep_option_commas,
+claims_svg_chromium, flag_set, progress, profile_breakdown, scriptable_output, output_names,
+optimize, docs_match_help.
 """
 import argparse
 import ctypes
@@ -226,6 +227,68 @@ def case_exit_codes(tmp):
            f"the other folder still ran, with a summary: {with_empty.stdout}")
     expect_exit(nxrt("test-onnx", suite, "--filter", "zzz"), 1, "a filter matching nothing")
     expect_exit(nxrt("test-onnx", suite, "--filter", "test_add"), 0, "a filter matching a pass")
+
+
+# ---- what the fallback did, said once ------------------------------------------------------------
+
+def case_plugin_fallback_notes(tmp):
+    """With the fallback on, `nxrt run` says once per plugin that it left nodes to the CPU EP
+    (claimed none, some, or its GetCapability failed); a node no EP runs gets a fix that does not
+    suggest the fallback already on."""
+    model = float_chain_model(os.path.join(tmp, "chain.onnx"))
+    chain_ops = ["Add", "Mul", "Sub", "Relu"]  # float_chain_model's nodes, in order
+    lib = ARGS.example_ep
+    capability_fails = f"{ARGS.plugins_dir}/libnxrt_fault_capability_fails.so"
+
+    def notes(result):
+        return [line for line in result.stderr.splitlines() if ": note: ep '" in line]
+
+    for claim_ops in ["Tanh", "Add", "Add,Sub", "Add,Mul,Sub,Relu"]:
+        result = nxrt("run", model, "--random", "--ep", f"plugin:{lib}", "--ep-option",
+                      f"claim_ops={claim_ops}")
+        expect_exit(result, 0, f"claim_ops={claim_ops}: the fallback runs the rest")
+        k = sum(op in claim_ops.split(",") and op in EXAMPLE_EP_OPS for op in chain_ops)
+        n = len(chain_ops)
+        if k == n:
+            expected = []
+        elif k == 0:
+            expected = [f"nxrt run: note: ep 'example_ep' claimed none of the model's {n} nodes; "
+                        f"{n} run on the CPU EP (`nxrt claims` shows each node's reason)"]
+        else:
+            expected = [f"nxrt run: note: ep 'example_ep' claimed {k} of the model's {n} nodes; "
+                        f"{n - k} run on the CPU EP (`nxrt claims` shows each node's reason)"]
+        expect(notes(result) == expected,
+               f"claim_ops={claim_ops}: notes {notes(result)}, expected {expected}\n"
+               f"stderr:\n{result.stderr}")
+        strict = nxrt("run", model, "--random", "--ep", f"plugin:{lib}", "--ep-option",
+                      f"claim_ops={claim_ops}", "--no-fallback")
+        expect(notes(strict) == [], f"no notes without the fallback: {strict.stderr}")
+
+    failing = nxrt("run", model, "--random", "--ep", f"plugin:{capability_fails}")
+    said = notes(failing)
+    expect(len(said) == 1 and "ep 'fault_capability_fails' claimed 0 of the model's 4 nodes: "
+           "its GetCapability failed (" in said[0] and "GetCapability fails on purpose" in said[0]
+           and said[0].endswith("; 4 run on the CPU EP"),
+           f"a failing GetCapability is said once: {said}\nstderr:\n{failing.stderr}")
+
+    # A node of a domain no EP knows: with the fallback on, the CPU EP was asked too.
+    custom = helper.make_graph(
+        [helper.make_node("Add", ["x", "x"], ["a"], name="add"),
+         helper.make_node("Frobnicate", ["a"], ["y"], name="frob", domain="com.example")],
+        "custom", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3])])
+    unknown = os.path.join(tmp, "custom.onnx")
+    onnx.save(helper.make_model(custom, opset_imports=[helper.make_opsetid("", 17),
+                                                       helper.make_opsetid("com.example", 1)]),
+              unknown)
+    loose = nxrt("run", unknown, "--random", "--ep", f"plugin:{lib}")
+    expect(loose.returncode != 0 and "no execution provider runs them" in loose.stderr and
+           "Frobnicate" in loose.stderr and "allow the CPU EP fallback" not in loose.stderr and
+           "the CPU EP was asked too" in loose.stderr,
+           f"with the fallback on the fix does not offer it: {loose.stderr}")
+    strict = nxrt("run", unknown, "--random", "--ep", f"plugin:{lib}", "--no-fallback")
+    expect(strict.returncode != 0 and "allow the CPU EP fallback" in strict.stderr,
+           f"without the fallback the fix offers it: {strict.stderr}")
 
 
 # ---- option values with commas -------------------------------------------------------------------

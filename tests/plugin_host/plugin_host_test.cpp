@@ -1,5 +1,5 @@
 // tests/plugin_host/plugin_host_test.cpp: the plugin-interop acceptance suite (docs/testing.md,
-// shared PLUGIN_HOST.md): nxrt hosts the in-tree example plugin (plugins/example_ep, built
+// docs/plugin_host.md): nxrt hosts the in-tree example plugin (plugins/example_ep, built
 // against ORT's C headers only) and its outputs equal the CPU EP's and those of real ONNX
 // Runtime 1.30 hosting the same library; the plugin's own counter shows it computed; a real model
 // runs with the plugin first and the CPU EP second and matches ORT; every fault fixture

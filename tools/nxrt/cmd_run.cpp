@@ -53,6 +53,7 @@ int Run(const RunFlags& o) {
     session = std::move(made).value();
   }
   const double session_ms = MsSince(created);
+  ReportPluginClaims(f, session->Placement());
 
   Result<std::vector<NamedTensor>> feeds =
       BuildInputsFromFlags(f.inputs, session->inputs(), o.random);

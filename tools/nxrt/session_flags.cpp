@@ -1,6 +1,7 @@
 // tools/nxrt/session_flags.cpp: see session_flags.h.
 #include "session_flags.h"
 
+#include <algorithm>
 #include <fstream>
 #include <iostream>
 
@@ -293,6 +294,49 @@ ExitCode ReportFallback(const SessionFlags& flags, const std::vector<std::string
             << kExitFallback << "); pass --allow-fallback-warnings to accept the fallback, or "
             << "--no-fallback to make it an error\n";
   return kExitFallback;
+}
+
+void ReportPluginClaims(const SessionFlags& flags, const PlacementReport& report) {
+  if (flags.no_fallback || report.graphs.empty()) return;
+  constexpr std::string_view kCpu = "cpu";
+  constexpr std::string_view kProposeFailed = "failed to propose claims: ";
+  int64_t offered = 0;  // nodes an EP may claim, over every graph
+  std::map<std::string, int64_t> claimed;
+  std::map<std::string, std::string> failed;  // EP → its first GetCapability failure
+  for (const GraphPlacement& graph : report.graphs) {
+    offered += graph.node_count - static_cast<int64_t>(graph.runtime_nodes.size());
+    for (const PlacementClaim& claim : graph.claims) {
+      claimed[claim.ep] += static_cast<int64_t>(claim.nodes.size());
+    }
+    for (const RejectedClaim& rejected : graph.rejected_claims) {
+      if (rejected.reason.starts_with(kProposeFailed) && !failed.contains(rejected.ep)) {
+        failed[rejected.ep] = rejected.reason.substr(kProposeFailed.size());
+      }
+    }
+  }
+  const std::string prefix = "nxrt " + flags.verb + ": note: ep '";
+  auto dropped = [&](const std::string& ep) {  // said already, as a warning
+    return std::any_of(report.warnings.begin(), report.warnings.end(), [&](const std::string& w) {
+      return w.find("ep '" + ep + "'") != std::string::npos;
+    });
+  };
+  for (const std::string& ep : report.graphs.front().eps) {
+    if (ep == kCpu || dropped(ep)) continue;
+    const int64_t k = claimed[ep];
+    const int64_t cpu = claimed[std::string(kCpu)];
+    if (auto it = failed.find(ep); it != failed.end()) {
+      std::cerr << prefix << ep << "' claimed " << k << " of the model's " << offered
+                << " nodes: its GetCapability failed (" << it->second << "); " << cpu
+                << " run on the CPU EP\n";
+    } else if (k == 0) {
+      std::cerr << prefix << ep << "' claimed none of the model's " << offered << " nodes; "
+                << cpu << " run on the CPU EP (`nxrt claims` shows each node's reason)\n";
+    } else if (k < offered) {
+      std::cerr << prefix << ep << "' claimed " << k << " of the model's " << offered
+                << " nodes; " << cpu << " run on the CPU EP (`nxrt claims` shows each node's "
+                << "reason)\n";
+    }
+  }
 }
 
 }  // namespace nxrt::cli

@@ -20,6 +20,7 @@
 
 #include "exit_codes.h"
 #include "nxrt/input_generator.h"
+#include "nxrt/placement.h"
 #include "nxrt/session.h"
 
 namespace nxrt::cli {
@@ -66,11 +67,12 @@ Result<SessionOptions> MakeSessionOptions(const SessionFlags& flags);
 // Parses --ep values (each a comma-separated list of EPs in priority order) and --ep-option
 // values into EPs. An EP is "TYPE" or "TYPE:key=value;key=value" (e.g. "cpu"), or
 // "plugin:/path/lib.so[:registration_name][;key=value...]" for an ORT plugin-EP library, whose
-// options reach the plugin as session config entries "ep.<ep_name>.<key>". Double quotes keep
-// ',' ';' '=' and ':' inside them as text ("claim_ops=\"Add,Mul\"", a backslash escapes '"' and
-// '\' there) and are removed. --ep-option "[EP:]KEY=VALUE" sets one option with VALUE taken
-// verbatim (commas and all) on the EP its selector names: its 1-based position in the list, or
-// its type as written in --ep ("cpu", "plugin:/path/lib.so"); without a selector, the first EP.
+// options reach the plugin as session config entries "ep.<ep_name, lower-cased>.<key>". Double
+// quotes keep ',' ';' '=' and ':' inside them as text ("claim_ops=\"Add,Mul\"", a backslash
+// escapes '"' and '\' there) and are removed. --ep-option "[EP:]KEY=VALUE" sets one option with
+// VALUE taken verbatim (commas and all) on the EP its selector names: its 1-based position in the
+// list, or its type as written in --ep ("cpu", "plugin:/path/lib.so"); without a selector, the
+// first EP.
 // Errors (kInvalidArgument) quote the text and say the expected form.
 Result<std::vector<EpSpec>> ParseEpFlags(const std::vector<std::string>& eps,
                                          const std::vector<std::string>& ep_options = {});
@@ -82,6 +84,14 @@ Status WriteProfile(const SessionFlags& flags, Session& session);
 // Prints each of `warnings` (EPs dropped) as "nxrt <verb>: warning: ..." and returns
 // kExitFallback when there are any and --allow-fallback-warnings was not given, else kExitOk.
 ExitCode ReportFallback(const SessionFlags& flags, const std::vector<std::string>& warnings);
+
+// With the CPU EP fallback on, says once per plugin EP of `report` (every EP but the CPU EP) that
+// leaves nodes to other EPs, on stderr: "nxrt <verb>: note: ep 'X' ..." when its GetCapability
+// failed, when it claimed none of the model's nodes, or when it claimed only some (K of N, over
+// every graph, without the nodes the runtime runs itself such as an If no EP claimed). An EP a
+// warning of the report names (dropped) is left to ReportFallback. The exit code does not
+// change: running such nodes on the CPU EP is what the fallback is for.
+void ReportPluginClaims(const SessionFlags& flags, const PlacementReport& report);
 
 // Accepts a number >= 0; otherwise the message names the value and the fix ("'-1' is negative;
 // use 0 or more"), where CLI::NonNegativeNumber prints the range up to DBL_MAX.

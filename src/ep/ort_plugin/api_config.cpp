@@ -1,15 +1,20 @@
-// ep/ort_plugin/api_config.cpp: key-value pairs, session options and run options of the host API.
+// ep/ort_plugin/api_config.cpp: key-value pairs, session options, run options and the
+// environment's config entries of the host API.
 //
 // Layer: nxrt_ort_plugin (internal). A plugin reads its EP options from the session options it
-// gets in CreateEp ("ep.<ep_name>.<key>" config entries) with GetSessionConfigEntry,
+// gets in CreateEp ("ep.<lower-cased ep_name>.<key>" config entries) with GetSessionConfigEntry,
 // HasSessionConfigEntry or GetSessionOptionsConfigEntries.
 // Source: onnxruntime_c_api.h (CreateKeyValuePairs ... ReleaseKeyValuePairs, CreateSessionOptions,
 // CloneSessionOptions, AddSessionConfigEntry, GetSessionConfigEntry, HasSessionConfigEntry,
 // GetSessionOptionsConfigEntries, SetIntraOpNumThreads, SetSessionGraphOptimizationLevel,
 // SetSessionExecutionMode, GetSessionExecutionMode, SetSessionLogSeverityLevel,
-// CreateRunOptions, AddRunConfigEntry, GetRunConfigEntry, ReleaseRunOptions).
+// CreateRunOptions, AddRunConfigEntry, GetRunConfigEntry, ReleaseRunOptions),
+// onnxruntime_ep_c_api.h (GetEnvConfigEntries), onnxruntime_env_config_keys.h.
+#include <onnxruntime_env_config_keys.h>
+
 #include <algorithm>
 #include <cstring>
+#include <mutex>
 #include <string>
 
 #include "ep/ort_plugin/api_internal.h"
@@ -347,9 +352,51 @@ const char* ORT_API_CALL GetRunConfigEntryImpl(const OrtRunOptions* options,
   return options->config.Find(config_key);
 }
 
+// The environment's config entries (EnvConfigEntries).
+struct EnvConfig {
+  std::mutex mutex;
+  OrtKeyValuePairs application;  // from CreateEnvWithOptions
+  int virtual_libraries = 0;     // plugin libraries loaded under "<name>.virtual"
+};
+EnvConfig& TheEnvConfig() {
+  static EnvConfig* const config = new EnvConfig();  // plugins may ask until exit
+  return *config;
+}
+
+// OrtEpApi::GetEnvConfigEntries: a copy the caller releases with ReleaseKeyValuePairs.
+OrtStatus* ORT_API_CALL GetEnvConfigEntriesImpl(OrtKeyValuePairs** config_entries) noexcept {
+  constexpr const char* kFn = "OrtEpApi::GetEnvConfigEntries";
+  if (OrtStatus* s = CheckArgs(kFn, {{"config_entries", config_entries}})) return s;
+  return Guarded(kFn, [&]() -> OrtStatus* {
+    *config_entries = new OrtKeyValuePairs(EnvConfigEntries());
+    return nullptr;
+  });
+}
+
 }  // namespace
 
-void InstallConfigApi(OrtApi& api) {
+void SetEnvConfigEntries(const OrtKeyValuePairs& entries) {
+  EnvConfig& config = TheEnvConfig();
+  std::lock_guard<std::mutex> lock(config.mutex);
+  config.application = entries;
+}
+
+void CountVirtualDeviceLibrary(bool loaded) {
+  EnvConfig& config = TheEnvConfig();
+  std::lock_guard<std::mutex> lock(config.mutex);
+  config.virtual_libraries += loaded ? 1 : -1;
+}
+
+OrtKeyValuePairs EnvConfigEntries() {
+  EnvConfig& config = TheEnvConfig();
+  std::lock_guard<std::mutex> lock(config.mutex);
+  OrtKeyValuePairs entries = config.application;
+  if (config.virtual_libraries > 0) entries.Set(kOrtEnvAllowVirtualDevices, "1");
+  return entries;
+}
+
+void InstallConfigApi(OrtApi& api, OrtEpApi& ep_api) {
+  ep_api.GetEnvConfigEntries = &GetEnvConfigEntriesImpl;
   api.CreateKeyValuePairs = &CreateKeyValuePairsImpl;
   api.AddKeyValuePair = &AddKeyValuePairImpl;
   api.GetKeyValue = &GetKeyValueImpl;

@@ -17,9 +17,9 @@
 #include "ep/ort_plugin/host_devices.h"
 
 const OrtMemoryInfo* OrtEpDevice::MemoryInfo(OrtDeviceMemoryType mem_type) const {
-  for (const auto& info : memory_infos) {
+  for (const OrtMemoryInfo* info : memory_infos) {
     if (info->device.memory_type == mem_type && info->allocator_type != OrtReadOnlyAllocator) {
-      return info.get();
+      return info;
     }
   }
   return nullptr;
@@ -114,7 +114,8 @@ OrtStatus* ORT_API_CALL CreateEpDeviceImpl(OrtEpFactory* ep_factory,
 
 void ORT_API_CALL ReleaseEpDeviceImpl(OrtEpDevice* device) noexcept { delete device; }
 
-// OrtEpApi::EpDevice_AddAllocatorInfo: registers a copy of the memory info. Accepted, as ORT
+// OrtEpApi::EpDevice_AddAllocatorInfo: registers the plugin's memory info pointer (not a copy:
+// CreateAllocator gets it back, as in ORT, and the plugin keeps it alive). Accepted, as ORT
 // documents: OrtDeviceAllocator with DEFAULT or HOST_ACCESSIBLE device memory, and
 // OrtReadOnlyAllocator with DEFAULT. A second info of the same kind replaces the first.
 OrtStatus* ORT_API_CALL EpDeviceAddAllocatorInfoImpl(OrtEpDevice* ep_device,
@@ -141,16 +142,15 @@ OrtStatus* ORT_API_CALL EpDeviceAddAllocatorInfoImpl(OrtEpDevice* ep_device,
                                       "' is an OrtReadOnlyAllocator for HOST_ACCESSIBLE memory; "
                                       "read-only allocators serve DEFAULT device memory only");
     }
-    auto copy = std::make_unique<OrtMemoryInfo>(*info);
     auto& infos = ep_device->memory_infos;
-    auto same_kind = std::find_if(infos.begin(), infos.end(), [&](const auto& existing) {
+    auto same_kind = std::find_if(infos.begin(), infos.end(), [&](const OrtMemoryInfo* existing) {
       return existing->device.memory_type == mem_type &&
              (existing->allocator_type == OrtReadOnlyAllocator) == read_only;
     });
     if (same_kind != infos.end()) {
-      *same_kind = std::move(copy);
+      *same_kind = info;
     } else {
-      infos.push_back(std::move(copy));
+      infos.push_back(info);
     }
     return nullptr;
   });

@@ -6,10 +6,10 @@
 // host implements per Compute call (plugin_ep.cpp). The host allocates host memory only:
 // KernelContext_GetAllocator and GetScratchBuffer serve CPU memory infos with
 // DefaultCpuAllocator() and reject device memory. Support info only records groups; the plugin
-// host validates them after GetCapability returns (PLUGIN_HOST.md §1). nxrt runs no custom ops:
-// a domain keeps what was added so it can be released.
-// KernelContext_GetPreallocatedOutput (API 30) always answers NULL: the host allocates a fused
-// kernel's outputs only when the plugin asks with KernelContext_GetOutput.
+// host validates them after GetCapability returns (docs/plugin_host.md, "Lifecycle", step 3).
+// nxrt runs no custom ops: a domain keeps what was added so it can be released.
+// KernelContext_GetPreallocatedOutput (API 30) answers an output once KernelContext_GetOutput
+// has allocated it in this call, else NULL: the host allocates no output before Compute asks.
 // Source: onnxruntime_c_api.h (KernelContext_*, CreateCustomOpDomain, CustomOpDomain_Add,
 // ReleaseCustomOpDomain), onnxruntime_ep_c_api.h (EpGraphSupportInfo_AddNodesToFuse,
 // EpGraphSupportInfo_AddSingleNode, OrtNodeFusionOptions, NodeComputeContext_NodeName).
@@ -74,8 +74,9 @@ OrtStatus* ORT_API_CALL KernelContextGetOutputImpl(OrtKernelContext* context, si
   return Guarded(kFn, [&] { return context->Output(index, dim_values, dim_count, out); });
 }
 
-// OrtApi::KernelContext_GetPreallocatedOutput (API 30): *output = NULL for every output in range,
-// as nothing is allocated before Compute asks for it.
+// OrtApi::KernelContext_GetPreallocatedOutput (API 30): the output when it has a value already
+// (KernelContext_GetOutput allocated it during this Compute; ORT 1.30 answers the same), else
+// *output = NULL: nxrt allocates nothing before Compute asks. The value is the context's.
 OrtStatus* ORT_API_CALL KernelContextGetPreallocatedOutputImpl(const OrtKernelContext* context,
                                                                size_t index,
                                                                OrtValue** output) noexcept {
@@ -87,7 +88,7 @@ OrtStatus* ORT_API_CALL KernelContextGetPreallocatedOutputImpl(const OrtKernelCo
       return InvalidArgument(kFn, "output index " + std::to_string(index) + " is out of range; the "
                                       "fused node has " + std::to_string(count) + " outputs");
     }
-    *output = nullptr;
+    *output = context->AllocatedOutput(index);
     return nullptr;
   });
 }

@@ -5,8 +5,9 @@
 // aligned host memory with ORT's allocator statistics. Allocators that a plugin passes in
 // (AllocatorAlloc, AllocatorGetStats, ...) are plugin structs: their `version` is read first and
 // no slot is called that the version does not promise (Reserve >= 18, GetStats and
-// AllocOnStream >= 23, Shrink >= 25; PLUGIN_HOST.md §3). CreateAllocator stays a stub: ORT
-// documents it as wrapping an OrtSession's allocator, and nxrt hands plugins no OrtSession.
+// AllocOnStream >= 23, Shrink >= 25; docs/plugin_host.md, "Version gating and bad plugins").
+// CreateAllocator stays a stub: ORT documents it as wrapping an OrtSession's allocator, and nxrt
+// hands plugins no OrtSession.
 // Source: onnxruntime_c_api.h (OrtAllocator, CreateMemoryInfo, CreateMemoryInfo_V2,
 // CreateCpuMemoryInfo, CompareMemoryInfo, MemoryInfoGet*, GetAllocatorWithDefaultOptions,
 // Allocator*), onnxruntime_ep_c_api.h (MemoryInfo_GetMemoryDevice, Value_GetMemoryDevice,

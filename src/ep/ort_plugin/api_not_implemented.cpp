@@ -14,8 +14,8 @@ namespace nxrt::ort_plugin {
 namespace {
 
 struct Reason {
-  std::string_view table;    // "OrtApi" or "OrtEpApi"
-  std::string_view pattern;  // "Name", "Prefix*" or "*Infix*"
+  std::string_view table;    // "OrtApi", "OrtEpApi" or "OrtModelEditorApi"
+  std::string_view pattern;  // "Name", "Prefix*", "*Infix*" or "*" (every slot)
   std::string_view reason;
 };
 
@@ -101,24 +101,28 @@ constexpr Reason kReasons[] = {
     {"OrtApi", "RunOptionsDisableProfiling",
      "nxrt profiles whole sessions (EnableProfiling), not single runs"},
     {"OrtApi", "SessionOptionsSetLoadCancellationFlag", "nxrt cannot cancel a model load"},
-    {"OrtApi", "GetModelEditorApi", "nxrt builds no models through the C API (model editor)"},
     {"OrtApi", "SetOptimizedModelFilePath", "nxrt writes no optimized model files"},
     {"OrtApi", "Graph_GetModelMetadata",
      "nxrt's graph projection shows plugins no model metadata yet (docs/plugin_host.md)"},
     {"OrtApi", "GetTrainingApi", "nxrt does not train"},
     {"OrtApi", "GetInteropApi", "nxrt imports no external memory or semaphores"},
     {"OrtApi", "GetExperimentalFunction", "nxrt offers no experimental functions"},
-    {"OrtApi", "CreateEnvWithOptions",
-     "nxrt does not read OrtEnvCreationOptions; use CreateEnv or CreateEnvWithCustomLogger"},
     {"OrtEpApi", "*ProfilingEvent*",
      "nxrt records its own trace span per fused plugin call; a plugin's own profiling events are "
      "not collected"},
-    {"OrtEpApi", "GetEnvConfigEntries", "nxrt has no environment config entries"},
     {"OrtEpApi", "DeviceEpIncompatibilityDetails_*", kEpContext},
+    {"OrtModelEditorApi", "*Session*",
+     "nxrt creates sessions from model files and bytes only (CreateSession, "
+     "CreateSessionFromArray), not from models built or edited with the model editor API"},
+    {"OrtModelEditorApi", "*",
+     "nxrt builds no graphs or models through the model editor API (its type-info builders "
+     "CreateTensorTypeInfo, CreateMapTypeInfo, CreateSequenceTypeInfo and CreateOptionalTypeInfo "
+     "work); load the model from a file or bytes instead"},
     {"OrtEpApi", "SessionOptionsGetWeightlessSourceModelBuffer", kEpContext},
 };
 
 bool Matches(std::string_view pattern, std::string_view slot) {
+  if (pattern == "*") return true;
   const bool leading = pattern.starts_with('*');
   const bool trailing = pattern.ends_with('*');
   if (leading && trailing) {

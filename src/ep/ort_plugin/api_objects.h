@@ -79,8 +79,8 @@ class PluginLibrary;
 
 // Session options: what an application sets (OrtApi::CreateSessionOptions and the setters; src/capi
 // turns them into nxrt::SessionOptions at CreateSession) and what a plugin sees in CreateEp (the
-// config entries, where the user's EP options arrive as "ep.<ep_name>.<key>", and the settings
-// plugins read). Defaults are ONNX Runtime's.
+// config entries, where the user's EP options arrive as "ep.<ep_name, lower-cased>.<key>", and
+// the settings plugins read). Defaults are ONNX Runtime's.
 struct OrtSessionOptions {
   // An execution provider appended with SessionOptionsAppendExecutionProvider_V2 (or the CPU EP
   // by OrtSessionOptionsAppendExecutionProvider_CPU): `library` is null for nxrt's CPU EP.
@@ -218,7 +218,10 @@ struct OrtHardwareDevice {
 
 // An EP on a hardware device, made by a plugin's factory with OrtEpApi::CreateEpDevice and
 // released by the host (ReleaseEpDevice) when the library is unloaded. `memory_infos` holds the
-// memory infos added with EpDevice_AddAllocatorInfo (device memory, host-accessible memory).
+// memory infos added with EpDevice_AddAllocatorInfo (device memory, host-accessible memory): the
+// plugin's own pointers, which it keeps alive while the device lives, as ORT requires. They are
+// not copied, so that OrtEpFactory::CreateAllocator receives the very pointer the plugin
+// registered (ORT 1.30 does the same; plugins compare it by address).
 struct OrtEpDevice {
   std::string ep_name;
   std::string ep_vendor;
@@ -226,7 +229,7 @@ struct OrtEpDevice {
   OrtKeyValuePairs ep_metadata;
   OrtKeyValuePairs ep_options;
   OrtEpFactory* factory = nullptr;
-  std::vector<std::unique_ptr<OrtMemoryInfo>> memory_infos;
+  std::vector<const OrtMemoryInfo*> memory_infos;
   // The memory info of `mem_type` (OrtDeviceMemoryType_DEFAULT or _HOST_ACCESSIBLE), or null.
   const OrtMemoryInfo* MemoryInfo(OrtDeviceMemoryType mem_type) const;
 };
@@ -242,6 +245,8 @@ struct OrtKernelContext {
   // Output `i` with `shape`, allocated on first request; later requests with the same shape
   // return the same value. Errors: an index out of range, a negative dim, another shape.
   virtual OrtStatus* Output(size_t i, const int64_t* shape, size_t rank, OrtValue** out) = 0;
+  // Output `i` when it has a value already (Output allocated it during this call), else null.
+  virtual OrtValue* AllocatedOutput(size_t i) const = 0;
   virtual const OrtLogger* Logger() const = 0;
   // Runs fn(data, i) for i in [0, total) on the host's intra-op threads, `num_batch` chunks at
   // most (0: the host's choice).

@@ -1,6 +1,6 @@
-// ep/ort_plugin/api_table.cpp: the OrtApiBase/OrtApi/OrtEpApi tables nxrt hands to plugins and
-// applications, the not-implemented stubs every slot starts with, and the OrtStatus <->
-// nxrt::Status conversions.
+// ep/ort_plugin/api_table.cpp: the OrtApiBase/OrtApi/OrtEpApi/OrtModelEditorApi tables nxrt
+// hands to plugins and applications, the not-implemented stubs every slot starts with, and the
+// OrtStatus <-> nxrt::Status conversions.
 //
 // Layer: nxrt_ort_plugin (internal). The slot list (api_slots.inc) is generated at build time
 // from onnxruntime_c_api.h and ort_api_v30.h; each slot gets Stub<Table, Name, decltype(slot)>::
@@ -9,7 +9,7 @@
 // through ExtendHostApi. To implement a function, set its slot in the Install* function of its
 // group (and drop its entry from api_not_implemented.cpp); coverage updates itself.
 // Source: onnxruntime_c_api.h (OrtApiBase, OrtApi::GetEpApi, GetModelEditorApi, GetCompileApi,
-// GetInteropApi, GetTrainingApi, GetBuildInfoString), onnxruntime_error_code.h.
+// GetInteropApi, GetTrainingApi, GetBuildInfoString, OrtModelEditorApi), onnxruntime_error_code.h.
 #include "ep/ort_plugin/api_table.h"
 
 #include <algorithm>
@@ -62,6 +62,7 @@ struct Stub<Table, Name, R(ORT_API_CALL*)(Args...)> : StubOf<Table, Name, R, Arg
 #define NXRT_ORT_API_SLOT(Name) +1
 #define NXRT_ORT_API30_SLOT(Name)
 #define NXRT_ORT_EP_API_SLOT(Name)
+#define NXRT_ORT_MODEL_EDITOR_API_SLOT(Name)
 constexpr size_t kOrtApi29Slots = 0
 #include "ep/ort_plugin/api_slots.inc"
     ;
@@ -79,9 +80,16 @@ constexpr size_t kOrtApi30Slots = 0
 constexpr size_t kOrtEpApiSlots = 0
 #include "ep/ort_plugin/api_slots.inc"
     ;
+#undef NXRT_ORT_EP_API_SLOT
+#define NXRT_ORT_EP_API_SLOT(Name)
+#define NXRT_ORT_MODEL_EDITOR_API_SLOT(Name) +1
+constexpr size_t kOrtModelEditorApiSlots = 0
+#include "ep/ort_plugin/api_slots.inc"
+    ;
 #undef NXRT_ORT_API_SLOT
 #undef NXRT_ORT_API30_SLOT
 #undef NXRT_ORT_EP_API_SLOT
+#undef NXRT_ORT_MODEL_EDITOR_API_SLOT
 constexpr size_t kOrtApiSlots = kOrtApi29Slots + kOrtApi30Slots;
 static_assert(kOrtApi29Slots == sizeof(OrtApi) / sizeof(void*),
               "api_slots.inc does not list every OrtApi slot: check gen_api_slots.py");
@@ -89,43 +97,65 @@ static_assert(kOrtApiSlots == sizeof(OrtApiVersion30) / sizeof(void*),
               "api_slots.inc does not list every OrtApiSince30 slot: check gen_api_slots.py");
 static_assert(kOrtEpApiSlots == sizeof(OrtEpApi) / sizeof(void*),
               "api_slots.inc does not list every OrtEpApi slot: check gen_api_slots.py");
-static_assert(sizeof(OrtApiVersion30) % sizeof(void*) == 0 && sizeof(OrtEpApi) % sizeof(void*) == 0);
+static_assert(kOrtModelEditorApiSlots == sizeof(OrtModelEditorApi) / sizeof(void*),
+              "api_slots.inc does not list every OrtModelEditorApi slot: check gen_api_slots.py");
+static_assert(sizeof(OrtApiVersion30) % sizeof(void*) == 0 &&
+              sizeof(OrtEpApi) % sizeof(void*) == 0 &&
+              sizeof(OrtModelEditorApi) % sizeof(void*) == 0);
 
 // The slot names in struct order, for StubbedSlots.
 constexpr const char* kOrtApiSlotNames[] = {
 #define NXRT_ORT_API_SLOT(Name) #Name,
 #define NXRT_ORT_API30_SLOT(Name) #Name,
 #define NXRT_ORT_EP_API_SLOT(Name)
+#define NXRT_ORT_MODEL_EDITOR_API_SLOT(Name)
 #include "ep/ort_plugin/api_slots.inc"
 #undef NXRT_ORT_API_SLOT
 #undef NXRT_ORT_API30_SLOT
 #undef NXRT_ORT_EP_API_SLOT
+#undef NXRT_ORT_MODEL_EDITOR_API_SLOT
 };
 constexpr const char* kOrtEpApiSlotNames[] = {
 #define NXRT_ORT_API_SLOT(Name)
 #define NXRT_ORT_API30_SLOT(Name)
 #define NXRT_ORT_EP_API_SLOT(Name) #Name,
+#define NXRT_ORT_MODEL_EDITOR_API_SLOT(Name)
 #include "ep/ort_plugin/api_slots.inc"
 #undef NXRT_ORT_API_SLOT
 #undef NXRT_ORT_API30_SLOT
 #undef NXRT_ORT_EP_API_SLOT
+#undef NXRT_ORT_MODEL_EDITOR_API_SLOT
+};
+constexpr const char* kOrtModelEditorApiSlotNames[] = {
+#define NXRT_ORT_API_SLOT(Name)
+#define NXRT_ORT_API30_SLOT(Name)
+#define NXRT_ORT_EP_API_SLOT(Name)
+#define NXRT_ORT_MODEL_EDITOR_API_SLOT(Name) #Name,
+#include "ep/ort_plugin/api_slots.inc"
+#undef NXRT_ORT_API_SLOT
+#undef NXRT_ORT_API30_SLOT
+#undef NXRT_ORT_EP_API_SLOT
+#undef NXRT_ORT_MODEL_EDITOR_API_SLOT
 };
 
 // decltype(OrtApi::X) carries ORT's warn_unused_result/nonnull attributes, which are not part of
 // the type and are rightly dropped here.
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wignored-attributes"
-void FillStubs(OrtApiVersion30& api, OrtEpApi& ep_api) {
+void FillStubs(OrtApiVersion30& api, OrtEpApi& ep_api, OrtModelEditorApi& editor_api) {
 #define NXRT_ORT_API_SLOT(Name) \
   api.v29.Name = &Stub<"OrtApi", #Name, decltype(OrtApi::Name)>::Call;
 #define NXRT_ORT_API30_SLOT(Name) \
   api.v30.Name = &Stub<"OrtApi", #Name, decltype(OrtApiSince30::Name)>::Call;
 #define NXRT_ORT_EP_API_SLOT(Name) \
   ep_api.Name = &Stub<"OrtEpApi", #Name, decltype(OrtEpApi::Name)>::Call;
+#define NXRT_ORT_MODEL_EDITOR_API_SLOT(Name) \
+  editor_api.Name = &Stub<"OrtModelEditorApi", #Name, decltype(OrtModelEditorApi::Name)>::Call;
 #include "ep/ort_plugin/api_slots.inc"
 #undef NXRT_ORT_API_SLOT
 #undef NXRT_ORT_API30_SLOT
 #undef NXRT_ORT_EP_API_SLOT
+#undef NXRT_ORT_MODEL_EDITOR_API_SLOT
 }
 #pragma GCC diagnostic pop
 
@@ -153,16 +183,23 @@ const OrtEpApi* ORT_API_CALL GetEpApiImpl() noexcept { return &HostEpApi(); }
 // OrtApi::GetBuildInfoString.
 const char* ORT_API_CALL GetBuildInfoStringImpl() noexcept { return kBuildInfo; }
 
-// GetModelEditorApi, GetCompileApi, GetInteropApi, GetTrainingApi: nxrt builds no model through
-// a plugin, compiles no EP context models, shares no external memory and does not train, so each
-// returns NULL, as ORT documents for a build without that API. The stubs already return NULL;
-// they stay stubs so that coverage does not count them.
+// OrtApi::GetModelEditorApi: the one OrtModelEditorApi table. Never NULL (plugins and
+// applications built for a full ORT build dereference it): the type-info functions work, the
+// graph, model and session builders answer ORT_NOT_IMPLEMENTED naming themselves.
+const OrtModelEditorApi* ORT_API_CALL GetModelEditorApiImpl() noexcept;
+
+// GetCompileApi, GetInteropApi, GetTrainingApi: nxrt compiles no EP context models, shares no
+// external memory and does not train, so each returns NULL, as ORT documents for a build
+// without that API. The stubs already return NULL; they stay stubs so that coverage does not
+// count them.
 
 struct Tables {
   OrtApiVersion30 stub_api{};
   OrtEpApi stub_ep_api{};
+  OrtModelEditorApi stub_editor_api{};
   OrtApiVersion30 api{};
   OrtEpApi ep_api{};
+  OrtModelEditorApi editor_api{};
   OrtApiBase base{};
   std::mutex extend_mutex;
   std::vector<ApiInstaller> installed;  // ExtendHostApi's installers already run
@@ -171,15 +208,18 @@ struct Tables {
 Tables& GetTables() {
   static Tables* const tables = [] {
     auto* t = new Tables();  // never freed: plugins and applications may hold it until exit
-    FillStubs(t->stub_api, t->stub_ep_api);
+    FillStubs(t->stub_api, t->stub_ep_api, t->stub_editor_api);
     t->api = t->stub_api;
     t->ep_api = t->stub_ep_api;
+    t->editor_api = t->stub_editor_api;
     t->api.v29.GetEpApi = &GetEpApiImpl;
+    t->api.v29.GetModelEditorApi = &GetModelEditorApiImpl;
     t->api.v29.GetBuildInfoString = &GetBuildInfoStringImpl;
     InstallStatusAndLoggingApi(t->api.v29);
-    InstallConfigApi(t->api.v29);
+    InstallConfigApi(t->api.v29, t->ep_api);
     InstallMemoryApi(t->api.v29, t->ep_api);
     InstallValueAndTypeApi(t->api.v29, t->ep_api);
+    InstallModelEditorTypeApi(t->editor_api);
     InstallContainerApi(t->api.v29);
     InstallDeviceApi(t->api.v29, t->ep_api);
     InstallKernelApi(t->api.v29, t->ep_api);
@@ -192,6 +232,10 @@ Tables& GetTables() {
     return t;
   }();
   return *tables;
+}
+
+const OrtModelEditorApi* ORT_API_CALL GetModelEditorApiImpl() noexcept {
+  return &GetTables().editor_api;
 }
 
 const OrtApi* ORT_API_CALL GetApiImpl(uint32_t version) noexcept {
@@ -271,6 +315,7 @@ const OrtApiBase* HostApiBase() { return &GetTables().base; }
 const OrtApi& HostApi() { return GetTables().api.v29; }
 const OrtApiVersion30& HostApiV30() { return GetTables().api; }
 const OrtEpApi& HostEpApi() { return GetTables().ep_api; }
+const OrtModelEditorApi& HostModelEditorApi() { return GetTables().editor_api; }
 
 Status ExtendHostApi(ApiInstaller install) {
   Tables& t = GetTables();
@@ -294,8 +339,12 @@ Status ExtendHostApi(ApiInstaller install) {
 
 ApiCoverage HostApiCoverage() {
   const Tables& t = GetTables();
-  return {kOrtApiSlots, CountDiffering(t.api, t.stub_api), kOrtEpApiSlots,
-          CountDiffering(t.ep_api, t.stub_ep_api)};
+  return {kOrtApiSlots,
+          CountDiffering(t.api, t.stub_api),
+          kOrtEpApiSlots,
+          CountDiffering(t.ep_api, t.stub_ep_api),
+          kOrtModelEditorApiSlots,
+          CountDiffering(t.editor_api, t.stub_editor_api)};
 }
 
 std::vector<StubbedSlot> StubbedSlots() {
@@ -310,6 +359,12 @@ std::vector<StubbedSlot> StubbedSlots() {
     if (SlotDiffers(t.ep_api, t.stub_ep_api, i)) continue;
     slots.push_back({std::string("OrtEpApi::") + kOrtEpApiSlotNames[i],
                      std::string(NotImplementedReason("OrtEpApi", kOrtEpApiSlotNames[i]))});
+  }
+  for (size_t i = 0; i < kOrtModelEditorApiSlots; ++i) {
+    if (SlotDiffers(t.editor_api, t.stub_editor_api, i)) continue;
+    slots.push_back(
+        {std::string("OrtModelEditorApi::") + kOrtModelEditorApiSlotNames[i],
+         std::string(NotImplementedReason("OrtModelEditorApi", kOrtModelEditorApiSlotNames[i]))});
   }
   return slots;
 }

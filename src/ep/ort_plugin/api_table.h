@@ -1,6 +1,7 @@
 // ep/ort_plugin/api_table.h: the one ONNX Runtime C API table nxrt serves, to the plugins it
 // hosts and to applications (src/capi, libonnxruntime.so.1): OrtApiBase, OrtApi (426 slots at
-// version 30: the 425 of version 29 and ort_api_v30.h's) and OrtEpApi (74 slots).
+// version 30: the 425 of version 29 and ort_api_v30.h's), OrtEpApi (74 slots) and
+// OrtModelEditorApi (20 slots, GetModelEditorApi).
 //
 // Layer: nxrt_ort_plugin (internal). The tables are built once, on first use, thread-safely:
 // every slot starts as a generated stub (api_slots.inc, generated at build time from
@@ -17,7 +18,8 @@
 // into the same table with ExtendHostApi when an application first calls OrtGetApiBase. A slot
 // has exactly one implementation: ExtendHostApi refuses to replace a slot a group set.
 // Source: onnxruntime_c_api.h (OrtApiBase, OrtApi::GetEpApi, GetModelEditorApi, GetCompileApi,
-// GetInteropApi, GetTrainingApi, GetBuildInfoString), onnxruntime_ep_c_api.h (OrtEpApi).
+// GetInteropApi, GetTrainingApi, GetBuildInfoString, OrtModelEditorApi), onnxruntime_ep_c_api.h
+// (OrtEpApi), onnxruntime_env_config_keys.h.
 #pragma once
 
 #include <string>
@@ -39,6 +41,7 @@ const OrtApiBase* HostApiBase();
 const OrtApi& HostApi();
 const OrtApiVersion30& HostApiV30();
 const OrtEpApi& HostEpApi();
+const OrtModelEditorApi& HostModelEditorApi();
 
 // What GetVersionString and GetBuildInfoString return.
 inline constexpr const char* kOrtVersionString = "1.30.0";
@@ -58,18 +61,21 @@ struct ApiCoverage {
   size_t ort_api_implemented = 0;
   size_t ep_api_slots = 0;
   size_t ep_api_implemented = 0;
+  size_t model_editor_api_slots = 0;
+  size_t model_editor_api_implemented = 0;
 };
 ApiCoverage HostApiCoverage();
 
-// The slots still holding their stub, "OrtApi::X" / "OrtEpApi::X" in struct order, each with the
-// reason its stub gives.
+// The slots still holding their stub, "OrtApi::X" / "OrtEpApi::X" / "OrtModelEditorApi::X" in
+// struct order, each with the reason its stub gives.
 struct StubbedSlot {
   std::string name;
   std::string reason;
 };
 std::vector<StubbedSlot> StubbedSlots();
 
-// Why `table`::`slot` ("OrtApi", "CreateLoraAdapter") is not implemented: the entry of
+// Why `table`::`slot` ("OrtApi", "CreateLoraAdapter"; tables "OrtApi", "OrtEpApi",
+// "OrtModelEditorApi") is not implemented: the entry of
 // api_not_implemented.cpp's table, or kDefaultNotImplementedReason when it has none (the
 // application-facing functions, in a process that serves plugins only).
 std::string_view NotImplementedReason(std::string_view table, std::string_view slot);
@@ -89,11 +95,22 @@ Status TakeOrtStatus(OrtStatus* status, std::string_view context);
 // "ORT_FAIL", "ORT_INVALID_ARGUMENT", ...
 std::string_view OrtErrorCodeName(OrtErrorCode code);
 
+// The environment's config entries, as OrtEpApi::GetEnvConfigEntries returns them (ORT 1.30):
+// the entries an application gave OrtEnvCreationOptions::config_entries (CreateEnvWithOptions,
+// src/capi; SetEnvConfigEntries replaces them, an empty set clears them), and
+// "allow_virtual_devices" = "1" while a plugin library is loaded under a registration name ending
+// in ".virtual" (PluginLibrary counts itself with CountVirtualDeviceLibrary), as ORT sets it for
+// such a registration. Thread-safe.
+void SetEnvConfigEntries(const OrtKeyValuePairs& entries);
+void CountVirtualDeviceLibrary(bool loaded);  // true when one loads, false when it unloads
+OrtKeyValuePairs EnvConfigEntries();
+
 // The groups of implemented functions, one per file. Each sets only its own slots.
 void InstallStatusAndLoggingApi(OrtApi& api);                   // api_status.cpp
-void InstallConfigApi(OrtApi& api);                             // api_config.cpp
+void InstallConfigApi(OrtApi& api, OrtEpApi& ep_api);           // api_config.cpp
 void InstallMemoryApi(OrtApi& api, OrtEpApi& ep_api);           // api_memory.cpp
 void InstallValueAndTypeApi(OrtApi& api, OrtEpApi& ep_api);     // api_values.cpp
+void InstallModelEditorTypeApi(OrtModelEditorApi& api);          // api_values.cpp
 void InstallContainerApi(OrtApi& api);                          // api_containers.cpp
 void InstallDeviceApi(OrtApi& api, OrtEpApi& ep_api);           // api_devices.cpp
 void InstallKernelApi(OrtApi& api, OrtEpApi& ep_api);           // api_kernel.cpp

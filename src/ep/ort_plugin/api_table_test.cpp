@@ -43,12 +43,15 @@ void ExpectNoNullSlot(const Table& table, const char* name) {
   }
 }
 
-TEST(OrtApiTable, EverySlotOfBothTablesIsSet) {
+TEST(OrtApiTable, EverySlotOfTheTablesIsSet) {
   ExpectNoNullSlot(Api(), "OrtApi");
   ExpectNoNullSlot(EpApi(), "OrtEpApi");
+  ExpectNoNullSlot(*Api().GetModelEditorApi(), "OrtModelEditorApi");
   const ApiCoverage coverage = HostApiCoverage();
   EXPECT_EQ(coverage.ort_api_slots, 426u);  // API 30: 425 of API 29 and one more
   EXPECT_EQ(coverage.ep_api_slots, 74u);
+  EXPECT_EQ(coverage.model_editor_api_slots, 20u);
+  EXPECT_EQ(coverage.model_editor_api_implemented, 5u);  // the type-info builders
   EXPECT_GE(coverage.ort_api_implemented, 150u);
   EXPECT_GE(coverage.ep_api_implemented, 15u);
   std::printf("OrtApi: %zu of %zu implemented; OrtEpApi: %zu of %zu implemented\n",
@@ -65,7 +68,7 @@ TEST(OrtApiTable, GetApiServesVersionsOneToThirty) {
   EXPECT_STREQ(base->GetVersionString(), "1.30.0");
   EXPECT_EQ(Api().GetEpApi(), &HostEpApi());
   EXPECT_NE(std::strstr(Api().GetBuildInfoString(), "nxrt"), nullptr);
-  EXPECT_EQ(Api().GetModelEditorApi(), nullptr);
+  EXPECT_EQ(Api().GetModelEditorApi(), &HostModelEditorApi());
   EXPECT_EQ(Api().GetCompileApi(), nullptr);
   EXPECT_EQ(Api().GetInteropApi(), nullptr);
   EXPECT_EQ(Api().GetTrainingApi(ORT_API_VERSION), nullptr);
@@ -83,6 +86,79 @@ TEST(OrtApiTable, StubsReportNotImplementedByName) {
   EXPECT_EQ(lora_message, "OrtApi::CreateLoraAdapter is not implemented by nxrt: nxrt applies no "
                           "LoRA adapters");
   Api().ReleaseSession(nullptr);  // a void stub does nothing
+}
+
+// Plugins dereference GetModelEditorApi: the table is there, its type builders work and the
+// graph/model/session builders say what they are and why nxrt lacks them.
+TEST(OrtApiTable, ModelEditorTypeInfosAndNamedStubs) {
+  const OrtModelEditorApi& editor = *Api().GetModelEditorApi();
+  OrtTensorTypeAndShapeInfo* tensor = nullptr;
+  EXPECT_ORT_OK(Api().CreateTensorTypeAndShapeInfo(&tensor));
+  const int64_t dims[] = {2, -1};
+  EXPECT_ORT_OK(Api().SetTensorElementType(tensor, ONNX_TENSOR_ELEMENT_DATA_TYPE_INT64));
+  EXPECT_ORT_OK(Api().SetDimensions(tensor, dims, 2));
+  OrtTypeInfo* tensor_type = nullptr;
+  EXPECT_ORT_OK(editor.CreateTensorTypeInfo(tensor, &tensor_type));
+  Api().ReleaseTensorTypeAndShapeInfo(tensor);  // the type info keeps its own copy
+  ONNXType onnx_type = ONNX_TYPE_UNKNOWN;
+  EXPECT_ORT_OK(Api().GetOnnxTypeFromTypeInfo(tensor_type, &onnx_type));
+  EXPECT_EQ(onnx_type, ONNX_TYPE_TENSOR);
+  const OrtTensorTypeAndShapeInfo* read = nullptr;
+  EXPECT_ORT_OK(Api().CastTypeInfoToTensorInfo(tensor_type, &read));
+  int64_t got[2] = {};
+  EXPECT_ORT_OK(Api().GetDimensions(read, got, 2));
+  EXPECT_EQ(got[1], -1);
+
+  OrtTypeInfo* map = nullptr;
+  EXPECT_ORT_OK(editor.CreateMapTypeInfo(ONNX_TENSOR_ELEMENT_DATA_TYPE_STRING, tensor_type, &map));
+  const OrtMapTypeInfo* map_info = nullptr;
+  EXPECT_ORT_OK(Api().CastTypeInfoToMapTypeInfo(map, &map_info));
+  ONNXTensorElementDataType key = ONNX_TENSOR_ELEMENT_DATA_TYPE_UNDEFINED;
+  EXPECT_ORT_OK(Api().GetMapKeyType(map_info, &key));
+  EXPECT_EQ(key, ONNX_TENSOR_ELEMENT_DATA_TYPE_STRING);
+  auto [bad_key, bad_key_message] =
+      Take(editor.CreateMapTypeInfo(ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT, tensor_type, &map));
+  EXPECT_EQ(bad_key, ORT_INVALID_ARGUMENT);
+  EXPECT_NE(bad_key_message.find("map_key_type 1"), std::string::npos) << bad_key_message;
+  OrtTypeInfo* optional = nullptr;
+  EXPECT_ORT_OK(editor.CreateOptionalTypeInfo(tensor_type, &optional));
+  EXPECT_ORT_OK(Api().GetOnnxTypeFromTypeInfo(optional, &onnx_type));
+  EXPECT_EQ(onnx_type, ONNX_TYPE_OPTIONAL);
+  Api().ReleaseTypeInfo(optional);
+  Api().ReleaseTypeInfo(map);
+  Api().ReleaseTypeInfo(tensor_type);
+
+  OrtGraph* graph = nullptr;
+  auto [code, message] = Take(editor.CreateGraph(&graph));
+  EXPECT_EQ(code, ORT_NOT_IMPLEMENTED);
+  EXPECT_EQ(message.rfind("OrtModelEditorApi::CreateGraph is not implemented by nxrt: nxrt builds "
+                          "no graphs or models", 0),
+            0u)
+      << message;
+  EXPECT_EQ(graph, nullptr);
+}
+
+// GetEnvConfigEntries: the application's entries plus allow_virtual_devices while a library
+// registered as "<name>.virtual" is loaded.
+TEST(OrtApiConfig, EnvConfigEntries) {
+  auto entries = [] {
+    OrtKeyValuePairs* kvps = nullptr;
+    EXPECT_ORT_OK(EpApi().GetEnvConfigEntries(&kvps));
+    std::string text;
+    for (const auto& [key, value] : kvps->entries) text += key + "=" + value + ";";
+    Api().ReleaseKeyValuePairs(kvps);
+    return text;
+  };
+  EXPECT_EQ(entries(), "");
+  OrtKeyValuePairs app;
+  app.Set("ep_factory.my_ep.mode", "fast");
+  SetEnvConfigEntries(app);
+  CountVirtualDeviceLibrary(true);
+  EXPECT_EQ(entries(), "ep_factory.my_ep.mode=fast;allow_virtual_devices=1;");
+  CountVirtualDeviceLibrary(false);
+  SetEnvConfigEntries(OrtKeyValuePairs());
+  EXPECT_EQ(entries(), "");
+  EXPECT_EQ(Take(EpApi().GetEnvConfigEntries(nullptr)).first, ORT_INVALID_ARGUMENT);
 }
 
 TEST(OrtApiTable, StatusConversions) {
@@ -626,6 +702,7 @@ TEST(OrtApiDevices, HostCpuAndEpDevices) {
   EXPECT_ORT_OK(EpApi().EpDevice_AddAllocatorInfo(ep_device, device_memory));  // replaces
   EXPECT_EQ(ep_device->memory_infos.size(), 1u);
   const OrtMemoryInfo* registered = Api().EpDevice_MemoryInfo(ep_device, OrtDeviceMemoryType_DEFAULT);
+  EXPECT_EQ(registered, device_memory);  // the plugin's own pointer, as ORT keeps it
   ASSERT_NE(registered, nullptr);
   EXPECT_EQ(registered->name, "ExampleGpu");
   OrtMemoryInfo* read_only_host = nullptr;
@@ -671,8 +748,12 @@ class FakeKernelContext : public OrtKernelContext {
     if (i != 0) return MakeOrtStatus(ORT_INVALID_ARGUMENT, "output index out of range");
     output_.element_type = ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT;
     output_.shape.assign(shape, shape + rank);
+    allocated_ = true;
     *out = &output_;
     return nullptr;
+  }
+  OrtValue* AllocatedOutput(size_t i) const override {
+    return i == 0 && allocated_ ? const_cast<OrtValue*>(&output_) : nullptr;
   }
   const OrtLogger* Logger() const override { return &logger_; }
   OrtStatus* ParallelFor(void (*fn)(void*, size_t), size_t total, size_t, void* data) override {
@@ -684,7 +765,11 @@ class FakeKernelContext : public OrtKernelContext {
   float input_data_[2] = {1.f, 2.f};
   OrtValue input_;
   OrtValue output_;
+  bool allocated_ = false;
   OrtLogger logger_{"kernel", ORT_LOGGING_LEVEL_WARNING, nullptr};
+
+ public:
+  OrtValue sentinel;  // a non-null value for out-parameters the host must overwrite
 };
 
 TEST(OrtApiKernel, ContextForwards) {
@@ -703,10 +788,18 @@ TEST(OrtApiKernel, ContextForwards) {
   EXPECT_EQ(code, ORT_INVALID_ARGUMENT);
   EXPECT_NE(message.find("input index 2"), std::string::npos);
   OrtValue* output = nullptr;
+  const auto& v30 = HostApiV30().v30;
+  OrtValue* preallocated = &context.sentinel;
+  EXPECT_ORT_OK(v30.KernelContext_GetPreallocatedOutput(&context, 0, &preallocated));
+  EXPECT_EQ(preallocated, nullptr);  // nothing allocated before GetOutput, as in ORT 1.30
   const int64_t shape[] = {3, 1};
   EXPECT_ORT_OK(Api().KernelContext_GetOutput(&context, 0, shape, 2, &output));
   ASSERT_NE(output, nullptr);
   EXPECT_EQ(output->shape, (std::vector<int64_t>{3, 1}));
+  EXPECT_ORT_OK(v30.KernelContext_GetPreallocatedOutput(&context, 0, &preallocated));
+  EXPECT_EQ(preallocated, output);  // the value GetOutput allocated
+  EXPECT_EQ(Take(v30.KernelContext_GetPreallocatedOutput(&context, 1, &preallocated)).first,
+            ORT_INVALID_ARGUMENT);
   const OrtLogger* logger = nullptr;
   EXPECT_ORT_OK(Api().KernelContext_GetLogger(&context, &logger));
   EXPECT_EQ(logger->id, "kernel");

@@ -1,5 +1,5 @@
 // ep/ort_plugin/api_values.cpp: tensors as OrtValue, OrtTypeInfo and OrtTensorTypeAndShapeInfo
-// functions of the host API.
+// functions of the host API, and the type-info builders of OrtModelEditorApi.
 //
 // Layer: nxrt_ort_plugin (internal). Tensors hold fixed-size elements or strings (std::string
 // objects made by CreateTensorAsOrtValue; api_containers.cpp reads and writes them); sequences
@@ -13,7 +13,8 @@
 // Source: onnxruntime_c_api.h (CreateTensorAsOrtValue, CreateTensorWithDataAsOrtValue,
 // CreateTensorWithDataAndDeleterAsOrtValue, IsTensor, HasValue, GetTensor*, GetValueType,
 // GetTypeInfo, CastTypeInfoTo*, Get{Sequence,Map,Optional}*, GetDenotationFromTypeInfo,
-// tensor type/shape functions, TensorTypeAndShape_HasShape, Release*).
+// tensor type/shape functions, TensorTypeAndShape_HasShape, Release*; OrtModelEditorApi::
+// Create{Tensor,SparseTensor,Map,Sequence,Optional}TypeInfo).
 #include <algorithm>
 #include <cstring>
 #include <limits>
@@ -678,7 +679,101 @@ void ORT_API_CALL ReleaseTensorTypeAndShapeInfoImpl(OrtTensorTypeAndShapeInfo* i
   delete info;
 }
 
+// ---- OrtModelEditorApi: type infos (the caller releases them with ReleaseTypeInfo) ----
+
+// A new type info of `type` (ONNX_TYPE_TENSOR or _SPARSETENSOR) over a copy of `tensor_info`.
+OrtStatus* NewTensorTypeInfo(const char* function, ONNXType type,
+                             const OrtTensorTypeAndShapeInfo* tensor_info, OrtTypeInfo** out) {
+  if (OrtStatus* s = CheckArgs(function, {{"tensor_info", tensor_info}, {"type_info", out}})) {
+    return s;
+  }
+  return Guarded(function, [&]() -> OrtStatus* {
+    auto info = std::make_unique<OrtTypeInfo>();
+    info->type = type;
+    info->tensor = CloneTensorInfo(*tensor_info);
+    *out = info.release();
+    return nullptr;
+  });
+}
+
+// OrtModelEditorApi::CreateTensorTypeInfo.
+OrtStatus* ORT_API_CALL CreateTensorTypeInfoImpl(const OrtTensorTypeAndShapeInfo* tensor_info,
+                                                 OrtTypeInfo** type_info) noexcept {
+  return NewTensorTypeInfo("OrtModelEditorApi::CreateTensorTypeInfo", ONNX_TYPE_TENSOR,
+                           tensor_info, type_info);
+}
+
+// OrtModelEditorApi::CreateSparseTensorTypeInfo: the type only (nxrt holds no sparse values).
+OrtStatus* ORT_API_CALL CreateSparseTensorTypeInfoImpl(const OrtTensorTypeAndShapeInfo* tensor_info,
+                                                       OrtTypeInfo** type_info) noexcept {
+  return NewTensorTypeInfo("OrtModelEditorApi::CreateSparseTensorTypeInfo", ONNX_TYPE_SPARSETENSOR,
+                           tensor_info, type_info);
+}
+
+// A new type info of `type` (sequence, optional, map) holding a copy of `element`.
+OrtStatus* NewContainerTypeInfo(const char* function, ONNXType type, const char* element_name,
+                                const OrtTypeInfo* element, OrtTypeInfo** out,
+                                ONNXTensorElementDataType map_key =
+                                    ONNX_TENSOR_ELEMENT_DATA_TYPE_UNDEFINED) {
+  if (OrtStatus* s = CheckArgs(function, {{element_name, element}, {"type_info", out}})) return s;
+  return Guarded(function, [&]() -> OrtStatus* {
+    auto info = std::make_unique<OrtTypeInfo>();
+    info->type = type;
+    info->element = CloneTypeInfo(*element);
+    info->map_key = map_key;
+    *out = info.release();
+    return nullptr;
+  });
+}
+
+// OrtModelEditorApi::CreateMapTypeInfo: keys are strings or integers (ONNX's map key types).
+OrtStatus* ORT_API_CALL CreateMapTypeInfoImpl(ONNXTensorElementDataType map_key_type,
+                                              const OrtTypeInfo* map_value_type,
+                                              OrtTypeInfo** type_info) noexcept {
+  constexpr const char* kFn = "OrtModelEditorApi::CreateMapTypeInfo";
+  switch (map_key_type) {
+    case ONNX_TENSOR_ELEMENT_DATA_TYPE_STRING:
+    case ONNX_TENSOR_ELEMENT_DATA_TYPE_INT8:
+    case ONNX_TENSOR_ELEMENT_DATA_TYPE_INT16:
+    case ONNX_TENSOR_ELEMENT_DATA_TYPE_INT32:
+    case ONNX_TENSOR_ELEMENT_DATA_TYPE_INT64:
+    case ONNX_TENSOR_ELEMENT_DATA_TYPE_UINT8:
+    case ONNX_TENSOR_ELEMENT_DATA_TYPE_UINT16:
+    case ONNX_TENSOR_ELEMENT_DATA_TYPE_UINT32:
+    case ONNX_TENSOR_ELEMENT_DATA_TYPE_UINT64:
+      break;
+    default:
+      return InvalidArgument(kFn, "map_key_type " + std::to_string(map_key_type) +
+                                      " is not a map key type; pass a string or integer "
+                                      "element type (ONNX map keys)");
+  }
+  return NewContainerTypeInfo(kFn, ONNX_TYPE_MAP, "map_value_type", map_value_type, type_info,
+                              map_key_type);
+}
+
+// OrtModelEditorApi::CreateSequenceTypeInfo.
+OrtStatus* ORT_API_CALL CreateSequenceTypeInfoImpl(const OrtTypeInfo* sequence_type,
+                                                   OrtTypeInfo** type_info) noexcept {
+  return NewContainerTypeInfo("OrtModelEditorApi::CreateSequenceTypeInfo", ONNX_TYPE_SEQUENCE,
+                              "sequence_type", sequence_type, type_info);
+}
+
+// OrtModelEditorApi::CreateOptionalTypeInfo.
+OrtStatus* ORT_API_CALL CreateOptionalTypeInfoImpl(const OrtTypeInfo* contained_type,
+                                                   OrtTypeInfo** type_info) noexcept {
+  return NewContainerTypeInfo("OrtModelEditorApi::CreateOptionalTypeInfo", ONNX_TYPE_OPTIONAL,
+                              "contained_type", contained_type, type_info);
+}
+
 }  // namespace
+
+void InstallModelEditorTypeApi(OrtModelEditorApi& api) {
+  api.CreateTensorTypeInfo = &CreateTensorTypeInfoImpl;
+  api.CreateSparseTensorTypeInfo = &CreateSparseTensorTypeInfoImpl;
+  api.CreateMapTypeInfo = &CreateMapTypeInfoImpl;
+  api.CreateSequenceTypeInfo = &CreateSequenceTypeInfoImpl;
+  api.CreateOptionalTypeInfo = &CreateOptionalTypeInfoImpl;
+}
 
 void InstallValueAndTypeApi(OrtApi& api, OrtEpApi& /*ep_api*/) {
   api.CreateTensorAsOrtValue = &CreateTensorAsOrtValueImpl;

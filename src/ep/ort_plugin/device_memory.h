@@ -6,7 +6,8 @@
 // steps (ep/device_values.h): blocks come from the plugin's allocator (OrtEpFactory::
 // CreateAllocator), copies between it and host memory go through the plugin's
 // OrtDataTransferImpl::CopyTensors. Both factory calls are version-gated (>= 23) and the allocator
-// and transfer structs are read only up to their own versions (PLUGIN_HOST.md §3). When the
+// and transfer structs are read only up to their own versions (docs/plugin_host.md, "Version
+// gating and bad plugins"). When the
 // factory says IsStreamAware, each run gets a stream (OrtSyncStream over the plugin's
 // OrtSyncStreamImpl) that copies and kernels are given, and the host waits for a copy to host
 // memory with a notification (CreateNotification, Activate, WaitOnHost), as ORT does.

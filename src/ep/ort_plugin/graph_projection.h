@@ -2,7 +2,8 @@
 // OrtValueInfo, OrtOpAttr, OrtExternalInitializerInfo, built once per model and read by plugins
 // through OrtApi::Graph_* / Node_* / ValueInfo_* / OpAttr_* (api_graph.cpp).
 //
-// Layer: nxrt_ort_plugin (internal). A projection is faithful (PLUGIN_HOST.md §2):
+// Layer: nxrt_ort_plugin (internal). A projection is faithful (docs/plugin_host.md, "The graph a
+// plugin sees"):
 //   - nodes in the GraphView's topological order; Node_GetId is the IR node id; names are unique
 //     and non-empty (the IR guarantees it); Node_GetSinceVersion is the operator schema's
 //     since_version at the graph's opset (GraphView::since_version);

@@ -1,5 +1,6 @@
-// ep/ort_plugin/graph_projection_test.cpp: the graph a plugin sees (PLUGIN_HOST.md §2), read only
-// through the host's OrtApi table, on ONNX models built here and loaded by nxrt's loader.
+// ep/ort_plugin/graph_projection_test.cpp: the graph a plugin sees (docs/plugin_host.md, "The
+// graph a plugin sees"), read only through the host's OrtApi table, on ONNX models built here
+// and loaded by nxrt's loader.
 #include "ep/ort_plugin/graph_projection.h"
 
 #include <gtest/gtest.h>

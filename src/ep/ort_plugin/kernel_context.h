@@ -58,6 +58,9 @@ class HostKernelContext final : public OrtKernelContext {
   size_t OutputCount() const override { return b_.outputs.size(); }
   const OrtValue* Input(size_t i) const override;
   OrtStatus* Output(size_t i, const int64_t* shape, size_t rank, OrtValue** out) override;
+  OrtValue* AllocatedOutput(size_t i) const override {
+    return i < b_.outputs.size() && b_.outputs[i].data != nullptr ? &b_.outputs[i] : nullptr;
+  }
   const OrtLogger* Logger() const override { return logger_; }
   OrtStatus* ParallelFor(void (*fn)(void*, size_t), size_t total, size_t num_batch,
                          void* data) override;

@@ -21,7 +21,7 @@ namespace nxrt::ort_plugin {
 inline constexpr uint32_t kHostApiVersion = 30;
 // The version up to which nxrt reads the structs a plugin implements (OrtEpFactory, OrtEp,
 // OrtNodeComputeInfo, OrtAllocator): the headers' own version. A struct declaring more is read
-// as this version (PLUGIN_HOST.md §3).
+// as this version (docs/plugin_host.md, "Version gating and bad plugins").
 inline constexpr uint32_t kStructApiVersion = ORT_API_VERSION;
 static_assert(sizeof(OrtApiVersion30) == sizeof(OrtApi) + sizeof(OrtApiSince30) &&
               offsetof(OrtApiVersion30, v30) == sizeof(OrtApi));

@@ -2,6 +2,7 @@
 #include "ep/ort_plugin/plugin_ep.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <unordered_map>
 #include <utility>
@@ -116,9 +117,10 @@ class PluginEp final : public ExecutionProvider,
 
   // ---- ExecutionProvider
   Status Initialize(const EpConfig& config) override {
+    const std::string prefix = EpOptionPrefix(ep_name());
     for (const auto& [key, value] : config.options()) {
       if (key == kEpNameOption) continue;
-      session_options_.config.Set("ep." + ep_name() + "." + key, value);
+      session_options_.config.Set(prefix + key, value);
     }
     std::vector<const OrtHardwareDevice*> hardware;
     std::vector<const OrtKeyValuePairs*> metadata;
@@ -127,7 +129,7 @@ class PluginEp final : public ExecutionProvider,
       hardware.push_back(device->device);
       metadata.push_back(&device->ep_metadata);
       for (const auto& [key, value] : device->ep_options.entries) {
-        const std::string full = "ep." + ep_name() + "." + key;
+        const std::string full = prefix + key;
         if (session_options_.config.Find(full) == nullptr) session_options_.config.Set(full, value);
       }
     }
@@ -976,6 +978,12 @@ Result<std::unique_ptr<Kernel>> PluginEp::CreateFusedKernel(const FusedNodeInfo&
 }
 
 }  // namespace
+
+std::string EpOptionPrefix(std::string_view ep_name) {
+  std::string prefix = "ep.";
+  for (char c : ep_name) prefix += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return prefix + ".";
+}
 
 Result<PluginSpec> ParsePluginSpec(std::string_view spec) {
   constexpr std::string_view kPrefix = "plugin:";

@@ -4,8 +4,9 @@
 // Layer: nxrt_ort_plugin. The EP claims through the GraphClaimer extension (ep/graph_claimer.h):
 //   Initialize   OrtEpFactory::CreateEp with the factory's devices of this EP's name (arrays
 //                index-aligned), a real OrtSessionOptions whose config entries hold the user's
-//                options as "ep.<ep_name>.<key>", and a logger. The OrtEp must declare version
-//                >= 23, set GetCapability, and have Compile or a kernel registry;
+//                options as "ep.<lower-cased ep_name>.<key>" (EpOptionPrefix), and a logger.
+//                The OrtEp must declare version >= 23, set GetCapability, and have Compile or a
+//                kernel registry;
 //                OrtEp::GetKernelRegistry (>= 24) is asked once and the registry copied.
 //   ProposeClaims  the graph projected as an OrtGraph (graph_projection.h, once per graph),
 //                OrtEp::GetCapability, each AddNodesToFuse group → a fused proposal; each
@@ -25,8 +26,8 @@
 //                the Loop/Scan helpers of a control-flow kernel made by OrtEpApi::Create*Kernel.
 //   Shutdown     ReleaseState for every state → ReleaseNodeComputeInfos → OrtKernelImpl::Release
 //                of every registry kernel → OrtEpFactory::ReleaseEp.
-// Every plugin struct is version-gated (PLUGIN_HOST.md §3) and every plugin error names the
-// library, the step and ORT's code and message.
+// Every plugin struct is version-gated and every plugin error names the library, the step and
+// ORT's code and message (docs/plugin_host.md, "Version gating and bad plugins").
 #pragma once
 
 #include <atomic>
@@ -44,8 +45,14 @@
 
 namespace nxrt::ort_plugin {
 
-// Host-level options of a plugin EP (the rest go to the plugin as "ep.<ep_name>.<key>").
+// Host-level options of a plugin EP (the rest go to the plugin as
+// "ep.<ep_name lower-cased>.<key>").
 inline constexpr std::string_view kEpNameOption = "ep_name";  // which of the library's EPs
+
+// "ep.<ep_name lower-cased (ASCII)>.": where a plugin finds its options among the session config
+// entries, as ONNX Runtime 1.30 stores the options of SessionOptionsAppendExecutionProvider_V2
+// ("Nxrt_Probe_EP" → "ep.nxrt_probe_ep."); the keys keep their case.
+std::string EpOptionPrefix(std::string_view ep_name);
 
 // Creates the EP for `library`: `ep_name` selects the factory whose devices carry that EP name
 // ("" → the first factory with at least one device). Errors: kNotFound when no factory offers

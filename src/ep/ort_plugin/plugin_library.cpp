@@ -139,6 +139,12 @@ Status PluginLibrary::Open(std::string_view path, std::string_view registration_
   auto create = reinterpret_cast<CreateEpFactoriesFn>(create_address);
   release_factory_ = reinterpret_cast<ReleaseFn>(release_address);
 
+  // ORT 1.30 lets the factories of a library registered as "<name>.virtual" make virtual
+  // hardware devices: its env config says allow_virtual_devices=1 while the library is loaded.
+  if (registration_name_.ends_with(".virtual")) {
+    CountVirtualDeviceLibrary(true);
+    counted_virtual_ = true;
+  }
   OrtEpFactory* created[kMaxFactories] = {};
   size_t count = 0;
   OrtStatus* error =
@@ -232,6 +238,10 @@ void PluginLibrary::Release() {
   if (handle_ != nullptr) {
     dlclose(handle_);
     handle_ = nullptr;
+  }
+  if (counted_virtual_) {
+    CountVirtualDeviceLibrary(false);
+    counted_virtual_ = false;
   }
 }
 

@@ -1,12 +1,15 @@
 // ep/ort_plugin/plugin_library.h: one ORT plugin-EP shared library, loaded and described.
 //
-// Layer: nxrt_ort_plugin (internal). Loading follows ONNX Runtime 1.30's order (PLUGIN_HOST.md
-// §1): dlopen → CreateEpFactories(registration_name, host OrtApiBase, logger, factories[8]) →
-// per factory (version-gated, §3): GetName, GetVendor, GetVersion (>= 23), GetSupportedDevices
-// with the host's hardware devices → OrtEpDevices. Unloading releases in reverse: every
-// OrtEpDevice (ReleaseEpDevice), every factory (ReleaseEpFactory), dlclose. A failure at any step
+// Layer: nxrt_ort_plugin (internal). Loading follows ONNX Runtime 1.30's order
+// (docs/plugin_host.md, "Lifecycle"): dlopen → CreateEpFactories(registration_name, host
+// OrtApiBase, logger, factories[8]) → per factory (version-gated): GetName, GetVendor,
+// GetVersion (>= 23), GetSupportedDevices with the host's hardware devices → OrtEpDevices.
+// Unloading releases in reverse: every OrtEpDevice (ReleaseEpDevice), every factory
+// (ReleaseEpFactory), dlclose. A failure at any step
 // releases what was acquired and returns an error naming the library, the step, ORT's error code
-// and message, and a fix (§4).
+// and message, and a fix ("Version gating and bad plugins"). A library registered under a name
+// ending in ".virtual" puts allow_virtual_devices=1 in the env config entries while it is loaded
+// (api_table.h, EnvConfigEntries), as ORT 1.30 does.
 //
 // Libraries are shared: loading the same (absolute path, registration name) again while a
 // PluginLibrary for it is alive returns that one. Thread-safe.
@@ -86,6 +89,7 @@ class PluginLibrary {
   std::unique_ptr<StderrLogSink> sink_;
   OrtLogger logger_;
   std::vector<Factory> factories_;
+  bool counted_virtual_ = false;  // registered as "<name>.virtual" (CountVirtualDeviceLibrary)
 };
 
 }  // namespace nxrt::ort_plugin

@@ -9,7 +9,7 @@
 // Activate (the stream's sync id advances) → WaitOnHost → Release, as ORT's plugin stream does
 // for a CPU consumer. At the end of a run the host calls Flush and OnSessionRunEnd. The
 // OrtSyncNotificationImpl and OrtSyncStreamImpl structs are read by their declared version
-// (>= 23, PLUGIN_HOST.md §3).
+// (>= 23; docs/plugin_host.md, "Version gating and bad plugins").
 // Source: onnxruntime_ep_c_api.h (OrtSyncStreamImpl, OrtSyncNotificationImpl,
 // OrtEpApi::SyncStream_GetImpl, SyncStream_GetSyncId, GetSyncIdForLastWaitOnSyncStream).
 #pragma once
