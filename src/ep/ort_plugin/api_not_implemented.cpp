@@ -103,8 +103,6 @@ constexpr Reason kReasons[] = {
     {"OrtApi", "SessionOptionsSetLoadCancellationFlag", "nxrt cannot cancel a model load"},
     {"OrtApi", "GetModelEditorApi", "nxrt builds no models through the C API (model editor)"},
     {"OrtApi", "SetOptimizedModelFilePath", "nxrt writes no optimized model files"},
-    {"OrtApi", "Graph_GetModelMetadata",
-     "nxrt's graph projection shows plugins no model metadata yet (docs/plugin_host.md)"},
     {"OrtApi", "GetTrainingApi", "nxrt does not train"},
     {"OrtApi", "GetInteropApi", "nxrt imports no external memory or semaphores"},
     {"OrtApi", "GetExperimentalFunction", "nxrt offers no experimental functions"},
