@@ -36,10 +36,19 @@ constexpr const char* kBackendNodeTests = "/usr/share/libonnx-testdata/data/node
 
 // A copy of the recording EP for one host: each host gets an instance of the library of its own
 // (the C++ wrapper keeps the OrtApi of the host that called CreateEpFactories in a global).
-// Copies are per process, so tests can run in parallel.
+// Copies are per process, so tests can run in parallel, and removed when the process ends (a
+// mapped library stays usable after its file is gone).
 std::string CopyFor(const std::string& host) {
-  const std::filesystem::path dir = std::filesystem::temp_directory_path() /
-                                    ("nxrt_recording_ep_" + std::to_string(getpid()));
+  struct TempDir {
+    std::filesystem::path path = std::filesystem::temp_directory_path() /
+                                 ("nxrt_recording_ep_" + std::to_string(getpid()));
+    ~TempDir() {
+      std::error_code ignored;
+      std::filesystem::remove_all(path, ignored);
+    }
+  };
+  static const TempDir temp;
+  const std::filesystem::path& dir = temp.path;
   std::filesystem::create_directories(dir);
   const std::filesystem::path copy = dir / ("librecording_ep_" + host + ".so");
   if (!std::filesystem::exists(copy)) std::filesystem::copy_file(kRecordingEp, copy);
