@@ -1,5 +1,6 @@
 // capi/api_session.cpp: sessions: creation from a file or bytes, inputs/outputs and their type
-// infos, model metadata, profiling, allocators.
+// infos, model metadata (read through ep/ort_plugin's ModelMetadata* functions), profiling,
+// allocators.
 //
 // Layer: nxrt_capi (internal). CreateSession turns the OrtSessionOptions into
 // nxrt::SessionOptions (ToNxrtOptions) and makes an nxrt::Session; its warnings (plugin EPs
@@ -10,7 +11,7 @@
 // frees.
 // Source: onnxruntime_c_api.h (CreateSession, CreateSessionFromArray,
 // CreateSessionWithPrepackedWeightsContainer, CreateSessionFromArrayWithPrepackedWeightsContainer,
-// CreatePrepackedWeightsContainer, SessionGet*, ModelMetadata*, SessionEndProfiling,
+// CreatePrepackedWeightsContainer, SessionGet*, SessionEndProfiling,
 // SessionGetProfilingStartTimeNs, CreateAllocator, ReleaseSession), onnxruntime_session_options_
 // config_keys.h ("session.disable_cpu_ep_fallback").
 #include <chrono>
@@ -366,110 +367,6 @@ OrtStatus* ORT_API_CALL SessionGetModelMetadataImpl(const OrtSession* session,
   });
 }
 
-template <std::string ModelMetadata::*kField>
-OrtStatus* MetadataString(const char* function, const OrtModelMetadata* metadata,
-                          OrtAllocator* allocator, char** value) {
-  if (OrtStatus* s = CheckArgs(function, {{"model_metadata", metadata},
-                                          {"allocator", allocator},
-                                          {"value", value}})) {
-    return s;
-  }
-  return Guarded(function, [&]() -> OrtStatus* {
-    *value = AllocatorCopy(allocator, metadata->metadata.*kField);
-    if (*value == nullptr) return Fail(function, "the allocator returned null");
-    return nullptr;
-  });
-}
-
-OrtStatus* ORT_API_CALL ModelMetadataGetProducerNameImpl(const OrtModelMetadata* m,
-                                                         OrtAllocator* a, char** v) noexcept {
-  return MetadataString<&ModelMetadata::producer_name>("OrtApi::ModelMetadataGetProducerName", m,
-                                                       a, v);
-}
-OrtStatus* ORT_API_CALL ModelMetadataGetGraphNameImpl(const OrtModelMetadata* m, OrtAllocator* a,
-                                                      char** v) noexcept {
-  return MetadataString<&ModelMetadata::graph_name>("OrtApi::ModelMetadataGetGraphName", m, a, v);
-}
-OrtStatus* ORT_API_CALL ModelMetadataGetDomainImpl(const OrtModelMetadata* m, OrtAllocator* a,
-                                                   char** v) noexcept {
-  return MetadataString<&ModelMetadata::domain>("OrtApi::ModelMetadataGetDomain", m, a, v);
-}
-OrtStatus* ORT_API_CALL ModelMetadataGetDescriptionImpl(const OrtModelMetadata* m,
-                                                        OrtAllocator* a, char** v) noexcept {
-  return MetadataString<&ModelMetadata::description>("OrtApi::ModelMetadataGetDescription", m, a,
-                                                     v);
-}
-OrtStatus* ORT_API_CALL ModelMetadataGetGraphDescriptionImpl(const OrtModelMetadata* m,
-                                                             OrtAllocator* a, char** v) noexcept {
-  return MetadataString<&ModelMetadata::graph_description>(
-      "OrtApi::ModelMetadataGetGraphDescription", m, a, v);
-}
-
-OrtStatus* ORT_API_CALL ModelMetadataGetVersionImpl(const OrtModelMetadata* metadata,
-                                                    int64_t* value) noexcept {
-  if (OrtStatus* s = CheckArgs("OrtApi::ModelMetadataGetVersion",
-                               {{"model_metadata", metadata}, {"value", value}})) {
-    return s;
-  }
-  *value = metadata->metadata.version;
-  return nullptr;
-}
-
-// OrtApi::ModelMetadataLookupCustomMetadataMap: *value = a copy of the value of `key`, or NULL
-// (and ok) when the model has no such key.
-OrtStatus* ORT_API_CALL ModelMetadataLookupCustomMetadataMapImpl(const OrtModelMetadata* metadata,
-                                                                 OrtAllocator* allocator,
-                                                                 const char* key,
-                                                                 char** value) noexcept {
-  constexpr const char* kFn = "OrtApi::ModelMetadataLookupCustomMetadataMap";
-  if (OrtStatus* s = CheckArgs(kFn, {{"model_metadata", metadata}, {"allocator", allocator},
-                                     {"key", key}, {"value", value}})) {
-    return s;
-  }
-  return Guarded(kFn, [&]() -> OrtStatus* {
-    *value = nullptr;
-    for (const auto& [k, v] : metadata->metadata.custom) {
-      if (k != key) continue;
-      *value = AllocatorCopy(allocator, v);
-      if (*value == nullptr) return Fail(kFn, "the allocator returned null");
-      break;
-    }
-    return nullptr;
-  });
-}
-
-// OrtApi::ModelMetadataGetCustomMetadataMapKeys: an allocator array of allocator strings (NULL
-// and 0 when there are none); the caller frees each key and the array.
-OrtStatus* ORT_API_CALL ModelMetadataGetCustomMetadataMapKeysImpl(const OrtModelMetadata* metadata,
-                                                                  OrtAllocator* allocator,
-                                                                  char*** keys,
-                                                                  int64_t* num_keys) noexcept {
-  constexpr const char* kFn = "OrtApi::ModelMetadataGetCustomMetadataMapKeys";
-  if (OrtStatus* s = CheckArgs(kFn, {{"model_metadata", metadata}, {"allocator", allocator},
-                                     {"keys", keys}, {"num_keys", num_keys}})) {
-    return s;
-  }
-  return Guarded(kFn, [&]() -> OrtStatus* {
-    const auto& custom = metadata->metadata.custom;
-    *keys = nullptr;
-    *num_keys = static_cast<int64_t>(custom.size());
-    if (custom.empty()) return nullptr;
-    auto* array = static_cast<char**>(allocator->Alloc(allocator, custom.size() * sizeof(char*)));
-    if (array == nullptr) return Fail(kFn, "the allocator returned null");
-    for (size_t i = 0; i < custom.size(); ++i) {
-      array[i] = AllocatorCopy(allocator, custom[i].first);
-      if (array[i] == nullptr) {
-        for (size_t j = 0; j < i; ++j) allocator->Free(allocator, array[j]);
-        allocator->Free(allocator, array);
-        return Fail(kFn, "the allocator returned null");
-      }
-    }
-    *keys = array;
-    return nullptr;
-  });
-}
-
-void ORT_API_CALL ReleaseModelMetadataImpl(OrtModelMetadata* metadata) noexcept { delete metadata; }
 
 // ---- profiling ----
 
@@ -543,13 +440,6 @@ OrtStatus* StatusAs(OrtErrorCode code, const char* function, const Status& statu
   return MakeOrtStatus(code, std::string(function) + ": " + status.message());
 }
 
-char* AllocatorCopy(OrtAllocator* allocator, std::string_view text) {
-  auto* copy = static_cast<char*>(allocator->Alloc(allocator, text.size() + 1));
-  if (copy == nullptr) return nullptr;
-  if (!text.empty()) std::memcpy(copy, text.data(), text.size());
-  copy[text.size()] = '\0';
-  return copy;
-}
 
 void InstallSessionApi(OrtApiVersion30& table) {
   OrtApi& api = table.v29;
@@ -575,15 +465,6 @@ void InstallSessionApi(OrtApiVersion30& table) {
   api.SessionGetEpDeviceForInputs = &SessionGetEpDeviceForInputsImpl;
   api.SessionGetEpDeviceForOutputs = &SessionGetEpDeviceForOutputsImpl;
   api.SessionGetModelMetadata = &SessionGetModelMetadataImpl;
-  api.ModelMetadataGetProducerName = &ModelMetadataGetProducerNameImpl;
-  api.ModelMetadataGetGraphName = &ModelMetadataGetGraphNameImpl;
-  api.ModelMetadataGetDomain = &ModelMetadataGetDomainImpl;
-  api.ModelMetadataGetDescription = &ModelMetadataGetDescriptionImpl;
-  api.ModelMetadataGetGraphDescription = &ModelMetadataGetGraphDescriptionImpl;
-  api.ModelMetadataGetVersion = &ModelMetadataGetVersionImpl;
-  api.ModelMetadataLookupCustomMetadataMap = &ModelMetadataLookupCustomMetadataMapImpl;
-  api.ModelMetadataGetCustomMetadataMapKeys = &ModelMetadataGetCustomMetadataMapKeysImpl;
-  api.ReleaseModelMetadata = &ReleaseModelMetadataImpl;
   api.SessionEndProfiling = &SessionEndProfilingImpl;
   api.SessionGetProfilingStartTimeNs = &SessionGetProfilingStartTimeNsImpl;
   api.CreateAllocator = &CreateAllocatorImpl;

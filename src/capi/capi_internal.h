@@ -20,6 +20,7 @@
 #include "ep/ort_plugin/api_internal.h"
 #include "ep/ort_plugin/api_objects.h"
 #include "ep/ort_plugin/api_table.h"
+#include "ep/ort_plugin/graph_projection.h"
 #include "ep/ort_plugin/plugin_library.h"
 #include "nxrt/session.h"
 
@@ -69,11 +70,6 @@ struct OrtSession {
   uint64_t profiling_start_ns = 0;  // wall clock at creation, nanoseconds since the epoch
 };
 
-// OrtApi::SessionGetModelMetadata.
-struct OrtModelMetadata {
-  nxrt::ModelMetadata metadata;
-};
-
 // OrtApi::CreateIoBinding: inputs and outputs bound by name for RunWithBinding. Inputs are
 // shallow copies of the caller's values (sharing their data, as ORT's do); an output is either
 // a caller's value the run writes into (BindOutput) or a device to allocate it on
@@ -95,6 +91,7 @@ struct OrtPrepackedWeightsContainer {};
 
 namespace nxrt::capi {
 
+using ort_plugin::AllocatorCopy;
 using ort_plugin::CheckArgs;
 using ort_plugin::Guarded;
 using ort_plugin::InvalidArgument;
@@ -115,10 +112,6 @@ OrtStatus* CreateDefault(const char* function, T** out) {
     return nullptr;
   });
 }
-
-// A copy of `text` in memory from `allocator` (for the *Name/Get*String functions), or null when
-// the allocation fails.
-char* AllocatorCopy(OrtAllocator* allocator, std::string_view text);
 
 // The groups of application-facing functions, one per file.
 void InstallEnvApi(OrtApiVersion30& api);             // api_env.cpp

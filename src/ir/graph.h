@@ -20,6 +20,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -111,6 +112,12 @@ struct Node {
   std::vector<ValueId> outputs;  // kNoValue for an omitted optional output
   std::vector<Attribute> attributes;  // in model order
   std::string doc_string;
+  // True when the model gives the node no name (`name` was made up by the loader).
+  bool unnamed = false;
+  // The node's index as ONNX Runtime numbers it: its position in its graph's node list, not
+  // counting the Constant nodes before it (ORT makes them initializers when it loads a model).
+  // kNoNode for a node a graph pass made.
+  NodeId model_index = kNoNode;
 
   // The attribute named `attr_name`, or nullptr.
   const Attribute* FindAttribute(std::string_view attr_name) const;
@@ -190,6 +197,9 @@ struct Model {
   std::shared_ptr<Graph> graph;
   std::vector<std::shared_ptr<const MappedFile>> external_files;
   std::string path;  // file it was loaded from; "" when loaded from bytes
+  // Dim symbols type inference made up for dims it could not tell ("unk__N"; LoadOptions::
+  // infer_types), which the model itself never writes. ONNX Runtime shows such dims unknown.
+  std::unordered_set<std::string> inferred_symbols;
 
   // The imported version of `domain` ("" and "ai.onnx" are the same), or nullopt.
   std::optional<int64_t> OpsetFor(std::string_view domain) const;

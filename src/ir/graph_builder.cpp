@@ -238,6 +238,7 @@ Status GraphBuilder::AddNodes(const onnx::GraphProto& proto, Graph& graph) {
     if (!n.name().empty()) taken.insert(n.name());
   }
   graph.nodes.resize(proto.node_size());
+  NodeId constants = 0;
   for (int i = 0; i < proto.node_size(); ++i) {
     const onnx::NodeProto& n = proto.node(i);
     Node& node = graph.nodes[i];
@@ -245,6 +246,10 @@ Status GraphBuilder::AddNodes(const onnx::GraphProto& proto, Graph& graph) {
     node.op_type = n.op_type();
     node.domain = CanonicalDomain(n.domain());
     node.name = n.name().empty() ? UniqueNodeName(n.op_type(), i, taken) : n.name();
+    node.unnamed = n.name().empty();
+    const bool constant = node.op_type == "Constant" && node.domain.empty();
+    node.model_index = constant ? kNoNode : static_cast<NodeId>(i) - constants;
+    constants += constant ? 1 : 0;
     node.doc_string = n.doc_string();
     if (node.op_type.empty()) return Invalid(NodeLabel(node) + " has no op_type");
     for (const std::string& output : n.output()) {

@@ -20,10 +20,12 @@
 #include <cerrno>
 #include <chrono>
 #include <climits>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include <google/protobuf/io/coded_stream.h>
@@ -344,6 +346,47 @@ std::unordered_map<const onnx::GraphProto*, int> InferTypes(onnx::ModelProto& pr
   return counts;
 }
 
+// The dim symbols libonnx's inference made up ("unk__N" for a dim it could not tell): those in
+// the value_info entries it added (from `declared`'s count on, per graph) that no graph input,
+// output or declared value_info of the model uses.
+std::unordered_set<std::string> InferredSymbols(
+    onnx::ModelProto& proto, const std::unordered_map<const onnx::GraphProto*, int>& declared) {
+  std::unordered_set<std::string> written;
+  std::unordered_set<std::string> inferred;
+  std::function<void(const onnx::TypeProto&, std::unordered_set<std::string>&)> collect =
+      [&](const onnx::TypeProto& type, std::unordered_set<std::string>& into) {
+        const onnx::TensorShapeProto* shape = nullptr;
+        if (type.has_tensor_type() && type.tensor_type().has_shape()) {
+          shape = &type.tensor_type().shape();
+        } else if (type.has_sparse_tensor_type() && type.sparse_tensor_type().has_shape()) {
+          shape = &type.sparse_tensor_type().shape();
+        } else if (type.has_sequence_type()) {
+          collect(type.sequence_type().elem_type(), into);
+        } else if (type.has_optional_type()) {
+          collect(type.optional_type().elem_type(), into);
+        } else if (type.has_map_type()) {
+          collect(type.map_type().value_type(), into);
+        }
+        if (shape == nullptr) return;
+        for (const onnx::TensorShapeProto::Dimension& dim : shape->dim()) {
+          if (dim.has_dim_param()) into.insert(dim.dim_param());
+        }
+      };
+  std::vector<onnx::GraphProto*> graphs;
+  CollectGraphs(*proto.mutable_graph(), graphs);
+  for (const onnx::GraphProto* graph : graphs) {
+    auto count = declared.find(graph);
+    const int from = count != declared.end() ? count->second : graph->value_info_size();
+    for (const onnx::ValueInfoProto& info : graph->input()) collect(info.type(), written);
+    for (const onnx::ValueInfoProto& info : graph->output()) collect(info.type(), written);
+    for (int i = 0; i < graph->value_info_size(); ++i) {
+      collect(graph->value_info(i).type(), i < from ? written : inferred);
+    }
+  }
+  for (const std::string& symbol : written) inferred.erase(symbol);
+  return inferred;
+}
+
 Result<Model> BuildModel(onnx::ModelProto& proto, const std::string& source,
                          const std::filesystem::path& external_data_dir,
                          std::vector<std::filesystem::path> external_data_roots, std::string path,
@@ -374,7 +417,9 @@ Result<Model> BuildModel(onnx::ModelProto& proto, const std::string& source,
   ExternalDataResolver external(external_data_dir, std::move(external_data_roots));
   GraphBuilder builder(&external);
   if (infer_types && facts->topologically_sorted) {
-    builder.SetDeclaredValueInfoCounts(InferTypes(proto));
+    std::unordered_map<const onnx::GraphProto*, int> declared = InferTypes(proto);
+    model.inferred_symbols = InferredSymbols(proto, declared);
+    builder.SetDeclaredValueInfoCounts(std::move(declared));
   }
   Result<std::shared_ptr<Graph>> graph = builder.Build(*proto.mutable_graph());
   if (!graph.ok()) return graph.status().WithContext(source);

@@ -13,9 +13,11 @@ const std::vector<std::unique_ptr<GraphPass>>& AllPasses() {
   static const std::vector<std::unique_ptr<GraphPass>> passes = [] {
     std::vector<std::unique_ptr<GraphPass>> p;
     p.push_back(MakeGradientExpansionPass());
+    // Copies go first, as ONNX Runtime's rewrite rules run before its constant folding: a copy
+    // of a constant is dropped, not folded under the copy's name.
+    p.push_back(MakeIdentityEliminationPass());
     p.push_back(MakeConstantFoldingPass());
     p.push_back(MakeShapeFoldingPass());
-    p.push_back(MakeIdentityEliminationPass());
     p.push_back(MakeDeadNodeEliminationPass());
     p.push_back(MakeConvBnFoldingPass());
     p.push_back(MakeMatMulAddToGemmPass());

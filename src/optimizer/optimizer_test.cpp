@@ -94,6 +94,47 @@ TEST(IdentityElimination, KeepsCopiesWhoseSourceIsReadElsewhereOrIsAGraphInput) 
   ExpectSameResults(m, {{"x", RandomFloats({4, 5}, 4)}}, {"identity_elimination"});
 }
 
+// x -> Cast(float) -> Mul(·, [1]) -> Sub(·, 0) -> Add(·, [[[0]]]) -> Split -> two Identity
+// graph outputs. The Cast, Mul and Sub copy their input (ONNX Runtime's CastElimination and
+// NoopElimination); the Add's zero has rank 3 > 2, so it broadcasts x to rank 3 and stays.
+onnx::ModelProto NoOpChainModel() {
+  onnx::ModelProto m = MakeModel(17);
+  onnx::GraphProto* g = m.mutable_graph();
+  FillValueInfo(g->add_input(), "x", onnx::TensorProto::FLOAT, {4, 5});
+  FillValueInfo(g->add_output(), "y1", onnx::TensorProto::FLOAT, {1, 2, 5});
+  FillValueInfo(g->add_output(), "y2", onnx::TensorProto::FLOAT, {1, 2, 5});
+  FillFloatTensor(g->add_initializer(), "one", {1}, {1});
+  FillFloatTensor(g->add_initializer(), "zero", {}, {0});
+  FillFloatTensor(g->add_initializer(), "zero3", {1, 1, 1}, {0});
+  onnx::NodeProto* cast = AddNode(g, "Cast", {"x"}, {"c"}, "cast");
+  onnx::AttributeProto* to = cast->add_attribute();
+  to->set_name("to");
+  to->set_type(onnx::AttributeProto::INT);
+  to->set_i(onnx::TensorProto::FLOAT);
+  AddNode(g, "Mul", {"one", "c"}, {"m"}, "mul");
+  AddNode(g, "Sub", {"m", "zero"}, {"s"}, "sub");
+  AddNode(g, "Add", {"s", "zero3"}, {"a"}, "add");
+  onnx::NodeProto* split = AddNode(g, "Split", {"a"}, {"p", "q"}, "split");
+  onnx::AttributeProto* axis = split->add_attribute();
+  axis->set_name("axis");
+  axis->set_type(onnx::AttributeProto::INT);
+  axis->set_i(1);
+  AddNode(g, "Identity", {"p"}, {"y1"}, "copy1");
+  AddNode(g, "Identity", {"q"}, {"y2"}, "copy2");
+  return m;
+}
+
+TEST(IdentityElimination, RemovesSameTypeCastsArithmeticNoOpsAndCopiesOfSeveralOutputs) {
+  ir::Model model = Optimize(NoOpChainModel(), {"identity_elimination"});
+  ASSERT_EQ(OpTypes(*model.graph), (std::vector<std::string>{"Add", "Split"}));
+  const ir::Graph& g = *model.graph;
+  EXPECT_EQ(g.values[g.nodes[0].inputs[0]].name, "x");
+  EXPECT_EQ(g.nodes[1].outputs, g.outputs);  // Split writes both graph outputs itself
+  const auto stats = ExpectSameResults(NoOpChainModel(), {{"x", RandomFloats({4, 5}, 5)}},
+                                       {"identity_elimination"});
+  EXPECT_EQ(Rewrites(stats, "identity_elimination"), 5);
+}
+
 TEST(Optimizer, LevelZeroAndDisabledPassesLeaveTheGraph) {
   ir::Model model = testing::Load(DeadChainModel());
   auto none = OptimizeModel(model, {0, {}});

@@ -3,20 +3,6 @@
 
 namespace nxrt::runtime {
 
-ModelMetadata MetadataOf(const ir::Model& model) {
-  ModelMetadata metadata;
-  metadata.producer_name = model.producer_name;
-  metadata.domain = model.domain;
-  metadata.description = model.doc_string;
-  metadata.version = model.model_version;
-  metadata.custom = model.metadata;
-  if (model.graph) {
-    metadata.graph_name = model.graph->name;
-    metadata.graph_description = model.graph->doc_string;
-  }
-  return metadata;
-}
-
 Status ApplyFreeDimensionOverrides(ir::Model& model,
                                    std::span<const std::pair<std::string, int64_t>> overrides) {
   for (const auto& [name, size] : overrides) {

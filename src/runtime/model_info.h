@@ -1,8 +1,8 @@
-// runtime/model_info.h: what a Session reports about its model and applies to it before the
-// plan: the model's metadata and the free-dimension overrides of SessionOptions.
+// runtime/model_info.h: what a Session applies to its model before the plan: the free-dimension
+// overrides of SessionOptions (its metadata is ort_plugin::ModelMetadataOf's).
 //
-// Layer: nxrt_runtime (internal; used by session.cpp). Source: onnx/onnx.proto (ModelProto,
-// metadata_props), ONNX Runtime's OrtModelMetadata and AddFreeDimensionOverrideByName.
+// Layer: nxrt_runtime (internal; used by session.cpp). Source: ONNX Runtime's
+// AddFreeDimensionOverrideByName.
 #pragma once
 
 #include <cstdint>
@@ -15,9 +15,6 @@
 #include "nxrt/status.h"
 
 namespace nxrt::runtime {
-
-// The metadata of `model` (its graph's name and doc string included).
-ModelMetadata MetadataOf(const ir::Model& model);
 
 // Fixes every dim of the main graph's values whose symbol is an override's name to its size.
 // Names no dim carries are ignored. Errors: kInvalidArgument for an empty name or a negative

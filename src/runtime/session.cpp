@@ -22,6 +22,7 @@
 
 #include "core/thread_pool.h"
 #include "ep/graph_claimer.h"
+#include "ep/ort_plugin/graph_projection.h"
 #include "ep/node_info_builder.h"
 #include "ep/run_observer.h"
 #include "ir/onnx_loader.h"
@@ -375,7 +376,9 @@ class SessionImpl final : public Session {
     return overridable;
   }
 
-  ModelMetadata Metadata() const override { return runtime::MetadataOf(pipeline_->model()); }
+  ModelMetadata Metadata() const override {
+    return ort_plugin::ModelMetadataOf(pipeline_->model());
+  }
 
   std::vector<KernelStats> Stats() const override {
     std::lock_guard<std::mutex> lock(mutex_);

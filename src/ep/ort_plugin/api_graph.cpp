@@ -12,7 +12,7 @@
 // the count is ORT_INVALID_ARGUMENT, and the array may be null only when the capacity is 0.
 // Source: onnxruntime_c_api.h (the OrtValueInfo, OrtGraph, OrtNode and OrtExternalInitializerInfo
 // groups, GetValueInfoName, GetValueInfoTypeInfo, ReadOpAttr, Release{ValueInfo,Node,Graph,
-// Model}).
+// Model}, Graph_GetModelMetadata, ModelMetadata*, ReleaseModelMetadata).
 #include <cstring>
 #include <mutex>
 #include <string>
@@ -347,7 +347,7 @@ OrtStatus* ORT_API_CALL NodeGetIdImpl(const OrtNode* node, size_t* node_id) noex
   if (OrtStatus* s = CheckArgs("OrtApi::Node_GetId", {{"node", node}, {"node_id", node_id}})) {
     return s;
   }
-  *node_id = static_cast<size_t>(node->id);
+  *node_id = node->ort_index;
   return nullptr;
 }
 
@@ -484,10 +484,10 @@ OrtStatus* ORT_API_CALL NodeGetGraphImpl(const OrtNode* node, const OrtGraph** g
   return nullptr;
 }
 
-// NULL until the node is assigned to an EP.
+// "" until the node is assigned to an EP, as in ORT.
 OrtStatus* ORT_API_CALL NodeGetEpNameImpl(const OrtNode* node, const char** out) noexcept {
   if (OrtStatus* s = CheckArgs("OrtApi::Node_GetEpName", {{"node", node}, {"out", out}})) return s;
-  *out = node->ep_name ? node->ep_name->c_str() : nullptr;
+  *out = node->ep_name ? node->ep_name->c_str() : "";
   return nullptr;
 }
 
@@ -616,6 +616,127 @@ OrtStatus* ORT_API_CALL ReadOpAttrImpl(const OrtOpAttr* op_attr, OrtOpAttrType t
   });
 }
 
+// ---- OrtModelMetadata ----
+
+// Graph_GetModelMetadata: the model's metadata (ModelMetadataOf), for any graph of the model; the
+// plugin releases it with ReleaseModelMetadata.
+OrtStatus* ORT_API_CALL GraphGetModelMetadataImpl(const OrtGraph* graph,
+                                                  OrtModelMetadata** out) noexcept {
+  constexpr const char* kFn = "OrtApi::Graph_GetModelMetadata";
+  if (OrtStatus* s = CheckArgs(kFn, {{"graph", graph}, {"out", out}})) return s;
+  return Guarded(kFn, [&]() -> OrtStatus* {
+    *out = new OrtModelMetadata{ModelMetadataOf(*graph->model)};
+    return nullptr;
+  });
+}
+
+using nxrt::ModelMetadata;
+
+template <std::string ModelMetadata::*kField>
+OrtStatus* MetadataString(const char* function, const OrtModelMetadata* metadata,
+                          OrtAllocator* allocator, char** value) {
+  if (OrtStatus* s = CheckArgs(function, {{"model_metadata", metadata},
+                                          {"allocator", allocator},
+                                          {"value", value}})) {
+    return s;
+  }
+  return Guarded(function, [&]() -> OrtStatus* {
+    *value = AllocatorCopy(allocator, metadata->metadata.*kField);
+    if (*value == nullptr) return MakeOrtStatus(ORT_FAIL, std::string(function) + ": the allocator returned null");
+    return nullptr;
+  });
+}
+
+OrtStatus* ORT_API_CALL ModelMetadataGetProducerNameImpl(const OrtModelMetadata* m,
+                                                         OrtAllocator* a, char** v) noexcept {
+  return MetadataString<&ModelMetadata::producer_name>("OrtApi::ModelMetadataGetProducerName", m,
+                                                       a, v);
+}
+OrtStatus* ORT_API_CALL ModelMetadataGetGraphNameImpl(const OrtModelMetadata* m, OrtAllocator* a,
+                                                      char** v) noexcept {
+  return MetadataString<&ModelMetadata::graph_name>("OrtApi::ModelMetadataGetGraphName", m, a, v);
+}
+OrtStatus* ORT_API_CALL ModelMetadataGetDomainImpl(const OrtModelMetadata* m, OrtAllocator* a,
+                                                   char** v) noexcept {
+  return MetadataString<&ModelMetadata::domain>("OrtApi::ModelMetadataGetDomain", m, a, v);
+}
+OrtStatus* ORT_API_CALL ModelMetadataGetDescriptionImpl(const OrtModelMetadata* m,
+                                                        OrtAllocator* a, char** v) noexcept {
+  return MetadataString<&ModelMetadata::description>("OrtApi::ModelMetadataGetDescription", m, a,
+                                                     v);
+}
+OrtStatus* ORT_API_CALL ModelMetadataGetGraphDescriptionImpl(const OrtModelMetadata* m,
+                                                             OrtAllocator* a, char** v) noexcept {
+  return MetadataString<&ModelMetadata::graph_description>(
+      "OrtApi::ModelMetadataGetGraphDescription", m, a, v);
+}
+
+OrtStatus* ORT_API_CALL ModelMetadataGetVersionImpl(const OrtModelMetadata* metadata,
+                                                    int64_t* value) noexcept {
+  if (OrtStatus* s = CheckArgs("OrtApi::ModelMetadataGetVersion",
+                               {{"model_metadata", metadata}, {"value", value}})) {
+    return s;
+  }
+  *value = metadata->metadata.version;
+  return nullptr;
+}
+
+// OrtApi::ModelMetadataLookupCustomMetadataMap: *value = a copy of the value of `key`, or NULL
+// (and ok) when the model has no such key.
+OrtStatus* ORT_API_CALL ModelMetadataLookupCustomMetadataMapImpl(const OrtModelMetadata* metadata,
+                                                                 OrtAllocator* allocator,
+                                                                 const char* key,
+                                                                 char** value) noexcept {
+  constexpr const char* kFn = "OrtApi::ModelMetadataLookupCustomMetadataMap";
+  if (OrtStatus* s = CheckArgs(kFn, {{"model_metadata", metadata}, {"allocator", allocator},
+                                     {"key", key}, {"value", value}})) {
+    return s;
+  }
+  return Guarded(kFn, [&]() -> OrtStatus* {
+    *value = nullptr;
+    for (const auto& [k, v] : metadata->metadata.custom) {
+      if (k != key) continue;
+      *value = AllocatorCopy(allocator, v);
+      if (*value == nullptr) return MakeOrtStatus(ORT_FAIL, std::string(kFn) + ": the allocator returned null");
+      break;
+    }
+    return nullptr;
+  });
+}
+
+// OrtApi::ModelMetadataGetCustomMetadataMapKeys: an allocator array of allocator strings (NULL
+// and 0 when there are none); the caller frees each key and the array.
+OrtStatus* ORT_API_CALL ModelMetadataGetCustomMetadataMapKeysImpl(const OrtModelMetadata* metadata,
+                                                                  OrtAllocator* allocator,
+                                                                  char*** keys,
+                                                                  int64_t* num_keys) noexcept {
+  constexpr const char* kFn = "OrtApi::ModelMetadataGetCustomMetadataMapKeys";
+  if (OrtStatus* s = CheckArgs(kFn, {{"model_metadata", metadata}, {"allocator", allocator},
+                                     {"keys", keys}, {"num_keys", num_keys}})) {
+    return s;
+  }
+  return Guarded(kFn, [&]() -> OrtStatus* {
+    const auto& custom = metadata->metadata.custom;
+    *keys = nullptr;
+    *num_keys = static_cast<int64_t>(custom.size());
+    if (custom.empty()) return nullptr;
+    auto* array = static_cast<char**>(allocator->Alloc(allocator, custom.size() * sizeof(char*)));
+    if (array == nullptr) return MakeOrtStatus(ORT_FAIL, std::string(kFn) + ": the allocator returned null");
+    for (size_t i = 0; i < custom.size(); ++i) {
+      array[i] = AllocatorCopy(allocator, custom[i].first);
+      if (array[i] == nullptr) {
+        for (size_t j = 0; j < i; ++j) allocator->Free(allocator, array[j]);
+        allocator->Free(allocator, array);
+        return MakeOrtStatus(ORT_FAIL, std::string(kFn) + ": the allocator returned null");
+      }
+    }
+    *keys = array;
+    return nullptr;
+  });
+}
+
+void ORT_API_CALL ReleaseModelMetadataImpl(OrtModelMetadata* metadata) noexcept { delete metadata; }
+
 // ---- OrtExternalInitializerInfo ----
 
 // These return values, not statuses: a null info reads as "" / 0.
@@ -695,6 +816,38 @@ void InstallGraphApi(OrtApi& api, OrtEpApi& /*ep_api*/) {
   api.ExternalInitializerInfo_GetFileOffset = &ExternalInitializerInfoGetFileOffsetImpl;
   api.ExternalInitializerInfo_GetByteSize = &ExternalInitializerInfoGetByteSizeImpl;
   api.ReleaseExternalInitializerInfo = &ReleaseExternalInitializerInfoImpl;
+  api.Graph_GetModelMetadata = &GraphGetModelMetadataImpl;
+  api.ModelMetadataGetProducerName = &ModelMetadataGetProducerNameImpl;
+  api.ModelMetadataGetGraphName = &ModelMetadataGetGraphNameImpl;
+  api.ModelMetadataGetDomain = &ModelMetadataGetDomainImpl;
+  api.ModelMetadataGetDescription = &ModelMetadataGetDescriptionImpl;
+  api.ModelMetadataGetGraphDescription = &ModelMetadataGetGraphDescriptionImpl;
+  api.ModelMetadataGetVersion = &ModelMetadataGetVersionImpl;
+  api.ModelMetadataLookupCustomMetadataMap = &ModelMetadataLookupCustomMetadataMapImpl;
+  api.ModelMetadataGetCustomMetadataMapKeys = &ModelMetadataGetCustomMetadataMapKeysImpl;
+  api.ReleaseModelMetadata = &ReleaseModelMetadataImpl;
+}
+
+ModelMetadata ModelMetadataOf(const ir::Model& model) {
+  ModelMetadata metadata;
+  metadata.producer_name = model.producer_name;
+  metadata.domain = model.domain;
+  metadata.description = model.doc_string;
+  metadata.version = model.model_version;
+  metadata.custom = model.metadata;
+  if (model.graph) {
+    metadata.graph_name = model.graph->name;
+    metadata.graph_description = model.graph->doc_string;
+  }
+  return metadata;
+}
+
+char* AllocatorCopy(OrtAllocator* allocator, std::string_view text) {
+  auto* copy = static_cast<char*>(allocator->Alloc(allocator, text.size() + 1));
+  if (copy == nullptr) return nullptr;
+  if (!text.empty()) std::memcpy(copy, text.data(), text.size());
+  copy[text.size()] = '\0';
+  return copy;
 }
 
 }  // namespace nxrt::ort_plugin

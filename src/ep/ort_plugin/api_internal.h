@@ -13,6 +13,7 @@
 #include <memory>
 #include <new>
 #include <string>
+#include <string_view>
 
 #include "ep/ort_plugin/api_objects.h"
 
@@ -62,5 +63,9 @@ bool TensorBytes(ONNXTensorElementDataType type, size_t elements, size_t* bytes)
 // Deep copies (api_values.cpp), for functions that hand out a new type info the caller releases.
 std::unique_ptr<OrtTensorTypeAndShapeInfo> CloneTensorInfo(const OrtTensorTypeAndShapeInfo& from);
 std::unique_ptr<OrtTypeInfo> CloneTypeInfo(const OrtTypeInfo& from);
+
+// A copy of `text` (NUL-terminated) in memory from `allocator`, for the functions that return
+// strings the caller frees with it; null when the allocation fails (api_graph.cpp).
+char* AllocatorCopy(OrtAllocator* allocator, std::string_view text);
 
 }  // namespace nxrt::ort_plugin

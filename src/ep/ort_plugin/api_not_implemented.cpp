@@ -102,8 +102,6 @@ constexpr Reason kReasons[] = {
      "nxrt profiles whole sessions (EnableProfiling), not single runs"},
     {"OrtApi", "SessionOptionsSetLoadCancellationFlag", "nxrt cannot cancel a model load"},
     {"OrtApi", "SetOptimizedModelFilePath", "nxrt writes no optimized model files"},
-    {"OrtApi", "Graph_GetModelMetadata",
-     "nxrt's graph projection shows plugins no model metadata yet (docs/plugin_host.md)"},
     {"OrtApi", "GetTrainingApi", "nxrt does not train"},
     {"OrtApi", "GetInteropApi", "nxrt imports no external memory or semaphores"},
     {"OrtApi", "GetExperimentalFunction", "nxrt offers no experimental functions"},

@@ -5,6 +5,9 @@
 #include "ep/ort_plugin/graph_projection.h"
 
 #include <algorithm>
+#include <cstring>
+#include <unordered_map>
+#include <span>
 #include <unordered_set>
 #include <utility>
 
@@ -28,14 +31,18 @@ struct GraphSpec {
   std::optional<std::string> ep_name;  // for every node (claims)
 };
 
-OrtTensorTypeAndShapeInfo TensorInfoOf(const ir::TypeInfo& type) {
+// A symbol type inference made up (ir::Model::inferred_symbols) is shown as an unknown dim, as
+// ORT, whose inference makes none up, shows it.
+OrtTensorTypeAndShapeInfo TensorInfoOf(const ir::TypeInfo& type, const ir::Model& model) {
   OrtTensorTypeAndShapeInfo info;
   info.element_type = ToOrtElementType(type.elem_type);
   info.has_shape = type.shape.has_value();
   if (type.shape) {
     for (const ir::Dim& dim : *type.shape) {
+      const bool symbolic = dim.kind == ir::Dim::Kind::kSymbolic &&
+                            model.inferred_symbols.count(dim.symbol) == 0;
       info.dims.push_back(dim.is_fixed() ? dim.value : -1);
-      info.symbolic_dims.push_back(dim.kind == ir::Dim::Kind::kSymbolic ? dim.symbol : "");
+      info.symbolic_dims.push_back(symbolic ? dim.symbol : "");
     }
   }
   for (const std::string& symbol : info.symbolic_dims) info.symbolic_dim_ptrs.push_back(symbol.c_str());
@@ -43,11 +50,11 @@ OrtTensorTypeAndShapeInfo TensorInfoOf(const ir::TypeInfo& type) {
 }
 
 // The ORT form of an IR type; ONNX_TYPE_UNKNOWN when the model gives none.
-void FillTypeInfo(const ir::TypeInfo& type, OrtTypeInfo& out) {
+void FillTypeInfo(const ir::TypeInfo& type, const ir::Model& model, OrtTypeInfo& out) {
   using Kind = ir::TypeInfo::Kind;
   auto element = [&]() {
     auto inner = std::make_unique<OrtTypeInfo>();
-    if (type.element) FillTypeInfo(*type.element, *inner);
+    if (type.element) FillTypeInfo(*type.element, model, *inner);
     return inner;
   };
   switch (type.kind) {
@@ -57,7 +64,7 @@ void FillTypeInfo(const ir::TypeInfo& type, OrtTypeInfo& out) {
     case Kind::kTensor:
     case Kind::kSparseTensor:
       out.type = type.kind == Kind::kTensor ? ONNX_TYPE_TENSOR : ONNX_TYPE_SPARSETENSOR;
-      out.tensor = std::make_unique<OrtTensorTypeAndShapeInfo>(TensorInfoOf(type));
+      out.tensor = std::make_unique<OrtTensorTypeAndShapeInfo>(TensorInfoOf(type, model));
       break;
     case Kind::kSequence:
       out.type = ONNX_TYPE_SEQUENCE;
@@ -86,22 +93,191 @@ std::unique_ptr<OrtValue> ViewOf(const Tensor& tensor) {
   return value;
 }
 
-// The node's attributes plus the schema defaults it omits, sorted by name.
+// The node's attributes plus the schema defaults it omits, in the order ORT 1.30's
+// Node_GetAttributes gives them: the iteration order of ORT's NodeAttributes (a
+// std::unordered_map<std::string, AttributeProto>) built as ORT builds it: reserved for the
+// model's attributes, which are inserted in model order, then copied into the node, then the
+// defaults inserted when ORT resolves the graph. libstdc++'s unordered_map iterates in an order
+// fixed by that sequence. The defaults go in name order: that is ORT 1.30's order for every node
+// of the test models missing at most one default; with two or more it may differ (1 % of the
+// nodes; docs/plugin_host.md).
 std::vector<OrtOpAttr> AttributesOf(const ir::Node& node, int64_t opset) {
-  std::vector<OrtOpAttr> attrs;
-  for (const ir::Attribute& attr : node.attributes) attrs.push_back({attr});
-  for (ir::Attribute& def : ir::AttributeDefaults(node.domain, node.op_type, opset)) {
-    if (node.FindAttribute(def.name) == nullptr) attrs.push_back({std::move(def)});
+  std::vector<OrtOpAttr> all;
+  std::unordered_map<std::string, size_t> model_order;
+  model_order.reserve(node.attributes.size());
+  for (const ir::Attribute& attr : node.attributes) {
+    model_order.emplace(attr.name, all.size());
+    all.push_back({attr});
   }
-  std::sort(attrs.begin(), attrs.end(),
-            [](const OrtOpAttr& a, const OrtOpAttr& b) { return a.attr.name < b.attr.name; });
+  std::unordered_map<std::string, size_t> in_node;
+  in_node = model_order;
+  std::vector<ir::Attribute> defaults = ir::AttributeDefaults(node.domain, node.op_type, opset);
+  std::sort(defaults.begin(), defaults.end(),
+            [](const ir::Attribute& a, const ir::Attribute& b) { return a.name < b.name; });
+  for (ir::Attribute& def : defaults) {
+    if (in_node.count(def.name) != 0) continue;
+    in_node.emplace(def.name, all.size());
+    all.push_back({std::move(def)});
+  }
+  std::vector<OrtOpAttr> attrs;
+  attrs.reserve(all.size());
+  for (const auto& entry : in_node) attrs.push_back(std::move(all[entry.second]));
   return attrs;
+}
+
+// Graph_GetOperatorSets as ORT 1.30 answers it: the model's imports plus every domain ORT
+// registers that the model does not import, at the version ORT gives it (the ONNX version for its
+// internal NHWC domain), sorted by domain ("" is ONNX).
+std::vector<std::pair<const char*, int64_t>> OrtOperatorSets(const ir::Model& model) {
+  const int64_t onnx = model.OpsetFor("").value_or(1);
+  const std::pair<const char*, int64_t> registered[] = {
+      {"ai.onnx.ml", 5},        {"ai.onnx.preview", 1},
+      {"ai.onnx.preview.training", 1}, {"ai.onnx.training", 1},
+      {"com.microsoft", 1},     {"com.microsoft.experimental", 1},
+      {"com.microsoft.nchwc", 1}, {"com.ms.internal.nhwc", onnx},
+      {"org.pytorch.aten", 1}};
+  std::vector<std::pair<const char*, int64_t>> sets;
+  for (const ir::OpsetImport& import : model.opset_imports) {
+    sets.emplace_back(import.domain.c_str(), import.version);
+  }
+  for (const auto& [domain, version] : registered) {
+    if (!model.OpsetFor(domain)) sets.emplace_back(domain, version);
+  }
+  std::sort(sets.begin(), sets.end(),
+            [](const auto& a, const auto& b) { return std::strcmp(a.first, b.first) < 0; });
+  return sets;
+}
+
+// The names `graph` reads from enclosing scopes, in the order ORT 1.30 meets them when it
+// resolves the graph: those its nodes' subgraphs read (per subgraph a std::unordered_set of its
+// reads, iterated), then its nodes' inputs in node order; repeats included.
+void OuterReads(const ir::Graph& graph, std::vector<std::string>& out) {
+  auto outer = [&](const std::string& name) {
+    const ir::ValueId v = graph.FindValue(name);
+    return v == ir::kNoValue || graph.values[v].outer_scope;
+  };
+  for (const ir::Node& node : graph.nodes) {
+    for (const ir::Attribute& attr : node.attributes) {
+      std::vector<const ir::Graph*> bodies;
+      if (attr.type == ir::Attribute::Type::kGraph && attr.g) bodies.push_back(attr.g.get());
+      for (const std::shared_ptr<ir::Graph>& g : attr.graphs) bodies.push_back(g.get());
+      for (const ir::Graph* body : bodies) {
+        std::vector<std::string> nested;
+        OuterReads(*body, nested);
+        std::unordered_set<std::string> consumed;  // filled one by one, as ORT does
+        for (const std::string& name : nested) consumed.insert(name);
+        for (const std::string& name : consumed) {
+          if (outer(name)) out.push_back(name);
+        }
+      }
+    }
+  }
+  for (const ir::Node& node : graph.nodes) {
+    for (ir::ValueId v : node.inputs) {
+      if (v != ir::kNoValue && graph.values[v].outer_scope) out.push_back(graph.values[v].name);
+    }
+  }
+}
+
+// Node_GetImplicitInputs of `id` in ORT 1.30's order: per subgraph in `attributes` order, the
+// outer-scope names it reads as ORT collects them (a std::unordered_set<std::string> filled in
+// OuterReads order, then iterated), each value once.
+std::vector<ir::ValueId> OrtImplicitInputs(const ir::GraphView& view, ir::NodeId id,
+                                           const std::vector<OrtOpAttr>& attributes) {
+  std::span<const ir::ValueId> implicit = view.implicit_inputs(id);
+  std::vector<ir::ValueId> ordered;
+  auto take = [&](ir::ValueId v) {
+    if (std::find(implicit.begin(), implicit.end(), v) == implicit.end()) return;
+    if (std::find(ordered.begin(), ordered.end(), v) == ordered.end()) ordered.push_back(v);
+  };
+  for (const OrtOpAttr& attr : attributes) {
+    std::vector<const ir::Graph*> bodies;
+    if (attr.attr.type == ir::Attribute::Type::kGraph && attr.attr.g) bodies.push_back(attr.attr.g.get());
+    for (const std::shared_ptr<ir::Graph>& g : attr.attr.graphs) bodies.push_back(g.get());
+    for (const ir::Graph* body : bodies) {
+      std::vector<std::string> reads;
+      OuterReads(*body, reads);
+      std::unordered_set<std::string> consumed;  // filled one by one, as ORT does
+      for (const std::string& name : reads) consumed.insert(name);
+      for (const std::string& name : consumed) take(view.graph().FindValue(name));
+    }
+  }
+  for (ir::ValueId v : implicit) take(v);
+  return ordered;
+}
+
+// ORT's index of each node of `view`'s graph (ir::Node::model_index; nodes a pass made follow
+// the model's, in graph order, as ORT appends the nodes its rewrites add).
+std::vector<size_t> OrtIndices(const ir::GraphView& view) {
+  const std::vector<ir::Node>& nodes = view.graph().nodes;
+  size_t next = 0;
+  for (const ir::Node& node : nodes) {
+    if (node.model_index != ir::kNoNode) next = std::max(next, static_cast<size_t>(node.model_index) + 1);
+  }
+  std::vector<size_t> index(nodes.size());
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    index[i] = nodes[i].model_index != ir::kNoNode ? static_cast<size_t>(nodes[i].model_index)
+                                                   : next++;
+  }
+  return index;
+}
+
+// The order ORT 1.30 lists a graph's nodes in (GraphViewer's default topological order, which
+// Graph_GetNodes gives): a depth-first walk against the edges from the leaves (nodes no node
+// reads from, by ascending ORT index), visiting a node's producers (inputs and implicit inputs)
+// highest index first, each node emitted once all its producers are.
+std::vector<ir::NodeId> OrtTopologicalOrder(const ir::GraphView& view,
+                                            const std::vector<size_t>& ort_index) {
+  const ir::Graph& graph = view.graph();
+  const size_t n = graph.nodes.size();
+  std::vector<std::vector<ir::NodeId>> producers(n);
+  std::vector<bool> read(n, false);
+  auto add_edge = [&](ir::NodeId to, ir::ValueId v) {
+    if (v == ir::kNoValue) return;
+    const ir::NodeId from = view.producer(v);
+    if (from == ir::kNoNode) return;
+    producers[to].push_back(from);
+    read[from] = true;
+  };
+  for (ir::NodeId id = 0; id < static_cast<ir::NodeId>(n); ++id) {
+    for (ir::ValueId v : graph.nodes[id].inputs) add_edge(id, v);
+    for (ir::ValueId v : view.implicit_inputs(id)) add_edge(id, v);
+  }
+  auto by_index = [&](ir::NodeId a, ir::NodeId b) { return ort_index[a] < ort_index[b]; };
+  std::vector<ir::NodeId> leaves;
+  for (ir::NodeId id = 0; id < static_cast<ir::NodeId>(n); ++id) {
+    if (!read[id]) leaves.push_back(id);
+  }
+  std::sort(leaves.begin(), leaves.end(), by_index);
+  std::vector<std::pair<ir::NodeId, bool>> stack;  // (node, leaving)
+  for (ir::NodeId id : leaves) stack.emplace_back(id, false);
+  std::vector<bool> visited(n, false);
+  std::vector<ir::NodeId> order;
+  order.reserve(n);
+  while (!stack.empty()) {
+    const auto [id, leaving] = stack.back();
+    stack.pop_back();
+    if (leaving) {
+      order.push_back(id);
+      continue;
+    }
+    if (visited[id]) continue;
+    visited[id] = true;
+    stack.emplace_back(id, true);
+    std::vector<ir::NodeId> inputs = producers[id];
+    std::sort(inputs.begin(), inputs.end(), by_index);
+    for (ir::NodeId in : inputs) {
+      if (!visited[in]) stack.emplace_back(in, false);
+    }
+  }
+  return order;
 }
 
 class GraphBuilder {
  public:
   GraphBuilder(const ir::Model& model, const ir::GraphView& view, const GraphSpec& spec)
-      : model_(model), view_(view), ir_graph_(view.graph()), spec_(spec) {}
+      : model_(model), view_(view), ir_graph_(view.graph()), spec_(spec),
+        ort_index_(OrtIndices(view)) {}
 
   std::unique_ptr<OrtGraph> Build() {
     graph_ = std::make_unique<OrtGraph>();
@@ -112,9 +288,9 @@ class GraphBuilder {
     g.parent_node = spec_.parent_node;
     g.outer = spec_.outer;
     g.values.resize(ir_graph_.values.size());
-    for (const ir::OpsetImport& import : model_.opset_imports) {
-      g.opset_domains.push_back(import.domain.c_str());
-      g.opset_versions.push_back(import.version);
+    for (const auto& [domain, version] : OrtOperatorSets(model_)) {
+      g.opset_domains.push_back(domain);
+      g.opset_versions.push_back(version);
     }
     node_of_id_.assign(ir_graph_.nodes.size(), nullptr);
     if (spec_.origin != nullptr) {
@@ -140,7 +316,8 @@ class GraphBuilder {
     const ir::Node& ir_node = ir_graph_.nodes[id];
     auto node = std::make_unique<OrtNode>();
     node->id = id;
-    node->name = ir_node.name;
+    node->ort_index = ort_index_[id];
+    node->name = ir_node.unnamed ? std::string() : ir_node.name;
     node->op_type = ir_node.op_type;
     node->domain = ir_node.domain;
     node->since_version = view_.since_version(id);
@@ -167,7 +344,9 @@ class GraphBuilder {
     for (ir::ValueId v : ir_node.outputs) {
       node.outputs.push_back(v == ir::kNoValue ? nullptr : Value(v));
     }
-    for (ir::ValueId v : view_.implicit_inputs(id)) node.implicit_inputs.push_back(Value(v));
+    for (ir::ValueId v : OrtImplicitInputs(view_, id, node.attributes)) {
+      node.implicit_inputs.push_back(Value(v));
+    }
   }
 
   // The value info of `v`, made on first use.
@@ -178,7 +357,7 @@ class GraphBuilder {
     OrtValueInfo& info = *slot;
     const ir::Value& value = ir_graph_.values[v];
     info.name = value.name;
-    FillTypeInfo(value.type, info.type_info);
+    FillTypeInfo(value.type, model_, info.type_info);
     info.graph = graph_.get();
     info.id = v;
     info.is_outer_scope = value.outer_scope;
@@ -224,6 +403,7 @@ class GraphBuilder {
   std::unique_ptr<OrtGraph> graph_;
   std::vector<OrtNode*> node_of_id_;  // by IR node id; null for nodes not in this graph
   std::vector<const OrtNode*> origin_of_id_;  // spec_.origin's nodes by IR node id
+  std::vector<size_t> ort_index_;              // OrtIndices(view_)
 };
 
 // Values that `nodes` (a set of IR nodes of `view`'s graph) read and do not produce, in order of
@@ -277,7 +457,7 @@ Result<std::unique_ptr<GraphProjection>> GraphProjection::CreateNested(const ir:
   spec.name = ir_graph.name;
   spec.parent_node = parent_node;
   spec.outer = outer;
-  spec.nodes = view.topological_order();
+  spec.nodes = OrtTopologicalOrder(view, OrtIndices(view));
   spec.inputs = ir_graph.inputs;
   spec.outputs = ir_graph.outputs;
   for (const ir::Initializer& init : ir_graph.initializers) spec.initializers.push_back(init.value);
@@ -361,7 +541,11 @@ Result<ClaimProjection> GraphProjection::ProjectClaim(const ep::Claim& claim,
   spec.name = std::string(fused_name);
   spec.parent_node = whole.parent_node;
   spec.outer = whole.outer;
-  spec.nodes = claim.nodes;
+  std::vector<bool> claimed(ir_graph.nodes.size(), false);
+  for (ir::NodeId id : claim.nodes) claimed[id] = true;
+  for (const OrtNode* node : whole.nodes) {
+    if (claimed[node->id]) spec.nodes.push_back(node->id);
+  }
   spec.outputs = claim.outputs;
   spec.origin = &whole;
   spec.ep_name = std::string(ep_name);
@@ -384,6 +568,7 @@ Result<ClaimProjection> GraphProjection::ProjectClaim(const ep::Claim& claim,
   storage->graph = GraphBuilder(*impl_->model, *impl_->view, spec).Build();
   OrtNode& fused = storage->fused;
   fused.id = static_cast<ir::NodeId>(ir_graph.nodes.size());
+  fused.ort_index = static_cast<size_t>(fused.id);
   fused.name = std::string(fused_name);
   fused.op_type = std::string(fused_name);
   fused.since_version = 1;

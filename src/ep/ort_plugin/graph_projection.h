@@ -4,13 +4,16 @@
 //
 // Layer: nxrt_ort_plugin (internal). A projection is faithful (docs/plugin_host.md, "The graph a
 // plugin sees"):
-//   - nodes in the GraphView's topological order; Node_GetId is the IR node id; names are unique
-//     and non-empty (the IR guarantees it); Node_GetSinceVersion is the operator schema's
-//     since_version at the graph's opset (GraphView::since_version);
-//   - attributes are the node's plus the schema's defaults it omits, sorted by name; tensor
-//     attributes readable as OrtValues; graph attributes are the subgraphs (Node_GetSubgraphs),
-//     each projected recursively with Graph_GetParentNode set;
-//   - value infos: type info from the IR (ONNX_TYPE_UNKNOWN when the model gives none), the
+//   - nodes in ORT 1.30's order (GraphViewer's reversed-DFS topological order); Node_GetId is
+//     ORT's node index (ir::Node::model_index); names as the model writes them ("" for unnamed
+//     nodes); Node_GetSinceVersion is the operator schema's since_version at the graph's opset
+//     (GraphView::since_version); Graph_GetOperatorSets lists ORT's registered domains too;
+//   - attributes are the node's plus the schema's defaults it omits, in ORT's order (its
+//     unordered_map's); tensor attributes readable as OrtValues; graph attributes are the
+//     subgraphs (Node_GetSubgraphs, in attribute order), each projected recursively with
+//     Graph_GetParentNode set; implicit inputs in the order ORT collects them;
+//   - value infos: type info from the IR (ONNX_TYPE_UNKNOWN when the model gives none; dims
+//     whose symbol type inference made up are unknown, as ORT has them), the
 //     producer and output index, consumers (sorted by node id, input index; implicit inputs of
 //     subgraph nodes reported with index -1), graph input/output/outer-scope/initializer flags;
 //   - initializers as OrtValues viewing the IR's tensor bytes (external weights stay mapped
@@ -31,6 +34,7 @@
 #include "ep/partitioner.h"
 #include "ir/graph.h"
 #include "ir/graph_view.h"
+#include "nxrt/session.h"
 #include "nxrt/status.h"
 
 // The graph objects. All are owned by a GraphProjection (or a ClaimProjection's storage), except
@@ -78,7 +82,8 @@ struct OrtValueInfo {
 // One node of one OrtGraph (or a fused node of ProjectClaim).
 struct OrtNode {
   nxrt::ir::NodeId id = nxrt::ir::kNoNode;
-  std::string name;
+  size_t ort_index = 0;  // Node_GetId: ORT's node index (ir::Node::model_index)
+  std::string name;      // "" for a node the model leaves unnamed, as in ORT
   std::string op_type;
   std::string domain;
   int since_version = -1;
@@ -89,7 +94,7 @@ struct OrtNode {
   std::vector<OrtOpAttr> attributes;  // sorted by name, schema defaults included
   std::vector<const OrtGraph*> subgraphs;
   std::vector<const char*> subgraph_attribute_names;  // point into `attributes`
-  std::optional<std::string> ep_name;  // Node_GetEpName: NULL until assigned
+  std::optional<std::string> ep_name;  // Node_GetEpName: "" until assigned
 };
 
 // A graph: a projected IR graph (main graph or subgraph), a claim's graph, or a
@@ -111,7 +116,18 @@ struct OrtGraph {
   std::vector<int64_t> opset_versions;
 };
 
+// Graph_GetModelMetadata and SessionGetModelMetadata: the model's metadata, read with the
+// ModelMetadata* functions (api_graph.cpp) and released with ReleaseModelMetadata.
+struct OrtModelMetadata {
+  nxrt::ModelMetadata metadata;
+};
+
 namespace nxrt::ort_plugin {
+
+// The metadata ORT reports for `model`: producer, domain, doc string, version, metadata_props,
+// and its main graph's name and doc string. Source: onnx.proto (ModelProto), ORT's
+// OrtModelMetadata.
+ModelMetadata ModelMetadataOf(const ir::Model& model);
 
 class GraphProjection;
 
@@ -145,7 +161,7 @@ class GraphProjection {
   const OrtNode* node(ir::NodeId id) const;
   // The projection of subgraph `graph` (anywhere below this one), or null.
   const GraphProjection* FindSubgraph(const ir::Graph* graph) const;
-  // Node_GetEpName of `id` from now on (NULL until set).
+  // Node_GetEpName of `id` from now on ("" until set).
   void SetNodeEpName(ir::NodeId id, std::string ep_name);
 
   // The graph and fused node Compile receives for `claim` (a claim on this graph).

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -123,6 +124,8 @@ std::vector<std::string> Names(const std::vector<const OrtValueInfo*>& infos) {
   return out;
 }
 
+// Sorted: Node_GetAttributes gives ORT 1.30's order (its hash map's), which
+// tests/plugin_host/recording_ep_test.cpp compares with ORT's own.
 std::vector<std::string> AttributeNames(const OrtNode* node) {
   size_t n = 0;
   Ok(Api().Node_GetNumAttributes(node, &n));
@@ -134,6 +137,7 @@ std::vector<std::string> AttributeNames(const OrtNode* node) {
     Ok(Api().OpAttr_GetName(attr, &name));
     names.push_back(name);
   }
+  std::sort(names.begin(), names.end());
   return names;
 }
 
@@ -178,7 +182,9 @@ TEST(GraphApi, SinceVersionNamesAndOrder) {
   const OrtGraph* graph = p->projection->graph();
   std::vector<std::string> names;
   for (const OrtNode* node : Nodes(graph)) names.push_back(NodeName(node));
-  EXPECT_EQ(names, (std::vector<std::string>{"add", "gemm", "conv", "split", "mul", "mul2", "addb"}));
+  // ORT's order: from the leaves conv, mul, mul2, addb (last first), each node after its
+  // producers, visited highest index first.
+  EXPECT_EQ(names, (std::vector<std::string>{"add", "gemm", "addb", "split", "mul2", "mul", "conv"}));
   int since = 0;
   Ok(Api().Node_GetSinceVersion(NodeNamed(graph, "add"), &since));
   EXPECT_EQ(since, 14);  // Add at opset 17
@@ -202,14 +208,19 @@ TEST(GraphApi, SinceVersionNamesAndOrder) {
   int64_t ir_version = 0;
   Ok(Api().Graph_GetOnnxIRVersion(graph, &ir_version));
   EXPECT_EQ(ir_version, 8);
+  // The model's import and the 9 other domains ORT 1.30 registers, sorted by domain.
   size_t nsets = 0;
   Ok(Api().Graph_GetNumOperatorSets(graph, &nsets));
-  ASSERT_EQ(nsets, 1u);
-  const char* domain = nullptr;
-  int64_t version = 0;
-  Ok(Api().Graph_GetOperatorSets(graph, &domain, &version, 1));
-  EXPECT_STREQ(domain, "");
-  EXPECT_EQ(version, 17);
+  ASSERT_EQ(nsets, 10u);
+  std::vector<const char*> domains(nsets);
+  std::vector<int64_t> versions(nsets);
+  Ok(Api().Graph_GetOperatorSets(graph, domains.data(), versions.data(), nsets));
+  EXPECT_STREQ(domains[0], "");
+  EXPECT_EQ(versions[0], 17);
+  EXPECT_STREQ(domains[1], "ai.onnx.ml");
+  EXPECT_EQ(versions[1], 5);
+  EXPECT_STREQ(domains[8], "com.ms.internal.nhwc");
+  EXPECT_EQ(versions[8], 17);
   const ORTCHAR_T* path = nullptr;
   Ok(Api().Graph_GetModelPath(graph, &path));
   EXPECT_STREQ(path, "");  // loaded from bytes
@@ -218,13 +229,47 @@ TEST(GraphApi, SinceVersionNamesAndOrder) {
   EXPECT_EQ(parent, nullptr);
   const char* ep = "x";
   Ok(Api().Node_GetEpName(NodeNamed(graph, "add"), &ep));
-  EXPECT_EQ(ep, nullptr);
+  EXPECT_STREQ(ep, "");  // ORT 1.30: "" until the node is assigned
   p->projection->SetNodeEpName(0, "MyEp");
   Ok(Api().Node_GetEpName(NodeNamed(graph, "add"), &ep));
   EXPECT_STREQ(ep, "MyEp");
 }
 
-TEST(GraphApi, AttributesIncludeSchemaDefaultsSortedByName) {
+// Graph_GetModelMetadata: the ModelProto's fields and metadata_props, read through ModelMetadata*.
+TEST(GraphApi, ModelMetadata) {
+  onnx::ModelProto model = OpsModel();
+  model.set_producer_name("maker");
+  model.set_doc_string("what it does");
+  model.set_model_version(7);
+  onnx::StringStringEntryProto* prop = model.add_metadata_props();
+  prop->set_key("author");
+  prop->set_value("nxrt");
+  auto p = ProjectProto(model);
+  OrtModelMetadata* metadata = nullptr;
+  Ok(Api().Graph_GetModelMetadata(p->projection->graph(), &metadata));
+  ASSERT_NE(metadata, nullptr);
+  OrtAllocator* allocator = nullptr;
+  Ok(Api().GetAllocatorWithDefaultOptions(&allocator));
+  char* text = nullptr;
+  Ok(Api().ModelMetadataGetProducerName(metadata, allocator, &text));
+  EXPECT_STREQ(text, "maker");
+  allocator->Free(allocator, text);
+  Ok(Api().ModelMetadataGetDescription(metadata, allocator, &text));
+  EXPECT_STREQ(text, "what it does");
+  allocator->Free(allocator, text);
+  Ok(Api().ModelMetadataGetGraphName(metadata, allocator, &text));
+  EXPECT_STREQ(text, "main");
+  allocator->Free(allocator, text);
+  Ok(Api().ModelMetadataLookupCustomMetadataMap(metadata, allocator, "author", &text));
+  EXPECT_STREQ(text, "nxrt");
+  allocator->Free(allocator, text);
+  int64_t version = 0;
+  Ok(Api().ModelMetadataGetVersion(metadata, &version));
+  EXPECT_EQ(version, 7);
+  Api().ReleaseModelMetadata(metadata);
+}
+
+TEST(GraphApi, AttributesIncludeSchemaDefaults) {
   auto p = ProjectProto(OpsModel());
   const OrtGraph* graph = p->projection->graph();
   EXPECT_EQ(AttributeNames(NodeNamed(graph, "gemm")),

@@ -598,6 +598,8 @@ Result<ep::GraphClaims> PluginEp::ProposeClaims(const ir::GraphView& view,
                                                 const std::vector<bool>& unavailable) {
   (void)unavailable;
   NXRT_ASSIGN_OR_RETURN(const GraphProjection* projection, ProjectionFor(view));
+  // ORT 1.30 asks no GetCapability for a graph without nodes (e.g. an If branch of Constants).
+  if (projection->graph()->nodes.empty()) return ep::GraphClaims{};
   OrtEpGraphSupportInfo support;
   support.graph = projection->graph();
   support.registry = registry_.get();

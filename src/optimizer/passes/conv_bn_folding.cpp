@@ -86,24 +86,26 @@ class ConvBnFolding final : public GraphPass {
     const int64_t per_channel = w->element_count() / m;
     const float* src = w->data<float>();
     float* dst = new_w.mutable_data<float>();
+    // In float, in ONNX Runtime's order (its ConvBNFusion), so the folded tensors are bit for bit
+    // the ones ORT shows a plugin: s = scale / sqrt(var + ε); W·s; bias − mean·s, or with a Conv
+    // bias (B − mean)·s + bias.
+    const float eps = static_cast<float>(epsilon);
     for (int64_t c = 0; c < m; ++c) {
-      const double s =
-          static_cast<double>(scale[c]) / std::sqrt(static_cast<double>(var[c]) + epsilon);
-      for (int64_t k = c * per_channel; k < (c + 1) * per_channel; ++k) {
-        dst[k] = static_cast<float>(static_cast<double>(src[k]) * s);
-      }
-      const double b0 = has_b ? static_cast<double>(b->data<float>()[c]) : 0.0;
+      const float s = scale[c] / std::sqrt(var[c] + eps);
+      for (int64_t k = c * per_channel; k < (c + 1) * per_channel; ++k) dst[k] = src[k] * s;
       new_b.mutable_data<float>()[c] =
-          static_cast<float>((b0 - static_cast<double>(mean[c])) * s + static_cast<double>(bias[c]));
+          has_b ? (b->data<float>()[c] - mean[c]) * s + bias[c] : bias[c] - mean[c] * s;
     }
 
     // AddInitializer grows the graph's values and initializers: nothing read from them is used
     // after this point (the nodes stay where they are).
     ir::Node fused = conv;
     const std::string w_name = editor.value(conv.inputs[1]).name;
-    const ir::ValueId folded_w = editor.AddInitializer(w_name + "_bn_folded", std::move(new_w));
-    const ir::ValueId folded_b =
-        editor.AddInitializer(conv.name + "_bias_bn_folded", std::move(new_b));
+    // ONNX Runtime's names for the folded tensors.
+    const ir::ValueId folded_w = editor.AddInitializer("ConvBnFusion_W_" + w_name, std::move(new_w));
+    const std::string b_name = has_b ? "ConvBnFusion_B_" + editor.value(conv.inputs[2]).name
+                                     : "ConvBnFusion_BN_B_" + editor.value(bn.inputs[2]).name;
+    const ir::ValueId folded_b = editor.AddInitializer(b_name, std::move(new_b));
     fused.inputs = {conv.inputs[0], folded_w, folded_b};
     fused.outputs = {bn.outputs[0]};
     editor.RemoveNode(conv_id);

@@ -1,13 +1,20 @@
-// optimizer/passes/identity_elimination.cpp: removes Identity nodes on tensors.
+// optimizer/passes/identity_elimination.cpp: removes nodes that copy their input: Identity, a
+// Cast to the type its input already has, and Add/Sub of 0 or Mul/Div by 1 (ONNX Runtime's
+// EliminateIdentity, CastElimination and NoopElimination, which it runs at level 1).
 //
-// Identity(x) → y copies x. Two rewrites make the copy disappear:
-//   - y is a graph output and x comes from a node of this graph whose only reader is the
-//     Identity (and x is no graph output): that node writes y directly (its output slot becomes
-//     y), the Identity goes. This is the common "output = Identity(last)" of exported models,
-//     whose copy of a large output (a language model's logits) costs a full pass over it.
+// Such a node N(x) → y copies x. Two rewrites make the copy disappear:
+//   - y is a graph output and x comes from a node of this graph whose only reader is N (and x
+//     is no graph output): that node writes y directly (its output slot becomes y), N goes.
+//     This is the common "output = Identity(last)" of exported models, whose copy of a large
+//     output (a language model's logits) costs a full pass over it. A node may write several
+//     graph outputs this way in one sweep (an If whose outputs each pass through an Identity).
 //   - y is not a graph output and no subgraph reads it by name: y's readers read x instead.
-// Identity of sequences and optionals (opset 14+) is left alone: runtime steps handle those.
-#include <set>
+// x must be a tensor (or of unknown type); copies of sequences and optionals (Identity 14+) are
+// left alone: runtime steps handle those. The arithmetic no-ops need a constant operand of one
+// element equal to 0 (Add either side, Sub second) or 1 (Mul either side, Div second) with the
+// element type of x and a rank no larger than x's known rank, so broadcasting keeps x's shape.
+#include <map>
+#include <optional>
 #include <vector>
 
 #include "optimizer/passes.h"
@@ -22,29 +29,23 @@ class IdentityElimination final : public GraphPass {
 
   Result<int> Apply(GraphEditor& editor) const override {
     int rewrites = 0;
-    std::set<ir::NodeId> rewired;  // producers whose output slot changes in this commit
+    // Producers whose output slots change in this commit, as rewritten so far.
+    std::map<ir::NodeId, ir::Node> rewired;
     for (ir::NodeId id : editor.TopologicalOrder()) {
       const ir::Node& node = editor.node(id);
-      if (node.op_type != "Identity" || !node.domain.empty() || node.inputs.size() != 1 ||
-          node.outputs.size() != 1) {
-        continue;
-      }
-      const ir::ValueId x = node.inputs[0];
+      if (!node.domain.empty() || node.outputs.size() != 1) continue;
+      const ir::ValueId x = CopiedInput(editor, node);
       const ir::ValueId y = node.outputs[0];
       if (x == ir::kNoValue || y == ir::kNoValue || !IsTensorOrUnknown(editor, x)) continue;
       if (editor.IsGraphOutput(y)) {
         const ir::NodeId producer = editor.Producer(x);
-        if (producer == ir::kNoNode || rewired.count(producer) || editor.IsRemoved(producer) ||
-            !editor.HasSingleUse(x)) {
+        if (producer == ir::kNoNode || editor.IsRemoved(producer) || !editor.HasSingleUse(x)) {
           continue;
         }
-        ir::Node rewritten = editor.node(producer);
+        ir::Node& rewritten = rewired.try_emplace(producer, editor.node(producer)).first->second;
         for (ir::ValueId& out : rewritten.outputs) {
           if (out == x) out = y;
         }
-        editor.RemoveNode(producer);
-        editor.AddNode(std::move(rewritten), producer);
-        rewired.insert(producer);
       } else {
         bool read_by_subgraph = false;
         for (const ir::Consumer& c : editor.Consumers(y)) {
@@ -56,11 +57,56 @@ class IdentityElimination final : public GraphPass {
       editor.RemoveNode(id);
       ++rewrites;
     }
+    for (auto& [producer, rewritten] : rewired) {
+      editor.RemoveNode(producer);
+      editor.AddNode(std::move(rewritten), producer);
+    }
     NXRT_RETURN_IF_ERROR(editor.Commit());
     return rewrites;
   }
 
  private:
+  // The input `node` copies to its output, or kNoValue when it computes something else.
+  static ir::ValueId CopiedInput(const GraphEditor& editor, const ir::Node& node) {
+    const std::string& op = node.op_type;
+    if (op == "Identity" && node.inputs.size() == 1) return node.inputs[0];
+    if (op == "Cast" && node.inputs.size() == 1 && node.inputs[0] != ir::kNoValue) {
+      const ir::TypeInfo& type = editor.value(node.inputs[0]).type;
+      const int64_t to = GraphEditor::IntAttr(node, "to", -1);
+      const bool same = type.kind == ir::TypeInfo::Kind::kTensor &&
+                        static_cast<int64_t>(type.elem_type) == to;
+      return same ? node.inputs[0] : ir::kNoValue;
+    }
+    const bool add = op == "Add", sub = op == "Sub", mul = op == "Mul", div = op == "Div";
+    if (!(add || sub || mul || div) || node.inputs.size() != 2) return ir::kNoValue;
+    const double neutral = add || sub ? 0.0 : 1.0;
+    // (constant operand, copied operand): either order for Add and Mul, the second for Sub, Div.
+    for (int c = 1; c >= ((add || mul) ? 0 : 1); --c) {
+      const ir::ValueId other = node.inputs[1 - c];
+      if (other != ir::kNoValue && IsNeutral(editor, node.inputs[c], other, neutral)) return other;
+    }
+    return ir::kNoValue;
+  }
+
+  // True when `constant` is a constant of one element equal to `neutral`, of `other`'s element
+  // type, whose rank does not exceed `other`'s known rank.
+  static bool IsNeutral(const GraphEditor& editor, ir::ValueId constant, ir::ValueId other,
+                        double neutral) {
+    const Tensor* t = editor.Constant(constant);
+    if (t == nullptr || t->element_count() != 1) return false;
+    const ir::TypeInfo& type = editor.value(other).type;
+    if (type.kind != ir::TypeInfo::Kind::kTensor || type.elem_type != t->dtype()) return false;
+    const std::optional<size_t> rank = editor.Rank(other);
+    if (!rank || t->shape().size() > *rank) return false;
+    switch (t->dtype()) {
+      case DataType::kFloat: return t->data<float>()[0] == static_cast<float>(neutral);
+      case DataType::kDouble: return t->data<double>()[0] == neutral;
+      case DataType::kInt32: return t->data<int32_t>()[0] == static_cast<int32_t>(neutral);
+      case DataType::kInt64: return t->data<int64_t>()[0] == static_cast<int64_t>(neutral);
+      default: return false;
+    }
+  }
+
   static bool IsTensorOrUnknown(const GraphEditor& editor, ir::ValueId v) {
     const ir::TypeInfo::Kind kind = editor.value(v).type.kind;
     return kind == ir::TypeInfo::Kind::kTensor || kind == ir::TypeInfo::Kind::kUnknown;
