@@ -567,25 +567,18 @@ OrtStatus* AddControlFlowKernel(const HostApi& api, const ControlFlowDef& def,
   return status;
 }
 
-// If, Loop and Scan of every opset, over every tensor type nxrt's CPU EP computes with.
+// If, Loop and Scan of every opset. Their values ("V") are not constrained: the host's kernel
+// only moves them between the node and its bodies, whose own nodes the EP claims or declines
+// type by type, and a host whose type inference leaves a body's value untyped (nxrt's, for some
+// nested If outputs) still matches the kernel.
 OrtStatus* CreateControlFlowRegistry(const HostApi& api, OrtKernelRegistry** out) {
-  const std::vector<ONNXTensorElementDataType> tensors = {
-      ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT,   ONNX_TENSOR_ELEMENT_DATA_TYPE_DOUBLE,
-      ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT16, ONNX_TENSOR_ELEMENT_DATA_TYPE_BFLOAT16,
-      ONNX_TENSOR_ELEMENT_DATA_TYPE_INT8,    ONNX_TENSOR_ELEMENT_DATA_TYPE_INT16,
-      ONNX_TENSOR_ELEMENT_DATA_TYPE_INT32,   ONNX_TENSOR_ELEMENT_DATA_TYPE_INT64,
-      ONNX_TENSOR_ELEMENT_DATA_TYPE_UINT8,   ONNX_TENSOR_ELEMENT_DATA_TYPE_UINT16,
-      ONNX_TENSOR_ELEMENT_DATA_TYPE_UINT32,  ONNX_TENSOR_ELEMENT_DATA_TYPE_UINT64,
-      ONNX_TENSOR_ELEMENT_DATA_TYPE_BOOL};
   const std::vector<ControlFlowDef> defs = {
-      {"If", 1, 25, {{"B", {ONNX_TENSOR_ELEMENT_DATA_TYPE_BOOL}}, {"V", tensors}}, {0}, CreateIf},
+      {"If", 1, 25, {{"B", {ONNX_TENSOR_ELEMENT_DATA_TYPE_BOOL}}}, {0}, CreateIf},
       {"Loop", 1, 25,
-       {{"I", {ONNX_TENSOR_ELEMENT_DATA_TYPE_INT64}},
-        {"B", {ONNX_TENSOR_ELEMENT_DATA_TYPE_BOOL}},
-        {"V", tensors}},
+       {{"I", {ONNX_TENSOR_ELEMENT_DATA_TYPE_INT64}}, {"B", {ONNX_TENSOR_ELEMENT_DATA_TYPE_BOOL}}},
        {0, 1},
        CreateLoop},
-      {"Scan", 9, 25, {{"V", tensors}}, {}, CreateScan},
+      {"Scan", 9, 25, {}, {}, CreateScan},
   };
   OrtKernelRegistry* registry = nullptr;
   NXRT_ORT_RETURN_IF_ERROR(api.ep->CreateKernelRegistry(&registry));
