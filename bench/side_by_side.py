@@ -7,7 +7,10 @@
 For each model and intra-op thread count it runs `nxrt bench --json` and `ort_run --bench --json`
 (tests/ort_oracle/ort_run.cpp; ORT at its default optimisation level, as users run it) as separate
 processes, alternating R rounds (who goes first alternates too) so that noise on a shared machine
-hits both. Both tools use the same input flags (nxrt/input_generator.h) and the same timing loop
+hits both. A third column, "ORT + nxrt plugin", runs ORT with nxrt's CPU EP as its plugin EP
+(<build-dir>/src/ort_ep/libnxrt_ort_ep.so, docs/ort_plugin_export.md) and its CPU fallback
+disabled, the plugin's fused groups on the same thread count (ep.nxrtexecutionprovider.threads);
+it is measured in the same alternating rounds when the library is built. Both tools use the same input flags (nxrt/input_generator.h) and the same timing loop
 (nxrt/bench_report.h); the script checks that both report the same inputs digest. Each side's
 figure is the median of its round medians. It prints one table (ratio = nxrt / ORT; < 1 means nxrt
 is faster), the geometric mean of the ratios per thread count, and large-GEMM efficiency (a
@@ -109,6 +112,12 @@ def parse_args():
     return args
 
 
+def plugin_path(build_dir):
+    """libnxrt_ort_ep.so when it is built, else None (the plugin column is left out)."""
+    path = os.path.join(build_dir, "src", "ort_ep", "libnxrt_ort_ep.so")
+    return os.path.abspath(path) if os.path.exists(path) else None
+
+
 def tool_paths(build_dir):
     nxrt = os.path.join(build_dir, "tools", "nxrt", "nxrt")
     ort_run = os.path.join(build_dir, "tests", "ort_oracle", "ort_run")
@@ -152,15 +161,21 @@ def median_of(reports, key):
     return statistics.median(r[key] for r in reports)
 
 
-def measure(args, nxrt, ort_run, label, path, flags, threads):
-    """R alternating rounds of both tools on one model and thread count."""
+def measure(args, nxrt, ort_run, plugin, label, path, flags, threads):
+    """R alternating rounds of the tools on one model and thread count."""
     common = [path, "--threads", str(threads), "--warmup", str(args.warmup),
               "--iterations", str(args.iterations), "--json"] + flags
     commands = {"nxrt": [nxrt, "bench"] + common, "ort": [ort_run, "--bench"] + common}
-    reports = {"nxrt": [], "ort": []}
+    if plugin:
+        commands["plugin"] = [ort_run, "--bench"] + common + [
+            "--plugin", plugin, "--config", "session.disable_cpu_ep_fallback=1",
+            "--config", f"ep.nxrtexecutionprovider.threads={threads}"]
+    sides = list(commands)
+    reports = {side: [] for side in sides}
     errors = {}
     for round_index in range(args.rounds):
-        order = ["nxrt", "ort"] if round_index % 2 == 0 else ["ort", "nxrt"]
+        shift = round_index % len(sides)  # each side goes first in turn
+        order = sides[shift:] + sides[:shift]
         for side in order:
             if side in errors:
                 continue
@@ -172,7 +187,7 @@ def measure(args, nxrt, ort_run, label, path, flags, threads):
                 reports[side].append(report)
     result = {"model": label, "path": path, "threads": threads, "flags": flags,
               "rounds": reports, "errors": errors}
-    for side in ("nxrt", "ort"):
+    for side in sides:
         if reports[side]:
             result[side] = {
                 "median_ms": median_of(reports[side], "median_ms"),
@@ -182,9 +197,11 @@ def measure(args, nxrt, ort_run, label, path, flags, threads):
                 "session_ms": median_of(reports[side], "session_ms"),
                 "peak_rss_mib": median_of(reports[side], "peak_rss_mib"),
             }
+    if "plugin" in result and "ort" in result:
+        result["plugin_ratio"] = result["plugin"]["median_ms"] / result["ort"]["median_ms"]
     if "nxrt" in result and "ort" in result:
         result["ratio"] = result["nxrt"]["median_ms"] / result["ort"]["median_ms"]
-        digests = {r["inputs_digest"] for side in ("nxrt", "ort") for r in reports[side]}
+        digests = {r["inputs_digest"] for side in sides for r in reports[side]}
         result["same_inputs"] = len(digests) == 1
         if len(digests) != 1:
             print(f"  {label}: the two tools fed different inputs (digests {sorted(digests)})",
@@ -203,16 +220,19 @@ def fmt(value, digits=3):
 
 
 def print_table(results, thread_counts):
-    header = ["model", "thr", "nxrt ms", "ORT ms", "nxrt/ORT", "RSS nxrt", "RSS ORT",
-              "create nxrt", "create ORT"]
+    header = ["model", "thr", "nxrt ms", "ORT ms", "ORT + nxrt plugin ms", "nxrt/ORT",
+              "plugin/ORT", "RSS nxrt", "RSS ORT", "create nxrt", "create ORT"]
     rows = []
     for r in results:
-        nx, ort = r.get("nxrt"), r.get("ort")
-        ratio = r.get("ratio")
+        nx, ort, plugin = r.get("nxrt"), r.get("ort"), r.get("plugin")
+        ratio, plugin_ratio = r.get("ratio"), r.get("plugin_ratio")
+        plugin_ms = fmt(plugin["median_ms"]) if plugin else \
+            ("error" if "plugin" in r.get("errors", {}) else "-")
         rows.append([
             r["model"], str(r["threads"]),
             fmt(nx["median_ms"]) if nx else "error", fmt(ort["median_ms"]) if ort else "error",
-            f"{ratio:.2f}" if ratio is not None else "-",
+            plugin_ms, f"{ratio:.2f}" if ratio is not None else "-",
+            f"{plugin_ratio:.2f}" if plugin_ratio is not None else "-",
             f"{nx['peak_rss_mib']:.0f}" if nx else "-", f"{ort['peak_rss_mib']:.0f}" if ort else "-",
             fmt(nx["session_ms"], 1) if nx else "-", fmt(ort["session_ms"], 1) if ort else "-",
         ])
@@ -232,6 +252,12 @@ def print_table(results, thread_counts):
             geomeans[threads] = math.exp(sum(math.log(x) for x in ratios) / len(ratios))
             print(f"geometric mean nxrt/ORT at {threads} thread(s): {geomeans[threads]:.2f} "
                   f"over {len(ratios)} model(s)")
+        plugin_ratios = [r["plugin_ratio"] for r in results
+                         if r["threads"] == threads and "plugin_ratio" in r]
+        if plugin_ratios:
+            mean = math.exp(sum(math.log(x) for x in plugin_ratios) / len(plugin_ratios))
+            print(f"geometric mean (ORT + nxrt plugin)/ORT at {threads} thread(s): {mean:.2f} "
+                  f"over {len(plugin_ratios)} model(s)")
     return geomeans
 
 
@@ -350,6 +376,9 @@ def gemm_efficiency(args, nxrt, ort_run):
 def main():
     args = parse_args()
     nxrt, ort_run = tool_paths(args.build_dir)
+    plugin = plugin_path(args.build_dir)
+    if plugin is None:
+        print("libnxrt_ort_ep.so is not built: no ORT + nxrt plugin column", flush=True)
     os.makedirs(args.out, exist_ok=True)
     cases = [c for c in CASES if c[0] in args.labels]
     ensure_generated(args, {stem for _, stem, kind, _ in cases if kind == "generated"})
@@ -366,7 +395,7 @@ def main():
                 print(f"  {label}: {path} is missing (run scripts/bootstrap.sh); skipped")
                 continue
             print(f"measuring {label} at {threads} thread(s)", flush=True)
-            results.append(measure(args, nxrt, ort_run, label, path, flags, threads))
+            results.append(measure(args, nxrt, ort_run, plugin, label, path, flags, threads))
     print()
     geomeans = print_table(results, args.thread_counts)
     gemm = None if args.no_gemm else gemm_efficiency(args, nxrt, ort_run)

@@ -20,6 +20,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -91,6 +92,16 @@ struct RunOptions {
   // Stats() (where its name, op type and EP are): for progress displays, which may read it from
   // another thread at any time. It must outlive the call.
   std::atomic<int64_t>* progress = nullptr;
+  // When set, the run asks it for the buffer of each main-graph output a kernel step computes,
+  // with the output's name, dtype and shape once the step is prepared, instead of allocating one
+  // (as ONNX Runtime's KernelContext_GetOutput lets the host own a fused node's outputs). It
+  // returns a contiguous tensor of exactly that dtype and shape whose memory outlives the run;
+  // RunValues hands that tensor back as the output without copying it. An error ends the run
+  // with it. Outputs not asked for (graph inputs or initializers passed through, constants,
+  // shapes known only after Compute, runtime steps' values, strings) come back in buffers of
+  // their own.
+  std::function<Result<Tensor>(const std::string& name, DataType dtype, const Shape& shape)>
+      output_allocator;
 };
 
 // What a model says about itself (ModelProto fields and metadata_props; ONNX Runtime's

@@ -269,6 +269,11 @@ Status PlanInstance::RunRuntimeStep(size_t index, ThreadPool& pool) {
     NXRT_ASSIGN_OR_RETURN(slot, step.device->AllocateTensor(decl.dtype, decl.shape));
     return &slot;
   }
+  if (output_allocator_ && plan_.values[v].graph_output && !step.constant &&
+      decl.dtype != DataType::kString) {
+    NXRT_ASSIGN_OR_RETURN(slot, output_allocator_(v, decl.dtype, decl.shape));
+    return &slot;
+  }
   std::byte* at = nullptr;
   if (!plan_.values[v].graph_output && !step.constant && decl.dtype != DataType::kString) {
     NXRT_ASSIGN_OR_RETURN(int64_t count, ElementCount(decl.shape));

@@ -78,6 +78,11 @@ class PlanInstance {
   // Where Run stores, before each step, the step's index in the plan tree's step table
   // (stats_offset + step), for progress displays (null: nowhere). Set per run by the owner.
   void set_progress(std::atomic<int64_t>* progress) { progress_ = progress; }
+  // Asked for the buffer of each graph output a kernel step computes (SessionOptions'
+  // RunOptions::output_allocator, for this instance's graph only; empty: none). Set per run by
+  // the owner.
+  using OutputAllocator = std::function<Result<Tensor>(ir::ValueId, DataType, const Shape&)>;
+  void set_output_allocator(OutputAllocator allocator) { output_allocator_ = std::move(allocator); }
   // The instance's arena (its size: what the intermediates and workspaces of a run take).
   const Arena& arena() const { return arena_; }
 
@@ -118,6 +123,7 @@ class PlanInstance {
   std::function<void(PlanInstance&)> prepacked_hook_;
   const std::atomic<bool>* terminate_ = nullptr;
   std::atomic<int64_t>* progress_ = nullptr;
+  OutputAllocator output_allocator_;
   const RunRecord* record_ = nullptr;  // of the run in progress
   std::vector<std::string> described_inputs_, described_outputs_;  // by DescribeValues
   std::vector<std::unique_ptr<StepState>> steps_;

@@ -252,6 +252,9 @@ Status ModelPipeline::PlaceGraph(const ir::Graph& graph, std::string label, int3
   };
   options.exclude = [&](std::string_view ep_name, const NodeInfo& node)
       -> std::optional<std::string> {
+    if (node_filter_ && node.id() >= 0) {
+      if (std::optional<std::string> reason = node_filter_(graph, node.id())) return reason;
+    }
     const bool claimable = node.id() >= 0 && options.claimable_alone[node.id()] &&
                            is_claimer(ep_name);
     if (g.runtime_ep < 0 && !claimable && node.id() >= 0 &&

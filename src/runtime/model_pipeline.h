@@ -29,7 +29,9 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
+#include <optional>
 #include <memory>
 #include <span>
 #include <string>
@@ -57,6 +59,12 @@ ir::LoadOptions LoadOptionsFor(const SessionOptions& options);
 // loader's (kIoError, kInvalidModel), a bad override (kInvalidArgument).
 Result<ir::Model> LoadModel(const std::string& path, const SessionOptions& options);
 Result<ir::Model> LoadModel(std::span<const std::byte> bytes, const SessionOptions& options);
+
+// A Session (stages 2 to 5, then the plan) over `model`, which the caller built or loaded itself
+// (e.g. read from ONNX Runtime's OrtGraph by libnxrt_ort_ep.so, src/ort_ep). `source` names it in
+// messages and the report. Errors: those of Session::Create after loading.
+Result<std::unique_ptr<Session>> CreateSession(ir::Model model, const SessionOptions& options,
+                                               std::string source);
 
 // One graph, placed.
 struct PlacedGraph {
@@ -112,6 +120,12 @@ class ModelPipeline {
   const std::vector<std::string>& warnings() const { return warnings_; }
   // Every EP is the CPU EP (no plugin EP can be dropped later, so a plan never changes).
   bool only_cpu() const { return only_cpu_; }
+  // Keeps nodes from every EP: for a node of a graph of model() it returns the reason each EP
+  // records as its decline, or nullopt. Read by PlaceAll; none by default. libnxrt_ort_ep.so
+  // keeps the nodes ONNX Runtime assigned to another EP this way.
+  using NodeFilter =
+      std::function<std::optional<std::string>(const ir::Graph& graph, ir::NodeId node)>;
+  void set_node_filter(NodeFilter filter) { node_filter_ = std::move(filter); }
   // The view of `graph` (the main graph or a subgraph of model()), built on first use and kept.
   // Errors: the graph's validation errors (ir::GraphView::Create).
   Result<const ir::GraphView*> View(const ir::Graph& graph);
@@ -140,6 +154,7 @@ class ModelPipeline {
   bool only_cpu_ = false;
   std::map<const ir::Graph*, std::unique_ptr<ir::GraphView>> views_;
   int fused_count_ = 0;  // fused nodes named so far by the current PlaceAll
+  NodeFilter node_filter_;
 };
 
 }  // namespace nxrt::runtime

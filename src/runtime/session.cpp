@@ -108,8 +108,7 @@ class SessionImpl final : public Session {
     // plan is rebuilt without it and the run repeated once on the new plan.
     Lease lease;
     NXRT_RETURN_IF_ERROR(Acquire(lease));
-    lease.instance->set_terminate_flag(run_options.terminate);
-    lease.instance->set_progress(run_options.progress);
+    SetRunOptions(*lease.instance, run_options);
     std::optional<size_t> failed_step;
     Status status = BindInputs(inputs, lease.instance->values());
     if (!status.ok()) {
@@ -123,8 +122,7 @@ class SessionImpl final : public Session {
       NXRT_ASSIGN_OR_RETURN(bool replanned, DropFailedPluginEp(failed_plan, failed_step, status));
       if (replanned) {
         NXRT_RETURN_IF_ERROR(Acquire(lease));
-        lease.instance->set_terminate_flag(run_options.terminate);
-        lease.instance->set_progress(run_options.progress);
+        SetRunOptions(*lease.instance, run_options);
         status = BindInputs(inputs, lease.instance->values());
         if (status.ok()) status = RunPlan(lease, failed_step);
       }
@@ -136,6 +134,28 @@ class SessionImpl final : public Session {
     Result<std::vector<NamedValue>> result = CollectOutputs(inputs, wanted, lease.instance->values());
     Return(lease);
     return result;
+  }
+
+  // Hands `options`' per-run settings to the instance that runs the main graph.
+  void SetRunOptions(PlanInstance& instance, const RunOptions& options) const {
+    instance.set_terminate_flag(options.terminate);
+    instance.set_progress(options.progress);
+    if (!options.output_allocator) {
+      instance.set_output_allocator({});
+      return;
+    }
+    const ir::Graph& g = *pipeline_->model().graph;
+    instance.set_output_allocator(
+        [&g, &allocate = options.output_allocator](ir::ValueId v, DataType dtype,
+                                                  const Shape& shape) -> Result<Tensor> {
+          NXRT_ASSIGN_OR_RETURN(Tensor t, allocate(g.values[v].name, dtype, shape));
+          if (t.dtype() != dtype || t.shape() != shape || !t.is_contiguous()) {
+            return MakeStatus(StatusCode::kInvalidArgument, "the output allocator gave output '",
+                              g.values[v].name, "' a tensor of another dtype or shape, or a "
+                              "strided one; it must return exactly what it is asked for");
+          }
+          return t;
+        });
   }
 
   // Tensors that are the caller's buffers (graph inputs, also when passed through a sequence
@@ -259,6 +279,7 @@ class SessionImpl final : public Session {
   void Return(Lease& lease) {
     if (!lease.instance) return;
     lease.instance->ReleaseBindings();
+    lease.instance->set_output_allocator({});  // it refers to the finished call's RunOptions
     std::lock_guard<std::mutex> lock(mutex_);
     --active_runs_;
     if (lease.plan == plan_) free_instances_.push_back(std::move(lease.instance));
@@ -712,4 +733,14 @@ Result<std::unique_ptr<Session>> Session::CreateFromBytes(std::span<const std::b
   });
 }
 
+namespace runtime {
+
+Result<std::unique_ptr<Session>> CreateSession(ir::Model model, const SessionOptions& options,
+                                               std::string source) {
+  return GuardAllocations([&]() -> Result<std::unique_ptr<Session>> {
+    return SessionImpl::Make(std::move(model), options, std::move(source));
+  });
+}
+
+}  // namespace runtime
 }  // namespace nxrt

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <map>
 #include <cmath>
 #include <random>
 #include <string>
@@ -100,6 +101,46 @@ TEST(Session, ChainComputesAndReusesArenaAcrossRuns) {
   EXPECT_EQ(stats[0].op_type, "Add");
   EXPECT_EQ(stats[0].calls, 5);
   EXPECT_EQ(stats[0].ep, "cpu");
+}
+
+// RunOptions::output_allocator: the kernels write the outputs into the caller's buffers, which
+// come back as the outputs (no copy), also for an output a later step reads (y); an allocator
+// that answers another shape ends the run with an error naming the output.
+TEST(Session, OutputAllocatorBuffersReceiveTheOutputsWithoutCopies) {
+  auto session = Session::CreateFromBytes(ChainModel());
+  ASSERT_TRUE(session.ok()) << session.status().ToString();
+  const std::vector<float> x = {-1.0f, -0.5f, 0.0f, 0.5f, 1.0f, 1.5f};
+  std::map<std::string, std::vector<float>> buffers;
+  RunOptions options;
+  options.output_allocator = [&](const std::string& name, DataType dtype,
+                                 const Shape& shape) -> Result<Tensor> {
+    EXPECT_EQ(dtype, DataType::kFloat);
+    std::vector<float>& buffer = buffers[name];
+    buffer.assign(static_cast<size_t>(ElementCount(shape).value()), 0.0f);
+    return Tensor::Adopt(dtype, shape, buffer.data(),
+                         std::shared_ptr<const void>(buffer.data(), [](const void*) {}));
+  };
+  for (int run = 0; run < 2; ++run) {
+    buffers.clear();
+    auto out = (*session)->RunValues({{"x", Value(Floats({2, 3}, x))}}, {}, options);
+    ASSERT_TRUE(out.ok()) << out.status().ToString();
+    ASSERT_EQ(buffers.size(), 2u);
+    for (const NamedValue& o : *out) {
+      ASSERT_TRUE(buffers.count(o.name)) << o.name;
+      EXPECT_EQ(o.value.tensor().raw_data(), buffers[o.name].data()) << o.name;
+    }
+    for (size_t i = 0; i < x.size(); ++i) {
+      EXPECT_FLOAT_EQ(buffers["y"][i], 2 * x[i] * x[i]);
+      EXPECT_FLOAT_EQ(buffers["z"][i], 2 * x[i] * x[i] - x[i]);
+    }
+  }
+  options.output_allocator = [](const std::string&, DataType dtype, const Shape&) {
+    return Tensor::Allocate(dtype, Shape{1});
+  };
+  auto bad = (*session)->RunValues({{"x", Value(Floats({2, 3}, x))}}, {}, options);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("output allocator gave output"), std::string::npos)
+      << bad.status().message();
 }
 
 // Intermediates the elementwise kernels may overwrite in place (ep/in_place.h) from the second
