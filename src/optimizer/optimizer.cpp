@@ -17,6 +17,7 @@ const std::vector<std::unique_ptr<GraphPass>>& AllPasses() {
     p.push_back(MakeShapeFoldingPass());
     p.push_back(MakeIdentityEliminationPass());
     p.push_back(MakeDeadNodeEliminationPass());
+    p.push_back(MakeInsertCastPass());
     p.push_back(MakeConvBnFoldingPass());
     p.push_back(MakeMatMulAddToGemmPass());
     p.push_back(MakeLayerNormFusionPass());
