@@ -13,7 +13,8 @@
 // to a fixed point, so a Reshape → Transpose chain between two converted nodes runs in float32
 // too; moving elements is exact in either dtype).
 //
-// The rewrite: a converted node reads the float32 form of each half input and writes a float32
+// Models importing the default domain below opset 6 are left alone (Cast-1 names its target type
+// as a string). The rewrite: a converted node reads the float32 form of each half input and writes a float32
 // value for each half output. The float32 form of a half constant (an initializer that is not a
 // graph input) is a float32 initializer converted once here, at session creation; of a value a
 // model Cast made from a float32 tensor, that tensor (the Cast pair cancels, as in ORT); of any
@@ -293,7 +294,11 @@ class InsertCast final : public GraphPass {
   std::string_view name() const override { return "insert_cast"; }
   int level() const override { return 2; }
 
-  Result<int> Apply(GraphEditor& editor) const override { return Islands(editor).Run(); }
+  Result<int> Apply(GraphEditor& editor) const override {
+    // The inserted Casts are Cast-6 or later (`to` an int; Cast-1 names the type as a string).
+    if (editor.model().OpsetFor("").value_or(0) < 6) return 0;
+    return Islands(editor).Run();
+  }
 };
 
 }  // namespace

@@ -407,7 +407,8 @@ bool CheckProblem(const OpCaseDef& c, const Problem& p, DataType type, int threa
         feeds.push_back({"x" + std::to_string(i), MakeTensor(o, type)});
       }
     }
-    const std::string path = ::testing::TempDir() + "nxrt_half_precision_test.onnx";
+    // One file per op: ctest runs the ops' tests in parallel processes.
+    const std::string path = ::testing::TempDir() + "nxrt_half_precision_" + c.op + ".onnx";
     Result<std::string> bytes = half_model.Serialize();
     EXPECT_TRUE(bytes.ok());
     std::ofstream(path, std::ios::binary) << *bytes;
