@@ -230,5 +230,35 @@ TEST(InsertCast, SwitchedOffLeavesTheGraphAndFloat32ModelsAreUntouched) {
   EXPECT_EQ(OpTypes(*model.graph), std::vector<std::string>{"Relu"});
 }
 
+TEST(InsertCast, Float16ConstantsStillMatchTheGeluPattern) {
+  // x · 0.5 · (1 + Erf(x / √2)) with √2 stored in float16 (1.4140625, 1.1e-4 from √2).
+  onnx::ModelProto m = MakeModel(17);
+  onnx::GraphProto* g = m.mutable_graph();
+  FillValueInfo(g->add_input(), "x", kHalf, {2, 9});
+  FillValueInfo(g->add_output(), "y", kHalf, {2, 9});
+  FillHalfTensor(g->add_initializer(), "sqrt2", {}, {1.41421356f});
+  FillHalfTensor(g->add_initializer(), "one", {}, {1.0f});
+  FillHalfTensor(g->add_initializer(), "half", {}, {0.5f});
+  AddNode(g, "Div", {"x", "sqrt2"}, {"d"}, "div");
+  AddNode(g, "Erf", {"d"}, {"e"}, "erf");
+  AddNode(g, "Add", {"e", "one"}, {"a"}, "add");
+  AddNode(g, "Mul", {"a", "half"}, {"h"}, "mul_half");
+  AddNode(g, "Mul", {"x", "h"}, {"y"}, "mul_x");
+  for (const char* v : {"d", "e", "a", "h"}) FillValueInfo(g->add_value_info(), v, kHalf, {2, 9});
+  ir::Model model = Optimize(m, {"insert_cast", "gelu_fusion"});
+  EXPECT_EQ(OpTypes(*model.graph),
+            (std::vector<std::string>{"Cast", "com.nxrt:Gelu", "Cast"}));
+  auto session = Session::CreateFromBytes(Serialize(m));
+  ASSERT_TRUE(session.ok()) << session.status().message();
+  const Tensor x = ToHalf(RandomFloats({2, 9}, 13, -4, 4));
+  auto y = (*session)->Run({{"x", x}});
+  ASSERT_TRUE(y.ok()) << y.status().message();
+  for (int64_t i = 0; i < 18; ++i) {
+    const double v = HalfAt(x, i);
+    const double want = 0.5 * v * (1 + std::erf(v / std::sqrt(2.0)));
+    EXPECT_NEAR(HalfAt((*y)[0].tensor, i), want, 1e-3 * std::fabs(want) + 1e-4) << v;
+  }
+}
+
 }  // namespace
 }  // namespace nxrt::opt
