@@ -21,6 +21,11 @@ and its graph written node by node the way exporters write it:
                     (a transposed copy, as exports store it); input input_ids[batch, sequence]
   matmul_2048.onnx  one 2048x2048 @ 2048x2048 float32 MatMul (weight an initializer), for GEMM
                     efficiency
+  resnet18_fp16.onnx, bert4_fp16.onnx, gpt2_4l_fp16.onnx
+                    the same models in float16 as fp16 exporters emit them (onnxconverter-common's
+                    keep_io_types): every float initializer float16 (clamped to +-65504), every
+                    Cast to float a Cast to float16, compute in float16, and the float graph inputs
+                    and outputs kept float32 behind a Cast at each
 """
 
 import os
@@ -275,12 +280,66 @@ def make_matmul(path, n=2048):
            [helper.make_tensor_value_info("c", TensorProto.FLOAT, [n, n])], "matmul")
 
 
+FP16_MAX = 65504.0
+
+
+def to_float16(model):
+    """The float16 variant of a float32 model (see the file comment); edits `model` in place."""
+    graph = model.graph
+    for i, tensor in enumerate(graph.initializer):
+        if tensor.data_type == TensorProto.FLOAT:
+            array = np.clip(numpy_helper.to_array(tensor), -FP16_MAX, FP16_MAX)
+            graph.initializer[i].CopyFrom(numpy_helper.from_array(array.astype(np.float16),
+                                                                  tensor.name))
+    for node in graph.node:
+        if node.op_type == "Cast":
+            for attr in node.attribute:
+                if attr.name == "to" and attr.i == TensorProto.FLOAT:
+                    attr.i = TensorProto.FLOAT16
+    casts_in = []
+    for graph_input in graph.input:
+        if graph_input.type.tensor_type.elem_type != TensorProto.FLOAT:
+            continue
+        inner = graph_input.name + "_fp16"
+        for node in graph.node:
+            node.input[:] = [inner if name == graph_input.name else name for name in node.input]
+        casts_in.append(helper.make_node("Cast", [graph_input.name], [inner],
+                                         name=graph_input.name + "_to_fp16",
+                                         to=TensorProto.FLOAT16))
+    casts_out = []
+    for graph_output in graph.output:
+        if graph_output.type.tensor_type.elem_type != TensorProto.FLOAT:
+            continue
+        inner = graph_output.name + "_fp16"
+        for node in graph.node:
+            node.output[:] = [inner if name == graph_output.name else name for name in node.output]
+        casts_out.append(helper.make_node("Cast", [inner], [graph_output.name],
+                                          name=graph_output.name + "_to_fp32",
+                                          to=TensorProto.FLOAT))
+    nodes = casts_in + list(graph.node) + casts_out
+    del graph.node[:]
+    graph.node.extend(nodes)
+    del graph.value_info[:]
+    onnx.checker.check_model(model)
+    return model
+
+
+def float16_variant(make):
+    def make_fp16(path):
+        make(path)
+        onnx.save(to_float16(onnx.load(path)), path)
+    return make_fp16
+
+
 MODELS = {
     "mlp": make_mlp,
     "resnet18": make_resnet18,
     "bert4": make_bert,
     "gpt2_4l": make_gpt2,
     "matmul_2048": make_matmul,
+    "resnet18_fp16": float16_variant(make_resnet18),
+    "bert4_fp16": float16_variant(make_bert),
+    "gpt2_4l_fp16": float16_variant(make_gpt2),
 }
 
 

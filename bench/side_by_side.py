@@ -61,6 +61,13 @@ CASES = [
      ["--dim", "batch=1", "--dim", "sequence=1", "--range", "input_ids=0,50256"]),
     ("gpt2_prefill", "gpt2_4l", "generated",
      ["--dim", "batch=1", "--dim", "sequence=128", "--range", "input_ids=0,50256"]),
+    # The float16 variants (bench/make_bench_models.py): float32 I/O, float16 inside.
+    ("resnet18_fp16", "resnet18_fp16", "generated", ["--range", "image=-2.1,2.6"]),
+    ("bert4_fp16", "bert4_fp16", "generated",
+     ["--dim", "batch=1", "--dim", "sequence=128", "--range", "input_ids=0,30521",
+      "--value", "attention_mask=1"]),
+    ("gpt2_prefill_fp16", "gpt2_4l_fp16", "generated",
+     ["--dim", "batch=1", "--dim", "sequence=128", "--range", "input_ids=0,50256"]),
 ]
 
 GEMM_N = 2048  # the GEMM-efficiency MatMul is GEMM_N^3 (bench/make_bench_models.py matmul_2048)

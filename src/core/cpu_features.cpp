@@ -19,4 +19,9 @@ bool CpuHasVnni() {
   return available;
 }
 
+bool CpuHasAvx2F16c() {
+  static const bool available = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c");
+  return available;
+}
+
 }  // namespace nxrt

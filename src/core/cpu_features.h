@@ -1,8 +1,9 @@
 // core/cpu_features.h: what the CPU nxrt runs on can do, for kernels that dispatch at run time.
 //
 // Layer: nxrt_core. nxrt compiles for baseline x86-64; its hand-written AVX-512 loops (GEMV,
-// channels-last max pool, Softmax rows) and AVX2 loops (quantization) are function-attribute
-// builds called only when this says the CPU runs them.
+// channels-last max pool, Softmax rows), AVX2 loops (quantization) and the AVX-512 or AVX2+F16C
+// half-precision conversions (math/half_convert.h) are function-attribute builds called only when
+// this says the CPU runs them.
 #pragma once
 
 namespace nxrt {
@@ -18,5 +19,8 @@ bool CpuHasAvx2();
 // oneDNN's uint8 x int8 products are exact; without it they add pairs of products into a
 // saturating int16 (math/quant/quant.h).
 bool CpuHasVnni();
+
+// True when the CPU runs AVX2 and F16C (8-lane float16 conversions; cpuid, checked once).
+bool CpuHasAvx2F16c();
 
 }  // namespace nxrt

@@ -19,6 +19,7 @@ const std::vector<std::unique_ptr<GraphPass>>& AllPasses() {
     p.push_back(MakeConstantFoldingPass());
     p.push_back(MakeShapeFoldingPass());
     p.push_back(MakeDeadNodeEliminationPass());
+    p.push_back(MakeInsertCastPass());
     p.push_back(MakeConvBnFoldingPass());
     p.push_back(MakeMatMulAddToGemmPass());
     p.push_back(MakeQdqFusionPass());

@@ -14,13 +14,12 @@ bool IsRandomOp(std::string_view op) {
          op == "RandomUniformLike" || op == "Multinomial" || op == "Bernoulli" || op == "Dropout";
 }
 
-// The CPU EP's kernel table, built once.
+}  // namespace
+
 const ep::OpRegistry& CpuKernels() {
   static const cpu::CpuExecutionProvider cpu;
   return cpu.registry();
 }
-
-}  // namespace
 
 const Tensor* ConstantEvaluator::Known(ir::ValueId v) const {
   auto it = replaced_.find(v);

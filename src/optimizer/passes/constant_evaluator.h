@@ -14,12 +14,17 @@
 #include <vector>
 
 #include "ep/node_info_builder.h"
+#include "ep/op_registry.h"
 #include "ir/graph.h"
 #include "nxrt/status.h"
 #include "nxrt/tensor.h"
 #include "optimizer/graph_editor.h"
 
 namespace nxrt::opt {
+
+// The CPU EP's kernel table, built once (shared with insert_cast, which asks it for the float32
+// kernels of half-precision nodes).
+const ep::OpRegistry& CpuKernels();
 
 class ConstantEvaluator {
  public:

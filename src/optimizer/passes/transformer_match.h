@@ -11,6 +11,7 @@
 #include <optional>
 #include <string_view>
 
+#include "nxrt/data_type.h"
 #include "optimizer/graph_editor.h"
 
 namespace nxrt::opt::match {
@@ -79,9 +80,14 @@ inline std::optional<double> FloatScalar(const GraphEditor& editor, ir::ValueId 
 }
 
 // |value - expected| <= rtol * |expected|: exporters write constants such as sqrt(2) or
-// sqrt(2/pi) with float rounding or fewer digits.
+// sqrt(2/pi) with float rounding or fewer digits. Also true when `value` is `expected` rounded to
+// float16 or bfloat16: a half-precision model's constant, which insert_cast made float32.
 inline bool Near(std::optional<double> value, double expected, double rtol = 1e-4) {
-  return value && std::fabs(*value - expected) <= rtol * std::fabs(expected);
+  if (!value) return false;
+  if (std::fabs(*value - expected) <= rtol * std::fabs(expected)) return true;
+  const float e = static_cast<float>(expected);
+  return *value == static_cast<double>(static_cast<float>(Float16(e))) ||
+         *value == static_cast<double>(static_cast<float>(BFloat16(e)));
 }
 
 }  // namespace nxrt::opt::match

@@ -2,7 +2,8 @@
 // parsing.
 //
 // Layer: nxrt_cpu_math (framework-free reference math of the CPU EP).
-// Numeric ↔ numeric goes through ConvertElement (element_types.h), instantiated per type pair.
+// Numeric ↔ numeric goes through ConvertElement (element_types.h), instantiated per type pair;
+// float16/bfloat16 ↔ float through the vectorised loops of half_convert.h (the same bits).
 // Formatting finds the shortest round-trip digits with std::to_chars in scientific form and lays
 // them out with NumPy's positional/scientific rule; parsing uses std::from_chars.
 #include "ep/cpu/math/elementwise/cast.h"
@@ -16,6 +17,7 @@
 #include <type_traits>
 
 #include "ep/cpu/math/element_types.h"
+#include "ep/cpu/math/half_convert.h"
 #include "ep/cpu/math/shape_util.h"
 
 namespace nxrt::cpu::math {
@@ -166,6 +168,14 @@ Status CastTyped(const void* in, void* out, int64_t count) {
   auto* y = static_cast<To*>(out);
   if constexpr (std::is_same_v<From, To>) {
     if (in != out) std::copy(x, x + count, y);
+  } else if constexpr (std::is_same_v<From, Float16> && std::is_same_v<To, float>) {
+    HalfToFloat(x, y, count);
+  } else if constexpr (std::is_same_v<From, float> && std::is_same_v<To, Float16>) {
+    FloatToHalf(x, y, count);
+  } else if constexpr (std::is_same_v<From, BFloat16> && std::is_same_v<To, float>) {
+    BFloat16ToFloat(x, y, count);
+  } else if constexpr (std::is_same_v<From, float> && std::is_same_v<To, BFloat16>) {
+    FloatToBFloat16(x, y, count);
   } else if constexpr (std::is_same_v<To, std::string>) {
     for (int64_t i = 0; i < count; ++i) y[i] = ToText(x[i]);
   } else if constexpr (std::is_same_v<From, std::string>) {
