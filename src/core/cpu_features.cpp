@@ -9,7 +9,7 @@ bool CpuHasAvx512() {
 }
 
 bool CpuHasAvx2() {
-  static const bool available = __builtin_cpu_supports("avx2");
+  static const bool available = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
   return available;
 }
 

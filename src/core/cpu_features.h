@@ -1,9 +1,10 @@
 // core/cpu_features.h: what the CPU nxrt runs on can do, for kernels that dispatch at run time.
 //
 // Layer: nxrt_core. nxrt compiles for baseline x86-64; its hand-written AVX-512 loops (GEMV,
-// channels-last max pool, Softmax rows), AVX2 loops (quantization) and the AVX-512 or AVX2+F16C
-// half-precision conversions (math/half_convert.h) are function-attribute builds called only when
-// this says the CPU runs them.
+// channels-last max pool, Softmax rows), AVX2 loops (quantization), the AVX-512 / AVX2 builds of
+// elementwise loops (ep/cpu/math/simd_map.h) and the AVX-512 or AVX2+F16C half-precision
+// conversions (math/half_convert.h) are function-attribute builds called only when this says the
+// CPU runs them.
 #pragma once
 
 namespace nxrt {
@@ -11,8 +12,8 @@ namespace nxrt {
 // True when the CPU runs AVX-512F with FMA (cpuid, checked once).
 bool CpuHasAvx512();
 
-// True when the CPU runs AVX2 (cpuid, checked once): the integer products' epilogues and
-// DynamicQuantizeLinear (math/quant/).
+// True when the CPU runs AVX2 with FMA (cpuid, checked once): the integer products' epilogues,
+// DynamicQuantizeLinear (math/quant/) and simd_map.h's AVX2 builds.
 bool CpuHasAvx2();
 
 // True when the CPU runs AVX512-VNNI or AVX-VNNI (cpuid, checked once): there ONNX Runtime's and

@@ -1,4 +1,5 @@
-// ep/cpu/kernels/kernel_util.cpp: shared helpers of the CPU EP's kernel glue (kernel_util.h).
+// ep/cpu/kernels/kernel_util.cpp: shared helpers of the CPU EP's kernel glue (kernel_util.h,
+// constant_input.h).
 //
 // Layer: nxrt_ep_cpu.
 #include "ep/cpu/kernels/kernel_util.h"
@@ -8,6 +9,7 @@
 #include <limits>
 #include <mutex>
 
+#include "ep/cpu/kernels/constant_input.h"
 #include "ep/cpu/math/element_types.h"
 #include "ep/cpu/nxrt_ops.h"
 
@@ -104,6 +106,12 @@ Result<std::vector<int64_t>> TensorInt64s(const Tensor& tensor, std::string_view
                                                    : tensor.data<int32_t>()[i];
   }
   return values;
+}
+
+const void* ConstantData(const PrepareContext& ctx, int i) {
+  if (!ctx.has_input(i)) return nullptr;
+  Result<const Tensor*> value = ctx.input_value(i);
+  return value.ok() && *value != nullptr ? (*value)->raw_data() : nullptr;
 }
 
 Result<std::vector<int64_t>> ReadInt64s(const PrepareContext& ctx, int i, std::string_view what) {

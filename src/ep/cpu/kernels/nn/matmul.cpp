@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "ep/cpu/kernels/constant_input.h"
 #include "ep/cpu/kernels/kernel_util.h"
 #include "ep/cpu/kernels/nn/fused_activation.h"
 #include "ep/cpu/kernels/nn/nn.h"
@@ -26,14 +27,6 @@
 
 namespace nxrt::cpu::kernels {
 namespace {
-
-// The contents of input `i` when it is a constant initializer (readable in Prepare), else null
-// (also when the runtime freed it after prepacking: ep/prepacked.h).
-const void* ConstantData(PrepareContext& ctx, int i) {
-  if (!ctx.has_input(i)) return nullptr;
-  Result<const Tensor*> value = ctx.input_value(i);
-  return value.ok() && *value != nullptr ? (*value)->raw_data() : nullptr;
-}
 
 // The packed copy of constant B (input 1) a kernel of this node published, or null.
 std::shared_ptr<const nn::PackedWeights> PublishedB(PrepareContext& ctx) {

@@ -2,14 +2,16 @@
 //
 // Layer: nxrt_ep_cpu (kernel glue). Inputs X, W, R, then the optional B, sequence_lens,
 // initial_h (and LSTM's initial_c, P); outputs Y, Y_h (and LSTM's Y_c), each optional. The
-// attributes are parsed once; Prepare checks the shapes and asks for the recurrence's scratch
-// memory as the kernel's workspace; Compute runs the steps in the bound buffers.
+// attributes are parsed once; Prepare checks the shapes, prepares the float products for the
+// context's threads (packing constant W and R once) and asks for the recurrence's scratch memory
+// as the kernel's workspace; Compute runs the steps in the bound buffers.
 #include <memory>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "ep/cpu/kernels/constant_input.h"
 #include "ep/cpu/kernels/kernel_util.h"
 #include "ep/cpu/kernels/nn/nn.h"
 #include "ep/cpu/kernels/tensor/tensor.h"
@@ -31,7 +33,12 @@ class RnnKernel final : public Kernel {
     shapes.initial_h = Optional(ctx, 5);
     shapes.initial_c = Optional(ctx, 6);
     shapes.p = Optional(ctx, 7);
-    NXRT_ASSIGN_OR_RETURN(plan_, nn::PrepareRnn(ctx.input_dtype(0), shapes, attributes_));
+    nn::RnnOptions options;
+    options.threads = ctx.thread_count();
+    options.constant_w = ConstantData(ctx, 1);
+    options.constant_r = ConstantData(ctx, 2);
+    NXRT_ASSIGN_OR_RETURN(plan_,
+                          nn::PrepareRnn(ctx.input_dtype(0), shapes, attributes_, options));
     const Shape* output_shapes[] = {&plan_.y_shape, &plan_.y_h_shape, &plan_.y_c_shape};
     for (int i = 0; i < ctx.output_count() && i < 3; ++i) {
       NXRT_RETURN_IF_ERROR(ctx.SetOutput(i, plan_.dtype, *output_shapes[i]));

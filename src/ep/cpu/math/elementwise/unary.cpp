@@ -7,7 +7,8 @@
 // contiguous; the 16-bit floats go through a float block on the stack. In float (so also for
 // the 16-bit floats), Erf, Tanh, Sigmoid, Gelu and Mish use the inline FastErf, FastTanh,
 // FastSigmoid and FastExp of fast_math.h (erf, tanh and sigmoid within 9e-8 of the exact value),
-// so their loops vectorise; double keeps the std:: functions.
+// so their loops vectorise; double keeps the std:: functions. float loops run in the widest SIMD
+// build the CPU has (simd_map.h).
 #include "ep/cpu/math/elementwise/unary.h"
 
 #include <algorithm>
@@ -18,6 +19,7 @@
 #include "ep/cpu/math/element_types.h"
 #include "ep/cpu/math/fast_math.h"
 #include "ep/cpu/math/shape_util.h"
+#include "ep/cpu/math/simd_map.h"
 
 namespace nxrt::cpu::math {
 namespace {
@@ -347,6 +349,8 @@ void RunUnaryTyped(const UnaryAttrs& attrs, const void* in, void* out, int64_t c
       for (int64_t i = 0; i < n; ++i) block_out[i] = op(block_in[i]);
       for (int64_t i = 0; i < n; ++i) y[start + i] = Store<TO>(block_out[i]);
     }
+  } else if constexpr (std::is_same_v<TI, float>) {
+    MapElements(op, x, y, count);
   } else {
     for (int64_t i = 0; i < count; ++i) y[i] = op(x[i]);
   }

@@ -7,6 +7,9 @@
 
 #include <cmath>
 #include <limits>
+#include <random>
+#include <string>
+#include <vector>
 
 #include "ep/cpu/math/testing/test_util.h"
 
@@ -230,6 +233,36 @@ TEST(Unary, FloatTranscendentalsMatchDoubleOnDenseSweep) {
         const std::string where = std::string(UnaryKindName(kind)) + (gelu_tanh ? " tanh" : "") +
                                   " x=" + std::to_string(x[i]);
         ExpectClose(DataType::kFloat, RoundTo(DataType::kFloat, RefFloat(kind, attrs, x[i])),
+                    out.data<float>()[i], where);
+        if (::testing::Test::HasFailure()) return;
+      }
+    }
+  }
+}
+
+// Every length 1..40 (the AVX-512 / AVX2 builds' vector bodies and scalar tails, simd_map.h) with
+// NaN, +-inf and large values at the first, middle and last positions, against the double
+// reference.
+TEST(Unary, FloatVectorBodiesAndTailsOfEveryLength) {
+  std::mt19937 rng(16);
+  std::uniform_real_distribution<float> dist(-6.0f, 6.0f);
+  const float specials[] = {NAN, INFINITY, -INFINITY, 1e30f, -1e30f, -0.0f};
+  for (UnaryKind kind : {UnaryKind::kErf, UnaryKind::kTanh, UnaryKind::kSigmoid, UnaryKind::kGelu,
+                         UnaryKind::kMish}) {
+    for (int64_t n = 1; n <= 40; ++n) {
+      std::vector<float> x(static_cast<size_t>(n));
+      for (float& v : x) v = dist(rng);
+      x[0] = specials[n % 6];
+      x[n / 2] = specials[(n + 2) % 6];
+      x[n - 1] = specials[(n + 4) % 6];
+      const Tensor in = Make<float>({n}, x);
+      Tensor out;
+      ASSERT_TRUE(Unary(kind, in, &out).ok());
+      for (int64_t i = 0; i < n; ++i) {
+        const std::string where = std::string(UnaryKindName(kind)) + " n=" + std::to_string(n) +
+                                  " x=" + std::to_string(x[i]);
+        ExpectClose(DataType::kFloat,
+                    RoundTo(DataType::kFloat, RefFloat(kind, DefaultUnaryAttrs(kind), x[i])),
                     out.data<float>()[i], where);
         if (::testing::Test::HasFailure()) return;
       }

@@ -6,7 +6,9 @@
 #include <cmath>
 #include <type_traits>
 
+#include "ep/cpu/math/fast_math.h"
 #include "ep/cpu/math/nn_common.h"
+#include "ep/cpu/math/simd_map.h"
 
 namespace nxrt::cpu::nn {
 
@@ -145,10 +147,88 @@ Status ExpectShape(std::string_view op, std::string_view what, const std::option
   return Status::Ok();
 }
 
+// Rows of R the per-step product takes: all G*H, except GRU without linear_before_reset, whose
+// candidate rows multiply r (.) h in a second product.
+int64_t RecurrentRows(const RnnPlan& plan) {
+  const bool split = plan.attributes.cell == RnnCell::kGru && !plan.attributes.linear_before_reset;
+  return (split ? 2 : plan.gates) * plan.hidden;
+}
+
+// Float workspace: h, c, r (.) h, a temporary [batch, H] each; the summed biases [G*H]; the input
+// projection [seq * batch, G*H]; the recurrent products [batch, G*H]; then the Gemm scratchpad.
+struct FloatWorkspace {
+  float* h;
+  float* c;
+  float* reset_h;
+  float* temp;
+  float* bias;
+  float* projected;
+  float* recurrent;
+  std::span<std::byte> scratchpad;
+
+  FloatWorkspace(const RnnPlan& p, void* workspace) {
+    const int64_t n = p.batch, h_size = p.hidden, gh = p.gates * p.hidden;
+    float* next = static_cast<float*>(workspace);
+    for (float** part : {&h, &c, &reset_h, &temp}) {
+      *part = next;
+      next += n * h_size;
+    }
+    bias = next;
+    next += gh;
+    projected = next;
+    next += p.seq * n * gh;
+    recurrent = next;
+    auto* base = static_cast<std::byte*>(workspace) + p.gemm_workspace_offset;
+    const size_t misalignment = reinterpret_cast<uintptr_t>(base) % 64;
+    base += misalignment == 0 ? 0 : 64 - misalignment;
+    scratchpad = {base, p.workspace_bytes - p.gemm_workspace_offset - 64};
+  }
+
+  static size_t Floats(const RnnPlan& p) {
+    const int64_t n = p.batch, gh = p.gates * p.hidden;
+    return static_cast<size_t>(4 * n * p.hidden + gh + p.seq * n * gh + n * gh);
+  }
+};
+
+Status PrepareFloatGemms(const RnnOptions& options, RnnPlan* plan) {
+  const int64_t n = plan->batch, h = plan->hidden, gh = plan->gates * h;
+  GemmAttributes transposed_b;
+  transposed_b.trans_b = true;
+  size_t scratchpad = 0;
+  auto prepare = [&](int64_t m, int64_t k, int64_t rows, const void* constant,
+                     int64_t offset) -> Result<GemmPlan> {
+    GemmOptions gemm;
+    gemm.threads = options.threads;
+    gemm.constant_b =
+        constant != nullptr ? static_cast<const float*>(constant) + offset : nullptr;
+    const int64_t a_shape[2] = {m, k};
+    const int64_t b_shape[2] = {rows, k};
+    NXRT_ASSIGN_OR_RETURN(GemmPlan gemm_plan, PrepareGemm(DataType::kFloat, a_shape, b_shape,
+                                                          std::nullopt, transposed_b, gemm));
+    scratchpad = std::max(scratchpad, gemm_plan.scratchpad_bytes);
+    return gemm_plan;
+  };
+  for (int64_t dir = 0; dir < plan->directions; ++dir) {
+    RnnDirectionGemms gemms;
+    NXRT_ASSIGN_OR_RETURN(gemms.input, prepare(plan->seq * n, plan->input_size, gh,
+                                               options.constant_w, dir * gh * plan->input_size));
+    NXRT_ASSIGN_OR_RETURN(gemms.recurrent,
+                          prepare(n, h, RecurrentRows(*plan), options.constant_r, dir * gh * h));
+    if (RecurrentRows(*plan) != gh) {
+      NXRT_ASSIGN_OR_RETURN(gemms.reset_hidden,
+                            prepare(n, h, h, options.constant_r, dir * gh * h + 2 * h * h));
+    }
+    plan->gemms.push_back(std::move(gemms));
+  }
+  plan->gemm_workspace_offset = FloatWorkspace::Floats(*plan) * sizeof(float);
+  plan->workspace_bytes = plan->gemm_workspace_offset + 64 + scratchpad;
+  return Status::Ok();
+}
+
 }  // namespace
 
 Result<RnnPlan> PrepareRnn(DataType dtype, const RnnShapes& shapes,
-                           const RnnAttributes& attributes) {
+                           const RnnAttributes& attributes, const RnnOptions& options) {
   const std::string_view op = CellName(attributes.cell);
   NXRT_RETURN_IF_ERROR(math::DispatchType<math::FloatTypes>(dtype, op, [](auto) {}));
   const Shape& x = shapes.x;
@@ -214,6 +294,7 @@ Result<RnnPlan> PrepareRnn(DataType dtype, const RnnShapes& shapes,
   // State h and c, and the gate pre-activations, per batch entry.
   const size_t acc_size = dtype == DataType::kDouble ? sizeof(double) : sizeof(float);
   plan.workspace_bytes = static_cast<size_t>(n * h * 2 + n * g * h) * acc_size;
+  if (dtype == DataType::kFloat) NXRT_RETURN_IF_ERROR(PrepareFloatGemms(options, &plan));
   return plan;
 }
 
@@ -390,6 +471,189 @@ class Recurrence {
   A* gates_ = nullptr;
 };
 
+
+// Clip to [-clip, clip] (NaN stays) and the activation over an array; sigmoid and tanh (every
+// default) are the fast_math.h functions in the CPU's widest SIMD build (simd_map.h).
+void ActivateArray(const RnnActivation& f, const std::optional<float>& clip, float* v, int64_t n) {
+  if (clip.has_value()) {
+    const float c = *clip;
+    for (int64_t j = 0; j < n; ++j) {
+      const float low = v[j] < -c ? -c : v[j];
+      v[j] = low > c ? c : low;
+    }
+  }
+  switch (f.kind) {
+    case RnnActivationKind::kSigmoid:
+      math::MapElements([](float x) { return math::FastSigmoid(x); }, v, v, n);
+      break;
+    case RnnActivationKind::kTanh:
+      math::MapElements([](float x) { return math::FastTanh(x); }, v, v, n);
+      break;
+    default:
+      for (int64_t j = 0; j < n; ++j) v[j] = Activate(f, v[j]);
+      break;
+  }
+}
+
+// The float recurrence on the plan's oneDNN products (see rnn.h).
+class FloatRecurrence {
+ public:
+  FloatRecurrence(const RnnPlan& plan, const RnnInputs& in, const RnnOutputs& out,
+                  void* workspace)
+      : p_(plan), in_(in), out_(out), ws_(plan, workspace) {}
+
+  Status RunDirection(int64_t dir) {
+    const int64_t n = p_.batch, h = p_.hidden, gh = p_.gates * h, rec = RecurrentRows(p_);
+    const RnnDirectionGemms& gemms = p_.gemms[dir];
+    const bool reverse = p_.attributes.direction == RnnDirection::kReverse || dir == 1;
+    const float* r = static_cast<const float*>(in_.r) + dir * gh * h;
+    const auto* bias = static_cast<const float*>(in_.b);
+    if (bias != nullptr) bias += dir * 2 * gh;
+    const float* peep = p_.has_p ? static_cast<const float*>(in_.p) + dir * 3 * h : nullptr;
+    const RnnActivation* f = &p_.activations[dir * (p_.activations.size() / p_.directions)];
+    const bool gru = p_.attributes.cell == RnnCell::kGru;
+    const bool lbr = gru && p_.attributes.linear_before_reset;
+    // Wb + Rb, except the candidate rows of a GRU with linear_before_reset (Rb goes inside r (.)).
+    for (int64_t j = 0; j < gh; ++j) {
+      const bool inner = lbr && j >= 2 * h;
+      ws_.bias[j] = bias == nullptr ? 0.0f : bias[j] + (inner ? 0.0f : bias[gh + j]);
+    }
+    for (int64_t b = 0; b < n; ++b) {
+      for (int64_t j = 0; j < h; ++j) {
+        ws_.h[b * h + j] = p_.has_initial_h ? Load(in_.initial_h, StateIndex(dir, b, j)) : 0.0f;
+        ws_.c[b * h + j] = p_.has_initial_c ? Load(in_.initial_c, StateIndex(dir, b, j)) : 0.0f;
+      }
+    }
+    const float* w = static_cast<const float*>(in_.w) + dir * gh * p_.input_size;
+    NXRT_RETURN_IF_ERROR(Gemm(gemms.input, in_.x, w, nullptr, ws_.projected, ws_.scratchpad));
+    for (int64_t step = 0; step < p_.seq; ++step) {
+      const int64_t t = reverse ? p_.seq - 1 - step : step;
+      NXRT_RETURN_IF_ERROR(
+          Gemm(gemms.recurrent, ws_.h, r, nullptr, ws_.recurrent, ws_.scratchpad));
+      for (int64_t b = 0; b < n; ++b) {
+        if (t >= Length(b)) continue;
+        float* g = ws_.recurrent + b * rec;
+        const float* x = ws_.projected + XRow(t, b) * gh;
+        const int64_t summed = gru ? 2 * h : gh;
+        for (int64_t j = 0; j < summed; ++j) g[j] += x[j] + ws_.bias[j];
+        float* hb = ws_.h + b * h;
+        float* cb = ws_.c + b * h;
+        switch (p_.attributes.cell) {
+          case RnnCell::kRnn:
+            ActivateArray(f[0], p_.attributes.clip, g, h);
+            std::copy(g, g + h, hb);
+            break;
+          case RnnCell::kLstm:
+            LstmGates(g, hb, cb, ws_.temp + b * h, peep, f);
+            break;
+          case RnnCell::kGru: {
+            ActivateArray(f[0], p_.attributes.clip, g, 2 * h);
+            const float* rg = g + h;
+            float* reset_h = ws_.reset_h + b * h;
+            for (int64_t j = 0; j < h; ++j) reset_h[j] = rg[j] * hb[j];
+            break;
+          }
+        }
+      }
+      if (gru) {
+        if (!lbr) {
+          NXRT_RETURN_IF_ERROR(Gemm(*gemms.reset_hidden, ws_.reset_h, r + 2 * h * h, nullptr,
+                                    ws_.temp, ws_.scratchpad));
+        }
+        for (int64_t b = 0; b < n; ++b) {
+          if (t >= Length(b)) continue;
+          const float* g = ws_.recurrent + b * rec;
+          const float* x = ws_.projected + XRow(t, b) * gh + 2 * h;
+          const float* cand_bias = ws_.bias + 2 * h;
+          float* cand = ws_.temp + b * h;
+          if (lbr) {
+            const float* rb = bias == nullptr ? nullptr : bias + gh + 2 * h;
+            for (int64_t j = 0; j < h; ++j) {
+              cand[j] = x[j] + cand_bias[j] + g[h + j] * (g[2 * h + j] + (rb ? rb[j] : 0.0f));
+            }
+          } else {
+            for (int64_t j = 0; j < h; ++j) cand[j] += x[j] + cand_bias[j];
+          }
+          ActivateArray(f[1], p_.attributes.clip, cand, h);
+          float* hb = ws_.h + b * h;
+          for (int64_t j = 0; j < h; ++j) hb[j] = (1.0f - g[j]) * cand[j] + g[j] * hb[j];
+        }
+      }
+      if (out_.y != nullptr) {
+        for (int64_t b = 0; b < n; ++b) {
+          float* y = static_cast<float*>(out_.y) + YIndex(t, dir, b);
+          if (t >= Length(b)) {
+            std::fill(y, y + h, 0.0f);
+          } else {
+            std::copy(ws_.h + b * h, ws_.h + (b + 1) * h, y);
+          }
+        }
+      }
+    }
+    for (int64_t b = 0; b < n; ++b) {
+      for (int64_t j = 0; j < h; ++j) {
+        if (out_.y_h != nullptr) Store(out_.y_h, StateIndex(dir, b, j), ws_.h[b * h + j]);
+        if (out_.y_c != nullptr) Store(out_.y_c, StateIndex(dir, b, j), ws_.c[b * h + j]);
+      }
+    }
+    return Status::Ok();
+  }
+
+ private:
+  // Gate rows i, o, f, c of one batch entry (pre-activations summed in g); peepholes [i, o, f].
+  void LstmGates(float* g, float* hb, float* cb, float* temp, const float* peep,
+                 const RnnActivation* f) const {
+    const int64_t h = p_.hidden;
+    float* gi = g;
+    float* go = g + h;
+    float* gf = g + 2 * h;
+    float* gc = g + 3 * h;
+    const std::optional<float>& clip = p_.attributes.clip;
+    if (peep != nullptr) {
+      for (int64_t j = 0; j < h; ++j) {
+        gi[j] += peep[j] * cb[j];
+        gf[j] += peep[2 * h + j] * cb[j];
+      }
+    }
+    ActivateArray(f[0], clip, gi, h);
+    if (p_.attributes.input_forget) {
+      for (int64_t j = 0; j < h; ++j) gf[j] = 1.0f - gi[j];
+    } else {
+      ActivateArray(f[0], clip, gf, h);
+    }
+    ActivateArray(f[1], clip, gc, h);
+    for (int64_t j = 0; j < h; ++j) cb[j] = gf[j] * cb[j] + gi[j] * gc[j];
+    if (peep != nullptr) {
+      for (int64_t j = 0; j < h; ++j) go[j] += peep[h + j] * cb[j];
+    }
+    ActivateArray(f[0], clip, go, h);
+    std::copy(cb, cb + h, temp);
+    ActivateArray(f[2], std::nullopt, temp, h);
+    for (int64_t j = 0; j < h; ++j) hb[j] = go[j] * temp[j];
+  }
+
+  static float Load(const void* base, int64_t i) { return static_cast<const float*>(base)[i]; }
+  static void Store(void* base, int64_t i, float v) { static_cast<float*>(base)[i] = v; }
+  int64_t Length(int64_t b) const { return p_.has_sequence_lens ? in_.sequence_lens[b] : p_.seq; }
+  int64_t StateIndex(int64_t dir, int64_t b, int64_t j) const {
+    return p_.attributes.layout == 1 ? (b * p_.directions + dir) * p_.hidden + j
+                                     : (dir * p_.batch + b) * p_.hidden + j;
+  }
+  int64_t YIndex(int64_t t, int64_t dir, int64_t b) const {
+    return p_.attributes.layout == 1 ? ((b * p_.seq + t) * p_.directions + dir) * p_.hidden
+                                     : ((t * p_.directions + dir) * p_.batch + b) * p_.hidden;
+  }
+  // The row of X (and of the input projection) of step t of batch entry b.
+  int64_t XRow(int64_t t, int64_t b) const {
+    return p_.attributes.layout == 1 ? b * p_.seq + t : t * p_.batch + b;
+  }
+
+  const RnnPlan& p_;
+  const RnnInputs& in_;
+  const RnnOutputs& out_;
+  FloatWorkspace ws_;
+};
+
 }  // namespace
 
 Status Rnn(const RnnPlan& plan, const RnnInputs& inputs, const RnnOutputs& outputs,
@@ -402,6 +666,13 @@ Status Rnn(const RnnPlan& plan, const RnnInputs& inputs, const RnnOutputs& outpu
                           ": sequence_lens[", b, "] is ", len, ", expected 0..", plan.seq);
       }
     }
+  }
+  if (!plan.gemms.empty()) {
+    FloatRecurrence recurrence(plan, inputs, outputs, workspace);
+    for (int64_t dir = 0; dir < plan.directions; ++dir) {
+      NXRT_RETURN_IF_ERROR(recurrence.RunDirection(dir));
+    }
+    return Status::Ok();
   }
   const std::string_view op = CellName(plan.attributes.cell);
   return math::DispatchType<math::FloatTypes>(plan.dtype, op, [&](auto tag) {

@@ -12,6 +12,12 @@
 //   Y [seq, D, batch, H]           Y_h, Y_c [D, batch, H]
 // Steps of a batch entry at or beyond its sequence length leave Y zero and its state unchanged;
 // the reverse direction starts at the entry's last valid step.
+//
+// float runs on oneDNN (matmul.h's Gemm, one owner): per direction the input projection of all
+// time steps is one product X [seq * batch, input] @ W^T, then each step is one product of the
+// state [batch, H] with R^T (packed once when R is a constant; GRU without linear_before_reset
+// takes R's candidate rows as a second product of r (.) h), and the gates are array loops with
+// FastSigmoid / FastTanh (fast_math.h, within 3 ULP). double and float16 run the reference loops.
 #pragma once
 
 #include <cstddef>
@@ -22,6 +28,7 @@
 #include <string_view>
 #include <vector>
 
+#include "ep/cpu/math/nn/matmul.h"
 #include "nxrt/data_type.h"
 #include "nxrt/status.h"
 #include "nxrt/tensor.h"
@@ -89,6 +96,21 @@ struct RnnShapes {
   std::optional<Shape> p;          // LSTM peepholes
 };
 
+// The oneDNN products of one direction of a float plan.
+struct RnnDirectionGemms {
+  GemmPlan input;      // X [seq * batch, input] @ W[dir]^T -> [seq * batch, G*H]
+  GemmPlan recurrent;  // h [batch, H] @ R[dir]^T, all G*H rows (GRU without lbr: the z, r rows)
+  std::optional<GemmPlan> reset_hidden;  // GRU without lbr: (r (.) h) @ R[dir]'s candidate rows^T
+};
+
+// How to prepare (both optional): oneDNN threads, and W and R when they are constants (the plan
+// packs them once; Rnn then never reads `w` / `r`).
+struct RnnOptions {
+  int threads = 1;
+  const void* constant_w = nullptr;
+  const void* constant_r = nullptr;
+};
+
 struct RnnPlan {
   DataType dtype = DataType::kUndefined;
   RnnAttributes attributes;
@@ -107,11 +129,13 @@ struct RnnPlan {
   bool has_b = false, has_sequence_lens = false, has_initial_h = false, has_initial_c = false,
        has_p = false;
   std::vector<RnnActivation> activations;  // resolved: per direction, per cell function
+  std::vector<RnnDirectionGemms> gemms;    // float: per direction; empty for the other dtypes
+  size_t gemm_workspace_offset = 0;        // float: where the Gemm scratchpad starts
 };
 
 // LSTM (ONNX opset 1, 7, 14), GRU (1, 3, 7, 14), RNN (1, 7, 14). dtypes float, double, float16.
 Result<RnnPlan> PrepareRnn(DataType dtype, const RnnShapes& shapes,
-                           const RnnAttributes& attributes);
+                           const RnnAttributes& attributes, const RnnOptions& options = {});
 
 // Input buffers (contiguous, dtype of the plan; sequence_lens int32); null for absent inputs.
 struct RnnInputs {

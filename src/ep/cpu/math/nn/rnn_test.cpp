@@ -9,6 +9,7 @@
 #include <cmath>
 #include <random>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "ep/cpu/math/nn/testing/onnx_node_cases.h"
@@ -215,12 +216,26 @@ std::vector<double> SwapFirstTwo(const std::vector<double>& v, int64_t a, int64_
   return out;
 }
 
-TEST(RnnTest, RandomConfigurationsAgainstSpecEquations) {
-  std::mt19937 rng(71);
+template <typename T>
+std::vector<T> As(const std::vector<double>& v) {
+  return std::vector<T>(v.begin(), v.end());
+}
+
+// `iterations` random configurations with sizes up to `max_size` in dtype T (double: the
+// reference loops; float: the oneDNN products and array gates, prepared for `threads` threads,
+// with W and R packed as constants when `constant_weights`), against Reference within `tolerance`.
+template <typename T>
+void CheckRandomConfigurations(uint32_t seed, int iterations, int64_t max_size, int threads,
+                               bool constant_weights, double tolerance) {
+  // double draws every activation; float the first eight only: with all eleven, some random
+  // configurations of dozens of steps leave float's range (inf / NaN against finite doubles).
+  const int64_t last_activation = std::is_same_v<T, double> ? 10 : 7;
+  std::mt19937 rng(seed);
   const char* names[] = {
-      "Relu",       "Tanh",        "Sigmoid", "Affine",   "LeakyRelu", "ThresholdedRelu",
-      "ScaledTanh", "HardSigmoid", "Elu",     "Softsign", "Softplus"};
-  for (int iter = 0; iter < 90; ++iter) {
+      "Relu",      "Tanh",        "Sigmoid",  "LeakyRelu", "ThresholdedRelu",
+      "ScaledTanh", "HardSigmoid", "Softsign", "Affine",    "Elu",
+      "Softplus"};
+  for (int iter = 0; iter < iterations; ++iter) {
     const RnnCell cell = static_cast<RnnCell>(iter % 3);
     const int64_t g = cell == RnnCell::kLstm ? 4 : (cell == RnnCell::kGru ? 3 : 1);
     const int64_t per_dir = cell == RnnCell::kLstm ? 3 : (cell == RnnCell::kGru ? 2 : 1);
@@ -232,13 +247,13 @@ TEST(RnnTest, RandomConfigurationsAgainstSpecEquations) {
     attr.linear_before_reset = cell == RnnCell::kGru && iter % 2 == 0;
     if (iter % 5 == 0) attr.clip = 0.7f;
     const int64_t dirs = attr.direction == RnnDirection::kBidirectional ? 2 : 1;
-    const int64_t seq = RandomInt(rng, 1, 4), n = RandomInt(rng, 1, 3), in = RandomInt(rng, 1, 4),
-                  hid = RandomInt(rng, 1, 4);
+    const int64_t seq = RandomInt(rng, 1, max_size), n = RandomInt(rng, 1, 3),
+                  in = RandomInt(rng, 1, max_size), hid = RandomInt(rng, 1, max_size);
     std::vector<std::string> act_names;
     std::vector<float> alphas, betas;
     if (iter % 3 != 2) {
       for (int64_t i = 0; i < per_dir * dirs; ++i)
-        act_names.push_back(names[RandomInt(rng, 0, 10)]);
+        act_names.push_back(names[RandomInt(rng, 0, last_activation)]);
       for (int i = 0; i < 3; ++i) alphas.push_back(static_cast<float>(RandomInt(rng, 1, 9)) / 10);
       betas.push_back(0.25f);
     }
@@ -247,8 +262,12 @@ TEST(RnnTest, RandomConfigurationsAgainstSpecEquations) {
                has_c0 = cell == RnnCell::kLstm && iter % 5 < 3,
                has_p = cell == RnnCell::kLstm && iter % 6 < 3;
     const std::vector<double> x = testing::RandomVector<double>(rng, seq * n * in);
-    const std::vector<double> w = testing::RandomVector<double>(rng, dirs * g * hid * in);
-    const std::vector<double> r = testing::RandomVector<double>(rng, dirs * g * hid * hid);
+    // Weights scaled by 1/sqrt(fan-in), so that the unbounded activations (Relu, Affine, ...)
+    // neither grow nor vanish over the steps.
+    std::vector<double> w = testing::RandomVector<double>(rng, dirs * g * hid * in);
+    std::vector<double> r = testing::RandomVector<double>(rng, dirs * g * hid * hid);
+    for (double& v : w) v /= std::sqrt(static_cast<double>(in));
+    for (double& v : r) v /= std::sqrt(static_cast<double>(hid));
     const std::vector<double> bias =
         has_b ? testing::RandomVector<double>(rng, dirs * 2 * g * hid) : std::vector<double>{};
     std::vector<int32_t> lens;
@@ -286,23 +305,33 @@ TEST(RnnTest, RandomConfigurationsAgainstSpecEquations) {
     if (has_h0) shapes.initial_h = state;
     if (has_c0) shapes.initial_c = state;
     if (has_p) shapes.p = Shape{dirs, 3 * hid};
-    NXRT_ASSERT_OK_AND_ASSIGN(RnnPlan plan, PrepareRnn(DataType::kDouble, shapes, attr));
-    const std::vector<double> xl = bf ? SwapFirstTwo(x, seq, n, in) : x;
-    const std::vector<double> h0l = bf && has_h0 ? SwapFirstTwo(h0, dirs, n, hid) : h0;
-    const std::vector<double> c0l = bf && has_c0 ? SwapFirstTwo(c0, dirs, n, hid) : c0;
+    const std::vector<T> xl = As<T>(bf ? SwapFirstTwo(x, seq, n, in) : x);
+    const std::vector<T> h0l = As<T>(bf && has_h0 ? SwapFirstTwo(h0, dirs, n, hid) : h0);
+    const std::vector<T> c0l = As<T>(bf && has_c0 ? SwapFirstTwo(c0, dirs, n, hid) : c0);
+    const std::vector<T> wt = As<T>(w), rt = As<T>(r), bt = As<T>(bias), pt = As<T>(p);
+    RnnOptions options;
+    options.threads = threads;
+    if (constant_weights) {
+      options.constant_w = wt.data();
+      options.constant_r = rt.data();
+    }
+    NXRT_ASSERT_OK_AND_ASSIGN(RnnPlan plan,
+                              PrepareRnn(DataTypeOf<T>(), shapes, attr, options));
     RnnInputs inputs{xl.data(),
-                     w.data(),
-                     r.data(),
-                     has_b ? bias.data() : nullptr,
+                     wt.data(),
+                     rt.data(),
+                     has_b ? bt.data() : nullptr,
                      has_lens ? lens.data() : nullptr,
                      has_h0 ? h0l.data() : nullptr,
                      has_c0 ? c0l.data() : nullptr,
-                     has_p ? p.data() : nullptr};
-    std::vector<double> y(Count(plan.y_shape), -1), y_h(Count(plan.y_h_shape)), y_c(y_h.size());
+                     has_p ? pt.data() : nullptr};
+    std::vector<T> yt(Count(plan.y_shape), -1), y_ht(Count(plan.y_h_shape)), y_ct(y_ht.size());
     std::vector<double> workspace(plan.workspace_bytes / sizeof(double) + 1);
     NXRT_ASSERT_OK(Rnn(plan, inputs,
-                       {y.data(), y_h.data(), cell == RnnCell::kLstm ? y_c.data() : nullptr},
+                       {yt.data(), y_ht.data(), cell == RnnCell::kLstm ? y_ct.data() : nullptr},
                        workspace.data()));
+    const std::vector<double> y(yt.begin(), yt.end()), y_h(y_ht.begin(), y_ht.end()),
+        y_c(y_ct.begin(), y_ct.end());
     // Layout 1: Y [batch, seq, dirs, hid] and states [batch, dirs, hid] back to layout 0.
     std::vector<double> y0 = y;
     if (bf) {
@@ -317,13 +346,24 @@ TEST(RnnTest, RandomConfigurationsAgainstSpecEquations) {
       }
     }
     const std::vector<double> y_h0 = bf ? SwapFirstTwo(y_h, n, dirs, hid) : y_h;
-    EXPECT_TRUE(AllClose(y0, want.y, 1e-12, 1e-12)) << "iteration " << iter;
-    EXPECT_TRUE(AllClose(y_h0, want.y_h, 1e-12, 1e-12)) << "iteration " << iter;
+    EXPECT_TRUE(AllClose(y0, want.y, tolerance, tolerance)) << "iteration " << iter;
+    EXPECT_TRUE(AllClose(y_h0, want.y_h, tolerance, tolerance)) << "iteration " << iter;
     if (cell == RnnCell::kLstm) {
       const std::vector<double> y_c0 = bf ? SwapFirstTwo(y_c, n, dirs, hid) : y_c;
-      EXPECT_TRUE(AllClose(y_c0, want.y_c, 1e-12, 1e-12)) << "iteration " << iter;
+      EXPECT_TRUE(AllClose(y_c0, want.y_c, tolerance, tolerance)) << "iteration " << iter;
     }
   }
+}
+
+TEST(RnnTest, RandomConfigurationsAgainstSpecEquations) {
+  CheckRandomConfigurations<double>(71, 90, 4, 1, false, 1e-12);
+}
+
+// float on oneDNN: odd sizes up to 37 (vector tails), 1 and 2 threads, W and R given at compute
+// time or packed as constants.
+TEST(RnnTest, FloatOnOneDnnAgainstSpecEquations) {
+  CheckRandomConfigurations<float>(72, 45, 37, 1, false, 2e-4);
+  CheckRandomConfigurations<float>(73, 45, 37, 2, true, 2e-4);
 }
 
 TEST(RnnTest, ActivationParsingConsumesAlphasAndBetasInOrder) {

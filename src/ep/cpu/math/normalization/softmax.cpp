@@ -3,7 +3,7 @@
 //
 // Layer: nxrt_cpu_math (framework-free reference math of the CPU EP).
 // Rows with inner == 1 are contiguous and take plain loops (float Softmax and LogSoftmax rows on
-// AVX-512 when the CPU has it). Otherwise kLanes neighbouring rows (consecutive inner positions)
+// AVX-512 when the CPU has it, float Softmax rows in simd_map.h's AVX2 build otherwise). Otherwise kLanes neighbouring rows (consecutive inner positions)
 // are processed together so every pass reads contiguous segments.
 #include "ep/cpu/math/normalization/softmax.h"
 
@@ -18,6 +18,7 @@
 #include "ep/cpu/math/element_types.h"
 #include "ep/cpu/math/fast_exp.h"
 #include "ep/cpu/math/shape_util.h"
+#include "ep/cpu/math/simd_map.h"
 
 namespace nxrt::cpu::math {
 namespace {
@@ -113,6 +114,22 @@ __attribute__((target("avx512f,fma"))) void SoftmaxRowsAvx512(bool log, int64_t 
   }
 }
 
+// One float Softmax row given its maximum m, vectorised: FastExp, then the sum in 16 partial sums
+// (a single running sum is a serial dependency the compiler may not reorder).
+inline void SoftmaxRowFloat(int64_t d, float m, const float* x, float* y) {
+  for (int64_t k = 0; k < d; ++k) y[k] = FastExp(x[k] - m);
+  float partial[16] = {};
+  int64_t k = 0;
+  for (; k + 16 <= d; k += 16) {
+    for (int j = 0; j < 16; ++j) partial[j] += y[k + j];
+  }
+  for (; k < d; ++k) partial[0] += y[k];
+  float sum = 0;
+  for (int j = 0; j < 16; ++j) sum += partial[j];
+  const float inv = 1.0f / sum;
+  for (k = 0; k < d; ++k) y[k] *= inv;
+}
+
 template <typename T>
 void SoftmaxRows(SoftmaxKind kind, int64_t rows, int64_t d, const T* x, T* y) {
   using C = Compute<T>;
@@ -148,18 +165,7 @@ void SoftmaxRows(SoftmaxKind kind, int64_t rows, int64_t d, const T* x, T* y) {
       const C inv = C{1} / sum;
       for (int64_t k = 0; k < d; ++k) y[k] = Store<T>(std::exp(Load(x[k]) - m) * inv);
     } else if constexpr (std::is_same_v<T, float>) {
-      // Vectorised: FastExp, then the sum in 8 partial sums (a single running sum is a serial
-      // dependency the compiler may not reorder).
-      for (int64_t k = 0; k < d; ++k) y[k] = FastExp(x[k] - m);
-      float partial[8] = {};
-      int64_t k = 0;
-      for (; k + 8 <= d; k += 8) {
-        for (int j = 0; j < 8; ++j) partial[j] += y[k + j];
-      }
-      for (; k < d; ++k) partial[0] += y[k];
-      for (int j = 0; j < 8; ++j) sum += partial[j];
-      const C inv = C{1} / sum;
-      for (k = 0; k < d; ++k) y[k] *= inv;
+      CallWidest([&] { SoftmaxRowFloat(d, m, x, y); });
     } else {
       for (int64_t k = 0; k < d; ++k) {
         y[k] = std::exp(x[k] - m);
