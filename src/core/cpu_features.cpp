@@ -8,4 +8,9 @@ bool CpuHasAvx512() {
   return available;
 }
 
+bool CpuHasAvx2Fma() {
+  static const bool available = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  return available;
+}
+
 }  // namespace nxrt

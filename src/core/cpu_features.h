@@ -10,4 +10,7 @@ namespace nxrt {
 // True when the CPU runs AVX-512F with FMA (cpuid, checked once).
 bool CpuHasAvx512();
 
+// True when the CPU runs AVX2 with FMA (cpuid, checked once): MatMulNBits' packed-weight loops.
+bool CpuHasAvx2Fma();
+
 }  // namespace nxrt
