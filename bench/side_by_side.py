@@ -58,6 +58,7 @@ CASES = [
      ["--dim", "batch=1", "--dim", "sequence=1", "--range", "input_ids=0,50256"]),
     ("gpt2_prefill", "gpt2_4l", "generated",
      ["--dim", "batch=1", "--dim", "sequence=128", "--range", "input_ids=0,50256"]),
+    ("matmul_nbits_b1", "matmul_nbits_4096", "generated", ["--dim", "batch=1"]),
 ]
 
 GEMM_N = 2048  # the GEMM-efficiency MatMul is GEMM_N^3 (bench/make_bench_models.py matmul_2048)
