@@ -125,15 +125,26 @@ TEST_F(QLinearVsOrt, SigmoidGlobalAveragePoolAndConcat) {
   }
 }
 
+// ORT has no MatMulIntegerToFloat for int8 A with uint8 B, and its uint8 x int8 products on AVX2
+// saturate pairs of products in 16 bits (MLAS's u8s8 kernel), so signed weights stay within
+// [-64, 63] here, where that cannot happen; nxrt computes in 32 bits throughout.
 TEST_F(QLinearVsOrt, MatMulIntegerToFloatAndDynamicQuantizeMatMulMatch) {
   for (int iter = 0; iter < 16; ++iter) {
     const bool dynamic = iter % 2 == 1;
     const DataType a_type = iter % 4 < 2 ? DataType::kUint8 : DataType::kInt8;
-    const DataType b_type = iter % 3 == 0 ? DataType::kUint8 : DataType::kInt8;
+    const DataType b_type =
+        iter % 3 == 0 && (dynamic || a_type == DataType::kUint8) ? DataType::kUint8
+                                                                 : DataType::kInt8;
     const int64_t k = RandomInt(rng_, 1, 40), n = RandomInt(rng_, 1, 23);
     const Shape a_shape = {RandomInt(rng_, 1, 2), RandomInt(rng_, 1, 5), k};
     const bool per_column = iter % 5 < 3, with_zero_points = iter % 3 != 2, bias = iter % 4 == 1;
-    const Tensor b = RandomQuantized(rng_, b_type, {k, n});
+    Tensor b = RandomQuantized(rng_, b_type, {k, n});
+    if (b_type == DataType::kInt8) {
+      for (int64_t i = 0; i < b.element_count(); ++i) {
+        int8_t& v = b.mutable_data<int8_t>()[i];
+        v = static_cast<int8_t>((v + 128) % 128 - 64);
+      }
+    }
     const Tensor b_scale = RandomFloats(rng_, per_column ? Shape{n} : Shape{}, 0.001, 0.05);
     Tensor b_zp = Tensor::Allocate(b_type, per_column ? Shape{n} : Shape{}).value();
     for (int64_t j = 0; j < b_zp.element_count(); ++j) {
