@@ -157,6 +157,7 @@ TEST(MatMulNBitsKernel, BadAttributesAndShapesNameTheValue) {
   EXPECT_NE(r.status().message().find("attribute 'bits' is 3"), std::string::npos)
       << r.status().ToString();
 
+  p.bits = 4;
   p.block = 24;
   r = Model(p, in).Run();
   ASSERT_FALSE(r.ok());
