@@ -42,7 +42,9 @@ void RunDecoder(const std::string& name, int prompt, int steps) {
   const std::string path = std::string(NXRT_DECODER_MODELS) + "/" + name + ".onnx";
   Result<oracle::OrtOracle> ort = oracle::OrtOracle::Load();
   ASSERT_TRUE(ort.ok()) << ort.status().ToString();
-  Result<oracle::OracleSession> reference_or = ort->CreateSession(path, {.intra_op_threads = 1});
+  oracle::OracleOptions ort_options;
+  ort_options.intra_op_threads = 1;
+  Result<oracle::OracleSession> reference_or = ort->CreateSession(path, ort_options);
   ASSERT_TRUE(reference_or.ok()) << reference_or.status().ToString();
   const oracle::OracleSession& reference = *reference_or;
   SessionOptions options;
