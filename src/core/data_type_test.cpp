@@ -303,7 +303,8 @@ template <typename F>
 void ExpectEveryCodeRoundTrips() {
   for (int code = 0; code < 256; ++code) {
     const float f = F::ToFloat(static_cast<uint8_t>(code));
-    if (std::isnan(f)) continue;
+    // NaN has several codes; E5M2's infinities saturate by default (checked above).
+    if (!std::isfinite(f)) continue;
     EXPECT_EQ(F::FromFloat(f), code) << DataTypeName(DataTypeOf<F>()) << " code " << code;
     // Halfway to the next code up rounds to the even one of the two.
     const float next = F::ToFloat(static_cast<uint8_t>(code + 1));
