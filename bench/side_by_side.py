@@ -68,6 +68,7 @@ CASES = [
       "--value", "attention_mask=1"]),
     ("gpt2_prefill_fp16", "gpt2_4l_fp16", "generated",
      ["--dim", "batch=1", "--dim", "sequence=128", "--range", "input_ids=0,50256"]),
+    ("matmul_nbits_b1", "matmul_nbits_4096", "generated", ["--dim", "batch=1"]),
 ]
 
 GEMM_N = 2048  # the GEMM-efficiency MatMul is GEMM_N^3 (bench/make_bench_models.py matmul_2048)

@@ -15,6 +15,10 @@ constexpr DataType DataTypeOf() {
   else if constexpr (std::is_same_v<U, double>) return DataType::kDouble;
   else if constexpr (std::is_same_v<U, Float16>) return DataType::kFloat16;
   else if constexpr (std::is_same_v<U, BFloat16>) return DataType::kBFloat16;
+  else if constexpr (std::is_same_v<U, Float8E4M3FN>) return DataType::kFloat8E4M3FN;
+  else if constexpr (std::is_same_v<U, Float8E4M3FNUZ>) return DataType::kFloat8E4M3FNUZ;
+  else if constexpr (std::is_same_v<U, Float8E5M2>) return DataType::kFloat8E5M2;
+  else if constexpr (std::is_same_v<U, Float8E5M2FNUZ>) return DataType::kFloat8E5M2FNUZ;
   else if constexpr (std::is_same_v<U, int8_t>) return DataType::kInt8;
   else if constexpr (std::is_same_v<U, int16_t>) return DataType::kInt16;
   else if constexpr (std::is_same_v<U, int32_t>) return DataType::kInt32;

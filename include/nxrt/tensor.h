@@ -82,8 +82,9 @@ class Tensor {
   const std::vector<int64_t>& strides() const { return strides_; }
   size_t rank() const { return shape_.size(); }
   int64_t element_count() const { return element_count_; }
-  // element_count() * DataTypeSize(dtype()).
-  size_t byte_size() const { return static_cast<size_t>(element_count_) * DataTypeSize(dtype_); }
+  // DataTypeBytes(dtype(), element_count()): element_count() * DataTypeSize(dtype()), or
+  // (element_count() + 1) / 2 for the packed int4/uint4.
+  size_t byte_size() const { return DataTypeBytes(dtype_, element_count_); }
   bool is_contiguous() const;
   // True when the buffer was made by Allocate (or Clone) or taken over by Adopt, false when
   // borrowed.

@@ -8,6 +8,7 @@
 #include <bit>
 #include <cmath>
 #include <complex>
+#include <limits>
 
 namespace nxrt {
 namespace {
@@ -19,7 +20,7 @@ struct TypeEntry {
 };
 
 // One row per ONNX element type, indexed by the ONNX number.
-constexpr std::array<TypeEntry, 17> kTypes = {{
+constexpr std::array<TypeEntry, 23> kTypes = {{
     {DataType::kUndefined, "undefined", 0},
     {DataType::kFloat, "float", 4},
     {DataType::kUint8, "uint8", 1},
@@ -37,7 +38,86 @@ constexpr std::array<TypeEntry, 17> kTypes = {{
     {DataType::kComplex64, "complex64", sizeof(std::complex<float>)},
     {DataType::kComplex128, "complex128", sizeof(std::complex<double>)},
     {DataType::kBFloat16, "bfloat16", 2},
+    {DataType::kFloat8E4M3FN, "float8e4m3fn", 1},
+    {DataType::kFloat8E4M3FNUZ, "float8e4m3fnuz", 1},
+    {DataType::kFloat8E5M2, "float8e5m2", 1},
+    {DataType::kFloat8E5M2FNUZ, "float8e5m2fnuz", 1},
+    {DataType::kUint4, "uint4", 0},
+    {DataType::kInt4, "int4", 0},
 }};
+
+// The layout of one float8 format: mantissa bits, exponent bias, the largest finite encoding
+// (positive), and what it lacks.
+struct Float8Format {
+  int mantissa_bits;
+  int bias;
+  uint8_t max_finite;
+  bool fnuz;      // no -0, no infinity, NaN is 0x80
+  bool infinity;  // E5M2: 0x7C is +inf, 0x7D-0x7F NaN
+};
+
+constexpr Float8Format FormatOf(DataType type) {
+  switch (type) {
+    case DataType::kFloat8E4M3FN: return {3, 7, 0x7E, false, false};
+    case DataType::kFloat8E4M3FNUZ: return {3, 8, 0x7F, true, false};
+    case DataType::kFloat8E5M2: return {2, 15, 0x7B, false, true};
+    default: return {2, 16, 0x7F, true, false};
+  }
+}
+
+uint8_t Float8FromFloat(const Float8Format& f, float value, bool saturate) {
+  const uint8_t nan = f.fnuz ? 0x80 : 0x7F;
+  if (std::isnan(value)) return nan;
+  const uint8_t sign = std::signbit(value) ? 0x80 : 0x00;
+  const float magnitude = std::fabs(value);
+  const uint8_t overflow = saturate ? f.max_finite : (f.infinity ? 0x7C : nan);
+  if (std::isinf(magnitude)) {
+    return static_cast<uint8_t>((overflow == nan ? 0 : sign) | overflow);
+  }
+  const int m = f.mantissa_bits;
+  const int min_exponent = 1 - f.bias;  // of the smallest normal value
+  uint32_t code = 0;
+  int exponent = 0;
+  std::frexp(magnitude, &exponent);  // magnitude = r * 2^exponent, r in [0.5, 1)
+  --exponent;                        // magnitude in [2^exponent, 2^(exponent+1))
+  if (magnitude == 0 || exponent < min_exponent) {
+    // Subnormal (or zero): a multiple of 2^(min_exponent - m); 2^m of them is the smallest normal
+    // value, whose code is the same number.
+    code = static_cast<uint32_t>(std::nearbyint(std::ldexp(magnitude, m - min_exponent)));
+  } else {
+    auto q = static_cast<uint32_t>(std::nearbyint(std::ldexp(magnitude, m - exponent)));
+    if (q == (2u << m)) {
+      q = 1u << m;
+      ++exponent;
+    }
+    const int biased = exponent + f.bias;
+    code = (static_cast<uint32_t>(biased) << m) | (q - (1u << m));
+  }
+  if (code > f.max_finite) return static_cast<uint8_t>((overflow == nan ? 0 : sign) | overflow);
+  if (code == 0 && f.fnuz) return 0;
+  return static_cast<uint8_t>(sign | code);
+}
+
+float Float8ToFloat(const Float8Format& f, uint8_t bits) {
+  const int m = f.mantissa_bits;
+  if (f.fnuz && bits == 0x80) return std::numeric_limits<float>::quiet_NaN();
+  const bool negative = (bits & 0x80) != 0;
+  const uint32_t magnitude_bits = bits & 0x7Fu;
+  if (magnitude_bits > f.max_finite) {
+    if (f.infinity && magnitude_bits == 0x7C) {
+      return negative ? -std::numeric_limits<float>::infinity()
+                      : std::numeric_limits<float>::infinity();
+    }
+    return std::numeric_limits<float>::quiet_NaN();
+  }
+  const int exponent_field = static_cast<int>(magnitude_bits >> m);
+  const auto mantissa = static_cast<int>(magnitude_bits & ((1u << m) - 1));
+  const float magnitude =
+      exponent_field == 0
+          ? std::ldexp(static_cast<float>(mantissa), 1 - f.bias - m)
+          : std::ldexp(static_cast<float>((1 << m) + mantissa), exponent_field - f.bias - m);
+  return negative ? -magnitude : magnitude;
+}
 
 const TypeEntry* FindEntry(DataType type) {
   const auto index = static_cast<int32_t>(type);
@@ -55,6 +135,13 @@ std::string_view DataTypeName(DataType type) {
 size_t DataTypeSize(DataType type) {
   const TypeEntry* entry = FindEntry(type);
   return entry ? entry->size : 0;
+}
+
+size_t DataTypeBits(DataType type) { return IsPacked4Bit(type) ? 4 : 8 * DataTypeSize(type); }
+
+size_t DataTypeBytes(DataType type, int64_t count) {
+  const auto n = static_cast<size_t>(count);
+  return IsPacked4Bit(type) ? (n + 1) / 2 : n * DataTypeSize(type);
 }
 
 std::optional<DataType> DataTypeFromOnnx(int32_t onnx_type) {
@@ -136,5 +223,20 @@ uint16_t BFloat16::FromFloat(float value) {
   const uint32_t rounding = 0x7FFFu + ((f >> 16) & 1u);
   return static_cast<uint16_t>((f + rounding) >> 16);
 }
+
+template <DataType kType>
+uint8_t Float8<kType>::FromFloat(float value, bool saturate) {
+  return Float8FromFloat(FormatOf(kType), value, saturate);
+}
+
+template <DataType kType>
+float Float8<kType>::ToFloat(uint8_t bits) {
+  return Float8ToFloat(FormatOf(kType), bits);
+}
+
+template struct Float8<DataType::kFloat8E4M3FN>;
+template struct Float8<DataType::kFloat8E4M3FNUZ>;
+template struct Float8<DataType::kFloat8E5M2>;
+template struct Float8<DataType::kFloat8E5M2FNUZ>;
 
 }  // namespace nxrt

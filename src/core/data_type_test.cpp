@@ -28,7 +28,11 @@ TEST(DataTypeTest, NamesFollowOnnx) {
   EXPECT_EQ(DataTypeName(DataType::kComplex128), "complex128");
   EXPECT_EQ(DataTypeName(DataType::kBFloat16), "bfloat16");
   EXPECT_EQ(DataTypeName(DataType::kUndefined), "undefined");
-  EXPECT_EQ(DataTypeName(static_cast<DataType>(17)), "undefined");
+  EXPECT_EQ(DataTypeName(DataType::kFloat8E4M3FN), "float8e4m3fn");
+  EXPECT_EQ(DataTypeName(DataType::kFloat8E5M2FNUZ), "float8e5m2fnuz");
+  EXPECT_EQ(DataTypeName(DataType::kUint4), "uint4");
+  EXPECT_EQ(DataTypeName(DataType::kInt4), "int4");
+  EXPECT_EQ(DataTypeName(static_cast<DataType>(23)), "undefined");
   EXPECT_EQ(DataTypeName(static_cast<DataType>(-3)), "undefined");
 }
 
@@ -61,7 +65,14 @@ TEST(DataTypeTest, FromOnnxNumber) {
   EXPECT_EQ(DataTypeFromOnnx(10), DataType::kFloat16);
   EXPECT_EQ(DataTypeFromOnnx(16), DataType::kBFloat16);
   EXPECT_EQ(DataTypeFromOnnx(0), std::nullopt);
-  EXPECT_EQ(DataTypeFromOnnx(17), std::nullopt);
+  // ONNX 1.14's float8 and 1.16's 4-bit numbers; 23 (float4e2m1, ONNX 1.18) is unknown.
+  EXPECT_EQ(DataTypeFromOnnx(17), DataType::kFloat8E4M3FN);
+  EXPECT_EQ(DataTypeFromOnnx(18), DataType::kFloat8E4M3FNUZ);
+  EXPECT_EQ(DataTypeFromOnnx(19), DataType::kFloat8E5M2);
+  EXPECT_EQ(DataTypeFromOnnx(20), DataType::kFloat8E5M2FNUZ);
+  EXPECT_EQ(DataTypeFromOnnx(21), DataType::kUint4);
+  EXPECT_EQ(DataTypeFromOnnx(22), DataType::kInt4);
+  EXPECT_EQ(DataTypeFromOnnx(23), std::nullopt);
   EXPECT_EQ(DataTypeFromOnnx(-1), std::nullopt);
 }
 
@@ -237,6 +248,78 @@ TEST(BFloat16Test, EveryBFloat16RoundTrips) {
     if (std::isnan(f)) continue;
     ASSERT_EQ(BFloat16::FromFloat(f), b) << std::hex << bits;
   }
+}
+
+TEST(DataTypeTest, PackedFourBitSizes) {
+  EXPECT_EQ(DataTypeSize(DataType::kInt4), 0u);
+  EXPECT_EQ(DataTypeBits(DataType::kInt4), 4u);
+  EXPECT_EQ(DataTypeBits(DataType::kFloat8E5M2), 8u);
+  EXPECT_EQ(DataTypeBytes(DataType::kUint4, 7), 4u);
+  EXPECT_EQ(DataTypeBytes(DataType::kInt4, 8), 4u);
+  EXPECT_EQ(DataTypeBytes(DataType::kFloat8E4M3FN, 7), 7u);
+  EXPECT_EQ(DataTypeBytes(DataType::kFloat, 3), 12u);
+}
+
+// Values from the tables of ONNX's docs/technical/float8.md: the largest finite values, one, the
+// smallest subnormals, and the encodings of NaN.
+TEST(Float8Test, KnownValues) {
+  EXPECT_EQ(Float8E4M3FN::FromFloat(1.0f), 0x38);
+  EXPECT_EQ(Float8E4M3FN::FromFloat(448.0f), 0x7E);
+  EXPECT_EQ(Float8E4M3FN::FromFloat(-448.0f), 0xFE);
+  EXPECT_EQ(Float8E4M3FN::ToFloat(0x01), 0.001953125f);  // 2^-9
+  EXPECT_TRUE(std::isnan(Float8E4M3FN::ToFloat(0x7F)));
+  EXPECT_EQ(Float8E4M3FNUZ::FromFloat(1.0f), 0x40);
+  EXPECT_EQ(Float8E4M3FNUZ::FromFloat(240.0f), 0x7F);
+  EXPECT_EQ(Float8E4M3FNUZ::ToFloat(0x01), 0.0009765625f);  // 2^-10
+  EXPECT_TRUE(std::isnan(Float8E4M3FNUZ::ToFloat(0x80)));
+  EXPECT_EQ(Float8E5M2::FromFloat(1.0f), 0x3C);
+  EXPECT_EQ(Float8E5M2::FromFloat(57344.0f), 0x7B);
+  EXPECT_EQ(Float8E5M2::ToFloat(0x01), std::ldexp(1.0f, -16));
+  EXPECT_EQ(Float8E5M2::ToFloat(0x7C), std::numeric_limits<float>::infinity());
+  EXPECT_EQ(Float8E5M2FNUZ::FromFloat(1.0f), 0x40);
+  EXPECT_EQ(Float8E5M2FNUZ::FromFloat(57344.0f), 0x7F);
+  EXPECT_EQ(Float8E5M2FNUZ::ToFloat(0x01), std::ldexp(1.0f, -17));
+}
+
+TEST(Float8Test, SaturationAndSpecialValues) {
+  const float inf = std::numeric_limits<float>::infinity();
+  EXPECT_EQ(Float8E4M3FN::FromFloat(1e6f), 0x7E);
+  EXPECT_EQ(Float8E4M3FN::FromFloat(-inf), 0xFE);
+  EXPECT_TRUE(std::isnan(Float8E4M3FN::ToFloat(Float8E4M3FN::FromFloat(1e6f, false))));
+  EXPECT_EQ(Float8E5M2::FromFloat(1e6f), 0x7B);
+  EXPECT_EQ(Float8E5M2::FromFloat(1e6f, false), 0x7C);
+  EXPECT_EQ(Float8E5M2::FromFloat(-inf, false), 0xFC);
+  EXPECT_TRUE(std::isnan(Float8E5M2FNUZ::ToFloat(Float8E5M2FNUZ::FromFloat(inf, false))));
+  // No -0 in the FNUZ formats: negative zero and tiny negative values give +0.
+  EXPECT_EQ(Float8E4M3FNUZ::FromFloat(-0.0f), 0x00);
+  EXPECT_EQ(Float8E5M2FNUZ::FromFloat(-1e-30f), 0x00);
+  EXPECT_EQ(Float8E4M3FN::FromFloat(-0.0f), 0x80);
+  // Ties go to even: 1 + 1/16 lies halfway between 1 and 1.125 in E4M3.
+  EXPECT_EQ(Float8E4M3FN::FromFloat(1.0625f), 0x38);
+  EXPECT_EQ(Float8E4M3FN::FromFloat(1.1875f), 0x3A);
+}
+
+template <typename F>
+void ExpectEveryCodeRoundTrips() {
+  for (int code = 0; code < 256; ++code) {
+    const float f = F::ToFloat(static_cast<uint8_t>(code));
+    // NaN has several codes; E5M2's infinities saturate by default (checked above).
+    if (!std::isfinite(f)) continue;
+    EXPECT_EQ(F::FromFloat(f), code) << DataTypeName(DataTypeOf<F>()) << " code " << code;
+    // Halfway to the next code up rounds to the even one of the two.
+    const float next = F::ToFloat(static_cast<uint8_t>(code + 1));
+    if ((code & 0x7F) < 0x70 && std::isfinite(next) && std::fabs(next) > std::fabs(f)) {
+      const uint8_t mid = F::FromFloat((f + next) / 2);
+      EXPECT_EQ(mid, (code % 2 == 0) ? code : code + 1) << code;
+    }
+  }
+}
+
+TEST(Float8Test, EveryCodeRoundTripsAndTiesGoToEven) {
+  ExpectEveryCodeRoundTrips<Float8E4M3FN>();
+  ExpectEveryCodeRoundTrips<Float8E4M3FNUZ>();
+  ExpectEveryCodeRoundTrips<Float8E5M2>();
+  ExpectEveryCodeRoundTrips<Float8E5M2FNUZ>();
 }
 
 }  // namespace

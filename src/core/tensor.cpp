@@ -80,8 +80,7 @@ std::string ShapeToString(std::span<const int64_t> shape) {
 }
 
 Result<Tensor> Tensor::Allocate(DataType dtype, Shape shape) {
-  const size_t element_size = DataTypeSize(dtype);
-  if (element_size == 0) {
+  if (DataTypeBits(dtype) == 0) {
     return MakeStatus(StatusCode::kInvalidArgument, "cannot allocate a tensor of type ",
                       DataTypeName(dtype), " (number ", static_cast<int32_t>(dtype), ")");
   }
@@ -93,8 +92,9 @@ Result<Tensor> Tensor::Allocate(DataType dtype, Shape shape) {
   }
   Result<int64_t> count = ElementCount(shape);
   size_t bytes = 0;
-  if (!count.ok() || __builtin_mul_overflow(static_cast<uint64_t>(*count), element_size, &bytes) ||
-      bytes > std::numeric_limits<size_t>::max() - kAlignment) {
+  if (!count.ok() ||
+      __builtin_mul_overflow(static_cast<uint64_t>(*count), DataTypeBits(dtype), &bytes) ||
+      (bytes = (bytes + 7) / 8) > std::numeric_limits<size_t>::max() - kAlignment) {
     return MakeStatus(StatusCode::kOutOfMemory, "cannot allocate ", DataTypeName(dtype),
                       ShapeToString(shape), ": the byte size overflows");
   }
@@ -152,7 +152,7 @@ Tensor Tensor::Adopt(DataType dtype, Shape shape, void* data, std::shared_ptr<co
 Tensor Tensor::BorrowStrided(DataType dtype, Shape shape, std::vector<int64_t> strides, void* data,
                              std::shared_ptr<const void> keep_alive) {
   Result<int64_t> count = ElementCount(shape);
-  if (!count.ok() || strides.size() != shape.size() || DataTypeSize(dtype) == 0) return Tensor();
+  if (!count.ok() || strides.size() != shape.size() || DataTypeBits(dtype) == 0) return Tensor();
   Tensor t;
   t.dtype_ = dtype;
   t.shape_ = std::move(shape);
@@ -197,6 +197,16 @@ Result<Tensor> Tensor::Clone() const {
 
   if (is_contiguous()) {
     std::memcpy(copy.data_, data_, byte_size());
+    return copy;
+  }
+  if (IsPacked4Bit(dtype_)) {
+    // Two elements per byte: gather nibble by nibble into the zero-filled copy.
+    const auto* source = static_cast<const uint8_t*>(data_);
+    auto* target = static_cast<uint8_t*>(copy.data_);
+    ForEachStridedElement(shape_, strides_, element_count_, [&](int64_t offset, int64_t index) {
+      const int nibble = (source[offset / 2] >> (4 * (offset % 2))) & 0x0F;
+      target[index / 2] = static_cast<uint8_t>(target[index / 2] | (nibble << (4 * (index % 2))));
+    });
     return copy;
   }
   const auto* source = static_cast<const std::byte*>(data_);

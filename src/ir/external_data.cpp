@@ -188,12 +188,13 @@ Result<Tensor> ExternalDataResolver::Load(const onnx::TensorProto& proto, DataTy
 
   NXRT_ASSIGN_OR_RETURN(const int64_t count, ElementCount(shape));
   uint64_t expected = 0;
-  if (__builtin_mul_overflow(static_cast<uint64_t>(count), DataTypeSize(dtype), &expected)) {
+  if (__builtin_mul_overflow(static_cast<uint64_t>(count), DataTypeBits(dtype), &expected)) {
     return TensorError(std::string(DataTypeName(dtype)) + ShapeToString(shape) + " (" +
                        std::to_string(count) + " elements of " +
-                       std::to_string(DataTypeSize(dtype)) +
-                       " bytes) needs more than 2^64 bytes; no file can hold it");
+                       std::to_string(DataTypeBits(dtype)) +
+                       " bits) needs more than 2^64 bytes; no file can hold it");
   }
+  expected = (expected + 7) / 8;
   NXRT_ASSIGN_OR_RETURN(std::shared_ptr<const MappedFile> file, Map(location));
   const uint64_t start = offset.value_or(0);
   const std::string where = "file '" + location + "' (" + std::to_string(file->size) + " bytes)";

@@ -142,6 +142,10 @@ class NpyHeaderParser {
     }
     std::string hint;
     if (d == "V2") hint = "; bfloat16 arrays (ml_dtypes) are saved as raw 'V2' and cannot be read";
+    if (d == "V1") {
+      hint = "; float8 and int4 arrays (ml_dtypes) are saved as raw 'V1' and cannot be read: "
+             "save them as TensorProto .pb files";
+    }
     if (!d.empty() && (d[0] == 'U' || d[0] == 'S' || d[0] == 'O')) {
       hint = "; string and object arrays are not supported";
     }
@@ -291,9 +295,11 @@ Result<std::string> SerializeNpyImpl(const Tensor& tensor) {
     if (known.dtype == tensor.dtype()) npy = &known;
   }
   if (npy == nullptr) {
-    if (tensor.dtype() == DataType::kBFloat16) {
-      return Status(StatusCode::kInvalidArgument,
-                    "bfloat16 has no numpy dtype; convert the tensor to float32 first");
+    if (tensor.dtype() == DataType::kBFloat16 || IsFloat8(tensor.dtype()) ||
+        IsPacked4Bit(tensor.dtype())) {
+      return MakeStatus(StatusCode::kInvalidArgument, DataTypeName(tensor.dtype()),
+                        " has no numpy dtype; write the tensor as .pb, or Cast it to float32 "
+                        "first");
     }
     return MakeStatus(StatusCode::kInvalidArgument, "cannot write ", tensor.Description(),
                       " as npy: nxrt writes numeric and bool tensors only");

@@ -138,7 +138,7 @@ Tensor Sample(DataType dtype) {
 
 std::vector<DataType> AllTypes() {
   std::vector<DataType> out;
-  for (int32_t n = 1; n <= 16; ++n) out.push_back(*DataTypeFromOnnx(n));
+  for (int32_t n = 1; n <= 22; ++n) out.push_back(*DataTypeFromOnnx(n));
   return out;
 }
 
@@ -287,6 +287,39 @@ TEST(TensorProtoTest, TypedFields) {
   EXPECT_EQ(Bits16(h), (std::vector<uint16_t>{0x3C00, 0xC000}));
   EXPECT_EQ(Float16::ToFloat(Bits16(h)[1]), -2.0f);
 
+  // float8 (data_type 17, ONNX 1.14) keeps its byte in int32_data; int4 (22, ONNX 1.16) packs two
+  // elements per entry, low nibble first: 5 elements in 3 entries.
+  onnx::TensorProto f8;
+  f8.set_data_type(17);
+  f8.add_dims(2);
+  f8.add_int32_data(0x38);
+  f8.add_int32_data(0xFE);
+  Tensor e4m3 = *TensorFromProto(f8);
+  EXPECT_EQ(e4m3.dtype(), DataType::kFloat8E4M3FN);
+  EXPECT_EQ(static_cast<float>(e4m3.data<Float8E4M3FN>()[0]), 1.0f);
+  EXPECT_EQ(static_cast<float>(e4m3.data<Float8E4M3FN>()[1]), -448.0f);
+  onnx::TensorProto i4;
+  i4.set_name("i4");
+  i4.set_data_type(22);
+  i4.add_dims(5);
+  for (int v : {0x21, 0xF8, 0x07}) i4.add_int32_data(v);
+  Tensor nibbles = *TensorFromProto(i4);
+  EXPECT_EQ(nibbles.dtype(), DataType::kInt4);
+  EXPECT_EQ(nibbles.byte_size(), 3u);
+  const auto* packed = static_cast<const uint8_t*>(nibbles.raw_data());
+  EXPECT_EQ((std::vector<int>{packed[0], packed[1], packed[2]}), (std::vector<int>{0x21, 0xF8, 7}));
+  i4.add_int32_data(0);
+  EXPECT_EQ(TensorFromProto(i4).status().message(),
+            "tensor 'i4': dims [5] of int4 need 3 values in int32_data, got 4");
+  onnx::TensorProto u4;
+  u4.set_data_type(21);
+  u4.add_dims(3);
+  u4.set_raw_data(std::string("\x21\x03", 2));
+  EXPECT_EQ(TensorFromProto(u4)->element_count(), 3);
+  u4.set_raw_data(std::string("\x21\x03\x00", 3));
+  EXPECT_EQ(TensorFromProto(u4).status().message(),
+            "unnamed tensor: dims [3] of uint4 need 2 bytes of raw_data, got 3");
+
   onnx::TensorProto bf16;
   bf16.set_data_type(onnx::TensorProto::BFLOAT16);
   bf16.add_int32_data(0x3F80);  // scalar 1.0
@@ -399,7 +432,7 @@ TEST(TensorProtoTest, BadHeaders) {
   onnx::TensorProto undefined;
   undefined.set_name("u");
   EXPECT_EQ(TensorFromProto(undefined).status().message(),
-            "tensor 'u': data_type 0 (UNDEFINED) is not an element type nxrt knows (1..16)");
+            "tensor 'u': data_type 0 (UNDEFINED) is not an element type nxrt knows (1..22)");
 
   onnx::TensorProto unknown;
   unknown.set_name("k");
@@ -781,7 +814,10 @@ TEST(NpyTest, WritesExactlyWhatNumpyWrites) {
 TEST(NpyTest, RoundTripEveryNumpyDtype) {
   TempDir dir;
   for (DataType dtype : AllTypes()) {
-    if (dtype == DataType::kString || dtype == DataType::kBFloat16) continue;
+    if (dtype == DataType::kString || dtype == DataType::kBFloat16 || IsFloat8(dtype) ||
+        IsPacked4Bit(dtype)) {
+      continue;
+    }
     const Tensor original = Sample(dtype);
     Result<std::string> bytes = SerializeNpy(original);
     ASSERT_TRUE(bytes.ok()) << DataTypeName(dtype) << ": " << bytes.status().ToString();
@@ -825,7 +861,11 @@ TEST(NpyTest, WriteRejectsTypesNumpyLacks) {
   Result<std::string> r = SerializeNpy(bf16);
   EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(r.status().message(),
-            "bfloat16 has no numpy dtype; convert the tensor to float32 first");
+            "bfloat16 has no numpy dtype; write the tensor as .pb, or Cast it to float32 first");
+  for (DataType packed : {DataType::kInt4, DataType::kFloat8E5M2}) {
+    EXPECT_NE(SerializeNpy(Sample(packed)).status().message().find("has no numpy dtype"),
+              std::string::npos);
+  }
   TempDir dir;
   Status s = WriteNpy(dir / "b.npy", bf16);
   EXPECT_NE(s.message().find("b.npy': bfloat16 has no numpy dtype"), std::string::npos)
@@ -953,7 +993,10 @@ TEST(NpzTest, WrittenCrcsAndOffsetsAreValid) {
 TEST(NpzTest, RoundTrip) {
   NamedTensors tensors;
   for (DataType dtype : AllTypes()) {
-    if (dtype == DataType::kString || dtype == DataType::kBFloat16) continue;
+    if (dtype == DataType::kString || dtype == DataType::kBFloat16 || IsFloat8(dtype) ||
+        IsPacked4Bit(dtype)) {
+      continue;  // no numpy dtype
+    }
     tensors.emplace_back(std::string(DataTypeName(dtype)), Sample(dtype));
   }
   tensors.emplace_back("scalar", Tensor::Scalar<double>(0.5));
@@ -972,7 +1015,8 @@ TEST(NpzTest, RoundTrip) {
 TEST(NpzTest, WriteErrors) {
   NamedTensors bad = {{"w", *Tensor::Allocate(DataType::kBFloat16, {1})}};
   EXPECT_EQ(SerializeNpz(bad).status().message(),
-            "entry 'w': bfloat16 has no numpy dtype; convert the tensor to float32 first");
+            "entry 'w': bfloat16 has no numpy dtype; write the tensor as .pb, or Cast it to "
+            "float32 first");
   NamedTensors duplicate = {{"a", Tensor::Scalar(1)}, {"a", Tensor::Scalar(2)}};
   EXPECT_EQ(SerializeNpz(duplicate).status().message(), "duplicate npz entry name 'a'");
   NamedTensors unnamed = {{"", Tensor::Scalar(1)}};

@@ -111,7 +111,13 @@ Result<Tensor> FromTypedFields(const onnx::TensorProto& proto, const TensorSpec&
     case DataType::kFloat16:
     case DataType::kBFloat16:
       return FromTypedField<uint16_t>(proto.int32_data(), "int32_data", spec);
-    case DataType::kUint8: return FromTypedField<uint8_t>(proto.int32_data(), "int32_data", spec);
+    case DataType::kUint8:
+    case DataType::kFloat8E4M3FN:
+    case DataType::kFloat8E4M3FNUZ:
+    case DataType::kFloat8E5M2:
+    case DataType::kFloat8E5M2FNUZ:
+    case DataType::kUint4:  // one packed byte per entry
+    case DataType::kInt4: return FromTypedField<uint8_t>(proto.int32_data(), "int32_data", spec);
     case DataType::kBool: return FromTypedField<bool>(proto.int32_data(), "int32_data", spec);
     case DataType::kInt64: return FromTypedField<int64_t>(proto.int64_data(), "int64_data", spec);
     case DataType::kUint32:
@@ -149,7 +155,7 @@ Status CheckTensorProtoDataImpl(const onnx::TensorProto& proto) {
   if (!dtype) {
     return MakeStatus(StatusCode::kInvalidModel, "data_type ", proto.data_type(),
                       proto.data_type() == 0 ? " (UNDEFINED)" : "",
-                      " is not an element type nxrt knows (1..16)");
+                      " is not an element type nxrt knows (1..22)");
   }
   const Shape shape(proto.dims().begin(), proto.dims().end());
   Result<int64_t> count = ElementCount(shape);
@@ -160,7 +166,10 @@ Status CheckTensorProtoDataImpl(const onnx::TensorProto& proto) {
   }
   uint64_t needed = 0;
   const bool overflow =
-      __builtin_mul_overflow(static_cast<uint64_t>(*count), DataTypeSize(*dtype), &needed);
+      __builtin_mul_overflow(static_cast<uint64_t>(*count), DataTypeBits(*dtype), &needed);
+  needed = (needed + 7) / 8;
+  // int4/uint4 in int32_data are packed like raw_data: one entry per byte.
+  const int64_t typed_count = IsPacked4Bit(*dtype) ? static_cast<int64_t>(needed) : *count;
   if (proto.data_location() == onnx::TensorProto_DataLocation_EXTERNAL) {
     if (overflow) {
       return MakeStatus(StatusCode::kInvalidModel, "dims ", ShapeToString(shape), " of ",
@@ -170,10 +179,10 @@ Status CheckTensorProtoDataImpl(const onnx::TensorProto& proto) {
   }
   if (!proto.has_raw_data()) {
     const TypedField field = TypedFieldOf(proto, *dtype);
-    if (field.size % field.per_element != 0 || field.size / field.per_element != *count) {
+    if (field.size % field.per_element != 0 || field.size / field.per_element != typed_count) {
       return MakeStatus(StatusCode::kInvalidModel, "dims ", ShapeToString(shape), " of ",
                         DataTypeName(*dtype), " need ",
-                        static_cast<uint64_t>(*count) * field.per_element, " values in ",
+                        static_cast<uint64_t>(typed_count) * field.per_element, " values in ",
                         field.name, ", got ", field.size);
     }
     return Status::Ok();
@@ -244,7 +253,7 @@ Status CheckTensorProtoData(const onnx::TensorProto& proto) {
 size_t ElementAlignment(DataType dtype) {
   if (dtype == DataType::kComplex64) return 4;
   if (dtype == DataType::kComplex128) return 8;
-  return DataTypeSize(dtype);
+  return IsPacked4Bit(dtype) ? 1 : DataTypeSize(dtype);
 }
 
 Result<Tensor> TensorFromProto(const onnx::TensorProto& proto, const ExternalDataFn* external) {

@@ -277,7 +277,7 @@ Status PlanInstance::RunRuntimeStep(size_t index, ThreadPool& pool) {
   std::byte* at = nullptr;
   if (!plan_.values[v].graph_output && !step.constant && decl.dtype != DataType::kString) {
     NXRT_ASSIGN_OR_RETURN(int64_t count, ElementCount(decl.shape));
-    at = arena_.Place(v, count * static_cast<int64_t>(DataTypeSize(decl.dtype)));
+    at = arena_.Place(v, static_cast<int64_t>(DataTypeBytes(decl.dtype, count)));
   }
   if (at == nullptr) {
     NXRT_ASSIGN_OR_RETURN(slot, Tensor::Allocate(decl.dtype, decl.shape));

@@ -396,6 +396,10 @@ Result<Tensor> GenerateTensor(DataType dtype, const Shape& shape, const ValueDis
     case DataType::kDouble: FillFloating<double>(tensor, source); break;
     case DataType::kFloat16: FillFloating<Float16>(tensor, source); break;
     case DataType::kBFloat16: FillFloating<BFloat16>(tensor, source); break;
+    case DataType::kFloat8E4M3FN: FillFloating<Float8E4M3FN>(tensor, source); break;
+    case DataType::kFloat8E4M3FNUZ: FillFloating<Float8E4M3FNUZ>(tensor, source); break;
+    case DataType::kFloat8E5M2: FillFloating<Float8E5M2>(tensor, source); break;
+    case DataType::kFloat8E5M2FNUZ: FillFloating<Float8E5M2FNUZ>(tensor, source); break;
     case DataType::kComplex64: FillComplex<std::complex<float>>(tensor, source); break;
     case DataType::kComplex128: FillComplex<std::complex<double>>(tensor, source); break;
     case DataType::kInt8: fill_status = FillIntegerOfType<int8_t>(tensor, values, source); break;
@@ -414,6 +418,11 @@ Result<Tensor> GenerateTensor(DataType dtype, const Shape& shape, const ValueDis
       break;
     case DataType::kBool: fill_status = FillInteger<bool>(tensor, values, source, 0.0, 1.0); break;
     case DataType::kString: FillStrings(tensor, source); break;
+    case DataType::kUint4:
+    case DataType::kInt4:
+      return MakeStatus(StatusCode::kUnsupported, "cannot generate values of type ",
+                        DataTypeName(dtype), " (packed 4-bit); give the input as a TensorProto "
+                        ".pb file");
     case DataType::kUndefined:
       return MakeStatus(StatusCode::kInvalidArgument, "cannot generate values of type undefined");
   }

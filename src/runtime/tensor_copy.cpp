@@ -15,7 +15,7 @@ void CopyElements(DataType dtype, const void* src, void* dst, int64_t count) {
     for (int64_t i = 0; i < count; ++i) d[i] = s[i];
     return;
   }
-  std::memcpy(dst, src, static_cast<size_t>(count) * DataTypeSize(dtype));
+  std::memcpy(dst, src, DataTypeBytes(dtype, count));
 }
 
 int64_t Product(const Shape& shape, size_t begin, size_t end) {

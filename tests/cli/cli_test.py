@@ -10,7 +10,7 @@ ONNX Runtime's own version functions through ctypes, and docs/cli.md for the hel
 
 Cases: test_onnx_plugin, exit_codes, plugin_fallback_notes, ep_option_commas,
 claims_svg_chromium, flag_set, progress, profile_breakdown, scriptable_output, output_names,
-optimize, docs_match_help.
+optimize, docs_match_help, low_bit_types.
 """
 import argparse
 import ctypes
@@ -802,6 +802,63 @@ def case_optimize(tmp):
            "and both match ONNX Runtime")
     expect_exit(nxrt("optimize", model, "-o", os.path.join(tmp, "no", "such", "dir", "m.onnx")),
                 1, "an output path that cannot be written")
+
+
+# ---- int4 and float8 (ONNX 1.14/1.16 types, newer than Debian's python3-onnx) ---------------
+
+INT4, FLOAT8E4M3FN = 22, 17  # TensorProto.DataType numbers of onnx.proto
+
+
+def packed_int4(values):
+    """ONNX's int4 packing: element 2i in the low nibble of byte i."""
+    nibbles = [v & 0x0F for v in values] + [0] * (len(values) % 2)
+    return bytes(nibbles[i] | (nibbles[i + 1] << 4) for i in range(0, len(nibbles), 2))
+
+
+def case_low_bit_types(tmp):
+    x_values = [-8, -1, 0, 3, 7]
+    w_values = [1, -3, 5, 7, -8, 2]
+    w = TensorProto(name="w", data_type=INT4, dims=[6], raw_data=packed_int4(w_values))
+    zp = TensorProto(name="zp", data_type=INT4, dims=[], raw_data=packed_int4([1]))
+    scale = numpy_helper.from_array(np.array(0.5, np.float32), "scale")
+    f8 = TensorProto(name="f8", data_type=FLOAT8E4M3FN, dims=[3], raw_data=bytes([0x38, 0xFE, 0x01]))
+    nodes = [helper.make_node("Cast", ["x"], ["y"], to=TensorProto.FLOAT),
+             helper.make_node("DequantizeLinear", ["w", "scale", "zp"], ["dq"]),
+             helper.make_node("Cast", ["f8"], ["f8_float"], to=TensorProto.FLOAT)]
+    x_info = helper.make_tensor_value_info("x", TensorProto.FLOAT, [5])
+    x_info.type.tensor_type.elem_type = INT4
+    graph = helper.make_graph(nodes, "low_bit", [x_info],
+                              [helper.make_tensor_value_info(n, TensorProto.FLOAT, None)
+                               for n in ["y", "dq", "f8_float"]], [w, zp, scale, f8])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)])
+    model.ir_version = 10
+    path = os.path.join(tmp, "low_bit.onnx")
+    onnx.save(model, path)  # python3-onnx 1.12's checker does not know the types
+
+    result = nxrt("inspect", path, "--json")
+    expect_exit(result, 0, "inspect")
+    summary = json.loads(result.stdout)
+    expect(summary["inputs"][0]["type"].startswith("tensor(int4)"), summary["inputs"])
+    # 3 + 1 + 4 + 3 bytes: packed int4 counts half a byte per element.
+    expect(summary["initializer_bytes"] == 11, summary["initializer_bytes"])
+    text = nxrt("inspect", path)
+    expect_exit(text, 0, "inspect (text)")
+    expect("tensor(int4)" in text.stdout, text.stdout)
+
+    x_pb = os.path.join(tmp, "x.pb")
+    with open(x_pb, "wb") as f:
+        f.write(TensorProto(data_type=INT4, dims=[5],
+                            raw_data=packed_int4(x_values)).SerializeToString())
+    out = os.path.join(tmp, "out")
+    result = nxrt("run", path, "--input", f"x={x_pb}", "--output-dir", out)
+    expect_exit(result, 0, "run with an int4 input")
+    expect(np.array_equal(np.load(os.path.join(out, "y.npy")), np.array(x_values, np.float32)),
+           "Cast int4 -> float")
+    expect(np.array_equal(np.load(os.path.join(out, "dq.npy")),
+                          (np.array(w_values, np.float32) - 1) * 0.5), "DequantizeLinear int4")
+    # float8e4m3fn 0x38 = 1, 0xFE = -448, 0x01 = 2^-9 (ONNX's float8 table).
+    expect(np.array_equal(np.load(os.path.join(out, "f8_float.npy")),
+                          np.array([1, -448, 2.0 ** -9], np.float32)), "Cast float8 -> float")
 
 
 # ---- docs/cli.md against --help ------------------------------------------------------------------

@@ -24,6 +24,15 @@ double ElementAsDouble(const Tensor& t, int64_t i) {
     case DataType::kInt64: return static_cast<double>(t.data<int64_t>()[i]);
     case DataType::kUint64: return static_cast<double>(t.data<uint64_t>()[i]);
     case DataType::kBool: return t.data<bool>()[i] ? 1 : 0;
+    case DataType::kFloat8E4M3FN: return static_cast<float>(t.data<Float8E4M3FN>()[i]);
+    case DataType::kFloat8E4M3FNUZ: return static_cast<float>(t.data<Float8E4M3FNUZ>()[i]);
+    case DataType::kFloat8E5M2: return static_cast<float>(t.data<Float8E5M2>()[i]);
+    case DataType::kFloat8E5M2FNUZ: return static_cast<float>(t.data<Float8E5M2FNUZ>()[i]);
+    case DataType::kUint4:
+    case DataType::kInt4: {
+      const int nibble = (t.data<uint8_t>()[i / 2] >> (4 * (i % 2))) & 0x0F;
+      return t.dtype() == DataType::kInt4 && nibble >= 8 ? nibble - 16 : nibble;
+    }
     default: return std::nan("");
   }
 }

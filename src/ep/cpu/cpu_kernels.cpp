@@ -21,6 +21,7 @@ Status RegisterCpuKernels(ep::OpRegistry& registry) {
   NXRT_RETURN_IF_ERROR(RegisterLossKernels(registry));
   NXRT_RETURN_IF_ERROR(RegisterRandomKernels(registry));
   NXRT_RETURN_IF_ERROR(RegisterTrainingKernels(registry));
+  NXRT_RETURN_IF_ERROR(RegisterContribKernels(registry));
   return Status::Ok();
 }
 

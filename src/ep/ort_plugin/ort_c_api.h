@@ -27,11 +27,9 @@ static_assert(sizeof(OrtApiVersion30) == sizeof(OrtApi) + sizeof(OrtApiSince30) 
               offsetof(OrtApiVersion30, v30) == sizeof(OrtApi));
 
 // ORT's element type numbers are ONNX's TensorProto numbers, as are nxrt's DataType values.
-// Types nxrt does not know (float8, int4, ...) map to kUndefined.
+// Types nxrt does not know (float4, uint2, ...) map to kUndefined.
 inline DataType FromOrtElementType(ONNXTensorElementDataType type) {
-  return static_cast<int32_t>(type) >= 0 && static_cast<int32_t>(type) <= 16
-             ? static_cast<DataType>(type)
-             : DataType::kUndefined;
+  return DataTypeFromOnnx(static_cast<int32_t>(type)).value_or(DataType::kUndefined);
 }
 inline ONNXTensorElementDataType ToOrtElementType(DataType type) {
   return static_cast<ONNXTensorElementDataType>(type);

@@ -322,7 +322,7 @@ class PluginEp final : public ExecutionProvider,
     NXRT_ASSIGN_OR_RETURN(int64_t count, ElementCount(shape));
     PluginDeviceMemory* memory = device_memory_.get();
     NXRT_ASSIGN_OR_RETURN(void* block,
-                          memory->Allocate(static_cast<size_t>(count) * DataTypeSize(dtype)));
+                          memory->Allocate(DataTypeBytes(dtype, count)));
     std::shared_ptr<void> owner(block, [memory](void* p) { memory->Free(p); });
     return Tensor::Adopt(dtype, std::move(shape), block, std::move(owner));
   }

@@ -190,11 +190,13 @@ void ForEachPart(ComputeContext& ctx, std::span<const BroadcastPart> parts,
 }
 
 const void* Advance(const void* base, int64_t elements, DataType dtype) {
-  return static_cast<const std::byte*>(base) + elements * static_cast<int64_t>(DataTypeSize(dtype));
+  return Advance(const_cast<void*>(base), elements, dtype);
 }
 
 void* Advance(void* base, int64_t elements, DataType dtype) {
-  return static_cast<std::byte*>(base) + elements * static_cast<int64_t>(DataTypeSize(dtype));
+  const int64_t bytes = IsPacked4Bit(dtype) ? elements / 2
+                                            : elements * static_cast<int64_t>(DataTypeSize(dtype));
+  return static_cast<std::byte*>(base) + bytes;
 }
 
 void CopyElements(DataType dtype, const void* src, void* dst, int64_t count) {
@@ -203,7 +205,7 @@ void CopyElements(DataType dtype, const void* src, void* dst, int64_t count) {
     std::copy_n(static_cast<const std::string*>(src), count, static_cast<std::string*>(dst));
     return;
   }
-  std::memcpy(dst, src, static_cast<size_t>(count) * DataTypeSize(dtype));
+  std::memcpy(dst, src, DataTypeBytes(dtype, count));
 }
 
 }  // namespace nxrt::cpu::kernels

@@ -56,4 +56,7 @@ Status RegisterRandomKernels(ep::OpRegistry& registry);
 // The ai.onnx.preview.training optimizers: Adagrad, Momentum, Adam.
 Status RegisterTrainingKernels(ep::OpRegistry& registry);
 
+// ONNX Runtime's com.microsoft operators (kernels/contrib/contrib.h).
+Status RegisterContribKernels(ep::OpRegistry& registry);
+
 }  // namespace nxrt::cpu

@@ -70,6 +70,8 @@ using BoolTypes = TypeList<bool>;
 using StringTypes = TypeList<std::string>;
 // NumericTypesBf16 + bool (the "all numeric and bool" of Cast, EyeLike, ConstantOfShape).
 using NumericAndBoolTypes = Concat<NumericTypesBf16, BoolTypes>;
+// The four float8 formats of ONNX 1.14 (opset 19).
+using Float8Types = TypeList<Float8E4M3FN, Float8E4M3FNUZ, Float8E5M2, Float8E5M2FNUZ>;
 
 // The DataTypes of `List`, in its order (what a kernel table entry admits).
 template <typename... Ts>
@@ -113,26 +115,35 @@ template <typename T>
 inline constexpr bool kIsHalf = std::is_same_v<T, Float16> || std::is_same_v<T, BFloat16>;
 
 template <typename T>
-inline constexpr bool kIsFloating = std::is_floating_point_v<T> || kIsHalf<T>;
+inline constexpr bool kIsFloat8 =
+    std::is_same_v<T, Float8E4M3FN> || std::is_same_v<T, Float8E4M3FNUZ> ||
+    std::is_same_v<T, Float8E5M2> || std::is_same_v<T, Float8E5M2FNUZ>;
 
-// The type arithmetic on T happens in: float for the 16-bit floats, T otherwise.
+// The storage-only floats, computed in float: float16, bfloat16 and the float8 formats.
 template <typename T>
-using Compute = std::conditional_t<kIsHalf<T>, float, T>;
+inline constexpr bool kIsStorageFloat = kIsHalf<T> || kIsFloat8<T>;
+
+template <typename T>
+inline constexpr bool kIsFloating = std::is_floating_point_v<T> || kIsStorageFloat<T>;
+
+// The type arithmetic on T happens in: float for the storage floats, T otherwise.
+template <typename T>
+using Compute = std::conditional_t<kIsStorageFloat<T>, float, T>;
 
 // Storage → compute value.
 template <typename T>
 inline decltype(auto) Load(const T& value) {
-  if constexpr (kIsHalf<T>) {
+  if constexpr (kIsStorageFloat<T>) {
     return static_cast<float>(value);
   } else {
     return value;
   }
 }
 
-// Compute value → storage (16-bit floats round to nearest even).
+// Compute value → storage (storage floats round to nearest even; float8 saturates).
 template <typename T>
 inline T Store(Compute<T> value) {
-  if constexpr (kIsHalf<T>) {
+  if constexpr (kIsStorageFloat<T>) {
     return T(value);
   } else {
     return value;
@@ -225,13 +236,18 @@ inline float RoundToOddFloat(double value) {
 
 // Converts one element between any two numeric/bool element types with ONNX Cast semantics:
 // to bool is `!= 0` (NaN is true), from bool is 0/1, floating → integer as FloatToInt,
-// integer → integer wraps, floating → floating rounds to nearest even.
+// integer → integer wraps, floating → floating rounds to nearest even (once: 64-bit sources
+// round to odd float first), saturating into float8 unless `saturate` is false.
 template <typename To, typename From>
-inline To ConvertElement(From value) {
+inline To ConvertElement(From value, bool saturate = true) {
   if constexpr (std::is_same_v<To, From>) {
     return value;
   } else if constexpr (std::is_same_v<To, bool>) {
     return Load(value) != 0;
+  } else if constexpr (kIsFloat8<To> && (std::is_same_v<From, double> || sizeof(From) == 8)) {
+    return To(RoundToOddFloat(static_cast<double>(value)), saturate);
+  } else if constexpr (kIsFloat8<To>) {
+    return To(static_cast<float>(Load(value)), saturate);
   } else if constexpr (kIsHalf<To> && (std::is_same_v<From, double> || sizeof(From) == 8)) {
     return To(RoundToOddFloat(static_cast<double>(value)));
   } else if constexpr (kIsHalf<To>) {

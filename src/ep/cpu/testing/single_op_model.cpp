@@ -132,6 +132,12 @@ Result<std::string> SingleOpModel::Serialize() const {
   onnx::OperatorSetIdProto* import = model.add_opset_import();
   import->set_domain(domain_);
   import->set_version(opset_);
+  if (!domain_.empty()) {
+    // A contrib domain's node still lives in a model of some ONNX opset (ONNX Runtime wants one).
+    onnx::OperatorSetIdProto* onnx_import = model.add_opset_import();
+    onnx_import->set_domain("");
+    onnx_import->set_version(17);
+  }
   onnx::GraphProto* graph = model.mutable_graph();
   graph->set_name(op_type_ + "_test");
   onnx::NodeProto* node = graph->add_node();

@@ -49,7 +49,8 @@ AttributeValue TensorAttr(std::string name, Tensor value);
 
 class SingleOpModel {
  public:
-  // A node of `op_type` in `domain` ("" = ai.onnx) in a model importing that domain at `opset`.
+  // A node of `op_type` in `domain` ("" = ai.onnx) in a model importing that domain at `opset`
+  // (and, for another domain, ai.onnx at 17 too).
   SingleOpModel(std::string op_type, int64_t opset, std::string domain = "");
 
   SingleOpModel& AddInput(OpInput input);

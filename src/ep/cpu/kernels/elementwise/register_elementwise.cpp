@@ -6,9 +6,12 @@
 // before opset 7 (`broadcast`/`axis` attributes, PRelu-6's per-channel slope) have their own
 // legacy entries, since old exporters (PyTorch's opset-6 era) wrote them; the unary ops start at
 // opset 6 (their opset-1 schemas only add consumed_inputs).
+#include <tuple>
+
 #include "ep/cpu/kernels/elementwise/elementwise.h"
 #include "ep/cpu/kernels/kernel_util.h"
 #include "ep/cpu/kernels/register.h"
+#include "ep/cpu/math/element_types.h"
 #include "ep/cpu/nxrt_ops.h"
 
 namespace nxrt::cpu {
@@ -231,6 +234,8 @@ Status RegisterElementwiseKernels(ep::OpRegistry& registry) {
   const Types cast6 = Union(NumericTypes(), kBool);
   const Types cast9 = Union(cast6, {DataType::kString});
   const Types cast13 = Union(NumericAndBoolTypes(), {DataType::kString});
+  const Types cast19 = Union(cast13, math::DataTypes(math::Float8Types{}));
+  const Types cast21 = Union(cast19, {DataType::kInt4, DataType::kUint4});
   const auto cast = [](int since, int until, const Types& types) {
     return OnnxKernel("Cast", since, until,
                       {Bind("T1", {0}, {}, types), Bind("T2", {}, {0}, types)},
@@ -238,10 +243,15 @@ Status RegisterElementwiseKernels(ep::OpRegistry& registry) {
   };
   defs.push_back(cast(6, 8, cast6));
   defs.push_back(cast(9, 12, cast9));
-  defs.push_back(cast(13, kLatest, cast13));
-  defs.push_back(OnnxKernel("CastLike", 15, kLatest,
-                            {Bind("T1", {0}, {}, cast13), Bind("T2", {1}, {0}, cast13)},
-                            kernels::CastLikeFactory()));
+  defs.push_back(cast(13, 18, cast13));
+  defs.push_back(cast(19, 20, cast19));
+  defs.push_back(cast(21, kLatest, cast21));
+  for (const auto& [since, until, types] :
+       {std::tuple{15, 18, cast13}, {19, 20, cast19}, {21, kLatest, cast21}}) {
+    defs.push_back(OnnxKernel("CastLike", since, until,
+                              {Bind("T1", {0}, {}, types), Bind("T2", {1}, {0}, types)},
+                              kernels::CastLikeFactory()));
+  }
 
   const Types all12 = Union(NumericTypes(), {DataType::kBool, DataType::kString,
                                              DataType::kComplex64, DataType::kComplex128});

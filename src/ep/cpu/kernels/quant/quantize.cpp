@@ -18,6 +18,7 @@ namespace {
 struct QuantAttributes {
   int64_t axis = 1;
   int64_t block_size = 0;
+  bool saturate = true;                  // QuantizeLinear-19 `saturate` (float8 outputs only)
   std::optional<DataType> output_dtype;  // QuantizeLinear-21 `output_dtype`, when set
 };
 
@@ -29,6 +30,8 @@ Result<QuantAttributes> ReadQuantAttributes(const NodeInfo& node) {
     return node.Error(StatusCode::kInvalidModel, "attribute 'block_size' is ", a.block_size,
                       ", expected 0 (no blocking) or a positive block length");
   }
+  NXRT_ASSIGN_OR_RETURN(int64_t saturate, node.GetInt("saturate", 1));
+  a.saturate = saturate != 0;
   NXRT_ASSIGN_OR_RETURN(int64_t output_dtype, node.GetInt("output_dtype", 0));
   if (output_dtype != 0) {
     a.output_dtype = DataTypeFromOnnx(static_cast<int32_t>(output_dtype));
@@ -84,7 +87,7 @@ class QuantizeLinearKernel final : public Kernel {
                           nn::ResolveQuantGeometry("QuantizeLinear", x, InputShape(ctx, 1),
                                                    attributes_.axis, attributes_.block_size));
     NXRT_ASSIGN_OR_RETURN(plan_, nn::PrepareQuantize(ctx.input_dtype(0), ctx.input_dtype(1),
-                                                     y_dtype, geometry));
+                                                     y_dtype, geometry, attributes_.saturate));
     return ctx.SetOutput(0, y_dtype, x);
   }
 

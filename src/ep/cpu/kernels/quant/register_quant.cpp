@@ -2,8 +2,8 @@
 //
 // Layer: nxrt_ep_cpu. One entry per (op, opset range) with the dtypes of the ONNX schema in force
 // over that range (onnx/defs/quantization/defs.cc and old.cc, math/defs.cc, nn/defs.cc; opsets
-// 19 and 21 from the ONNX changelog), restricted to what math/quant/quant.h computes: no float8 or
-// int4.
+// 19 and 21 from the ONNX changelog), restricted to what math/quant/quant.h computes: float8 from
+// opset 19, int4/uint4 (and int16/uint16) from 21.
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -25,6 +25,15 @@ Types Int8And16s() {
   return {DataType::kInt8, DataType::kUint8, DataType::kInt16, DataType::kUint16};
 }
 Types Floats19() { return {DataType::kFloat, DataType::kFloat16, DataType::kBFloat16}; }
+Types Float8s() {
+  return {DataType::kFloat8E4M3FN, DataType::kFloat8E4M3FNUZ, DataType::kFloat8E5M2,
+          DataType::kFloat8E5M2FNUZ};
+}
+// QuantizeLinear-21's y (and DequantizeLinear-21's x besides int32).
+Types Quantized21() {
+  return kernels::Union(Int8And16s(), kernels::Union(Float8s(), {DataType::kInt4,
+                                                                 DataType::kUint4}));
+}
 
 }  // namespace
 
@@ -43,11 +52,12 @@ Status RegisterQuantKernels(ep::OpRegistry& registry) {
                               kernels::QuantizeLinearFactory()));
   }
   defs.push_back(OnnxKernel("QuantizeLinear", 19, 20,
-                            {Bind("T1", {0, 1}, {}, quantize_x19), Bind("T2", {2}, {0}, Int8s())},
+                            {Bind("T1", {0, 1}, {}, quantize_x19),
+                             Bind("T2", {2}, {0}, kernels::Union(Int8s(), Float8s()))},
                             kernels::QuantizeLinearFactory()));
   defs.push_back(OnnxKernel("QuantizeLinear", 21, kLatest,
                             {Bind("T1", {0}, {}, quantize_x19), Bind("T2", {1}, {}, quantize_x19),
-                             Bind("T3", {2}, {0}, Int8And16s())},
+                             Bind("T3", {2}, {0}, Quantized21())},
                             kernels::QuantizeLinearFactory()));
 
   // DequantizeLinear: x and x_zero_point T/T1, x_scale float (T2 from 19), y the scale's type.
@@ -58,11 +68,11 @@ Status RegisterQuantKernels(ep::OpRegistry& registry) {
                               kernels::DequantizeLinearFactory()));
   }
   defs.push_back(OnnxKernel("DequantizeLinear", 19, 20,
-                            {Bind("T1", {0, 2}, {}, dequantize_x),
+                            {Bind("T1", {0, 2}, {}, kernels::Union(dequantize_x, Float8s())),
                              Bind("T2", {1}, {0}, Floats19())},
                             kernels::DequantizeLinearFactory()));
   defs.push_back(OnnxKernel("DequantizeLinear", 21, kLatest,
-                            {Bind("T1", {0, 2}, {}, kernels::Union(Int8And16s(), dequantize_x)),
+                            {Bind("T1", {0, 2}, {}, kernels::Union(Quantized21(), dequantize_x)),
                              Bind("T2", {1}, {0}, Floats19())},
                             kernels::DequantizeLinearFactory()));
 

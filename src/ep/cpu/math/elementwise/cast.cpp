@@ -23,7 +23,9 @@
 namespace nxrt::cpu::math {
 namespace {
 
-using CastTypes = Concat<NumericAndBoolTypes, StringTypes>;
+using CastTypes = Concat<NumericAndBoolTypes, Float8Types, StringTypes>;
+// What int4/uint4 convert to and from (not strings; Cast-21 lists no int4 <-> string).
+using Int4PeerTypes = Concat<NumericAndBoolTypes, Float8Types>;
 
 bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
   return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
@@ -36,7 +38,7 @@ bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
 template <typename T>
 std::string ShortestScientific(double value) {
   char buf[64];
-  if constexpr (kIsHalf<T>) {
+  if constexpr (kIsStorageFloat<T>) {
     const T target = ConvertElement<T>(value);
     for (int precision = 0; precision < 9; ++precision) {
       const auto r = std::to_chars(buf, buf + sizeof buf, static_cast<float>(value),
@@ -162,11 +164,13 @@ Status FromText(const std::string& original, T* out) {
   return Status::Ok();
 }
 
-template <typename From, typename To>
+template <typename From, typename To, bool kSaturate = true>
 Status CastTyped(const void* in, void* out, int64_t count) {
   const auto* x = static_cast<const From*>(in);
   auto* y = static_cast<To*>(out);
-  if constexpr (std::is_same_v<From, To>) {
+  if constexpr (kIsFloat8<To> && !std::is_same_v<From, std::string>) {
+    for (int64_t i = 0; i < count; ++i) y[i] = ConvertElement<To>(x[i], kSaturate);
+  } else if constexpr (std::is_same_v<From, To>) {
     if (in != out) std::copy(x, x + count, y);
   } else if constexpr (std::is_same_v<From, Float16> && std::is_same_v<To, float>) {
     HalfToFloat(x, y, count);
@@ -186,6 +190,81 @@ Status CastTyped(const void* in, void* out, int64_t count) {
   return Status::Ok();
 }
 
+// Element i of a packed int4 (kSigned) or uint4 buffer.
+template <bool kSigned>
+int32_t LoadNibble(const uint8_t* p, int64_t i) {
+  const int32_t nibble = (p[i / 2] >> (4 * (i % 2))) & 0x0F;
+  return kSigned && nibble >= 8 ? nibble - 16 : nibble;
+}
+
+template <bool kSigned, typename To>
+Status CastFromInt4(const void* in, void* out, int64_t count) {
+  const auto* x = static_cast<const uint8_t*>(in);
+  auto* y = static_cast<To*>(out);
+  for (int64_t i = 0; i < count; ++i) y[i] = ConvertElement<To>(LoadNibble<kSigned>(x, i));
+  return Status::Ok();
+}
+
+// To int4/uint4, as ONNX Runtime 1.30's Cast does (measured): floating values round half away
+// from zero (NaN and infinities give 0), then every value keeps its low 4 bits (two's complement
+// wrap, like Cast to the other integer types).
+template <typename From>
+uint8_t ToNibble(const From& value) {
+  if constexpr (kIsFloating<From>) {
+    const double d = static_cast<double>(Load(value));
+    if (!std::isfinite(d)) return 0;
+    return static_cast<uint8_t>(static_cast<uint64_t>(
+                                    static_cast<int64_t>(std::round(std::fmod(d, 65536.0)))) &
+                                0x0F);
+  } else {
+    return static_cast<uint8_t>(static_cast<uint64_t>(value) & 0x0F);
+  }
+}
+
+template <typename From>
+Status CastToInt4(const void* in, void* out, int64_t count) {
+  const auto* x = static_cast<const From*>(in);
+  auto* y = static_cast<uint8_t*>(out);
+  std::fill(y, y + (count + 1) / 2, uint8_t{0});
+  for (int64_t i = 0; i < count; ++i) {
+    y[i / 2] = static_cast<uint8_t>(y[i / 2] | (ToNibble(x[i]) << (4 * (i % 2))));
+  }
+  return Status::Ok();
+}
+
+template <bool kFromSigned>
+Status CastInt4ToInt4(const void* in, void* out, int64_t count) {
+  const auto* x = static_cast<const uint8_t*>(in);
+  auto* y = static_cast<uint8_t*>(out);
+  std::fill(y, y + (count + 1) / 2, uint8_t{0});
+  for (int64_t i = 0; i < count; ++i) {
+    const uint8_t nibble = ToNibble(LoadNibble<kFromSigned>(x, i));
+    y[i / 2] = static_cast<uint8_t>(y[i / 2] | (nibble << (4 * (i % 2))));
+  }
+  return Status::Ok();
+}
+
+// The conversions with int4/uint4 on one side or both.
+Result<CastFn> PrepareInt4Cast(DataType from, DataType to) {
+  CastFn fn = nullptr;
+  const bool from_signed = from == DataType::kInt4;
+  if (IsPacked4Bit(from) && IsPacked4Bit(to)) {
+    fn = from_signed ? &CastInt4ToInt4<true> : &CastInt4ToInt4<false>;
+    return fn;
+  }
+  if (IsPacked4Bit(from)) {
+    NXRT_RETURN_IF_ERROR(DispatchType<Int4PeerTypes>(to, "Cast target", [&](auto tag) {
+      using To = typename decltype(tag)::type;
+      fn = from_signed ? &CastFromInt4<true, To> : &CastFromInt4<false, To>;
+    }));
+    return fn;
+  }
+  NXRT_RETURN_IF_ERROR(DispatchType<Int4PeerTypes>(from, "Cast input", [&](auto tag) {
+    fn = &CastToInt4<typename decltype(tag)::type>;
+  }));
+  return fn;
+}
+
 }  // namespace
 
 std::string FormatFloating(double value, DataType type) {
@@ -197,15 +276,20 @@ std::string FormatFloating(double value, DataType type) {
   return text;
 }
 
-Result<CastPlan> PrepareCast(DataType from, DataType to) {
+Result<CastPlan> PrepareCast(DataType from, DataType to, bool saturate) {
   CastPlan plan;
   plan.from = from;
   plan.to = to;
+  if (IsPacked4Bit(from) || IsPacked4Bit(to)) {
+    NXRT_ASSIGN_OR_RETURN(plan.fn, PrepareInt4Cast(from, to));
+    return plan;
+  }
   Status inner;
   NXRT_RETURN_IF_ERROR(DispatchType<CastTypes>(from, "Cast input", [&](auto from_tag) {
     using From = typename decltype(from_tag)::type;
     inner = DispatchType<CastTypes>(to, "Cast target", [&](auto to_tag) {
-      plan.fn = &CastTyped<From, typename decltype(to_tag)::type>;
+      using To = typename decltype(to_tag)::type;
+      plan.fn = saturate ? &CastTyped<From, To, true> : &CastTyped<From, To, false>;
     });
   }));
   NXRT_RETURN_IF_ERROR(inner);

@@ -12,6 +12,13 @@
 //     on x86-64 (see FloatToInt in element_types.h); ONNX leaves them undefined.
 //   integer → integer: two's complement wrap. Anything → float16/bfloat16: nearest even, once
 //     (double → float16 is rounded directly, not through float).
+//   Anything → float8 (Cast-19): nearest even; with `saturate` (the default) out-of-range
+//     values and infinities become the largest finite value of their sign, without it NaN (or
+//     infinity for float8e5m2), as in ONNX's table (nxrt/data_type.h Float8).
+//   int4/uint4 (Cast-21, packed two per byte) ↔ numeric, bool and float8: the nibble's value;
+//     into int4/uint4, as ONNX Runtime 1.30 casts (measured; ONNX leaves it undefined): floating
+//     values round half away from zero (NaN and infinities give 0), then the low 4 bits are
+//     kept (two's complement wrap: 9 -> int4 -7, -1 -> uint4 15). No string ↔ int4.
 //   numeric → string: integers in decimal; floating values as NumPy's str() prints them: the
 //     shortest digits that read back to the same value of the source type, positional for
 //     1e-4 <= |x| < 1e16 ("0.1", "100.0", "-0.0"), scientific otherwise ("1e-05", "1.5e+16");
@@ -40,12 +47,14 @@ struct CastPlan {
   CastFn fn = nullptr;
 };
 
-// Resolves the conversion. Types: float, double, float16, bfloat16, [u]int8..64, bool, string on
-// either side. Errors: kUnsupported for other types (complex, undefined).
-Result<CastPlan> PrepareCast(DataType from, DataType to);
+// Resolves the conversion. Types: float, double, float16, bfloat16, float8, [u]int4..64, bool,
+// string on either side. `saturate` is Cast-19's attribute (only float8 targets read it).
+// Errors: kUnsupported for other types (complex, undefined, string ↔ int4).
+Result<CastPlan> PrepareCast(DataType from, DataType to, bool saturate = true);
 
-// Converts `count` contiguous elements (std::string objects for kString). `in` and `out` must
-// not overlap unless the types are equal. Errors only for unparseable strings.
+// Converts `count` contiguous elements (std::string objects for kString; an int4/uint4 side is
+// whole packed bytes, so a range of a packed tensor must start at an even element). `in` and
+// `out` must not overlap unless the types are equal. Errors only for unparseable strings.
 Status RunCast(const CastPlan& plan, const void* in, void* out, int64_t count);
 
 // Prepare + run on a contiguous tensor; an undefined `*out` is allocated with the input's shape.

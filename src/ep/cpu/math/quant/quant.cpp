@@ -18,8 +18,65 @@ namespace {
 
 using math::TypeList;
 
+// An int4 (kSigned) or uint4 element of a packed buffer: element i is nibble i % 2 (low first)
+// of byte i / 2.
+template <bool kSigned>
+struct Nibble {};
+using Int4 = Nibble<true>;
+using Uint4 = Nibble<false>;
+
+template <typename Q>
+inline constexpr bool kIsNibble = std::is_same_v<Q, Int4> || std::is_same_v<Q, Uint4>;
+
 using QuantTypes = TypeList<int8_t, uint8_t, int16_t, uint16_t>;
+// What QuantizeLinear produces and DequantizeLinear reads besides int32: QuantTypes, the packed
+// 4-bit integers (matched by DataType, as they have no C++ element type) and float8.
+using Float8Types = math::Float8Types;
 using ScaleTypes = TypeList<float, Float16, BFloat16>;
+
+// Calls fn(TypeTag<Q>{}) for the quantized type Q of `dtype` among QuantTypes, Int4, Uint4 and
+// the float8 types; false when `dtype` is none of them.
+template <typename Fn>
+bool VisitQuantized(DataType dtype, Fn&& fn) {
+  if (dtype == DataType::kInt4) return fn(TypeTag<Int4>{}), true;
+  if (dtype == DataType::kUint4) return fn(TypeTag<Uint4>{}), true;
+  return math::VisitType(math::Concat<QuantTypes, Float8Types>{}, dtype, fn);
+}
+
+// Element i of a quantized integer buffer as int32.
+template <typename Q>
+int32_t LoadQuantized(const void* p, int64_t i) {
+  if constexpr (kIsNibble<Q>) {
+    const int32_t nibble = (static_cast<const uint8_t*>(p)[i / 2] >> (4 * (i % 2))) & 0x0F;
+    return std::is_same_v<Q, Int4> && nibble >= 8 ? nibble - 16 : nibble;
+  } else {
+    return static_cast<int32_t>(static_cast<const Q*>(p)[i]);
+  }
+}
+
+template <typename Q>
+constexpr int32_t QuantMin() {
+  if constexpr (kIsNibble<Q>) return std::is_same_v<Q, Int4> ? -8 : 0;
+  else return std::numeric_limits<Q>::min();
+}
+template <typename Q>
+constexpr int32_t QuantMax() {
+  if constexpr (kIsNibble<Q>) return std::is_same_v<Q, Int4> ? 7 : 15;
+  else return std::numeric_limits<Q>::max();
+}
+
+// Writes element i (already in range) of a quantized integer buffer; a nibble is written into
+// its byte, keeping the other nibble.
+template <typename Q>
+void StoreQuantizedInt(void* p, int64_t i, int32_t v) {
+  if constexpr (kIsNibble<Q>) {
+    uint8_t& byte = static_cast<uint8_t*>(p)[i / 2];
+    const int shift = 4 * static_cast<int>(i % 2);
+    byte = static_cast<uint8_t>((byte & ~(0x0F << shift)) | ((v & 0x0F) << shift));
+  } else {
+    static_cast<Q*>(p)[i] = static_cast<Q>(v);
+  }
+}
 
 template <typename T>
 float ToFloat(T v) {
@@ -70,29 +127,59 @@ void QuantizeTyped(const QuantizePlan& plan, const void* x_raw, const void* scal
                    const void* zp_raw, void* y_raw) {
   const X* x = static_cast<const X*>(x_raw);
   const S* scale = static_cast<const S*>(scale_raw);
-  const Q* zp = static_cast<const Q*>(zp_raw);
-  Q* y = static_cast<Q*>(y_raw);
   ForEachScaleRun(plan.geometry, [&](int64_t s, int64_t begin, int64_t count) {
     const float sc = ToFloat(scale[s]);
-    const int32_t z = zp != nullptr ? static_cast<int32_t>(zp[s]) : 0;
-    for (int64_t i = begin; i < begin + count; ++i) {
-      y[i] = SaturateRound<Q>(ToFloat(x[i]) / sc, z);
+    if constexpr (math::kIsFloat8<Q>) {
+      // float8: x / scale + zero_point rounded to nearest even, saturated unless told not to.
+      const float z = zp_raw != nullptr ? static_cast<float>(static_cast<const Q*>(zp_raw)[s]) : 0;
+      Q* y = static_cast<Q*>(y_raw);
+      for (int64_t i = begin; i < begin + count; ++i) {
+        y[i] = Q(ToFloat(x[i]) / sc + z, plan.saturate);
+      }
+    } else {
+      const int32_t z = zp_raw != nullptr ? LoadQuantized<Q>(zp_raw, s) : 0;
+      constexpr auto lo = static_cast<float>(QuantMin<Q>());
+      constexpr auto hi = static_cast<float>(QuantMax<Q>());
+      for (int64_t i = begin; i < begin + count; ++i) {
+        const float r = std::nearbyint(ToFloat(x[i]) / sc) + static_cast<float>(z);
+        StoreQuantizedInt<Q>(y_raw, i,
+                             std::isnan(r) ? z : static_cast<int32_t>(std::clamp(r, lo, hi)));
+      }
     }
   });
+  if constexpr (kIsNibble<Q>) {
+    // An odd count leaves the last byte's high nibble unused: 0, as ONNX packs it.
+    const QuantGeometry& g = plan.geometry;
+    const int64_t n = g.outer * g.axis_dim * g.inner;
+    if (n % 2 == 1) static_cast<uint8_t*>(y_raw)[n / 2] &= 0x0F;
+  }
 }
 
 template <typename X, typename S>
 void DequantizeTyped(const DequantizePlan& plan, const void* x_raw, const void* scale_raw,
                      const void* zp_raw, void* y_raw) {
-  const X* x = static_cast<const X*>(x_raw);
   const S* scale = static_cast<const S*>(scale_raw);
-  const X* zp = static_cast<const X*>(zp_raw);
   S* y = static_cast<S*>(y_raw);
   ForEachScaleRun(plan.geometry, [&](int64_t s, int64_t begin, int64_t count) {
     const float sc = ToFloat(scale[s]);
-    const int64_t z = zp != nullptr ? static_cast<int64_t>(zp[s]) : 0;
-    for (int64_t i = begin; i < begin + count; ++i) {
-      y[i] = S(static_cast<float>(static_cast<int64_t>(x[i]) - z) * sc);
+    if constexpr (math::kIsFloat8<X>) {
+      const X* x = static_cast<const X*>(x_raw);
+      const float z = zp_raw != nullptr ? static_cast<float>(static_cast<const X*>(zp_raw)[s]) : 0;
+      for (int64_t i = begin; i < begin + count; ++i) {
+        y[i] = S((static_cast<float>(x[i]) - z) * sc);
+      }
+    } else if constexpr (kIsNibble<X>) {
+      const int32_t z = zp_raw != nullptr ? LoadQuantized<X>(zp_raw, s) : 0;
+      for (int64_t i = begin; i < begin + count; ++i) {
+        y[i] = S(static_cast<float>(LoadQuantized<X>(x_raw, i) - z) * sc);
+      }
+    } else {
+      const X* x = static_cast<const X*>(x_raw);
+      const X* zp = static_cast<const X*>(zp_raw);
+      const int64_t z = zp != nullptr ? static_cast<int64_t>(zp[s]) : 0;
+      for (int64_t i = begin; i < begin + count; ++i) {
+        y[i] = S(static_cast<float>(static_cast<int64_t>(x[i]) - z) * sc);
+      }
     }
   });
 }
@@ -141,16 +228,17 @@ Result<QuantGeometry> ResolveQuantGeometry(std::string_view op, std::span<const 
 }
 
 Result<QuantizePlan> PrepareQuantize(DataType x_dtype, DataType scale_dtype, DataType y_dtype,
-                                     QuantGeometry geometry) {
+                                     QuantGeometry geometry, bool saturate) {
   QuantizePlan plan;
   plan.geometry = geometry;
+  plan.saturate = saturate;
   using XTypes = TypeList<float, double, Float16, BFloat16, int32_t>;
   using STypes = TypeList<float, Float16, BFloat16, int32_t>;
   NXRT_RETURN_IF_ERROR(math::DispatchType<XTypes>(x_dtype, "QuantizeLinear input x", [&](auto xt) {
     using X = typename decltype(xt)::type;
     (void)math::DispatchType<STypes>(scale_dtype, "QuantizeLinear", [&](auto st) {
       using S = typename decltype(st)::type;
-      (void)math::DispatchType<QuantTypes>(y_dtype, "QuantizeLinear", [&](auto qt) {
+      VisitQuantized(y_dtype, [&](auto qt) {
         plan.fn = &QuantizeTyped<X, S, typename decltype(qt)::type>;
       });
     });
@@ -158,8 +246,8 @@ Result<QuantizePlan> PrepareQuantize(DataType x_dtype, DataType scale_dtype, Dat
   if (plan.fn == nullptr) {
     return MakeStatus(StatusCode::kUnsupported, "QuantizeLinear: scale type ",
                       DataTypeName(scale_dtype), " with output type ", DataTypeName(y_dtype),
-                      " is not supported (scale float/float16/bfloat16/int32, output int8, uint8, "
-                      "int16 or uint16)");
+                      " is not supported (scale float/float16/bfloat16/int32, output int4, uint4, "
+                      "int8, uint8, int16, uint16 or a float8 type)");
   }
   return plan;
 }
@@ -173,14 +261,18 @@ Result<DequantizePlan> PrepareDequantize(DataType x_dtype, DataType scale_dtype,
                                          QuantGeometry geometry) {
   DequantizePlan plan;
   plan.geometry = geometry;
-  using XTypes = TypeList<int8_t, uint8_t, int16_t, uint16_t, int32_t>;
-  NXRT_RETURN_IF_ERROR(
-      math::DispatchType<XTypes>(x_dtype, "DequantizeLinear input x", [&](auto xt) {
-        using X = typename decltype(xt)::type;
-        (void)math::DispatchType<ScaleTypes>(scale_dtype, "DequantizeLinear", [&](auto st) {
-          plan.fn = &DequantizeTyped<X, typename decltype(st)::type>;
-        });
-      }));
+  const auto dispatch_scale = [&](auto xt) {
+    using X = typename decltype(xt)::type;
+    (void)math::DispatchType<ScaleTypes>(scale_dtype, "DequantizeLinear", [&](auto st) {
+      plan.fn = &DequantizeTyped<X, typename decltype(st)::type>;
+    });
+  };
+  if (!VisitQuantized(x_dtype, dispatch_scale) &&
+      !math::VisitType(TypeList<int32_t>{}, x_dtype, dispatch_scale)) {
+    return MakeStatus(StatusCode::kUnsupported, "DequantizeLinear does not support input x of type ",
+                      DataTypeName(x_dtype),
+                      " (supported: int4, uint4, int8, uint8, int16, uint16, int32, float8)");
+  }
   if (plan.fn == nullptr) {
     return MakeStatus(StatusCode::kUnsupported, "DequantizeLinear: x_scale type ",
                       DataTypeName(scale_dtype),

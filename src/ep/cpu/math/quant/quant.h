@@ -51,18 +51,25 @@ Result<QuantGeometry> ResolveQuantGeometry(std::string_view op, std::span<const 
                                            int64_t block_size);
 
 // QuantizeLinear: x float/float16/bfloat16/double/int32, scale float/float16/bfloat16 (or int32
-// at opset 19+), zero point and y int8/uint8/int16/uint16. `zero_point` may be null (0).
+// at opset 19+), zero point and y int4/uint4 (packed two per byte), int8/uint8/int16/uint16 or
+// float8 (any of the four formats). `zero_point` may be null (0). Integer outputs round x / scale
+// half to even, add the zero point and clamp; float8 outputs are x / scale + zero_point converted
+// to nearest even, saturating to the largest finite value when `saturate` (QuantizeLinear-19's
+// attribute, default 1) and otherwise giving NaN (or infinity for float8e5m2), as in
+// nxrt/data_type.h's Float8.
 struct QuantizePlan {
   QuantGeometry geometry;
+  bool saturate = true;
   void (*fn)(const QuantizePlan&, const void* x, const void* scale, const void* zero_point,
              void* y) = nullptr;
 };
 Result<QuantizePlan> PrepareQuantize(DataType x_dtype, DataType scale_dtype, DataType y_dtype,
-                                     QuantGeometry geometry);
+                                     QuantGeometry geometry, bool saturate = true);
 void Quantize(const QuantizePlan& plan, const void* x, const void* scale, const void* zero_point,
               void* y);
 
-// DequantizeLinear: x int8/uint8/int16/uint16/int32, scale (and y) float/float16/bfloat16.
+// DequantizeLinear: x int4/uint4/int8/uint8/int16/uint16/int32 or float8, scale (and y)
+// float/float16/bfloat16: y = (x - zero_point) * scale.
 struct DequantizePlan {
   QuantGeometry geometry;
   void (*fn)(const DequantizePlan&, const void* x, const void* scale, const void* zero_point,

@@ -1,0 +1,122 @@
+// ep/cpu/kernels/contrib/matmul_nbits.cpp: glue of com.microsoft MatMulNBits over
+// math/contrib/matmul_nbits.h.
+//
+// Layer: nxrt_ep_cpu (kernel glue). Inputs A, B, scales, zero_points?, g_idx?, bias?. With a
+// g_idx, packed uint8 zero points are not applied (2^(bits - 1) is used), as ONNX Runtime 1.30's
+// CPU EP does (measured against it; float zero points are applied). A constant g_idx equal to
+// k / block_size (what ORT's quantizer writes when it writes one) is dropped at prepare time so
+// the direct path still applies. Compute spreads output columns over the thread
+// pool: the direct path per column range, the dequantized path per chunk (dequantize in
+// parallel, then oneDNN's sgemm).
+#include <memory>
+#include <optional>
+
+#include "ep/cpu/kernels/contrib/contrib.h"
+#include "ep/cpu/kernels/kernel_util.h"
+#include "ep/cpu/math/contrib/matmul_nbits.h"
+
+namespace nxrt::cpu::kernels {
+namespace {
+
+using contrib::MatMulNBitsPlan;
+
+class MatMulNBitsKernel final : public Kernel {
+ public:
+  explicit MatMulNBitsKernel(contrib::MatMulNBitsAttributes attributes)
+      : attributes_(attributes) {}
+
+  Status Prepare(PrepareContext& ctx) override {
+    const auto optional_shape = [&](int i) -> std::optional<Shape> {
+      if (i >= ctx.input_count() || !ctx.has_input(i)) return std::nullopt;
+      return InputShape(ctx, i);
+    };
+    std::optional<DataType> zero_point_dtype;
+    std::optional<Shape> zero_point_shape = optional_shape(3);
+    if (zero_point_shape) zero_point_dtype = ctx.input_dtype(3);
+    std::optional<Shape> g_idx = optional_shape(4);
+    ignore_zero_points_ = g_idx && zero_point_dtype == DataType::kUint8;
+    if (ignore_zero_points_) {
+      zero_point_dtype.reset();
+      zero_point_shape.reset();
+    }
+    if (g_idx && IsTrivialGIdx(ctx)) g_idx.reset();
+    ignore_g_idx_ = optional_shape(4).has_value() && !g_idx;
+    NXRT_ASSIGN_OR_RETURN(plan_, contrib::PrepareMatMulNBits(
+                                     attributes_, ctx.input_dtype(0), ctx.input_shape(0),
+                                     ctx.input_shape(1), ctx.input_shape(2), zero_point_dtype,
+                                     zero_point_shape, g_idx, optional_shape(5)));
+    ctx.SetWorkspaceBytes(plan_.workspace_bytes);
+    return ctx.SetOutput(0, DataType::kFloat, plan_.output_shape);
+  }
+
+  Status Compute(ComputeContext& ctx) override {
+    const auto optional = [&](int i) -> const void* {
+      const Tensor* t = i < ctx.input_count() ? ctx.input(i) : nullptr;
+      return t != nullptr ? t->raw_data() : nullptr;
+    };
+    contrib::MatMulNBitsOperands o;
+    o.a = ctx.input(0)->data<float>();
+    o.b = ctx.input(1)->data<uint8_t>();
+    o.scales = ctx.input(2)->data<float>();
+    o.zero_points = ignore_zero_points_ ? nullptr : optional(3);
+    o.g_idx = ignore_g_idx_ ? nullptr : static_cast<const int32_t*>(optional(4));
+    o.bias = static_cast<const float*>(optional(5));
+    float* y = ctx.output(0)->mutable_data<float>();
+    auto* workspace = reinterpret_cast<float*>(ctx.workspace().data());
+    const int64_t n = plan_.attributes.n;
+    if (plan_.direct) {
+      contrib::MatMulNBitsBlockSums(plan_, o.a, workspace);
+      ctx.ParallelFor(n, 8, [&](int64_t begin, int64_t end) {
+        contrib::MatMulNBitsDirect(plan_, o, workspace, y, begin, end);
+      });
+      return Status::Ok();
+    }
+    if (o.g_idx != nullptr) NXRT_RETURN_IF_ERROR(contrib::CheckGIdx(plan_, o.g_idx));
+    for (int64_t n0 = 0; n0 < n; n0 += plan_.chunk) {
+      const int64_t count = std::min(plan_.chunk, n - n0);
+      ctx.ParallelFor(count, 4, [&](int64_t begin, int64_t end) {
+        contrib::MatMulNBitsDequantize(plan_, o, n0 + begin, n0 + end,
+                                       workspace + begin * plan_.attributes.k);
+      });
+      NXRT_RETURN_IF_ERROR(contrib::MatMulNBitsMultiply(plan_, o, workspace, n0, count, y));
+    }
+    return Status::Ok();
+  }
+
+ private:
+  // True when input 4 (g_idx) is a constant holding k / block_size for every k.
+  bool IsTrivialGIdx(const PrepareContext& ctx) const {
+    Result<const Tensor*> g_idx = ctx.input_value(4);
+    if (!g_idx.ok() || (*g_idx)->dtype() != DataType::kInt32 ||
+        (*g_idx)->element_count() != attributes_.k) {
+      return false;
+    }
+    const int32_t* v = (*g_idx)->data<int32_t>();
+    for (int64_t i = 0; i < attributes_.k; ++i) {
+      if (v[i] != i / attributes_.block_size) return false;
+    }
+    return true;
+  }
+
+  contrib::MatMulNBitsAttributes attributes_;
+  MatMulNBitsPlan plan_;
+  bool ignore_g_idx_ = false;
+  bool ignore_zero_points_ = false;  // packed zero points with a g_idx (ORT's behaviour)
+};
+
+}  // namespace
+
+ep::KernelFactory MatMulNBitsFactory() {
+  return [](const NodeInfo& node) -> Result<std::unique_ptr<Kernel>> {
+    contrib::MatMulNBitsAttributes a;
+    NXRT_ASSIGN_OR_RETURN(a.k, node.GetInt("K"));
+    NXRT_ASSIGN_OR_RETURN(a.n, node.GetInt("N"));
+    NXRT_ASSIGN_OR_RETURN(a.bits, node.GetInt("bits", 4));
+    NXRT_ASSIGN_OR_RETURN(a.block_size, node.GetInt("block_size"));
+    const Status valid = contrib::CheckMatMulNBitsAttributes(a);
+    if (!valid.ok()) return node.Error(valid.code(), valid.message());
+    return std::unique_ptr<Kernel>(std::make_unique<MatMulNBitsKernel>(a));
+  };
+}
+
+}  // namespace nxrt::cpu::kernels

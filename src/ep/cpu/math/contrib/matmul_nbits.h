@@ -1,0 +1,108 @@
+// ep/cpu/math/contrib/matmul_nbits.h: com.microsoft MatMulNBits, the product of a float matrix
+// with a block-quantized 4- or 8-bit weight matrix (ONNX Runtime's docs/ContribOperators.md).
+//
+// Layer: nxrt_cpu_math (framework-free; no IR, no EP API).
+//
+// Semantics: A [..., K] float; the weight W [K, N] is stored transposed and quantized in blocks of
+// `block_size` (a power of two >= 16) along K: B uint8 [N, k_blocks, blob_size] with
+// k_blocks = ceil(K / block_size) and blob_size = block_size * bits / 8, element k of column n at
+// bit offset bits * (k % block_size) of block k / block_size (4 bits: the low nibble first).
+// scales [N, k_blocks] (float); zero points either packed like B (uint8 [N, ceil(k_blocks * bits /
+// 8)]) or unpacked float [N, k_blocks], and 2^(bits - 1) when absent. g_idx (int32 [K], deprecated
+// by ORT but still read) gives the block of the scale and zero point of each k instead of
+// k / block_size. Then
+//   W[k, n] = (q[n, k] - zero_point[n, g(k)]) * scale[n, g(k)],  Y = A @ W (+ bias [N]).
+// Y is [..., N]. ONNX Runtime 1.30's CPU EP, the oracle, does not apply packed uint8 zero points
+// when a g_idx is given (it uses 2^(bits - 1)); the kernel glue does the same
+// (kernels/contrib/matmul_nbits.cpp), so outputs agree.
+//
+// Two ways to compute. Few rows (decode) read the packed weights directly, column by column,
+// never making a float copy: with the block sums of A, y[n] = sum_b scale[n,b] * (sum_{k in b}
+// q[n,k] a[k] - zero_point[n,b] * sum_{k in b} a[k]), the inner sums unpacked and multiplied in
+// AVX2 registers (function-attribute build, used when the CPU has AVX2 and FMA) or scalar code.
+// More rows (prefill), or a g_idx that is not k / block_size, dequantize a chunk of columns into
+// the workspace and multiply it with oneDNN's sgemm.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+
+#include "nxrt/data_type.h"
+#include "nxrt/status.h"
+#include "nxrt/tensor.h"
+
+namespace nxrt::cpu::contrib {
+
+struct MatMulNBitsAttributes {
+  int64_t k = 0;
+  int64_t n = 0;
+  int64_t bits = 4;
+  int64_t block_size = 0;
+};
+
+// Errors (kInvalidModel): K or N below 1, bits not 4 or 8, block_size not a power of two >= 16.
+Status CheckMatMulNBitsAttributes(const MatMulNBitsAttributes& attributes);
+
+enum class NBitsZeroPoint { kDefault, kPacked, kFloat };
+
+struct MatMulNBitsPlan {
+  MatMulNBitsAttributes attributes;
+  int64_t m = 0;  // rows of A (the product of its leading dims)
+  int64_t k_blocks = 0;
+  int64_t blob_size = 0;
+  int64_t zero_point_row_bytes = 0;  // packed zero points: bytes per column
+  NBitsZeroPoint zero_point = NBitsZeroPoint::kDefault;
+  bool g_idx = false;       // a g_idx other than k / block_size (checked at compute time)
+  bool bias = false;
+  bool direct = false;      // read the packed weights directly (few rows, no g_idx)
+  int64_t chunk = 0;        // dequantized path: columns per chunk
+  Shape output_shape;
+  size_t workspace_bytes = 0;
+};
+
+// Shapes of the optional inputs: nullopt when absent. Errors (kInvalidArgument) name the input,
+// its shape and the expected one: A's last dim not K, B / scales / zero points / g_idx / bias
+// without the element counts above; kUnsupported for a dtype other than float for A and scales
+// or other than uint8 / float for zero points.
+Result<MatMulNBitsPlan> PrepareMatMulNBits(const MatMulNBitsAttributes& attributes,
+                                           DataType a_dtype, std::span<const int64_t> a_shape,
+                                           std::span<const int64_t> b_shape,
+                                           std::span<const int64_t> scales_shape,
+                                           std::optional<DataType> zero_point_dtype,
+                                           std::optional<Shape> zero_point_shape,
+                                           std::optional<Shape> g_idx_shape,
+                                           std::optional<Shape> bias_shape);
+
+struct MatMulNBitsOperands {
+  const float* a = nullptr;
+  const uint8_t* b = nullptr;
+  const float* scales = nullptr;
+  const void* zero_points = nullptr;  // uint8 (packed) or float, per plan.zero_point
+  const int32_t* g_idx = nullptr;
+  const float* bias = nullptr;
+};
+
+// Checks g_idx (every entry a block index in [0, k_blocks)); kRuntimeError naming the entry.
+Status CheckGIdx(const MatMulNBitsPlan& plan, const int32_t* g_idx);
+
+// Direct path, step 1: the block sums of A (m * k_blocks floats) into `block_sums`.
+void MatMulNBitsBlockSums(const MatMulNBitsPlan& plan, const float* a, float* block_sums);
+
+// Direct path, step 2: output columns [n_begin, n_end) of every row of y. Column ranges are
+// independent (callers spread them over threads).
+void MatMulNBitsDirect(const MatMulNBitsPlan& plan, const MatMulNBitsOperands& operands,
+                       const float* block_sums, float* y, int64_t n_begin, int64_t n_end);
+
+// Dequantized path, step 1: columns [n_begin, n_end) of W as rows of `w` ((n_end - n_begin) x K
+// floats, row j holding column n_begin + j). Ranges are independent.
+void MatMulNBitsDequantize(const MatMulNBitsPlan& plan, const MatMulNBitsOperands& operands,
+                           int64_t n_begin, int64_t n_end, float* w);
+
+// Dequantized path, step 2: y[:, n_begin:n_begin + count] = A @ w^T (+ bias) with oneDNN's sgemm
+// (its own OpenMP threads). Errors: kRuntimeError when oneDNN fails.
+Status MatMulNBitsMultiply(const MatMulNBitsPlan& plan, const MatMulNBitsOperands& operands,
+                           const float* w, int64_t n_begin, int64_t count, float* y);
+
+}  // namespace nxrt::cpu::contrib

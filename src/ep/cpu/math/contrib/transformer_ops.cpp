@@ -1,0 +1,264 @@
+// ep/cpu/math/contrib/transformer_ops.cpp: see transformer_ops.h.
+#include "ep/cpu/math/contrib/transformer_ops.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <string_view>
+#include <vector>
+
+namespace nxrt::cpu::contrib {
+namespace {
+
+int64_t Count(std::span<const int64_t> shape, size_t begin = 0) {
+  int64_t n = 1;
+  for (size_t i = begin; i < shape.size(); ++i) n *= shape[i];
+  return n;
+}
+
+Status ExpectHidden(std::string_view op, std::string_view what, std::span<const int64_t> shape,
+                    int64_t hidden) {
+  if (shape.size() == 1 && shape[0] == hidden) return Status::Ok();
+  return MakeStatus(StatusCode::kInvalidArgument, op, ": input '", what, "' has shape ",
+                    ShapeToString(shape), ", expected [", hidden, "] (the hidden size)");
+}
+
+}  // namespace
+
+Result<RowNormPlan> PrepareSkipNorm(bool simplified, std::span<const int64_t> input_shape,
+                                    std::span<const int64_t> skip_shape,
+                                    std::span<const int64_t> gamma_shape,
+                                    std::optional<Shape> beta_shape,
+                                    std::optional<Shape> bias_shape, float epsilon) {
+  const std::string_view op =
+      simplified ? "SkipSimplifiedLayerNormalization" : "SkipLayerNormalization";
+  if (input_shape.size() < 2) {
+    return MakeStatus(StatusCode::kInvalidArgument, op, ": input has shape ",
+                      ShapeToString(input_shape), "; expected [batch, sequence, hidden] or "
+                      "[tokens, hidden]");
+  }
+  RowNormPlan p;
+  p.simplified = simplified;
+  p.epsilon = epsilon;
+  p.hidden = input_shape.back();
+  p.rows = Count(input_shape) / std::max<int64_t>(p.hidden, 1);
+  p.skip_rows = p.hidden > 0 ? Count(skip_shape) / p.hidden : 0;
+  // Without its leading 1s, the skip's shape must be the input's trailing dims.
+  std::span<const int64_t> trailing = skip_shape;
+  while (trailing.size() > 1 && trailing.front() == 1) trailing = trailing.subspan(1);
+  const bool fits = !trailing.empty() && trailing.size() <= input_shape.size() &&
+                    std::equal(trailing.begin(), trailing.end(),
+                               input_shape.end() - static_cast<std::ptrdiff_t>(trailing.size()));
+  if (!fits) {
+    return MakeStatus(StatusCode::kInvalidArgument, op, ": input 'skip' has shape ",
+                      ShapeToString(skip_shape), ", which does not broadcast to input's ",
+                      ShapeToString(input_shape), " over whole rows");
+  }
+  NXRT_RETURN_IF_ERROR(ExpectHidden(op, "gamma", gamma_shape, p.hidden));
+  if (beta_shape) {
+    NXRT_RETURN_IF_ERROR(ExpectHidden(op, "beta", *beta_shape, p.hidden));
+    p.beta = true;
+  }
+  if (bias_shape) {
+    NXRT_RETURN_IF_ERROR(ExpectHidden(op, "bias", *bias_shape, p.hidden));
+    p.bias = true;
+  }
+  p.output_shape.assign(input_shape.begin(), input_shape.end());
+  p.stat_shape = p.output_shape;
+  p.stat_shape.back() = 1;
+  return p;
+}
+
+Result<RowNormPlan> PrepareSimplifiedLayerNorm(std::span<const int64_t> x_shape,
+                                               std::span<const int64_t> scale_shape, int64_t axis,
+                                               float epsilon) {
+  const auto rank = static_cast<int64_t>(x_shape.size());
+  if (axis < -rank || axis >= rank) {
+    return MakeStatus(StatusCode::kInvalidArgument, "SimplifiedLayerNormalization: attribute "
+                      "'axis' is ", axis, " but X has rank ", rank, "; use [", -rank, ", ",
+                      rank - 1, "]");
+  }
+  const auto a = static_cast<size_t>(axis < 0 ? axis + rank : axis);
+  RowNormPlan p;
+  p.simplified = true;
+  p.epsilon = epsilon;
+  p.hidden = Count(x_shape, a);
+  p.rows = Count(x_shape) / std::max<int64_t>(p.hidden, 1);
+  if (Count(scale_shape) != p.hidden || scale_shape.size() > x_shape.size() - a) {
+    return MakeStatus(StatusCode::kInvalidArgument, "SimplifiedLayerNormalization: scale has "
+                      "shape ", ShapeToString(scale_shape), " but X ", ShapeToString(x_shape),
+                      " is normalised over its dims from axis ", a, " (", p.hidden,
+                      " elements)");
+  }
+  p.output_shape.assign(x_shape.begin(), x_shape.end());
+  p.stat_shape = p.output_shape;
+  for (size_t i = a; i < p.stat_shape.size(); ++i) p.stat_shape[i] = 1;
+  return p;
+}
+
+void RowNorm(const RowNormPlan& p, const RowNormBuffers& b, int64_t begin, int64_t end) {
+  const int64_t h = p.hidden;
+  for (int64_t r = begin; r < end; ++r) {
+    const float* x = b.input + r * h;
+    const float* skip = p.skip_rows > 0 ? b.skip + (r % p.skip_rows) * h : nullptr;
+    float* y = b.y + r * h;
+    float* s = b.sum != nullptr ? b.sum + r * h : y;  // s lives in the sum output or in y
+    double total = 0, squares = 0;
+    for (int64_t i = 0; i < h; ++i) {
+      float v = x[i];
+      if (skip != nullptr) v += skip[i];
+      if (p.bias) v += b.bias[i];
+      s[i] = v;
+      total += v;
+      squares += static_cast<double>(v) * v;
+    }
+    const double mean = p.simplified ? 0.0 : total / static_cast<double>(h);
+    const double variance =
+        p.simplified ? squares / static_cast<double>(h)
+                     : std::max(0.0, squares / static_cast<double>(h) - mean * mean);
+    const auto inv_std = static_cast<float>(1.0 / std::sqrt(variance + p.epsilon));
+    const auto m = static_cast<float>(mean);
+    for (int64_t i = 0; i < h; ++i) {
+      float v = (s[i] - m) * inv_std * b.gamma[i];
+      if (p.beta) v += b.beta[i];
+      y[i] = v;
+    }
+    if (b.mean != nullptr) b.mean[r] = m;
+    if (b.inv_std_var != nullptr) b.inv_std_var[r] = inv_std;
+  }
+}
+
+void BiasActivation(GeluKind kind, float alpha, const float* x, const float* bias,
+                    int64_t bias_size, float* y, int64_t begin, int64_t end) {
+  constexpr float kSqrt2OverPi = 0.7978845608028654f;
+  constexpr float kInvSqrt2 = 0.7071067811865476f;
+  for (int64_t i = begin; i < end; ++i) {
+    const float v = bias != nullptr ? x[i] + bias[i % bias_size] : x[i];
+    switch (kind) {
+      case GeluKind::kTanh:
+        y[i] = 0.5f * v * (1.0f + std::tanh(kSqrt2OverPi * (v + 0.044715f * v * v * v)));
+        break;
+      case GeluKind::kErf: y[i] = 0.5f * v * (1.0f + std::erf(v * kInvSqrt2)); break;
+      case GeluKind::kQuick: y[i] = v / (1.0f + std::exp(-alpha * v)); break;
+    }
+  }
+}
+
+Result<EmbedLayerNormPlan> PrepareEmbedLayerNorm(
+    std::span<const int64_t> ids_shape, std::optional<Shape> segment_ids_shape,
+    std::span<const int64_t> word_shape, std::span<const int64_t> position_shape,
+    std::optional<Shape> segment_shape, std::span<const int64_t> gamma_shape,
+    std::span<const int64_t> beta_shape, std::optional<Shape> mask_shape,
+    std::optional<Shape> position_ids_shape, float epsilon) {
+  constexpr std::string_view op = "EmbedLayerNormalization";
+  EmbedLayerNormPlan p;
+  p.epsilon = epsilon;
+  if (ids_shape.size() != 2) {
+    return MakeStatus(StatusCode::kInvalidArgument, op, ": input_ids has shape ",
+                      ShapeToString(ids_shape), "; expected [batch, sequence]");
+  }
+  p.batch = ids_shape[0];
+  p.sequence = ids_shape[1];
+  const Shape ids(ids_shape.begin(), ids_shape.end());
+  if (word_shape.size() != 2) {
+    return MakeStatus(StatusCode::kInvalidArgument, op, ": word_embedding has shape ",
+                      ShapeToString(word_shape), "; expected [vocabulary, hidden]");
+  }
+  p.hidden = word_shape[1];
+  p.words = word_shape[0];
+  const auto table = [&](std::string_view what, std::span<const int64_t> shape,
+                         int64_t* rows) -> Status {
+    if (shape.size() == 2 && shape[1] == p.hidden) {
+      *rows = shape[0];
+      return Status::Ok();
+    }
+    return MakeStatus(StatusCode::kInvalidArgument, op, ": ", what, " has shape ",
+                      ShapeToString(shape), "; expected [rows, ", p.hidden, "]");
+  };
+  NXRT_RETURN_IF_ERROR(table("position_embedding", position_shape, &p.positions));
+  if (segment_shape) NXRT_RETURN_IF_ERROR(table("segment_embedding", *segment_shape, &p.segments));
+  if (segment_ids_shape.has_value() != segment_shape.has_value() ||
+      (segment_ids_shape && *segment_ids_shape != ids)) {
+    return MakeStatus(StatusCode::kInvalidArgument, op, ": segment_ids (",
+                      segment_ids_shape ? ShapeToString(*segment_ids_shape) : "absent",
+                      ") and segment_embedding (",
+                      segment_shape ? ShapeToString(*segment_shape) : "absent",
+                      ") come together, segment_ids of input_ids' shape ", ShapeToString(ids));
+  }
+  NXRT_RETURN_IF_ERROR(ExpectHidden(op, "gamma", gamma_shape, p.hidden));
+  NXRT_RETURN_IF_ERROR(ExpectHidden(op, "beta", beta_shape, p.hidden));
+  if (mask_shape && *mask_shape != ids) {
+    return MakeStatus(StatusCode::kInvalidArgument, op, ": mask has shape ",
+                      ShapeToString(*mask_shape), ", expected ", ShapeToString(ids));
+  }
+  if (position_ids_shape) {
+    p.position_ids = true;
+    p.position_ids_broadcast = *position_ids_shape == Shape{1, p.sequence} && p.batch != 1;
+    if (*position_ids_shape != ids && !p.position_ids_broadcast) {
+      return MakeStatus(StatusCode::kInvalidArgument, op, ": position_ids has shape ",
+                        ShapeToString(*position_ids_shape), ", expected ", ShapeToString(ids),
+                        " or [1,", p.sequence, "]");
+    }
+  }
+  return p;
+}
+
+Status EmbedLayerNorm(const EmbedLayerNormPlan& p, const EmbedLayerNormBuffers& b,
+                      int64_t begin, int64_t end) {
+  const int64_t h = p.hidden;
+  const auto check = [&](std::string_view what, int64_t token, int64_t id, int64_t rows) {
+    if (id >= 0 && id < rows) return Status::Ok();
+    return MakeStatus(StatusCode::kRuntimeError, "EmbedLayerNormalization: ", what, " of token (",
+                      token / p.sequence, ", ", token % p.sequence, ") is ", id,
+                      ", outside the table's ", rows, " rows");
+  };
+  std::vector<float> sum(static_cast<size_t>(h));
+  for (int64_t t = begin; t < end; ++t) {
+    const int64_t s = t % p.sequence;
+    const int64_t word = b.input_ids[t];
+    const int64_t position = !p.position_ids           ? s
+                             : p.position_ids_broadcast ? b.position_ids[s]
+                                                        : b.position_ids[t];
+    NXRT_RETURN_IF_ERROR(check("input_ids", t, word, p.words));
+    NXRT_RETURN_IF_ERROR(check("position", t, position, p.positions));
+    const float* segment = nullptr;
+    if (p.segments > 0) {
+      NXRT_RETURN_IF_ERROR(check("segment_ids", t, b.segment_ids[t], p.segments));
+      segment = b.segment + static_cast<int64_t>(b.segment_ids[t]) * h;
+    }
+    double total = 0, squares = 0;
+    for (int64_t i = 0; i < h; ++i) {
+      float v = b.word[word * h + i] + b.position[position * h + i];
+      if (segment != nullptr) v += segment[i];
+      sum[static_cast<size_t>(i)] = v;
+      total += v;
+      squares += static_cast<double>(v) * v;
+    }
+    const double mean = total / static_cast<double>(h);
+    const double variance = std::max(0.0, squares / static_cast<double>(h) - mean * mean);
+    const auto inv_std = static_cast<float>(1.0 / std::sqrt(variance + p.epsilon));
+    for (int64_t i = 0; i < h; ++i) {
+      const float v = sum[static_cast<size_t>(i)];
+      b.output[t * h + i] = (v - static_cast<float>(mean)) * inv_std * b.gamma[i] + b.beta[i];
+      if (b.embedding_sum != nullptr) b.embedding_sum[t * h + i] = v;
+    }
+  }
+  return Status::Ok();
+}
+
+void EmbedMaskIndex(const EmbedLayerNormPlan& p, const EmbedLayerNormBuffers& b) {
+  for (int64_t batch = 0; batch < p.batch; ++batch) {
+    int32_t count = 0;
+    for (int64_t s = 0; b.mask != nullptr && s < p.sequence; ++s) {
+      count += b.mask[batch * p.sequence + s] == 1 ? 1 : 0;
+    }
+    b.mask_index[batch] = count;
+  }
+}
+
+void BiasAdd(const float* x, const float* bias, int64_t channels, const float* skip, float* y,
+             int64_t begin, int64_t end) {
+  for (int64_t i = begin; i < end; ++i) y[i] = x[i] + bias[i % channels] + skip[i];
+}
+
+}  // namespace nxrt::cpu::contrib
