@@ -119,13 +119,13 @@ TEST(CpuExecutionProviderTest, ReasonForMismatchedDtypes) {
 
 TEST(CpuExecutionProviderTest, ReasonForACastTargetNxrtLacks) {
   CpuExecutionProvider ep;
-  // 17 is float8e4m3fn (ONNX 1.14), which nxrt's DataType does not have.
-  KernelMatch match = ep.Supports(Node("Cast", 19, {DataType::kFloat}, {DataType::kUndefined},
-                                       {IntAttribute("to", 17)}));
+  // 23 is float4e2m1 (ONNX 1.18), which nxrt's DataType does not have.
+  KernelMatch match = ep.Supports(Node("Cast", 23, {DataType::kFloat}, {DataType::kUndefined},
+                                       {IntAttribute("to", 23)}));
   ASSERT_FALSE(match.supported());
   EXPECT_EQ(match.reason(),
-            "Cast (opset 19): attribute 'to' is 17 (an element type nxrt lacks); the CPU EP "
-            "casts to numeric types, bool and string only");
+            "Cast (opset 23): attribute 'to' is 23 (an element type nxrt lacks); the CPU EP "
+            "casts to numeric types, float8, int4, bool and string only");
 }
 
 TEST(CpuExecutionProviderTest, ReasonForIdentityOnASequence) {

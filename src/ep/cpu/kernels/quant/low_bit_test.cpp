@@ -91,7 +91,10 @@ class LowBitVsOrt : public ::testing::Test {
   // Runs `model` in nxrt and ORT with `x` fed as input 0 and compares output 0.
   void ExpectMatchesOrt(const cpu::testing::SingleOpModel& model, const Tensor& x,
                         const std::string& what) {
-    const std::string path = ::testing::TempDir() + "nxrt_low_bit_test.onnx";
+    // One file per test: CTest runs the tests of this suite in parallel processes.
+    const std::string path = ::testing::TempDir() + "nxrt_low_bit_test_" +
+                             ::testing::UnitTest::GetInstance()->current_test_info()->name() +
+                             ".onnx";
     NXRT_ASSERT_OK_AND_ASSIGN(std::string bytes, model.Serialize());
     std::ofstream(path, std::ios::binary) << bytes;
     Result<std::vector<NamedTensor>> expected = ort_->Run(path, {{"x0", x}});
