@@ -2,7 +2,8 @@
 // exports: CreateEpFactories / ReleaseEpFactory, and the counters tests read by dlopen-ing the
 // library the host loaded (kernel_ep.h), each since load or the last reset:
 //   uint64_t NxrtKernelEp_ComputeCalls(void), _KernelsCreated, _KernelsReleased,
-//            _ControlFlowKernels, _ConcatCalls, _TransposeCalls, _HelpersReleased
+//            _ControlFlowKernels, _ConcatCalls, _TransposeCalls, _HelpersReleased,
+//            _PrePackCalls
 //   const char* NxrtKernelEp_Claims(void)  every claimed "<graph>/<node>", sorted, '\n'-joined;
 //                                          valid until the next call
 //   void NxrtKernelEp_ResetCounters(void)
@@ -41,6 +42,7 @@ NXRT_KERNEL_EP_COUNTER(ControlFlowKernels)
 NXRT_KERNEL_EP_COUNTER(ConcatCalls)
 NXRT_KERNEL_EP_COUNTER(TransposeCalls)
 NXRT_KERNEL_EP_COUNTER(HelpersReleased)
+NXRT_KERNEL_EP_COUNTER(PrePackCalls)
 
 NXRT_KERNEL_EP_EXPORT const char* NxrtKernelEp_Claims(void) {
   static thread_local std::string claims;

@@ -13,7 +13,9 @@
 // BAD_CONSTRAINT (Mul's def names type constraint "X"), CREATE_FAILS (Mul's creation function
 // fails), NULL_IMPL (it returns no kernel), NULL_COMPUTE (Mul's kernel has no Compute),
 // UNREGISTERED (GetCapability claims every node, kernel or not), OWN_IF (If's kernel is the
-// plugin's own instead of CreateIfKernel's).
+// plugin's own instead of CreateIfKernel's), BAD_FLAGS (Div's kernel sets OrtKernelImpl::flags to
+// 2, above ORT's largest flag, as an uninitialised struct would; every elementwise kernel has a
+// PrePackWeight that counts its calls and packs nothing).
 #pragma once
 
 #include <cstdint>
@@ -32,6 +34,7 @@ enum class Counter {
   kConcatCalls,         // OrtLoopKernelHelper::ConcatOutput calls
   kTransposeCalls,      // OrtScanKernelHelper::Transpose calls
   kHelpersReleased,     // OrtLoopKernelHelper / OrtScanKernelHelper Release calls
+  kPrePackCalls,        // OrtKernelImpl::PrePackWeight calls (BAD_FLAGS only has the function)
   kCount,
 };
 

@@ -122,6 +122,16 @@ OrtStatus* ORT_API_CALL IdentityCompute(OrtKernelImpl* this_ptr,
   return nullptr;
 }
 
+#if defined(NXRT_KERNEL_FAULT_BAD_FLAGS)
+// Counts the offer and packs nothing.
+OrtStatus* ORT_API_CALL CountPrePack(OrtKernelImpl*, const OrtValue*, int, OrtAllocator*,
+                                     OrtSharedPrePackedWeightCache*, bool* is_packed) noexcept {
+  Increment(Counter::kPrePackCalls);
+  *is_packed = false;
+  return nullptr;
+}
+#endif
+
 template <ElementwiseOp Op>
 OrtStatus* ORT_API_CALL CreateElementwise(void* state, const OrtKernelInfo*,
                                           OrtKernelImpl** out) noexcept {
@@ -145,6 +155,9 @@ OrtStatus* ORT_API_CALL CreateElementwise(void* state, const OrtKernelInfo*,
   kernel->op = Op;
 #if defined(NXRT_KERNEL_FAULT_NULL_COMPUTE)
   if (Op == ElementwiseOp::kMul) kernel->Compute = nullptr;
+#elif defined(NXRT_KERNEL_FAULT_BAD_FLAGS)
+  kernel->PrePackWeight = CountPrePack;
+  if (Op == ElementwiseOp::kDiv) kernel->flags = 2;
 #endif
   Increment(Counter::kKernelsCreated);
   *out = kernel;

@@ -9,6 +9,9 @@
 //   CreateEpFactories: GetApi(30) <table|NULL>; GetModelEditorApi <table|NULL>
 //   model editor: CreateTensorTypeInfo <onnx type> <element type>; CreateSequenceTypeInfo <type>
 //   env config <where>: key=value, ... (OrtEpApi::GetEnvConfigEntries, sorted by key)
+//   GetSupportedDevices: <cpu|gpu|npu> vendor_id=0x<hex> vendor='<name>' device_id=0x<hex>
+//     metadata: key=value, ...   (one line per OrtHardwareDevice offered, in the host's order,
+//     read with OrtApi::HardwareDevice_Type/VendorId/Vendor/DeviceId/Metadata; metadata sorted)
 //   CreateEp options: key=value, ... (every session config entry starting "ep.", sorted)
 //   GetCapability '<graph name>' (<n> nodes)
 //   Compile <i>/<count>: node, node, ... (the nodes of each graph to compile, sorted)
@@ -19,6 +22,7 @@
 // Failures of the host's API calls are recorded as "<call> failed: <message>".
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -35,6 +39,7 @@ const OrtEpApi* g_ep_api = nullptr;
 const OrtApiVersion30* g_api30 = nullptr;  // null when the host serves no API 30
 
 // The example's own slots that the probe's wrappers call.
+decltype(OrtEpFactory::GetSupportedDevices) g_example_get_supported_devices = nullptr;
 decltype(OrtEpFactory::CreateEp) g_example_create_ep = nullptr;
 decltype(OrtEp::GetCapability) g_example_get_capability = nullptr;
 decltype(OrtEp::Compile) g_example_compile = nullptr;
@@ -244,6 +249,35 @@ void ORT_API_CALL ReleaseNodeComputeInfos(OrtEp* ep, OrtNodeComputeInfo** infos,
 
 // ---- OrtEpFactory -------------------------------------------------------------------------
 
+std::string Hex(uint32_t value) {
+  char text[16];
+  snprintf(text, sizeof(text), "0x%04x", value);
+  return text;
+}
+
+OrtStatus* ORT_API_CALL GetSupportedDevices(OrtEpFactory* factory,
+                                            const OrtHardwareDevice* const* devices,
+                                            size_t num_devices, OrtEpDevice** ep_devices,
+                                            size_t max_ep_devices, size_t* num_ep_devices) noexcept {
+  for (size_t i = 0; i < num_devices; ++i) {
+    const OrtHardwareDevice* device = devices[i];
+    const OrtHardwareDeviceType type = g_ort->HardwareDevice_Type(device);
+    const char* vendor = g_ort->HardwareDevice_Vendor(device);
+    const OrtKeyValuePairs* metadata = g_ort->HardwareDevice_Metadata(device);
+    Record(std::string("GetSupportedDevices: ") +
+           (type == OrtHardwareDeviceType_CPU   ? "cpu"
+            : type == OrtHardwareDeviceType_GPU ? "gpu"
+            : type == OrtHardwareDeviceType_NPU ? "npu"
+                                                : "type " + std::to_string(type)) +
+           " vendor_id=" + Hex(g_ort->HardwareDevice_VendorId(device)) + " vendor='" +
+           (vendor != nullptr ? vendor : "(null)") + "' device_id=" +
+           Hex(g_ort->HardwareDevice_DeviceId(device)) +
+           " metadata: " + (metadata != nullptr ? Entries(metadata, "") : "(null)"));
+  }
+  return g_example_get_supported_devices(factory, devices, num_devices, ep_devices, max_ep_devices,
+                                         num_ep_devices);
+}
+
 OrtStatus* ORT_API_CALL CreateEp(OrtEpFactory* factory, const OrtHardwareDevice* const* devices,
                                  const OrtKeyValuePairs* const* metadata, size_t num_devices,
                                  const OrtSessionOptions* options, const OrtLogger* logger,
@@ -283,6 +317,8 @@ OrtStatus* CreateFactories(const OrtApiBase* api_base, OrtEpFactory** factories,
   OrtStatus* status = nxrt_example_ep::CreateExampleEpFactories(api_base, kProbeEpName, factories,
                                                                 max_factories, num_factories);
   if (status == nullptr && *num_factories == 1) {
+    g_example_get_supported_devices = factories[0]->GetSupportedDevices;
+    factories[0]->GetSupportedDevices = GetSupportedDevices;
     g_example_create_ep = factories[0]->CreateEp;
     factories[0]->CreateEp = CreateEp;
   }

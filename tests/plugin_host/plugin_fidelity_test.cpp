@@ -181,6 +181,40 @@ TEST(ProbeEp, BodiesArePartitionedBeforeTheirGraph) {
   EXPECT_THAT(RunInNxrt(probe, model, "nxrt_probe_ep", {}, {}).record, HasSubstr(calls));
 }
 
+// The lines of `record` that start with `prefix`.
+std::string LinesStartingWith(const std::string& record, const std::string& prefix) {
+  std::string lines;
+  size_t start = 0;
+  while (start < record.size()) {
+    size_t end = record.find('\n', start);
+    if (end == std::string::npos) end = record.size();
+    if (record.compare(start, prefix.size(), prefix) == 0) {
+      lines += record.substr(start, end - start) + "\n";
+    }
+    start = end + 1;
+  }
+  return lines;
+}
+
+// The hardware devices OrtEpFactory::GetSupportedDevices is offered on this machine, as the
+// plugin reads them (type, vendor id, vendor, device id, metadata): ORT 1.30's discovery and
+// nxrt's (src/ep/ort_plugin/host_devices.h) give the same list, the CPU first. Machines with
+// GPUs or NPUs are covered by plugin_devices_test.cpp over a laid-out device tree.
+TEST(ProbeEp, IsOfferedTheHardwareDevicesOnnxRuntimeFinds) {
+  Result<oracle::OrtOracle> ort = oracle::OrtOracle::Load();
+  if (!ort.ok()) GTEST_SKIP() << "ONNX Runtime is not fetched: run scripts/bootstrap.sh";
+  ProbeRecord probe;
+  ASSERT_TRUE(probe.ok());
+  const std::string model = ModelPath("chain");
+  const std::string prefix = "GetSupportedDevices: ";
+  const std::string in_ort =
+      LinesStartingWith(RunInOrt(*ort, probe, model, "nxrt_probe_ep", {}, {}).record, prefix);
+  const std::string in_nxrt =
+      LinesStartingWith(RunInNxrt(probe, model, "nxrt_probe_ep", {}, {}).record, prefix);
+  EXPECT_THAT(in_ort, ::testing::StartsWith(prefix + "cpu vendor_id="));
+  EXPECT_EQ(in_nxrt, in_ort) << "the devices offered in nxrt (first) and in ORT 1.30";
+}
+
 // A library registered as "<name>.virtual" finds allow_virtual_devices=1 among the env config
 // entries while it is loaded; a later registration under a plain name does not.
 TEST(ProbeEp, VirtualRegistrationAllowsVirtualDevices) {

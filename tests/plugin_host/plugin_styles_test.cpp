@@ -369,8 +369,40 @@ INSTANTIATE_TEST_SUITE_P(
         KernelFault{"null_impl", "chain", "returned no OrtKernelImpl"},
         KernelFault{"null_compute", "chain", "has a null Compute"},
         KernelFault{"unregistered", "split", "no kernel of the plugin's registry matches MatMul"},
-        KernelFault{"own_if", "branch", "OrtEpApi::CreateIfKernel"}),
+        KernelFault{"own_if", "branch", "OrtEpApi::CreateIfKernel"},
+        KernelFault{"bad_flags", "chain", "has flags 2 (ORT accepts at most 1"}),
     [](const ::testing::TestParamInfo<KernelFault>& info) { return info.param.name; });
+
+// A kernel whose OrtKernelImpl::flags is out of ORT's range (an uninitialised struct) fails the
+// session in both hosts before any kernel is offered a constant input: ORT 1.30 creates and checks
+// every kernel of the graph, then pre-packs. chain.onnx's Mul and Sub (constant inputs chain_m and
+// chain_s, kernels made before Div's) are not offered their weights when Div's kernel is bad.
+TEST(KernelEpFaults, BadFlagsFailTheSessionBeforeAnyPrePack) {
+  const std::string library = KernelFaultPath("bad_flags");
+  const std::string model = ModelPath("chain");
+  KernelEpRecord record(library);
+  ASSERT_TRUE(record.ok()) << dlerror();
+  Result<oracle::OrtOracle> ort = oracle::OrtOracle::Load();
+  if (ort.ok()) {
+    record.Reset();
+    Result<oracle::OracleSession> in_ort =
+        ort->CreateSession(model, OrtOptions(library, "kernel_fault_bad_flags", false));
+    ASSERT_FALSE(in_ort.ok());
+    EXPECT_NE(in_ort.status().message().find("OrtKernelImpl::flags has been initialized to an "
+                                             "unexpected value for Div"),
+              std::string::npos)
+        << in_ort.status().message();
+    EXPECT_EQ(record.Count("PrePackCalls"), 0u) << "ONNX Runtime 1.30";
+    EXPECT_TRUE(ort->UnregisterPlugin("kernel_fault_bad_flags").ok());
+  }
+  record.Reset();
+  Result<std::unique_ptr<Session>> in_nxrt = Session::Create(model, NxrtOptions(library, false));
+  ASSERT_FALSE(in_nxrt.ok());
+  EXPECT_NE(in_nxrt.status().message().find("node 'div' (Div): its OrtKernelImpl has flags 2"),
+            std::string::npos)
+      << in_nxrt.status().message();
+  EXPECT_EQ(record.Count("PrePackCalls"), 0u) << "nxrt";
+}
 
 }  // namespace
 }  // namespace nxrt

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdlib>
 #include <fstream>
 #include <optional>
 #include <set>
@@ -219,10 +220,31 @@ const std::vector<const OrtHardwareDevice*>& HostHardwareDevices() {
   // Never freed: plugins may hold the pointers until exit.
   static const auto* const devices = [] {
     auto* pointers = new std::vector<const OrtHardwareDevice*>();
-    for (auto& device : EnumerateHardwareDevices()) pointers->push_back(device.release());
+    const char* root = std::getenv("NXRT_DEVICE_ROOT");
+    for (auto& device : EnumerateHardwareDevices(root != nullptr && *root != '\0' ? root : "/")) {
+      pointers->push_back(device.release());
+    }
     return pointers;
   }();
   return *devices;
+}
+
+std::vector<const OrtHardwareDevice*> OrderForFactories(
+    const std::vector<const OrtHardwareDevice*>& devices) {
+  std::vector<const OrtHardwareDevice*> ordered;
+  for (OrtHardwareDeviceType type :
+       {OrtHardwareDeviceType_NPU, OrtHardwareDeviceType_GPU, OrtHardwareDeviceType_CPU}) {
+    for (const OrtHardwareDevice* device : devices) {
+      if (device->type == type) ordered.push_back(device);
+    }
+  }
+  return ordered;
+}
+
+const std::vector<const OrtHardwareDevice*>& HostDevicesForFactories() {
+  static const std::vector<const OrtHardwareDevice*> ordered =
+      OrderForFactories(HostHardwareDevices());
+  return ordered;
 }
 
 }  // namespace nxrt::ort_plugin

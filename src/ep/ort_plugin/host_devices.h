@@ -39,8 +39,21 @@ namespace nxrt::ort_plugin {
 std::vector<std::unique_ptr<OrtHardwareDevice>> EnumerateHardwareDevices(
     const std::filesystem::path& root = "/");
 
-// The host's devices, enumerated once per process below "/". Owned by the process; never
-// released.
+// The host's devices, enumerated once per process (on first use) below the folder named by the
+// environment variable NXRT_DEVICE_ROOT when it is set and not empty, else below "/". The variable
+// lets a test or a container show plugins a prepared device tree (tests/plugin_host/
+// plugin_devices_test.cpp lays out a GPU and an NPU); ONNX Runtime always reads "/". Owned by the
+// process; never released.
 const std::vector<const OrtHardwareDevice*>& HostHardwareDevices();
+
+// `devices` in the order ORT 1.30 passes them to OrtEpFactory::GetSupportedDevices: the NPUs,
+// then the GPUs, then the CPU, each type in the order given (ORT sorts its discovered set by type
+// this way, Environment's SortDevicesByType; within a type it keeps its hash set's order, which
+// nxrt cannot reproduce and replaces by discovery order).
+std::vector<const OrtHardwareDevice*> OrderForFactories(
+    const std::vector<const OrtHardwareDevice*>& devices);
+
+// OrderForFactories(HostHardwareDevices()), computed once per process.
+const std::vector<const OrtHardwareDevice*>& HostDevicesForFactories();
 
 }  // namespace nxrt::ort_plugin

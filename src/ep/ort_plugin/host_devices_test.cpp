@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
 #include <unistd.h>
 
 namespace nxrt::ort_plugin {
@@ -113,6 +114,26 @@ TEST_F(FakeSysfs, CpuGpusAndNpusAsOnnxRuntimeFindsThem) {
   EXPECT_EQ(accel.vendor, "Intel");
   EXPECT_EQ(Meta(accel, "accel_idx"), "0");
   EXPECT_EQ(Meta(accel, "pci_bus_id"), "0000:66:00.0");
+}
+
+// Factories are offered NPUs, then GPUs, then the CPU, as ORT 1.30's SortDevicesByType orders
+// them; each type keeps discovery order.
+TEST_F(FakeSysfs, FactoriesAreOfferedNpusThenGpusThenTheCpu) {
+  Write("proc/cpuinfo", "vendor_id\t: GenuineIntel\n");
+  PciFunction("0000:01:00.0", "0x030000", "0x10de", "0x2204");
+  PciFunction("0000:02:00.0", "0x030200", "0x1002", "0x740f");
+  Link(PciFunction("0000:66:00.0", "0x120000", "0x8086", "0x7d1d"), "sys/class/accel/accel0/device");
+  const auto devices = EnumerateHardwareDevices(root_);
+  std::vector<const OrtHardwareDevice*> pointers;
+  for (const auto& d : devices) pointers.push_back(d.get());
+  ASSERT_EQ(pointers.size(), 4u);
+  const std::vector<const OrtHardwareDevice*> ordered = OrderForFactories(pointers);
+  ASSERT_EQ(ordered.size(), 4u);
+  EXPECT_EQ(ordered[0]->type, OrtHardwareDeviceType_NPU);
+  EXPECT_EQ(ordered[1]->device_id, 0x2204u);
+  EXPECT_EQ(ordered[2]->device_id, 0x740fu);
+  EXPECT_EQ(ordered[3]->type, OrtHardwareDeviceType_CPU);
+  EXPECT_EQ(ordered[3]->vendor, "Intel");
 }
 
 TEST_F(FakeSysfs, AnEmptyRootHasOnlyTheCpu) {

@@ -70,6 +70,10 @@ struct CompiledBatch {
 // The kernel the plugin's registry made for one node it claimed alone, shared by the kernels of
 // every plan instance (ORT makes one per node and session, too). OrtKernelImpl::Release runs
 // when the last plan instance using it and the EP let go of it, before OrtEp is released.
+// The largest OrtKernelImpl::flags ORT 1.30 accepts from a plugin (its kOrtKernelImplFlags_MAX_VALUE,
+// = kIsControlFlowKernelImpl); larger values mean the struct was left uninitialised.
+constexpr uint32_t kMaxKernelImplFlags = 1;
+
 struct RegistryKernel {
   ~RegistryKernel() {
     if (impl != nullptr) impl->Release(impl);
@@ -437,6 +441,8 @@ class PluginEp final : public ExecutionProvider,
   // Creates the registry kernel of `node` (a node of `projection`'s graph claimed alone).
   Result<std::shared_ptr<RegistryKernel>> CreateRegistryKernel(const GraphProjection& projection,
                                                                ir::NodeId node);
+  // Offers each constant initializer input of `kernel`'s node to its OrtKernelImpl::PrePackWeight.
+  Status PrePackRegistryKernel(const RegistryKernel& kernel);
   // The projection of `view`'s graph (created with its root graph's on first use).
   Result<const GraphProjection*> ProjectionFor(const ir::GraphView& view);
   struct RootProjection {
@@ -713,6 +719,7 @@ Status PluginEp::CompileClaims(const ir::GraphView& view, std::span<const ClaimT
   if (claims.empty()) return Status::Ok();
   NXRT_ASSIGN_OR_RETURN(const GraphProjection* projection, ProjectionFor(view));
   std::vector<ClaimToCompile> fused;
+  std::vector<std::shared_ptr<RegistryKernel>> created;
   for (const ClaimToCompile& c : claims) {
     if (c.fused) {
       fused.push_back(c);
@@ -721,8 +728,14 @@ Status PluginEp::CompileClaims(const ir::GraphView& view, std::span<const ClaimT
     for (ir::NodeId node : c.claim->nodes) {
       NXRT_ASSIGN_OR_RETURN(std::shared_ptr<RegistryKernel> kernel,
                             CreateRegistryKernel(*projection, node));
+      created.push_back(kernel);
       registry_kernels_[{&view.graph(), node}] = std::move(kernel);
     }
+  }
+  // As ORT's session state: every kernel of the graph is created and checked before any is
+  // offered its constant inputs, so a bad kernel fails the session before a pre-pack runs.
+  for (const std::shared_ptr<RegistryKernel>& kernel : created) {
+    NXRT_RETURN_IF_ERROR(PrePackRegistryKernel(*kernel));
   }
   if (fused.empty()) return Status::Ok();
   return CompileFused(view, *projection, fused);
@@ -839,21 +852,22 @@ Result<std::shared_ptr<RegistryKernel>> PluginEp::CreateRegistryKernel(
                       ": the OrtKernelCreateFunc returned no OrtKernelImpl", fix);
   }
   kernel->control_flow = AsHostControlFlowKernel(impl);
+  if (impl->Release != nullptr) kernel->impl = impl;  // released by ~RegistryKernel from here on
+  // ORT 1.30's checks, in its order (PluginEpOpKernel::Create): flags within ORT's own
+  // (kIsControlFlowKernelImpl = 1 is the largest), then Compute, then Release. The version is not
+  // checked here; pre-packing asks for 24.
+  if (kernel->control_flow == nullptr && impl->flags > kMaxKernelImplFlags) {
+    return MakeStatus(StatusCode::kFailedPrecondition, which, ": its OrtKernelImpl has flags ",
+                      impl->flags, " (ORT accepts at most ", kMaxKernelImplFlags,
+                      "; a plugin sets 0, e.g. by value-initialising the struct)", fix);
+  }
+  if (kernel->control_flow == nullptr && impl->Compute == nullptr) {
+    return MakeStatus(StatusCode::kFailedPrecondition, which,
+                      ": its OrtKernelImpl has a null Compute", fix);
+  }
   if (impl->Release == nullptr) {
     return MakeStatus(StatusCode::kFailedPrecondition, which,
                       ": its OrtKernelImpl has a null Release", fix);
-  }
-  kernel->impl = impl;  // released by ~RegistryKernel from here on
-  if (kernel->control_flow == nullptr &&
-      (impl->ort_version_supported < 24 || impl->Compute == nullptr || impl->flags != 0)) {
-    return MakeStatus(StatusCode::kFailedPrecondition, which, ": its OrtKernelImpl ",
-                      impl->ort_version_supported < 24
-                          ? "declares version " + std::to_string(impl->ort_version_supported) +
-                                " (kernel implementations need 24)"
-                      : impl->Compute == nullptr
-                          ? std::string("has a null Compute")
-                          : "has flags " + std::to_string(impl->flags) + " (a plugin sets 0)",
-                      fix);
   }
   if (node.graph != nullptr && !node.subgraphs.empty() && kernel->control_flow == nullptr) {
     return MakeStatus(StatusCode::kFailedPrecondition, which,
@@ -877,25 +891,35 @@ Result<std::shared_ptr<RegistryKernel>> PluginEp::CreateRegistryKernel(
     }
     kernel->output_dtypes.push_back(dtype);
   }
-  // As ORT at session creation: each constant initializer input is offered for pre-packing
-  // (no shared weight cache: ORT passes none without a prepacked-weights container).
-  if (kernel->control_flow == nullptr && impl->PrePackWeight != nullptr) {
-    for (size_t i = 0; i < node.inputs.size(); ++i) {
-      const OrtValueInfo* input = node.inputs[i];
-      if (input == nullptr || !input->is_constant_initializer || input->initializer == nullptr) {
-        continue;
-      }
-      bool packed = false;
-      if (OrtStatus* error = impl->PrePackWeight(impl, input->initializer, static_cast<int>(i),
-                                                 &DefaultCpuAllocator(), nullptr, &packed)) {
-        return Status(StatusCode::kFailedPrecondition,
-                      TakeOrtStatus(error, which + ": OrtKernelImpl::PrePackWeight of input " +
-                                               std::to_string(i) + " failed")
-                          .message());
-      }
+  return kernel;
+}
+
+// As ORT at session creation: each constant initializer input is offered for pre-packing when the
+// kernel declares version 24 and has PrePackWeight (no shared weight cache: ORT passes none
+// without a prepacked-weights container).
+Status PluginEp::PrePackRegistryKernel(const RegistryKernel& kernel) {
+  OrtKernelImpl* impl = kernel.impl;
+  if (kernel.control_flow != nullptr || impl->ort_version_supported < 24 ||
+      impl->PrePackWeight == nullptr) {
+    return Status::Ok();
+  }
+  const OrtNode& node = *kernel.info->node;
+  for (size_t i = 0; i < node.inputs.size(); ++i) {
+    const OrtValueInfo* input = node.inputs[i];
+    if (input == nullptr || !input->is_constant_initializer || input->initializer == nullptr) {
+      continue;
+    }
+    bool packed = false;
+    if (OrtStatus* error = impl->PrePackWeight(impl, input->initializer, static_cast<int>(i),
+                                               &DefaultCpuAllocator(), nullptr, &packed)) {
+      return Status(StatusCode::kFailedPrecondition,
+                    TakeOrtStatus(error, label() + ": " + kernel.name +
+                                             ": OrtKernelImpl::PrePackWeight of input " +
+                                             std::to_string(i) + " failed")
+                        .message());
     }
   }
-  return kernel;
+  return Status::Ok();
 }
 
 Result<std::unique_ptr<Kernel>> PluginEp::CreateNodeKernel(const ir::Graph& graph,

@@ -101,7 +101,7 @@ Result<std::shared_ptr<PluginLibrary>> PluginLibrary::Load(std::string_view path
 PluginLibrary::~PluginLibrary() { Release(); }
 
 const std::vector<const OrtHardwareDevice*>& PluginLibrary::hardware_devices() const {
-  return HostHardwareDevices();
+  return HostDevicesForFactories();
 }
 
 Status PluginLibrary::Open(std::string_view path, std::string_view registration_name) {

@@ -68,7 +68,8 @@ class PluginLibrary {
   const std::string& label() const { return label_; }
   const std::string& registration_name() const { return registration_name_; }
   const std::vector<Factory>& factories() const { return factories_; }
-  // The hardware devices the factories were offered (the host's, CPU first).
+  // The hardware devices the factories were offered: the host's, in ORT's order (NPUs, GPUs,
+  // then the CPU; host_devices.h).
   const std::vector<const OrtHardwareDevice*>& hardware_devices() const;
   // The library's logger (for CreateEpFactories and the factories): warnings and errors to
   // stderr.
