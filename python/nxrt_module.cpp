@@ -112,8 +112,10 @@ std::optional<nxrt::DataType> FromNumpy(const py::dtype& dtype) {
   return std::nullopt;
 }
 
-// nxrt type → numpy dtype: bfloat16 as uint16 (as ONNX Runtime's Python returns it), strings
-// as object.
+// nxrt type → numpy dtype: bfloat16 as uint16 and the float8 types as uint8, holding the bits
+// (numpy has no such types; ONNX Runtime's Python gives them as the unsigned integer of their
+// size), int4/uint4 unpacked to int8/uint8 (one element a byte, as onnx.numpy_helper.to_array
+// gives them), strings as object.
 py::dtype ToNumpy(nxrt::DataType type) {
   using nxrt::DataType;
   switch (type) {
@@ -133,6 +135,12 @@ py::dtype ToNumpy(nxrt::DataType type) {
     case DataType::kComplex64: return py::dtype("complex64");
     case DataType::kComplex128: return py::dtype("complex128");
     case DataType::kBFloat16: return py::dtype("uint16");
+    case DataType::kFloat8E4M3FN:
+    case DataType::kFloat8E4M3FNUZ:
+    case DataType::kFloat8E5M2:
+    case DataType::kFloat8E5M2FNUZ:
+    case DataType::kUint4: return py::dtype("uint8");
+    case DataType::kInt4: return py::dtype("int8");
     case DataType::kUndefined: break;
   }
   return py::dtype("object");
@@ -181,10 +189,36 @@ std::string PythonTypeName(const py::handle& obj) {
   return py::str(py::type::handle_of(obj).attr("__name__")).cast<std::string>();
 }
 
+// An int4/uint4 tensor packed from `arr`, an integer array of one element per item (as
+// ToNumpyArray gives them back). Errors: kInvalidArgument naming the input, the element and its
+// value when it is outside -8..7 (int4) or 0..15 (uint4).
+nxrt::Tensor PackFourBit(const std::string& name, const py::array& arr, nxrt::DataType type,
+                         const nxrt::Shape& shape) {
+  const int64_t lo = type == nxrt::DataType::kInt4 ? -8 : 0;
+  const int64_t hi = type == nxrt::DataType::kInt4 ? 7 : 15;
+  py::array_t<int64_t, py::array::c_style | py::array::forcecast> wide(arr);
+  nxrt::Tensor t = Check(nxrt::Tensor::Allocate(type, shape));
+  auto* out = static_cast<uint8_t*>(t.mutable_raw_data());
+  std::memset(out, 0, t.byte_size());
+  const int64_t* in = wide.data();
+  for (py::ssize_t i = 0; i < wide.size(); ++i) {
+    if (in[i] < lo || in[i] > hi) {
+      InvalidArgument("input '" + name + "' is " + std::string(nxrt::DataTypeName(type)) +
+                      ": element " + std::to_string(i) + " is " + std::to_string(in[i]) +
+                      ", outside " + std::to_string(lo) + ".." + std::to_string(hi) +
+                      "; give values in that range, one element per array item");
+    }
+    out[i / 2] |= static_cast<uint8_t>((in[i] & 0xF) << (4 * (i % 2)));
+  }
+  return t;
+}
+
 // A numpy array as an nxrt tensor. Numeric arrays that are C-contiguous and in native byte
 // order are borrowed (the caller keeps `keep` alive for the run); others are converted first.
-// `declared` is the input's declared element type (kUndefined when unknown): a uint16 array
-// fed to a bfloat16 input is taken as bfloat16 bits, as ONNX Runtime returns them.
+// `declared` is the input's declared element type (kUndefined when unknown), or the element
+// type an OrtValue was made with (OrtValue.ortvalue_from_numpy_with_onnx_type): a uint16 array
+// fed as bfloat16, or a uint8 array fed as a float8 type, is taken as its bits, as ONNX Runtime
+// returns them; an integer array fed as int4/uint4 holds one element per item and is packed.
 nxrt::Tensor ToTensor(const std::string& name, const py::handle& obj, nxrt::DataType declared,
                       std::vector<py::object>& keep) {
   py::array arr = py::array::ensure(obj);
@@ -198,10 +232,14 @@ nxrt::Tensor ToTensor(const std::string& name, const py::handle& obj, nxrt::Data
     InvalidArgument("input '" + name + "': numpy dtype " + py::str(arr.dtype()).cast<std::string>() +
                     " has no ONNX tensor type; convert it (e.g. .astype(numpy.float32))");
   }
-  if (*type == nxrt::DataType::kUint16 && declared == nxrt::DataType::kBFloat16) {
-    type = nxrt::DataType::kBFloat16;
+  if ((*type == nxrt::DataType::kUint16 && declared == nxrt::DataType::kBFloat16) ||
+      (*type == nxrt::DataType::kUint8 && nxrt::IsFloat8(declared))) {
+    type = declared;
   }
   nxrt::Shape shape(arr.shape(), arr.shape() + arr.ndim());
+  if (nxrt::IsPacked4Bit(declared) && (arr.dtype().kind() == 'i' || arr.dtype().kind() == 'u')) {
+    return PackFourBit(name, arr, declared, shape);
+  }
   if (*type == nxrt::DataType::kString) {
     nxrt::Tensor t = Check(nxrt::Tensor::Allocate(nxrt::DataType::kString, shape));
     py::list items = arr.attr("ravel")().attr("tolist")();
@@ -270,6 +308,18 @@ py::object ToNumpyArray(const nxrt::Tensor& tensor) {
       }
     }
     out.attr("reshape")(-1).attr("__setitem__")(py::slice(0, static_cast<py::ssize_t>(t.element_count()), 1), items);
+    return out;
+  }
+  if (nxrt::IsPacked4Bit(tensor.dtype())) {  // one element a byte, sign-extended for int4
+    nxrt::Tensor t = tensor.is_contiguous() ? tensor : Check(tensor.Clone());
+    py::array out(ToNumpy(t.dtype()), shape);
+    const auto* in = static_cast<const uint8_t*>(t.raw_data());
+    auto* dst = static_cast<uint8_t*>(out.mutable_data());
+    const bool is_signed = t.dtype() == nxrt::DataType::kInt4;
+    for (int64_t i = 0; i < t.element_count(); ++i) {
+      const uint8_t nibble = (in[i / 2] >> (4 * (i % 2))) & 0xF;
+      dst[i] = is_signed && nibble >= 8 ? static_cast<uint8_t>(nibble | 0xF0) : nibble;
+    }
     return out;
   }
   auto* holder = new nxrt::Tensor(tensor.is_contiguous() ? tensor : Check(tensor.Clone()));
@@ -408,7 +458,8 @@ class PySession {
   std::vector<std::string> warnings() const { return Get().Warnings(); }
   std::string end_profiling() { return Check(Get().EndProfiling()); }
 
-  // Runs with `feeds` ((name, value) pairs); `terminate`: the caller's RunOptions flag or None.
+  // Runs with `feeds` ((name, value) or (name, array, ONNX element type) tuples); `terminate`:
+  // the caller's RunOptions flag or None.
   py::list run(const std::vector<std::string>& output_names, const py::list& feeds,
                const std::shared_ptr<TerminateFlag>& terminate) {
     std::shared_ptr<nxrt::Session> session = Hold();
@@ -419,6 +470,16 @@ class PySession {
       auto pair = feed.cast<py::tuple>();
       const std::string name = pair[0].cast<std::string>();
       const nxrt::ValueInfo* declared = FindInput(*session, name);
+      if (pair.size() > 2 && !pair[2].is_none()) {  // an OrtValue made with an ONNX element type
+        const int32_t onnx_type = pair[2].cast<int32_t>();
+        const std::optional<nxrt::DataType> given = nxrt::DataTypeFromOnnx(onnx_type);
+        if (!given) {
+          InvalidArgument("input '" + name + "': ONNX element type " + std::to_string(onnx_type) +
+                          " is not one nxrt has; give a TensorProto.DataType number from 1 to 22");
+        }
+        inputs.push_back({name, nxrt::Value(ToTensor(name, pair[1], *given, keep))});
+        continue;
+      }
       inputs.push_back({name, ToValue(name, pair[1], declared, keep)});
     }
     // The run's own flag: the caller's RunOptions flag is copied into it, and Ctrl-C sets it

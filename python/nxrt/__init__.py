@@ -28,6 +28,8 @@ from nxrt._api import (
     get_ep_devices,
     get_version_string,
     register_execution_provider_library,
+    set_default_logger_severity,
+    set_default_logger_verbosity,
     unregister_execution_provider_library,
 )
 

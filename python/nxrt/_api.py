@@ -8,6 +8,7 @@ import datetime
 import enum
 import json
 import os
+import sys
 import threading
 import warnings
 
@@ -97,6 +98,42 @@ def unregister_execution_provider_library(registration_name):
         del _libraries[registration_name]
 
 
+# The default logger (onnxruntime's set_default_logger_severity / _verbosity): what a session
+# whose log_severity_level is -1 logs.
+_default_log = {"severity": 2, "verbosity": 0}
+_SEVERITY_LETTERS = "VIWEF"
+
+
+def _check_severity(what, level, lowest):
+    if isinstance(level, bool) or not isinstance(level, int) or not lowest <= level <= 4:
+        allowed = "-1 (the default logger's), " if lowest < 0 else ""
+        raise InvalidArgument(f"{what} is {level!r}; allowed: {allowed}0 (verbose), 1 (info), "
+                              "2 (warning), 3 (error), 4 (fatal)")
+    return level
+
+
+def set_default_logger_severity(severity):
+    """The severity below which the default logger drops lines (0 verbose, 1 info, 2 warning,
+    the default, 3 error, 4 fatal): sessions whose log_severity_level is -1 use it."""
+    _default_log["severity"] = _check_severity("severity", severity, 0)
+
+
+def set_default_logger_verbosity(verbosity):
+    """The default logger's verbosity: at 1 and above, verbose placement lines list every node."""
+    if isinstance(verbosity, bool) or not isinstance(verbosity, int) or verbosity < 0:
+        raise InvalidArgument(f"verbosity is {verbosity!r}; give an int >= 0")
+    _default_log["verbosity"] = verbosity
+
+
+def _log(severity, threshold, logid, message):
+    """One line to stderr in ONNX Runtime's form when `severity` reaches `threshold`."""
+    if severity < threshold:
+        return
+    stamp = datetime.datetime.now().strftime("%Y-%m-%d %H:%M:%S.%f")
+    sys.stderr.write(f"{stamp} [{_SEVERITY_LETTERS[severity]}:onnxruntime:{logid}, nxrt] "
+                     f"{message}\n")
+
+
 def get_ep_devices():
     """nxrt's CPU EP device first, then each registered library's devices in registration
     order."""
@@ -143,10 +180,13 @@ def _ep_spec(name, options):
 class SessionOptions:
     """ONNX Runtime's SessionOptions. Used by nxrt: intra_op_num_threads (0: one per core),
     graph_optimization_level, enable_profiling, profile_file_prefix, optimized_model_filepath,
-    free dimension overrides, EP devices, and the config entries "ep.<ep_name>.<key>" (options of
+    free dimension overrides, EP devices, the config entries "ep.<ep_name>.<key>" (options of
     that plugin EP) and "session.disable_cpu_ep_fallback" ("1": a node no listed EP claims, or
-    a plugin EP that fails, fails the session instead of falling back to the CPU EP). Kept without effect: inter_op_num_threads, execution_mode,
-    log_severity_level, log_verbosity_level, logid, enable_cpu_mem_arena, enable_mem_pattern,
+    a plugin EP that fails, fails the session instead of falling back to the CPU EP), and the
+    log settings: log_severity_level (-1, the default: the default logger's severity; 0..4),
+    log_verbosity_level and logid, for the lines the session writes to stderr when it is made
+    (warnings: plugin EPs dropped under fallback; verbose: the node placement). Kept without
+    effect: inter_op_num_threads, execution_mode, enable_cpu_mem_arena, enable_mem_pattern,
     enable_mem_reuse, use_deterministic_compute and other config entries."""
 
     def __init__(self):
@@ -157,7 +197,7 @@ class SessionOptions:
         self.enable_profiling = False
         self.profile_file_prefix = "onnxruntime_profile_"
         self.optimized_model_filepath = ""
-        self.log_severity_level = 2
+        self.log_severity_level = -1
         self.log_verbosity_level = 0
         self.logid = ""
         self.enable_cpu_mem_arena = True
@@ -262,10 +302,30 @@ class ModelMetadata:
 
 class OrtValue:
     """A CPU tensor, sequence or None as ONNX Runtime's OrtValue (nxrt keeps a numpy array or
-    a list of them)."""
+    a list of them, and the ONNX element type when numpy has none for it)."""
 
-    def __init__(self, value):
+    def __init__(self, value, onnx_element_type=None):
         self._value = value
+        self._onnx_type = onnx_element_type
+
+    @staticmethod
+    def ortvalue_from_numpy_with_onnx_type(data, onnx_element_type):
+        """`data` taken as a tensor of ONNX element type `onnx_element_type` (a TensorProto
+        DataType number), for the types numpy has not: bfloat16 (16) from uint16 bits, the
+        float8 types (17-20) from uint8 bits, int4/uint4 (22, 21) from an integer array of one
+        element per item; any other type from the numpy dtype ONNX Runtime gives it."""
+        data = numpy.asarray(data)
+        want = _ONNX_TYPE_NUMPY.get(int(onnx_element_type))
+        if want is None:
+            raise InvalidArgument(f"onnx_element_type {onnx_element_type} is not a tensor type "
+                                  "nxrt has; give a TensorProto.DataType number from 1 to 22")
+        fits = (data.dtype.kind in "iu" if want == "int" else
+                data.dtype.kind in "OUS" if want == "object" else data.dtype == numpy.dtype(want))
+        if not fits:
+            wanted = "an integer" if want == "int" else f"a {want}"
+            raise InvalidArgument(f"onnx_element_type {onnx_element_type} takes {wanted} array, "
+                                  f"the array is {data.dtype}; convert it with .astype()")
+        return OrtValue(data, int(onnx_element_type))
 
     @staticmethod
     def ortvalue_from_numpy(numpy_obj, device_type="cpu", device_id=0):
@@ -290,6 +350,8 @@ class OrtValue:
         return list(self._value.shape)
 
     def data_type(self):
+        if self._onnx_type is not None:
+            return f"tensor({_ONNX_TYPE_NAMES[self._onnx_type]})"
         return f"tensor({_onnx_type_name(self._value.dtype)})"
 
     def element_type(self):
@@ -312,6 +374,34 @@ _ONNX_NAMES = {"float32": "float", "float64": "double", "float16": "float16", "b
                "int8": "int8", "int16": "int16", "int32": "int32", "int64": "int64",
                "uint8": "uint8", "uint16": "uint16", "uint32": "uint32", "uint64": "uint64",
                "complex64": "complex64", "complex128": "complex128", "object": "string"}
+
+
+# ONNX element type → the numpy dtype that holds it ("int": any integer dtype, one element an
+# item), and its ONNX name.
+_ONNX_TYPE_NUMPY = {1: "float32", 2: "uint8", 3: "int8", 4: "uint16", 5: "int16", 6: "int32",
+                    7: "int64", 8: "object", 9: "bool", 10: "float16", 11: "float64",
+                    12: "uint32", 13: "uint64", 14: "complex64", 15: "complex128",
+                    16: "uint16", 17: "uint8", 18: "uint8", 19: "uint8", 20: "uint8",
+                    21: "int", 22: "int"}
+_ONNX_TYPE_NAMES = {1: "float", 2: "uint8", 3: "int8", 4: "uint16", 5: "int16", 6: "int32",
+                    7: "int64", 8: "string", 9: "bool", 10: "float16", 11: "double",
+                    12: "uint32", 13: "uint64", 14: "complex64", 15: "complex128",
+                    16: "bfloat16", 17: "float8e4m3fn", 18: "float8e4m3fnuz", 19: "float8e5m2",
+                    20: "float8e5m2fnuz", 21: "uint4", 22: "int4"}
+
+
+# "tensor(float8e4m3fn)" → 17, for the types numpy gives in another dtype.
+_ONNX_TYPE_BY_NAME = {f"tensor({_ONNX_TYPE_NAMES[t]})": t for t in (16, 17, 18, 19, 20, 21, 22)}
+
+
+def _feed(name, value):
+    """(name, value) for the native run, or (name, array, ONNX element type) for an OrtValue
+    made with one."""
+    if isinstance(value, OrtValue):
+        if value._onnx_type is not None:
+            return (name, value._value, value._onnx_type)
+        return (name, value._value)
+    return (name, value)
 
 
 def _onnx_type_name(dtype):
@@ -339,7 +429,7 @@ class IOBinding:
         self._inputs[name] = _array_at(buffer_ptr, element_type, shape)
 
     def bind_ortvalue_input(self, name, ortvalue):
-        self._inputs[name] = ortvalue._value
+        self._inputs[name] = ortvalue
 
     def bind_output(self, name, device_type="cpu", device_id=0, element_type=None, shape=None,
                     buffer_ptr=None):
@@ -422,6 +512,12 @@ class InferenceSession:
                 for kind, config, name in specs:
                     if kind != "cpu" and config.get("ep_name", name) == parts[1]:
                         config[parts[2]] = value
+        severity = _check_severity("SessionOptions.log_severity_level",
+                                   options.log_severity_level, -1)
+        if severity < 0:
+            severity, verbosity = _default_log["severity"], _default_log["verbosity"]
+        else:
+            verbosity = int(options.log_verbosity_level)
         config = _nxrt._SessionConfig()
         config.providers = [(kind, cfg) for kind, cfg, _ in specs]
         config.intra_op_threads = int(options.intra_op_num_threads)
@@ -456,6 +552,29 @@ class InferenceSession:
         self._inputs = [NodeArg(*a) for a in self._session.inputs()]
         self._outputs = [NodeArg(*a) for a in self._session.outputs()]
         self._overridable = [NodeArg(*a) for a in self._session.overridable_initializers()]
+        for warning in self._session.warnings():
+            _log(2, severity, options.logid, warning)
+        if severity == 0:
+            self._log_placement(verbosity, options.logid)
+
+    def _log_placement(self, verbosity, logid):
+        """ONNX Runtime's verbose "Node placements" lines for the main graph: the node count per
+        EP, and with verbosity >= 1 each node as "op_type (name)"."""
+        graph = self.placement()["graphs"][0]
+        placed = {}
+        for claim in graph["claims"]:
+            placed.setdefault(claim["ep"], []).extend(claim["nodes"])
+        for entry in graph["runtime_nodes"]:
+            placed.setdefault(entry["ep"], []).append(entry["node"])
+        lines = ["Node placements"]
+        for ep, nodes in placed.items():
+            head = "All nodes placed on" if len(placed) == 1 else "Node(s) placed on"
+            name = CPU_PROVIDER if ep == "cpu" else ep
+            lines.append(f" {head} [{name}]. Number of nodes: {len(nodes)}")
+            if verbosity >= 1:
+                lines.extend(f"  {n['op_type']} ({n['name']})" for n in nodes)
+        for line in lines:
+            _log(0, 0, logid, line)
 
     def get_inputs(self):
         return list(self._inputs)
@@ -486,13 +605,16 @@ class InferenceSession:
         if not isinstance(input_feed, dict):
             raise InvalidArgument(f"input_feed is a {type(input_feed).__name__}; pass a dict of "
                                   "input name → numpy array")
-        feeds = [(name, v._value if isinstance(v, OrtValue) else v) for name, v in input_feed.items()]
+        feeds = [_feed(name, v) for name, v in input_feed.items()]
         names = list(output_names) if output_names else []
         flag = run_options._flag if run_options is not None else None
         return self._session.run(names, feeds, flag)
 
     def run_with_ort_values(self, output_names, input_dict_ort_values, run_options=None):
-        return [OrtValue(v) for v in self.run(output_names, input_dict_ort_values, run_options)]
+        names = list(output_names) if output_names else [o.name for o in self._outputs]
+        types = {o.name: o.type for o in self._outputs}
+        return [OrtValue(v, _ONNX_TYPE_BY_NAME.get(types.get(n, "")))
+                for n, v in zip(names, self.run(names, input_dict_ort_values, run_options))]
 
     def io_binding(self):
         return IOBinding(self)

@@ -4,10 +4,10 @@ import sys
 
 import numpy
 import pytest
-from onnx import TensorProto
+from onnx import TensorProto, helper
 
 import nxrt
-from conftest import DTYPES
+from conftest import DTYPES, save
 
 
 def sample(elem, dtype, n=5):
@@ -116,3 +116,99 @@ def test_optional_input_none_or_value(models):
     assert session.get_inputs()[0].type == "optional(tensor(float))"
     assert session.run(None, {"opt": None})[0] == numpy.array(False)
     assert session.run(None, {"opt": numpy.ones(2, dtype=numpy.float32)})[0] == numpy.array(True)
+
+
+# The element types numpy has not, as ONNX numbers them (onnx.proto; Debian's onnx 1.12 lacks
+# their names): float8 formats as (exponent bits, mantissa bits, bias, kind) per
+# onnx/docs/technical/float8.md; kind "fn": S.1111.111 is NaN, no infinity; "uz": only 0x80 is
+# NaN, no -0; "ieee": E5M2 with IEEE 754's infinities and NaNs.
+FLOAT8 = {17: ("float8e4m3fn", 4, 3, 7, "fn"), 18: ("float8e4m3fnuz", 4, 3, 8, "uz"),
+          19: ("float8e5m2", 5, 2, 15, "ieee"), 20: ("float8e5m2fnuz", 5, 2, 16, "uz")}
+UINT4, INT4 = 21, 22
+
+
+def float8_value(bits, exp_bits, man_bits, bias, kind):
+    """The reference decoding of one float8 code."""
+    sign = -1.0 if bits & 0x80 else 1.0
+    exponent = (bits >> man_bits) & ((1 << exp_bits) - 1)
+    mantissa = bits & ((1 << man_bits) - 1)
+    top = (1 << exp_bits) - 1
+    if kind == "uz" and bits == 0x80:
+        return float("nan")
+    if kind == "fn" and exponent == top and mantissa == (1 << man_bits) - 1:
+        return float("nan")
+    if kind == "ieee" and exponent == top:
+        return sign * float("inf") if mantissa == 0 else float("nan")
+    if exponent == 0:
+        return sign * mantissa * 2.0 ** (1 - bias - man_bits)
+    return sign * (1 + mantissa / (1 << man_bits)) * 2.0 ** (exponent - bias)
+
+
+def small_types_model(folder, elem):
+    """bits (elem)[n], also an output itself (nxrt's CPU EP has no Identity for these types),
+    → Cast(float32) → value; x float32[n] → Cast(elem) → encoded (float8) or x int8[n] →
+    Cast(elem) → packed (int4)."""
+    wide = TensorProto.INT8 if elem in (UINT4, INT4) else TensorProto.FLOAT
+    graph = helper.make_graph(
+        [helper.make_node("Cast", ["bits"], ["value"], to=TensorProto.FLOAT),
+         helper.make_node("Cast", ["x"], ["encoded"], to=elem)],
+        "small_types",
+        [helper.make_tensor_value_info("bits", elem, ["n"]),
+         helper.make_tensor_value_info("x", wide, ["m"])],
+        [helper.make_tensor_value_info("bits", elem, ["n"]),
+         helper.make_tensor_value_info("value", TensorProto.FLOAT, ["n"]),
+         helper.make_tensor_value_info("encoded", elem, ["m"])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)])
+    model.ir_version = 10
+    return save(model, folder, f"small_types_{elem}")
+
+
+@pytest.mark.parametrize("elem", sorted(FLOAT8))
+def test_float8_as_uint8_bits(elem, tmp_path):
+    name, exp_bits, man_bits, bias, kind = FLOAT8[elem]
+    session = nxrt.InferenceSession(small_types_model(str(tmp_path), elem))
+    assert session.get_inputs()[0].type == f"tensor({name})"
+    bits = numpy.arange(256, dtype=numpy.uint8)
+    want = numpy.array([float8_value(b, exp_bits, man_bits, bias, kind) for b in range(256)],
+                       dtype=numpy.float32)
+    finite = numpy.isfinite(want)
+    same, value, encoded = session.run(None, {"bits": bits, "x": want[finite]})
+    assert same.dtype == numpy.uint8 and same.tobytes() == bits.tobytes()
+    numpy.testing.assert_array_equal(value, want)  # NaNs in the same places
+    assert encoded.dtype == numpy.uint8
+    assert encoded.tolist() == bits[finite].tolist()  # every finite value back to its code
+    # ONNX Runtime's way to feed a type numpy has not: an OrtValue with the ONNX element type.
+    feed = nxrt.OrtValue.ortvalue_from_numpy_with_onnx_type(bits, elem)
+    assert feed.data_type() == f"tensor({name})"
+    out = session.run_with_ort_values(["bits"], {"bits": feed, "x": want[finite]})[0]
+    assert out.data_type() == f"tensor({name})" and out.numpy().tobytes() == bits.tobytes()
+    with pytest.raises(nxrt.capi.onnxruntime_pybind11_state.InvalidArgument,
+                       match="'bits'.*" + name):
+        session.run(None, {"bits": want, "x": want[finite]})  # float32, not the bits
+
+
+@pytest.mark.parametrize("elem,lo,hi", [(INT4, -8, 7), (UINT4, 0, 15)])
+def test_int4_unpacked_one_element_a_byte(elem, lo, hi, tmp_path):
+    name = "int4" if elem == INT4 else "uint4"
+    session = nxrt.InferenceSession(small_types_model(str(tmp_path), elem))
+    narrow = numpy.int8 if elem == INT4 else numpy.uint8
+    values = numpy.arange(lo, hi + 1).repeat(2)[:31]  # an odd count: the last byte half used
+    bits = values.astype(narrow)
+    same, value, packed = session.run(None, {"bits": bits, "x": values[::-1].astype(numpy.int8)})
+    assert same.dtype == numpy.dtype(narrow) and same.shape == (31,)
+    assert same.tolist() == values.tolist()
+    assert value.tolist() == values.astype(numpy.float32).tolist()
+    assert packed.dtype == numpy.dtype(narrow) and packed.tolist() == values[::-1].tolist()
+    # Any integer dtype is taken, one element per item; values outside the range are refused.
+    assert session.run(["bits"], {"bits": values.astype(numpy.int64),
+                                  "x": bits.astype(numpy.int8)})[0].tolist() == values.tolist()
+    bad = values.copy()
+    bad[5] = hi + 1
+    with pytest.raises(nxrt.capi.onnxruntime_pybind11_state.InvalidArgument,
+                       match=f"'bits' is {name}: element 5 is {hi + 1}, outside {lo}..{hi}"):
+        session.run(None, {"bits": bad, "x": bits.astype(numpy.int8)})
+    feed = nxrt.OrtValue.ortvalue_from_numpy_with_onnx_type(bits, elem)
+    assert feed.data_type() == f"tensor({name})"
+    assert session.run(["bits"], {"bits": feed, "x": bits.astype(numpy.int8)})[0].tolist() == values.tolist()
+    with pytest.raises(nxrt.capi.onnxruntime_pybind11_state.InvalidArgument, match="integer"):
+        nxrt.OrtValue.ortvalue_from_numpy_with_onnx_type(values.astype(numpy.float32), elem)

@@ -245,40 +245,42 @@ void ORT_API_CALL ReleaseState(OrtNodeComputeInfo*, void* state) noexcept {
   delete static_cast<ComputeState*>(state);
 }
 
-// The tensor viewing an OrtValue's buffer.
+// The tensor viewing an OrtValue's buffer. Its element type and dims are read in place
+// (GetTensorElementTypeAndShapeDataReference, ORT 1.24+): no OrtTensorTypeAndShapeInfo is made
+// and released per input and call. On the Compute path, error messages are built only on error.
 Result<Tensor> BorrowTensor(const OrtApi& ort, const OrtValue* value, const std::string& name) {
-  OrtTensorTypeAndShapeInfo* info = nullptr;
-  NXRT_RETURN_IF_ERROR(FromOrtStatus(ort, ort.GetTensorTypeAndShape(value, &info),
-                                     "GetTensorTypeAndShape('" + name + "')"));
   ONNXTensorElementDataType element = ONNX_TENSOR_ELEMENT_DATA_TYPE_UNDEFINED;
+  const int64_t* dims = nullptr;
   size_t rank = 0;
-  OrtStatus* status = ort.GetTensorElementType(info, &element);
-  if (status == nullptr) status = ort.GetDimensionsCount(info, &rank);
-  Shape shape(rank);
-  if (status == nullptr && rank > 0) status = ort.GetDimensions(info, shape.data(), rank);
-  ort.ReleaseTensorTypeAndShapeInfo(info);
-  NXRT_RETURN_IF_ERROR(FromOrtStatus(ort, status, "the shape of input '" + name + "'"));
+  if (OrtStatus* status =
+          ort.GetTensorElementTypeAndShapeDataReference(value, &element, &dims, &rank)) {
+    return FromOrtStatus(ort, status, "the type and shape of input '" + name + "'");
+  }
   const std::optional<DataType> dtype = DataTypeFromOnnx(element);
   if (!dtype || *dtype == DataType::kString) {
     return MakeStatus(StatusCode::kNotImplemented, "input '", name, "' has ONNX element type ",
                       static_cast<int>(element), "; the plugin takes numeric and bool tensors");
   }
   const void* data = nullptr;
-  NXRT_RETURN_IF_ERROR(
-      FromOrtStatus(ort, ort.GetTensorData(value, &data), "GetTensorData('" + name + "')"));
-  return Tensor::Borrow(*dtype, std::move(shape), const_cast<void*>(data));
+  if (OrtStatus* status = ort.GetTensorData(value, &data)) {
+    return FromOrtStatus(ort, status, "GetTensorData('" + name + "')");
+  }
+  return Tensor::Borrow(*dtype, rank > 0 ? Shape(dims, dims + rank) : Shape(),
+                        const_cast<void*>(data));
 }
 
 // The OrtKernelContext's output `o` with `shape`, allocated by the host, and its bytes.
 Result<void*> HostOutput(const OrtApi& ort, OrtKernelContext* context, size_t o,
                          const std::string& name, const Shape& shape) {
   OrtValue* output = nullptr;
-  NXRT_RETURN_IF_ERROR(FromOrtStatus(
-      ort, ort.KernelContext_GetOutput(context, o, shape.data(), shape.size(), &output),
-      "KernelContext_GetOutput('" + name + "')"));
+  if (OrtStatus* status =
+          ort.KernelContext_GetOutput(context, o, shape.data(), shape.size(), &output)) {
+    return FromOrtStatus(ort, status, "KernelContext_GetOutput('" + name + "')");
+  }
   void* data = nullptr;
-  NXRT_RETURN_IF_ERROR(FromOrtStatus(ort, ort.GetTensorMutableData(output, &data),
-                                     "GetTensorMutableData('" + name + "')"));
+  if (OrtStatus* status = ort.GetTensorMutableData(output, &data)) {
+    return FromOrtStatus(ort, status, "GetTensorMutableData('" + name + "')");
+  }
   return data;
 }
 
@@ -330,8 +332,10 @@ OrtStatus* ORT_API_CALL Compute(OrtNodeComputeInfo*, void* state,
                                 OrtKernelContext* context) noexcept {
   ComputeInfo& info = *static_cast<ComputeState*>(state)->info;
   const OrtApi& ort = *info.ort;
-  return Guarded(ort, "Compute", [&] {
-    return ToOrtStatus(ort, RunFused(info, context).WithContext("fused node '" + info.name + "'"));
+  return Guarded(ort, "Compute", [&]() -> OrtStatus* {
+    Status status = RunFused(info, context);
+    if (status.ok()) return nullptr;
+    return ToOrtStatus(ort, status.WithContext("fused node '" + info.name + "'"));
   });
 }
 
