@@ -16,7 +16,7 @@ and the residual in SkipLayerNormalization, the FFN's first MatMul with its bias
                     output: right padding), and BiasGelu;
   bert_mha_*:       MatMul to Q, K and V, MultiHeadAttention(Q, K, V, bias [3H],
                     key_padding_mask) with the int32 mask [B, S] itself (any padding), and
-                    FastGelu; EmbedLayerNormalization without a mask.
+                    FastGelu; EmbedLayerNormalization's mask_index is left unread.
 
 Attribute names and input orders follow ONNX Runtime's docs/ContribOperators.md.
 """
@@ -75,11 +75,9 @@ def make_bert(form, layers, d, heads, inter, vocab, max_pos, seed):
     eln_inputs = ["input_ids_int32", "token_type_ids_int32", word, position, segment,
                   g.vector("embeddings.LayerNorm.weight", d, 1.0),
                   g.vector("embeddings.LayerNorm.bias", d)]
-    if form == "attention":
-        g.node("EmbedLayerNormalization", eln_inputs + ["attention_mask_int32"],
-               ["embeddings", "mask_index"], MS, epsilon=1e-12)
-    else:
-        g.node("EmbedLayerNormalization", eln_inputs, ["embeddings"], MS, epsilon=1e-12)
+    # ORT's schema infers output 1 (mask_index) unconditionally: the MHA form leaves it unread.
+    g.node("EmbedLayerNormalization", eln_inputs + ["attention_mask_int32"],
+           ["embeddings", "mask_index"], MS, epsilon=1e-12)
     hidden = "embeddings"
     for i in range(layers):
         p = f"encoder.layer.{i}"
