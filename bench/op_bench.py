@@ -142,7 +142,7 @@ def single(op, inputs, out_elems, initializers=(), order=None, domain="", output
 def is_contrib(domain, op):
     """ONNX Runtime's contrib ops: the com.microsoft domain, and the ops ORT registers in the ONNX
     domain that ONNX does not define (SimplifiedLayerNormalization)."""
-    return domain not in ("", "ai.onnx") or not onnx.defs.has(op)
+    return domain == MS or (domain in ("", "ai.onnx") and not onnx.defs.has(op))
 
 
 # ---- recipes: op -> function(dtype column, elem) -> [(shape label, model)] ----
@@ -750,9 +750,11 @@ def table_ops(entries):
     ops = {}
     for entry in entries:
         domain = "" if entry["domain"] == "ai.onnx" else entry["domain"]
+        if domain not in ("", MS):  # nxrt's own com.nxrt ops are the optimizer's, not models'
+            continue
         contrib = is_contrib(domain, entry["op"])
-        if not contrib and (entry["since"] > OPSET or
-                            (entry["until"] is not None and entry["until"] < OPSET)):
+        if domain == "" and (entry["since"] > OPSET or
+                             (entry["until"] is not None and entry["until"] < OPSET)):
             continue
         names = set()
         for constraint in entry["types"]:
