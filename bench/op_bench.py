@@ -2,7 +2,7 @@
 """bench/op_bench.py: every op of the CPU EP's kernel table, nxrt against ONNX Runtime 1.30.
 
     bench/op_bench.py --build-dir build/release [--ops Conv,MatMul] [--dtypes fp16,bf16]
-                      [--threads 1,2] [--rounds 3] [--quick] [--out DIR] [--list]
+                      [--threads 1,2] [--rounds 3] [--quick] [--out DIR] [--list] [--contrib]
                       [--nxrt-args '--disable-pass insert_cast']
 
 The op list is the kernel table itself: `nxrt_kernel_table` (bench/kernel_table.cpp) prints the
@@ -14,6 +14,12 @@ shapes (two or three per op, the first being the --quick one) are RECIPES below:
 from issue 16 (Conv 3x3 64->64 at 112^2, MatMul 128x768x3072, 800k-value activations, ...). An op
 without a recipe whose schema binds every input and output to one type gets a generic
 elementwise case; the others are listed at the end as "no recipe", so a gap is visible.
+ONNX Runtime's contrib ops in the table (the com.microsoft domain, and the ONNX-domain ops ONNX
+does not define, such as SimplifiedLayerNormalization) run in the dtypes their entries allow for
+output 0, with the shapes of CONTRIB_RECIPES: a 4-bit LLM decoder's (hidden 4096, 32 query and 8
+kv heads of 128: MatMulNBits 4096x4096 at 1 and 128 rows with blocks of 32 and 128,
+GroupQueryAttention's decode step and prefill, RotaryEmbedding, the RMS norms) and BERT-base's
+(hidden 768, sequence 128); `--contrib` selects them alone.
 
 Each case is a one-node ONNX model written into --out/models. For each case and intra-op thread
 count the script runs `nxrt bench --json` and `ort_run --bench --json` (the tools of
@@ -42,6 +48,7 @@ sys.path.insert(0, HERE)
 import side_by_side  # noqa: E402  (its process runner and SVG chart)
 
 OPSET = 17
+MS = "com.microsoft"
 FLOAT_DTYPES = {"fp32": TensorProto.FLOAT, "fp16": TensorProto.FLOAT16,
                 "bf16": TensorProto.BFLOAT16}
 QUANT_DTYPES = {"u8": TensorProto.UINT8, "i8": TensorProto.INT8}
@@ -60,10 +67,12 @@ RNG = np.random.default_rng(16)
 # ---- one-node models ----
 
 class In:
-    """A graph input fed by the tools' fixed-seed generator (uniform in `low`..`high`)."""
+    """A graph input fed by the tools' fixed-seed generator (uniform in `low`..`high`). With
+    `passed`, the range goes to the tools as --range (ids that index a table)."""
 
-    def __init__(self, elem, shape, low=-1.0, high=1.0):
+    def __init__(self, elem, shape, low=-1.0, high=1.0, passed=False):
         self.elem, self.shape, self.low, self.high = elem, list(shape), low, high
+        self.passed = passed
 
 
 def const(array, elem=None):
@@ -86,33 +95,54 @@ def weights(shape, elem, scale=None):
     return const(RNG.uniform(-scale, scale, shape).astype(np.float32), elem)
 
 
-def model(nodes, inputs, out_elems, initializers=()):
+RANGE_DOC = "op_bench --range "  # graph input doc_string carrying an In's passed range
+
+
+def model(nodes, inputs, out_elems, initializers=(), contrib=False):
     """A graph of `nodes` (helper.make_node, named inputs "i0".., "c0".., outputs "y0"..):
-    `inputs` are the In objects fed as i0, i1, ...; `initializers` the TensorProtos c0, c1, ..."""
+    `inputs` are the In objects fed as i0, i1, ...; `initializers` the TensorProtos c0, c1, ...
+    `contrib`: the nodes include ONNX Runtime contrib ops, which ONNX's shape inference does not
+    know; the model imports com.microsoft and declares the outputs' types itself."""
     graph_inputs = [helper.make_tensor_value_info(f"i{k}", x.elem, x.shape)
                     for k, x in enumerate(inputs)]
+    for graph_input, x in zip(graph_inputs, inputs):
+        if x.passed:
+            graph_input.doc_string = f"{RANGE_DOC}{x.low:g},{x.high:g}"
     inits = []
     for k, tensor in enumerate(initializers):
         tensor = onnx.TensorProto.FromString(tensor.SerializeToString())
         tensor.name = f"c{k}"
         inits.append(tensor)
-    # Output types are left to ONNX's shape inference below (the checker wants them complete).
-    outputs = [helper.make_tensor_value_info(f"y{k}", TensorProto.UNDEFINED, None)
-               for k in range(len(out_elems))]
+    if contrib:
+        outputs = [helper.make_tensor_value_info(f"y{k}", elem, None)
+                   for k, elem in enumerate(out_elems)]
+    else:
+        # Output types are left to ONNX's shape inference below (the checker wants them complete).
+        outputs = [helper.make_tensor_value_info(f"y{k}", TensorProto.UNDEFINED, None)
+                   for k in range(len(out_elems))]
     graph = helper.make_graph(nodes, "op_bench", graph_inputs, outputs, inits)
-    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)],
-                          producer_name="nxrt bench/op_bench.py")
+    opsets = [helper.make_opsetid("", OPSET)] + ([helper.make_opsetid(MS, 1)] if contrib else [])
+    m = helper.make_model(graph, opset_imports=opsets, producer_name="nxrt bench/op_bench.py")
     m.ir_version = 8
-    return onnx.shape_inference.infer_shapes(m)
+    return m if contrib else onnx.shape_inference.infer_shapes(m)
 
 
-def single(op, inputs, out_elems, initializers=(), order=None, **attrs):
-    """One node of `op` reading inputs then initializers (or `order`, names like "i0", "c1", "")."""
+def single(op, inputs, out_elems, initializers=(), order=None, domain="", outputs=None, **attrs):
+    """One node of `op` reading inputs then initializers (or `order`, names like "i0", "c1", "").
+    A node of another `domain` (com.microsoft) makes a contrib model (see `model`); `outputs`
+    names the node's outputs when some are skipped ("" as in ONNX)."""
     names = order or ([f"i{k}" for k in range(len(inputs))] +
                       [f"c{k}" for k in range(len(initializers))])
-    node = helper.make_node(op, names, [f"y{k}" for k in range(len(out_elems))], name=op,
-                            **attrs)
-    return model([node], inputs, out_elems, initializers)
+    outputs = outputs or [f"y{k}" for k in range(len(out_elems))]
+    node = helper.make_node(op, names, outputs, name=op, domain=domain, **attrs)
+    return model([node], inputs, out_elems, initializers,
+                 contrib=is_contrib(domain, op))
+
+
+def is_contrib(domain, op):
+    """ONNX Runtime's contrib ops: the com.microsoft domain, and the ops ORT registers in the ONNX
+    domain that ONNX does not define (SimplifiedLayerNormalization)."""
+    return domain == MS or (domain in ("", "ai.onnx") and not onnx.defs.has(op))
 
 
 # ---- recipes: op -> function(dtype column, elem) -> [(shape label, model)] ----
@@ -415,6 +445,211 @@ def qdq(inner):
     return make
 
 
+# ---- ONNX Runtime's contrib ops (com.microsoft), at the sizes of the models that carry them:
+# 4-bit LLM decoders (hidden 4096, 32 query and 8 kv heads of 128, ONNX Runtime GenAI's form) and
+# BERT-base (hidden 768, 12 heads, FFN 3072, sequence 128, the transformer optimizer's form).
+
+LLM_D, LLM_HEADS, LLM_KV, LLM_HEAD = 4096, 32, 8, 128
+BERT_D, BERT_HEADS, BERT_FFN, BERT_S = 768, 12, 3072, 128
+
+
+def nbits_weights(k, n, block):
+    """Random packed 4-bit B [N, k_blocks, block/2], scales and packed uint8 zero points."""
+    k_blocks = (k + block - 1) // block
+    return [const(RNG.integers(0, 256, (n, k_blocks, block // 2)).astype(np.uint8)),
+            const(RNG.uniform(0.001, 0.01, (n, k_blocks)).astype(np.float32)),
+            const(RNG.integers(0, 256, (n, (k_blocks + 1) // 2)).astype(np.uint8))]
+
+
+def matmul_nbits(dt, e):
+    k = n = LLM_D
+    return [(f"{m}x{k}x{n} 4b blk{block}",
+             single("MatMulNBits", [In(e, [m, k])], [e], nbits_weights(k, n, block), domain=MS,
+                    K=k, N=n, bits=4, block_size=block))
+            for m, block in ((1, 32), (1, 128), (128, 32), (128, 128))]
+
+
+def skip_norm(op, llm):
+    def make(dt, e):
+        cases = []
+        for s in ((1, 128) if llm else (BERT_S,)):
+            d = LLM_D if llm else BERT_D
+            x = [1, s, d]
+            params = [weights([d], e, 1.0)] + ([] if llm else [weights([d], e, 0.1),
+                                                               weights([d], e, 0.1)])
+            # GenAI's decoders use the residual sum (output 3); BERT's the normalised output.
+            outputs = ["y0", "", "", "y1"] if llm else ["y0"]
+            cases.append((f"1x{s}x{d}", single(op, [In(e, x), In(e, x)], [e] * (2 if llm else 1),
+                                              params, domain=MS, outputs=outputs,
+                                              epsilon=1e-5)))
+        return cases
+    return make
+
+
+def simplified_norm(dt, e):
+    return [(f"1x{s}x{LLM_D}", single("SimplifiedLayerNormalization", [In(e, [1, s, LLM_D])], [e],
+                                      [weights([LLM_D], e, 1.0)], axis=-1, epsilon=1e-5))
+            for s in (1, 128)]
+
+
+def embed_layer_norm(dt, e):
+    i32 = TensorProto.INT32
+    s, vocab = BERT_S, 30522
+    order = ["i0", "i1", "c0", "c1", "c2", "c3", "c4", "i2"]
+    return [(f"1x{s} vocab {vocab} hidden {BERT_D}",
+             single("EmbedLayerNormalization",
+                    [In(i32, [1, s], 0, vocab - 1, passed=True), In(i32, [1, s], 0, 1, passed=True),
+                     In(i32, [1, s], 1, 1, passed=True)],
+                    [e, i32], [weights([vocab, BERT_D], e, 1.0), weights([512, BERT_D], e, 0.5),
+                               weights([2, BERT_D], e, 0.5), weights([BERT_D], e, 1.0),
+                               weights([BERT_D], e, 0.1)],
+                    order=order, domain=MS, epsilon=1e-12))]
+
+
+def bias_activation(op, bias=True, **attrs):
+    def make(dt, e):
+        x = [1, BERT_S, BERT_FFN]
+        params = [weights([BERT_FFN], e, 0.1)] if bias else []
+        return [("x".join(map(str, x)) + (" + bias" if bias else ""),
+                 single(op, [In(e, x, -3, 3)], [e], params, domain=MS, **attrs))]
+    return make
+
+
+def bias_add(dt, e):
+    x = [2, 4096, 320]  # a Stable Diffusion UNet's 64x64 latent at 320 channels
+    return [("2x4096x320", single("BiasAdd", [In(e, x), In(e, x)], [e], [weights([320], e, 0.1)],
+                                  order=["i0", "c0", "i1"], domain=MS))]
+
+
+def rope_caches(max_pos, rotary_dim):
+    inv = 1.0 / (10000.0 ** (np.arange(0, rotary_dim, 2, dtype=np.float64) / rotary_dim))
+    angles = np.outer(np.arange(max_pos, dtype=np.float64), inv)
+    return [const(np.cos(angles).astype(np.float32)), const(np.sin(angles).astype(np.float32))]
+
+
+def rotary_embedding(dt, e):
+    cases = []
+    for s, start in ((1, 511), (128, 0)):
+        positions = const(np.arange(start, start + s, dtype=np.int64)[None, :])
+        cases.append((f"1x{s}x{LLM_D} {LLM_HEADS} heads at {start}",
+                      single("RotaryEmbedding", [In(e, [1, s, LLM_D])], [e],
+                             [positions] + rope_caches(4096, LLM_HEAD), domain=MS,
+                             num_heads=LLM_HEADS)))
+    return cases
+
+
+def group_query_attention(dt, e):
+    i32 = TensorProto.INT32
+    kv = LLM_KV * LLM_HEAD
+    attrs = {"num_heads": LLM_HEADS, "kv_num_heads": LLM_KV, "do_rotary": 1}
+    cases = []
+    # Decode: one token after 511 cached ones; prefill: a 128-token prompt, no past.
+    for s, past in ((1, 511), (128, 0)):
+        total = past + s
+        consts = [const(np.array([total - 1], np.int32)), const(np.array(total, np.int32))]
+        consts += rope_caches(4096, LLM_HEAD)
+        inputs = [In(e, [1, s, LLM_D]), In(e, [1, s, kv]), In(e, [1, s, kv])]
+        order = ["i0", "i1", "i2", "", "", "c0", "c1", "c2", "c3"]
+        if past:
+            inputs += [In(e, [1, LLM_KV, past, LLM_HEAD])] * 2
+            order[3:5] = ["i3", "i4"]
+        label = f"decode past {past}" if past else f"prefill {s}"
+        cases.append((label, single("GroupQueryAttention", inputs, [e, e, e], consts,
+                                    order=order, domain=MS, **attrs)))
+    return cases
+
+
+def multi_head_attention(dt, e):
+    x = [1, BERT_S, BERT_D]
+    return [(f"1x{BERT_S}x{BERT_D} {BERT_HEADS} heads + bias",
+             single("MultiHeadAttention", [In(e, x), In(e, x), In(e, x)], [e],
+                    [weights([3 * BERT_D], e, 0.1)], domain=MS, num_heads=BERT_HEADS))]
+
+
+def attention(dt, e):
+    return [(f"1x{BERT_S}x{BERT_D} {BERT_HEADS} heads, mask lengths",
+             single("Attention", [In(e, [1, BERT_S, BERT_D]), In(TensorProto.INT32, [1], BERT_S,
+                                                                  BERT_S, passed=True)], [e],
+                    [weights([BERT_D, 3 * BERT_D], e), weights([3 * BERT_D], e, 0.1)],
+                    order=["i0", "c0", "c1", "i1"], domain=MS, num_heads=BERT_HEADS))]
+
+
+def fused_matmul(op):
+    def make(dt, e):
+        return [(f"{BERT_HEADS}x{BERT_S}x64 @ ^T, alpha 1/8",
+                 single(op, [In(e, [BERT_HEADS, BERT_S, 64]), In(e, [BERT_HEADS, BERT_S, 64])],
+                        [e], domain=MS, transB=1, alpha=0.125))]
+    return make
+
+
+def qlinear_binary(op):
+    def make(dt, e):
+        s, z = q_params(e)
+        order = ["i0", "c0", "c1", "i1", "c0", "c1", "c0", "c1"]
+        return [("1x64x112x112 same shape", single(op, [In(e, ACT), In(e, ACT)], [e], [s, z],
+                                                   order=order, domain=MS))]
+    return make
+
+
+def qlinear_unary(op, shape, **attrs):
+    def make(dt, e):
+        s, z = q_params(e)
+        return [("x".join(map(str, shape)), single(op, [In(e, shape)], [e], [s, z],
+                                                   order=["i0", "c0", "c1", "c0", "c1"],
+                                                   domain=MS, **attrs))]
+    return make
+
+
+def qlinear_concat(dt, e):
+    s, z = q_params(e)
+    x = [1, 64, 56, 56]
+    return [("2x 1x64x56x56 axis 1", single("QLinearConcat", [In(e, x), In(e, x)], [e], [s, z],
+                                            order=["c0", "c1", "i0", "c0", "c1", "i1", "c0",
+                                                   "c1"], domain=MS, axis=1))]
+
+
+def matmul_integer_to_float(dt, e):
+    u8, i8 = TensorProto.UINT8, TensorProto.INT8
+    scale = const(np.array(0.02, np.float32))
+    return [("128x768x3072 u8 x i8", single(
+        "MatMulIntegerToFloat", [In(u8, [128, 768], 0, 255)], [e],
+        [qweights([768, 3072], i8), scale, scale, const(np.array(128, np.uint8)),
+         const(np.array(0, np.int8)), weights([3072], e, 0.1)],
+        order=["i0", "c0", "c1", "c2", "c3", "c4", "c5"], domain=MS))]
+
+
+def dynamic_quantize_matmul(dt, e):
+    i8 = TensorProto.INT8
+    return [("128x768x3072 i8 weights", single(
+        "DynamicQuantizeMatMul", [In(e, [128, 768])], [e],
+        [qweights([768, 3072], i8), const(np.array(0.02, np.float32)),
+         const(np.array(0, np.int8)), weights([3072], e, 0.1)], domain=MS))]
+
+
+# Keyed by op type, for the com.microsoft entries of the table (and ORT's ONNX-domain contrib
+# ops, is_contrib); their dtype columns are those the table allows for output 0.
+CONTRIB_RECIPES = {
+    "MatMulNBits": matmul_nbits,
+    "SkipLayerNormalization": skip_norm("SkipLayerNormalization", llm=False),
+    "SkipSimplifiedLayerNormalization": skip_norm("SkipSimplifiedLayerNormalization", llm=True),
+    "SimplifiedLayerNormalization": simplified_norm,
+    "EmbedLayerNormalization": embed_layer_norm,
+    "FastGelu": bias_activation("FastGelu"), "BiasGelu": bias_activation("BiasGelu"),
+    "Gelu": bias_activation("Gelu", bias=False),
+    "QuickGelu": bias_activation("QuickGelu", bias=False, alpha=1.702),
+    "BiasAdd": bias_add, "RotaryEmbedding": rotary_embedding,
+    "GroupQueryAttention": group_query_attention, "MultiHeadAttention": multi_head_attention,
+    "Attention": attention,
+    "FusedMatMul": fused_matmul("FusedMatMul"), "TransposeMatMul": fused_matmul("TransposeMatMul"),
+    "QLinearAdd": qlinear_binary("QLinearAdd"), "QLinearMul": qlinear_binary("QLinearMul"),
+    "QLinearSigmoid": qlinear_unary("QLinearSigmoid", ACT),
+    "QLinearGlobalAveragePool": qlinear_unary("QLinearGlobalAveragePool", ACT2,
+                                              channels_last=0),
+    "QLinearConcat": qlinear_concat, "MatMulIntegerToFloat": matmul_integer_to_float,
+    "DynamicQuantizeMatMul": dynamic_quantize_matmul,
+}
+
+
 UNARY_OPS = ["Relu", "Sigmoid", "Tanh", "Erf", "Exp", "Log", "Sqrt", "Abs", "Neg", "Reciprocal",
              "Floor", "Ceil", "Round", "Sign", "Softplus", "Softsign", "Elu", "Selu", "LeakyRelu",
              "HardSigmoid", "HardSwish", "ThresholdedRelu", "Celu", "Mish", "Sin", "Cos", "Tan",
@@ -509,17 +744,23 @@ def schema_allows(op, dt):
 
 
 def table_ops(entries):
-    """{op: the dtype columns its default-domain entries covering OPSET list (any type variable)}."""
+    """{(domain, op): dtype columns}. An ONNX op's columns are those its default-domain entries
+    covering OPSET list (any type variable); a contrib op's (is_contrib) those its entries allow
+    for output 0."""
     ops = {}
     for entry in entries:
-        if entry["domain"] not in ("", "ai.onnx"):
+        domain = "" if entry["domain"] == "ai.onnx" else entry["domain"]
+        if domain not in ("", MS):  # nxrt's own com.nxrt ops are the optimizer's, not models'
             continue
-        if entry["since"] > OPSET or (entry["until"] is not None and entry["until"] < OPSET):
+        contrib = is_contrib(domain, entry["op"])
+        if domain == "" and (entry["since"] > OPSET or
+                             (entry["until"] is not None and entry["until"] < OPSET)):
             continue
         names = set()
         for constraint in entry["types"]:
-            names.update(constraint["dtypes"])
-        cols = ops.setdefault(entry["op"], set())
+            if not contrib or 0 in constraint["outputs"]:
+                names.update(constraint["dtypes"])
+        cols = ops.setdefault((domain, entry["op"]), set())
         cols.update(dt for dt, name in TABLE_NAMES.items() if name in names)
     return ops
 
@@ -528,17 +769,23 @@ def plan_cases(entries, args):
     """[(op, dt, label, model)] for the selected ops and dtypes; and the ops without a recipe."""
     ops = table_ops(entries)
     cases, missing = [], []
-    for op in sorted(ops):
-        if args.ops and op not in args.ops:
+    for domain, op in sorted(ops, key=lambda key: (key[0] != "", key[1])):
+        contrib = is_contrib(domain, op)
+        if (args.ops and op not in args.ops) or (args.contrib and not contrib):
             continue
-        recipe = RECIPES.get(op) or generic(op)
-        if recipe is None:
-            missing.append(op)
-            continue
-        if op in QUANT_OPS:
-            dts = [dt for dt in QUANT_DTYPES if dt in ops[op]]
+        if contrib:
+            recipe = CONTRIB_RECIPES.get(op)
+            dts = [dt for dt in ALL_DTYPES if dt in ops[(domain, op)]]
         else:
-            dts = [dt for dt in FLOAT_DTYPES if dt in ops[op] and schema_allows(op, dt)]
+            recipe = RECIPES.get(op) or generic(op)
+            if op in QUANT_OPS:
+                dts = [dt for dt in QUANT_DTYPES if dt in ops[(domain, op)]]
+            else:
+                dts = [dt for dt in FLOAT_DTYPES
+                       if dt in ops[(domain, op)] and schema_allows(op, dt)]
+        if recipe is None:
+            missing.append(op if not domain else f"{domain}.{op}")
+            continue
         for dt in dts:
             if args.dtypes and dt not in args.dtypes:
                 continue
@@ -551,7 +798,7 @@ def plan_cases(entries, args):
             for label, m in (made[:1] if args.quick else made):
                 cases.append((op, dt, label, m))
     for name, recipe in QDQ_CASES.items():
-        if args.ops and name not in args.ops and name.split()[1] not in args.ops:
+        if args.contrib or (args.ops and name not in args.ops and name.split()[1] not in args.ops):
             continue
         for dt in QUANT_DTYPES:
             if args.dtypes and dt not in args.dtypes:
@@ -567,6 +814,9 @@ def input_flags(m):
     flags = []
     for graph_input in m.graph.input:
         elem = graph_input.type.tensor_type.elem_type
+        if graph_input.doc_string.startswith(RANGE_DOC):
+            flags += ["--range", f"{graph_input.name}={graph_input.doc_string[len(RANGE_DOC):]}"]
+            continue
         if elem == TensorProto.BOOL:
             continue
         # The tools' inputs are uniform in [-1, 1) by default; quantized inputs get 0..255
@@ -672,6 +922,9 @@ def parse_args():
                              "and bench/nxrt_kernel_table (default build/release)")
     parser.add_argument("--ops", default="", help="comma-separated op types (default: all the "
                                                   "table has), e.g. Conv,MatMul or 'QDQ Conv'")
+    parser.add_argument("--contrib", action="store_true",
+                        help="only ONNX Runtime's contrib ops (com.microsoft, and the ONNX-domain "
+                             "ops ONNX does not define)")
     parser.add_argument("--dtypes", default="", help="comma-separated dtype columns among " +
                         ",".join(ALL_DTYPES) + " (default all)")
     parser.add_argument("--threads", default="1,2", help="intra-op thread counts (default 1,2)")

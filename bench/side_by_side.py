@@ -18,7 +18,9 @@ is faster), the geometric mean of the ratios per thread count, and large-GEMM ef
 bench/fma_peak.cpp). It writes ratios.svg and results.json into --out.
 
 Models: the seven real ones in <NXRT_CACHE>/models (input specs as in tests/real_models.h) and the
-generated ones of bench/make_bench_models.py (written into <build-dir>/bench_models when missing).
+generated ones of bench/make_bench_models.py (written into <build-dir>/bench_models when missing),
+and the com.microsoft decoders and BERT encoders of tests/contrib (in <build-dir>/tests/contrib/
+models, written by the test build).
 Runs with any python3 (standard library only); the model generator needs /usr/bin/python3.
 """
 
@@ -69,6 +71,23 @@ CASES = [
     ("gpt2_prefill_fp16", "gpt2_4l_fp16", "generated",
      ["--dim", "batch=1", "--dim", "sequence=128", "--range", "input_ids=0,50256"]),
     ("matmul_nbits_b1", "matmul_nbits_4096", "generated", ["--dim", "batch=1"]),
+    # The com.microsoft models of tests/contrib (make_decoder.py, make_bert.py; built with the
+    # tests): one pass each, a decoder's prompt (empty past) or one decode step after 127 tokens.
+    ("decoder_tiny_prefill", "decoder_tiny", "contrib",
+     ["--dim", "batch=1", "--dim", "seq=64", "--dim", "total=64", "--dim", "past=0",
+      "--range", "input_ids=0,96", "--value", "attention_mask=1"]),
+    ("decoder_small_prefill", "decoder_small", "contrib",
+     ["--dim", "batch=1", "--dim", "seq=128", "--dim", "total=128", "--dim", "past=0",
+      "--range", "input_ids=0,1000", "--value", "attention_mask=1"]),
+    ("decoder_small_step", "decoder_small", "contrib",
+     ["--dim", "batch=1", "--dim", "seq=1", "--dim", "total=128", "--dim", "past=127",
+      "--range", "input_ids=0,1000", "--value", "attention_mask=1"]),
+    ("bert_attention_small", "bert_attention_small", "contrib",
+     ["--dim", "batch=1", "--dim", "sequence=128", "--range", "input_ids=0,1008",
+      "--range", "token_type_ids=0,1", "--value", "attention_mask=1"]),
+    ("bert_mha_small", "bert_mha_small", "contrib",
+     ["--dim", "batch=1", "--dim", "sequence=128", "--range", "input_ids=0,1008",
+      "--range", "token_type_ids=0,1", "--value", "attention_mask=1"]),
 ]
 
 GEMM_N = 2048  # the GEMM-efficiency MatMul is GEMM_N^3 (bench/make_bench_models.py matmul_2048)
@@ -146,7 +165,8 @@ def ensure_generated(args, stems):
 
 
 def model_path(args, stem, kind):
-    folder = os.path.join(args.cache, "models") if kind == "real" else args.generated_dir
+    folder = {"real": os.path.join(args.cache, "models"), "generated": args.generated_dir,
+              "contrib": os.path.join(args.build_dir, "tests", "contrib", "models")}[kind]
     return os.path.join(folder, stem + ".onnx")
 
 
@@ -400,7 +420,8 @@ def main():
         for label, stem, kind, flags in cases:
             path = model_path(args, stem, kind)
             if not os.path.exists(path):
-                print(f"  {label}: {path} is missing (run scripts/bootstrap.sh); skipped")
+                fix = "build the tests" if kind == "contrib" else "run scripts/bootstrap.sh"
+                print(f"  {label}: {path} is missing ({fix}); skipped")
                 continue
             print(f"measuring {label} at {threads} thread(s)", flush=True)
             results.append(measure(args, nxrt, ort_run, plugin, label, path, flags, threads))

@@ -131,10 +131,17 @@ void ParallelRanges(ComputeContext& ctx, int64_t count,
 
 Status ParallelRangesTry(ComputeContext& ctx, int64_t count,
                          const std::function<Status(int64_t, int64_t)>& fn) {
+  if (count <= 0) return Status::Ok();
+  if (count < 2 * kParallelGrain) return fn(0, count);
+  return ParallelForTry(ctx, count, kParallelGrain, fn);
+}
+
+Status ParallelForTry(ComputeContext& ctx, int64_t count, int64_t min_chunk,
+                      const std::function<Status(int64_t, int64_t)>& fn) {
   std::mutex mutex;
   Status first;
   int64_t first_begin = std::numeric_limits<int64_t>::max();
-  ParallelRanges(ctx, count, [&](int64_t begin, int64_t end) {
+  ctx.ParallelFor(count, min_chunk, [&](int64_t begin, int64_t end) {
     Status status = fn(begin, end);
     if (status.ok()) return;
     std::lock_guard<std::mutex> lock(mutex);

@@ -102,6 +102,11 @@ void ParallelRanges(ComputeContext& ctx, int64_t count,
 Status ParallelRangesTry(ComputeContext& ctx, int64_t count,
                          const std::function<Status(int64_t, int64_t)>& fn);
 
+// ComputeContext::ParallelFor for a fallible fn, for items each worth a thread (attention heads):
+// every range runs; the first error (by range start) is returned.
+Status ParallelForTry(ComputeContext& ctx, int64_t count, int64_t min_chunk,
+                      const std::function<Status(int64_t, int64_t)>& fn);
+
 // Rows [begin, end) of a computation made of independent rows.
 struct RowRange {
   int64_t begin = 0;

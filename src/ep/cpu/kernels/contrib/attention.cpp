@@ -114,10 +114,10 @@ class GroupQueryAttentionKernel final : public Kernel {
     b.present_value = present_value->mutable_data<float>();
     b.workspace = reinterpret_cast<float*>(ctx.workspace().data());
     NXRT_RETURN_IF_ERROR(contrib::GqaFillCache(plan_, b));
-    ctx.ParallelFor(plan_.batch * attributes_.num_heads, 1, [&](int64_t begin, int64_t end) {
-      contrib::GqaAttend(plan_, b, begin, end);
-    });
-    return Status::Ok();
+    return ParallelForTry(ctx, plan_.batch * attributes_.num_heads, 1,
+                          [&](int64_t begin, int64_t end) {
+                            return contrib::GqaAttend(plan_, b, begin, end);
+                          });
   }
 
  private:
@@ -214,7 +214,7 @@ class MultiHeadAttentionKernel final : public Kernel {
     const int64_t k_count = plan_.batch * plan_.kv_sequence * q[2];
     const int64_t v_count = plan_.batch * plan_.kv_sequence * (*v)[2];
     const int64_t scratch = (bias_ ? q_count + k_count + v_count : 0) +
-                            plan_.batch * heads_ * plan_.kv_sequence;
+                            plan_.batch * heads_ * plan_.sequence * plan_.kv_sequence;
     ctx.SetWorkspaceBytes(static_cast<size_t>(scratch) * sizeof(float));
     return ctx.SetOutput(0, DataType::kFloat,
                          {plan_.batch, plan_.sequence, heads_ * plan_.v_head_size});
@@ -250,10 +250,9 @@ class MultiHeadAttentionKernel final : public Kernel {
     b.attention_bias = OptionalFloats(ctx, 5);
     b.output = ctx.output(0)->mutable_data<float>();
     b.scores = scratch;
-    ctx.ParallelFor(plan_.batch * plan_.heads, 1, [&](int64_t begin, int64_t end) {
-      contrib::MhaAttend(plan_, b, begin, end);
+    return ParallelForTry(ctx, plan_.batch * plan_.heads, 1, [&](int64_t begin, int64_t end) {
+      return contrib::MhaAttend(plan_, b, begin, end);
     });
-    return Status::Ok();
   }
 
  private:
@@ -303,8 +302,9 @@ class AttentionKernel final : public Kernel {
     NXRT_RETURN_IF_ERROR(ResolveMasks(ctx, 3, 5, plan_));
     in_features_ = x[2];
     const int64_t qkv = plan_.batch * plan_.sequence * 3 * hidden_;
-    ctx.SetWorkspaceBytes(static_cast<size_t>(qkv + plan_.batch * heads_ * plan_.sequence) *
-                          sizeof(float));
+    ctx.SetWorkspaceBytes(
+        static_cast<size_t>(qkv + plan_.batch * heads_ * plan_.sequence * plan_.sequence) *
+        sizeof(float));
     return ctx.SetOutput(0, DataType::kFloat, {plan_.batch, plan_.sequence, hidden_});
   }
 
@@ -313,7 +313,7 @@ class AttentionKernel final : public Kernel {
     const int64_t rows = plan_.batch * plan_.sequence;
     NXRT_RETURN_IF_ERROR(contrib::DenseRows(ctx.input(0)->data<float>(), rows, in_features_,
                                             ctx.input(1)->data<float>(), 3 * hidden_,
-                                            OptionalFloats(ctx, 2), qkv));
+                                            OptionalFloats(ctx, 2), qkv, ctx.thread_count()));
     contrib::MhaBuffers b;
     b.q = qkv;
     b.k = qkv + hidden_;
@@ -324,10 +324,9 @@ class AttentionKernel final : public Kernel {
     b.attention_bias = OptionalFloats(ctx, 5);
     b.output = ctx.output(0)->mutable_data<float>();
     b.scores = qkv + rows * 3 * hidden_;
-    ctx.ParallelFor(plan_.batch * plan_.heads, 1, [&](int64_t begin, int64_t end) {
-      contrib::MhaAttend(plan_, b, begin, end);
+    return ParallelForTry(ctx, plan_.batch * plan_.heads, 1, [&](int64_t begin, int64_t end) {
+      return contrib::MhaAttend(plan_, b, begin, end);
     });
-    return Status::Ok();
   }
 
  private:

@@ -78,7 +78,8 @@ class MatMulNBitsKernel final : public Kernel {
         contrib::MatMulNBitsDequantize(plan_, o, n0 + begin, n0 + end,
                                        workspace + begin * plan_.attributes.k);
       });
-      NXRT_RETURN_IF_ERROR(contrib::MatMulNBitsMultiply(plan_, o, workspace, n0, count, y));
+      NXRT_RETURN_IF_ERROR(
+          contrib::MatMulNBitsMultiply(plan_, o, workspace, n0, count, y, ctx.thread_count()));
     }
     return Status::Ok();
   }

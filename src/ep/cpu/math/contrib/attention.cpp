@@ -9,6 +9,9 @@
 #include <limits>
 #include <string>
 
+#include "ep/cpu/math/nn/dnnl_threads.h"
+#include "ep/cpu/math/normalization/softmax.h"
+
 namespace nxrt::cpu::contrib {
 namespace {
 
@@ -20,10 +23,34 @@ Status CheckCache(std::string_view op, std::string_view what, std::span<const in
                     "] (rotary dim ", rotary_dim, " / 2)");
 }
 
-float Dot(const float* a, const float* b, int64_t n) {
-  float sum = 0;
-  for (int64_t i = 0; i < n; ++i) sum += a[i] * b[i];
-  return sum;
+// C [m, n] (row stride ldc) = alpha * A [m, k] (lda) @ (B [k, n] (ldb), or B [n, k] transposed
+// when `transpose_b`) with oneDNN's row-major sgemm on the calling thread. `what` names the
+// product in the error.
+Status Sgemm(std::string_view what, bool transpose_b, int64_t m, int64_t n, int64_t k, float alpha,
+             const float* a, int64_t lda, const float* b, int64_t ldb, float* c, int64_t ldc) {
+  if (m == 0 || n == 0) return Status::Ok();
+  const dnnl_status_t status = dnnl_sgemm('N', transpose_b ? 'T' : 'N', m, n, k, alpha, a, lda,
+                                          b, ldb, 0.0f, c, ldc);
+  if (status != dnnl_success) {
+    return MakeStatus(StatusCode::kRuntimeError, what, ": oneDNN sgemm failed (status ",
+                      static_cast<int>(status), ") on [", m, "x", k, "] x [", k, "x", n, "]");
+  }
+  return Status::Ok();
+}
+
+// The float softmax of math/normalization over `length` contiguous floats, in place.
+void SoftmaxInPlace(const math::SoftmaxPlan& row, float* x, int64_t rows, int64_t length) {
+  math::SoftmaxPlan plan = row;
+  plan.outer = rows;
+  plan.axis_dim = length;
+  plan.inner = 1;
+  math::RunSoftmax(plan, x, x);
+}
+
+math::SoftmaxPlan FloatSoftmax() {
+  return math::PrepareSoftmax(math::SoftmaxKind::kSoftmax, DataType::kFloat, Shape{1}, 0,
+                              math::SoftmaxAxisMode::kSingleAxis)
+      .value();
 }
 
 }  // namespace
@@ -203,7 +230,7 @@ Result<GqaPlan> PrepareGroupQueryAttention(const GqaAttributes& a,
   p.present_shape = {p.batch, a.kv_num_heads, p.present_length, p.head_size};
   p.workspace_bytes =
       static_cast<size_t>(p.batch * p.sequence * a.num_heads * p.head_size +
-                          p.batch * a.num_heads * p.present_length) *
+                          p.batch * a.num_heads * p.sequence * p.present_length) *
       sizeof(float);
   return p;
 }
@@ -278,55 +305,49 @@ Status GqaFillCache(const GqaPlan& p, const GqaBuffers& b) {
   return Status::Ok();
 }
 
-void GqaAttend(const GqaPlan& p, const GqaBuffers& b, int64_t begin, int64_t end) {
+Status GqaAttend(const GqaPlan& p, const GqaBuffers& b, int64_t begin, int64_t end) {
   const GqaAttributes& a = p.attributes;
   const int64_t h = p.head_size, s_len = p.sequence, nq = a.num_heads, nkv = a.kv_num_heads;
   const float scale = a.scale != 0 ? a.scale : 1.0f / std::sqrt(static_cast<float>(h));
   const bool first_prompt = s_len == b.total_sequence_length;
   const float* q_rot = b.workspace;
+  const math::SoftmaxPlan softmax = FloatSoftmax();
+  nn::SetDnnlThreads(1);  // pairs are spread over the caller's threads
   for (int64_t pair = begin; pair < end; ++pair) {
     const int64_t batch = pair / nq, n = pair % nq, kv_head = n / (nq / nkv);
     const int64_t total = static_cast<int64_t>(b.seqlens_k[batch]) + 1;
     const int64_t past = first_prompt ? 0 : total - s_len;
+    const int64_t keys_used = past + s_len;  // the last query token's position + 1
     const float* keys = b.present_key + (batch * nkv + kv_head) * p.present_length * h;
     const float* values = b.present_value + (batch * nkv + kv_head) * p.present_length * h;
-    float* scores = b.workspace + p.batch * s_len * nq * h + pair * p.present_length;
+    const float* q = q_rot + (batch * s_len * nq + n) * h;
+    float* scores = b.workspace + p.batch * s_len * nq * h + pair * s_len * p.present_length;
+    NXRT_RETURN_IF_ERROR(Sgemm("GroupQueryAttention", true, s_len, keys_used, h, scale, q,
+                               nq * h, keys, h, scores, keys_used));
     for (int64_t s = 0; s < s_len; ++s) {
       const int64_t position = past + s;
       const int64_t first =
           a.local_window_size > 0 ? std::max<int64_t>(0, position - a.local_window_size + 1) : 0;
-      const float* q = q_rot + ((batch * s_len + s) * nq + n) * h;
-      float max_score = -std::numeric_limits<float>::infinity();
-      for (int64_t j = first; j <= position; ++j) {
-        float score = scale * Dot(q, keys + j * h, h);
-        if (a.softcap > 0) score = a.softcap * std::tanh(score / a.softcap);
-        scores[j] = score;
-        max_score = std::max(max_score, score);
+      float* row = scores + s * keys_used;
+      if (a.softcap > 0) {
+        for (int64_t j = first; j <= position; ++j) row[j] = a.softcap * std::tanh(row[j] / a.softcap);
       }
-      float sum = 0;
-      for (int64_t j = first; j <= position; ++j) {
-        scores[j] = std::exp(scores[j] - max_score);
-        sum += scores[j];
-      }
-      float* out = b.output + ((batch * s_len + s) * nq + n) * h;
-      std::fill(out, out + h, 0.0f);
-      for (int64_t j = first; j <= position; ++j) {
-        const float weight = scores[j] / sum;
-        const float* v = values + j * h;
-        for (int64_t i = 0; i < h; ++i) out[i] += weight * v[i];
-      }
+      SoftmaxInPlace(softmax, row + first, 1, position + 1 - first);
+      // Keys outside the window and after the token's position take no weight.
+      std::fill(row, row + first, 0.0f);
+      std::fill(row + position + 1, row + keys_used, 0.0f);
     }
+    NXRT_RETURN_IF_ERROR(Sgemm("GroupQueryAttention", false, s_len, h, keys_used, 1.0f, scores,
+                               keys_used, values, h,
+                               b.output + (batch * s_len * nq + n) * h, nq * h));
   }
+  return Status::Ok();
 }
 
 Status DenseRows(const float* x, int64_t rows, int64_t k, const float* w, int64_t n,
-                 const float* bias, float* y) {
-  if (rows == 0 || n == 0) return Status::Ok();
-  const dnnl_status_t status = dnnl_sgemm('N', 'N', rows, n, k, 1.0f, x, k, w, n, 0.0f, y, n);
-  if (status != dnnl_success) {
-    return MakeStatus(StatusCode::kRuntimeError, "Attention: oneDNN sgemm failed (status ",
-                      static_cast<int>(status), ") on [", rows, "x", k, "] x [", k, "x", n, "]");
-  }
+                 const float* bias, float* y, int threads) {
+  nn::SetDnnlThreads(threads);
+  NXRT_RETURN_IF_ERROR(Sgemm("Attention", false, rows, n, k, 1.0f, x, k, w, n, y, n));
   if (bias != nullptr) {
     for (int64_t r = 0; r < rows; ++r) {
       for (int64_t j = 0; j < n; ++j) y[r * n + j] += bias[j];
@@ -335,43 +356,45 @@ Status DenseRows(const float* x, int64_t rows, int64_t k, const float* w, int64_
   return Status::Ok();
 }
 
-void MhaAttend(const MhaPlan& p, const MhaBuffers& b, int64_t begin, int64_t end) {
+Status MhaAttend(const MhaPlan& p, const MhaBuffers& b, int64_t begin, int64_t end) {
+  const int64_t s_len = p.sequence, t_len = p.kv_sequence, out_row = p.heads * p.v_head_size;
+  const math::SoftmaxPlan softmax = FloatSoftmax();
+  nn::SetDnnlThreads(1);  // pairs are spread over the caller's threads
   for (int64_t pair = begin; pair < end; ++pair) {
     const int64_t batch = pair / p.heads, n = pair % p.heads;
-    float* scores = b.scores + pair * p.kv_sequence;
-    for (int64_t s = 0; s < p.sequence; ++s) {
-      const float* q = b.q + (batch * p.sequence + s) * b.q_row + n * p.head_size;
-      const float* bias =
-          p.attention_bias
-              ? b.attention_bias + (((p.bias_batch ? batch : 0) * (p.bias_heads ? p.heads : 1) +
-                                     (p.bias_heads ? n : 0)) *
-                                        p.sequence +
-                                    s) *
-                                       p.kv_sequence
-              : nullptr;
-      float max_score = -std::numeric_limits<float>::infinity();
-      for (int64_t j = 0; j < p.kv_sequence; ++j) {
-        const float* k = b.k + (batch * p.kv_sequence + j) * b.k_row + n * p.head_size;
-        float score = p.scale * Dot(q, k, p.head_size);
-        if (bias != nullptr) score += bias[j];
-        bool masked = p.unidirectional && j > s;
-        if (p.mask == MhaPlan::Mask::kKeyPadding2D) masked |= b.mask[batch * p.kv_sequence + j] == 0;
-        if (p.mask == MhaPlan::Mask::kLengths1D) masked |= j >= b.mask[batch];
-        if (masked) score += p.mask_filter_value;
-        scores[j] = score;
-        max_score = std::max(max_score, score);
+    float* scores = b.scores + pair * s_len * t_len;
+    NXRT_RETURN_IF_ERROR(Sgemm("attention", true, s_len, t_len, p.head_size, p.scale,
+                               b.q + batch * s_len * b.q_row + n * p.head_size, b.q_row,
+                               b.k + batch * t_len * b.k_row + n * p.head_size, b.k_row, scores,
+                               t_len));
+    for (int64_t s = 0; s < s_len; ++s) {
+      float* row = scores + s * t_len;
+      if (p.attention_bias) {
+        const float* bias =
+            b.attention_bias + (((p.bias_batch ? batch : 0) * (p.bias_heads ? p.heads : 1) +
+                                 (p.bias_heads ? n : 0)) * s_len + s) * t_len;
+        for (int64_t j = 0; j < t_len; ++j) row[j] += bias[j];
       }
-      float sum = 0;
-      for (int64_t j = 0; j < p.kv_sequence; ++j) sum += (scores[j] = std::exp(scores[j] - max_score));
-      float* out = b.output + (batch * p.sequence + s) * p.heads * p.v_head_size + n * p.v_head_size;
-      std::fill(out, out + p.v_head_size, 0.0f);
-      for (int64_t j = 0; j < p.kv_sequence; ++j) {
-        const float w = scores[j] / sum;
-        const float* v = b.v + (batch * p.kv_sequence + j) * b.v_row + n * p.v_head_size;
-        for (int64_t i = 0; i < p.v_head_size; ++i) out[i] += w * v[i];
+      if (p.mask == MhaPlan::Mask::kKeyPadding2D) {
+        const int32_t* keep = b.mask + batch * t_len;
+        for (int64_t j = 0; j < t_len; ++j) {
+          if (keep[j] == 0) row[j] += p.mask_filter_value;
+        }
+      } else if (p.mask == MhaPlan::Mask::kLengths1D) {
+        for (int64_t j = std::max<int64_t>(0, b.mask[batch]); j < t_len; ++j) {
+          row[j] += p.mask_filter_value;
+        }
+      }
+      if (p.unidirectional) {
+        for (int64_t j = s + 1; j < t_len; ++j) row[j] += p.mask_filter_value;
       }
     }
+    SoftmaxInPlace(softmax, scores, s_len, t_len);
+    NXRT_RETURN_IF_ERROR(Sgemm("attention", false, s_len, p.v_head_size, t_len, 1.0f, scores,
+                               t_len, b.v + batch * t_len * b.v_row + n * p.v_head_size, b.v_row,
+                               b.output + batch * s_len * out_row + n * p.v_head_size, out_row));
   }
+  return Status::Ok();
 }
 
 }  // namespace nxrt::cpu::contrib

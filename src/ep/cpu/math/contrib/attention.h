@@ -91,7 +91,7 @@ struct GqaPlan {
   int64_t max_position = 0;  // rows of the rotary caches
   Shape output_shape;
   Shape present_shape;
-  size_t workspace_bytes = 0;  // rotated queries [B, S, N, H] and scores per (b, n)
+  size_t workspace_bytes = 0;  // rotated queries [B, S, N, H] and scores [S, present] per (b, n)
 };
 
 // `total_sequence_length` is the scalar input's value. Errors (kInvalidArgument) name the input
@@ -129,9 +129,11 @@ struct GqaBuffers {
 // present_value (past rows, then the new, rotated keys and values) and the rotated queries.
 Status GqaFillCache(const GqaPlan& plan, const GqaBuffers& buffers);
 
-// The attention of (b, n) pairs [begin, end) of B * N (after GqaFillCache). Pairs are
-// independent.
-void GqaAttend(const GqaPlan& plan, const GqaBuffers& buffers, int64_t begin, int64_t end);
+// The attention of (b, n) pairs [begin, end) of B * N (after GqaFillCache): per pair the scores
+// of its S queries against the keys up to the last one's position (oneDNN's sgemm on the calling
+// thread), the window's softmax per query (math/normalization's), times V (sgemm). Pairs are
+// independent. Errors: kRuntimeError when oneDNN fails.
+Status GqaAttend(const GqaPlan& plan, const GqaBuffers& buffers, int64_t begin, int64_t end);
 
 // Multi-head attention of BERT-style models (MultiHeadAttention, Attention): per batch entry b
 // and head n, scores[s, j] = scale * q_s . k_j (+ attention_bias[b|0, n|0, s, j]) plus
@@ -159,15 +161,17 @@ struct MhaBuffers {
   const int32_t* mask = nullptr;
   const float* attention_bias = nullptr;
   float* output = nullptr;  // [B, S, heads * v_head_size]
-  float* scores = nullptr;  // B * heads * kv_sequence floats of scratch
+  float* scores = nullptr;  // B * heads * sequence * kv_sequence floats of scratch
 };
 
-// y [rows, n] = x [rows, k] @ w [k, n] (+ bias [n]) with oneDNN's sgemm (Attention's input
-// projection). Errors: kRuntimeError when oneDNN fails.
+// y [rows, n] = x [rows, k] @ w [k, n] (+ bias [n]) with oneDNN's sgemm on `threads` OpenMP
+// threads (Attention's input projection). Errors: kRuntimeError when oneDNN fails.
 Status DenseRows(const float* x, int64_t rows, int64_t k, const float* w, int64_t n,
-                 const float* bias, float* y);
+                 const float* bias, float* y, int threads);
 
-// (b, n) pairs [begin, end) of B * heads; pairs are independent.
-void MhaAttend(const MhaPlan& plan, const MhaBuffers& buffers, int64_t begin, int64_t end);
+// (b, n) pairs [begin, end) of B * heads: per pair the [S, kv_sequence] scores (oneDNN's sgemm
+// on the calling thread), bias and masks added, math/normalization's softmax per row, times V
+// (sgemm). Pairs are independent. Errors: kRuntimeError when oneDNN fails.
+Status MhaAttend(const MhaPlan& plan, const MhaBuffers& buffers, int64_t begin, int64_t end);
 
 }  // namespace nxrt::cpu::contrib

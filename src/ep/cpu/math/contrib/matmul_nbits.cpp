@@ -5,9 +5,11 @@
 #include <oneapi/dnnl/dnnl.h>
 
 #include <algorithm>
+#include <cstring>
 #include <string>
 
 #include "core/cpu_features.h"
+#include "ep/cpu/math/nn/dnnl_threads.h"
 
 namespace nxrt::cpu::contrib {
 namespace {
@@ -63,57 +65,146 @@ float ColumnScalar(const MatMulNBitsPlan& p, const MatMulNBitsOperands& o, const
   return total;
 }
 
-// Eight consecutive quantized bytes (zero-extended) times a[0..8), accumulated into acc.
-__attribute__((target("avx2,fma"))) inline __m256 Fma8(__m128i bytes, const float* a,
-                                                         __m256 acc) {
-  const __m256 w = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(bytes));
-  return _mm256_fmadd_ps(w, _mm256_loadu_ps(a), acc);
+// Eight quantized bytes (zero-extended) as floats.
+__attribute__((target("avx2,fma"))) inline __m256 Widen8(__m128i bytes) {
+  return _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(bytes));
 }
 
-// One column of y for one row of A with AVX2: per block, the 4- or 8-bit values unpacked to
-// floats 16 at a time and multiplied with A in registers; the block's scale applied to the
-// vector sum, the zero point through the block sum of A.
-__attribute__((target("avx2,fma"))) float ColumnAvx2(const MatMulNBitsPlan& p,
+// Column n of y for kRows rows of A (row r at a + r * K, its output at y + r * N) with AVX2: per
+// block, the 4- or 8-bit values are unpacked to floats 32 (4 bits: variable shifts of broadcast
+// words) or 16 (8 bits) at a time, once for all the rows, and multiplied with each row in registers; the block's scale is applied to
+// the vector sums, the zero points through the block sums of A. One row keeps
+// four accumulator chains to cover the FMA latency, more rows two each.
+template <int kRows>
+__attribute__((target("avx2,fma"))) void ColumnsAvx2(const MatMulNBitsPlan& p,
                                                       const MatMulNBitsOperands& o,
                                                       const float* a, const float* block_sums,
-                                                      int64_t n) {
+                                                      int64_t n, float* y) {
+  constexpr int kChains = kRows == 1 ? 4 : 2;
   const int64_t k = p.attributes.k, bs = p.attributes.block_size, bits = p.attributes.bits;
+  const int64_t n_total = p.attributes.n;
   const uint8_t* column = o.b + n * p.k_blocks * p.blob_size;
   const float* scales = o.scales + n * p.k_blocks;
   const __m128i low_nibbles = _mm_set1_epi8(0x0F);
-  __m256 total = _mm256_setzero_ps();
-  float scalar = 0;
+  const __m256i nibble_shifts = _mm256_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28);
+  const __m256i nibble_mask = _mm256_set1_epi32(0x0F);
+  __m256 total[kRows];
+  float scalar[kRows];
+  for (int r = 0; r < kRows; ++r) {
+    total[r] = _mm256_setzero_ps();
+    scalar[r] = 0;
+  }
   for (int64_t b = 0; b < p.k_blocks; ++b) {
     const int64_t k0 = b * bs, len = std::min(bs, k - k0);
     const uint8_t* block = column + b * p.blob_size;
-    const float* ak = a + k0;
-    __m256 acc0 = _mm256_setzero_ps(), acc1 = _mm256_setzero_ps();
+    __m256 acc[kRows][kChains];
+    for (int r = 0; r < kRows; ++r) {
+      for (int c = 0; c < kChains; ++c) acc[r][c] = _mm256_setzero_ps();
+    }
     int64_t i = 0;
     if (bits == 4) {
+      for (; i + 32 <= len; i += 32) {
+        // Each 4 bytes hold 8 elements, element i + l in bits [4l, 4l + 4) of the little-endian
+        // word: broadcast the word, shift lane l right by 4l, keep 4 bits. No shuffle unit
+        // work (the broadcast is a load), which unpacking bytes would need.
+        __m256 w[4];
+        for (int j = 0; j < 4; ++j) {
+          int32_t word;
+          std::memcpy(&word, block + i / 2 + 4 * j, 4);
+          const __m256i lanes = _mm256_srlv_epi32(_mm256_set1_epi32(word), nibble_shifts);
+          w[j] = _mm256_cvtepi32_ps(_mm256_and_si256(lanes, nibble_mask));
+        }
+        for (int r = 0; r < kRows; ++r) {
+          const float* ak = a + r * k + k0 + i;
+          for (int j = 0; j < 4; ++j) {
+            acc[r][j % kChains] = _mm256_fmadd_ps(w[j], _mm256_loadu_ps(ak + 8 * j),
+                                                  acc[r][j % kChains]);
+          }
+        }
+      }
       for (; i + 16 <= len; i += 16) {
-        // 8 bytes hold elements i..i+15, the even ones in the low nibbles.
         const __m128i packed = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(block + i / 2));
         const __m128i lo = _mm_and_si128(packed, low_nibbles);
         const __m128i hi = _mm_and_si128(_mm_srli_epi16(packed, 4), low_nibbles);
-        const __m128i values = _mm_unpacklo_epi8(lo, hi);  // elements i..i+15 in order
-        acc0 = Fma8(values, ak + i, acc0);
-        acc1 = Fma8(_mm_srli_si128(values, 8), ak + i + 8, acc1);
+        const __m128i values = _mm_unpacklo_epi8(lo, hi);
+        const __m256 w0 = Widen8(values), w1 = Widen8(_mm_srli_si128(values, 8));
+        for (int r = 0; r < kRows; ++r) {
+          const float* ak = a + r * k + k0 + i;
+          acc[r][0] = _mm256_fmadd_ps(w0, _mm256_loadu_ps(ak), acc[r][0]);
+          acc[r][1] = _mm256_fmadd_ps(w1, _mm256_loadu_ps(ak + 8), acc[r][1]);
+        }
       }
     } else {
       for (; i + 16 <= len; i += 16) {
         const __m128i values = _mm_loadu_si128(reinterpret_cast<const __m128i*>(block + i));
-        acc0 = Fma8(values, ak + i, acc0);
-        acc1 = Fma8(_mm_srli_si128(values, 8), ak + i + 8, acc1);
+        const __m256 w0 = Widen8(values), w1 = Widen8(_mm_srli_si128(values, 8));
+        for (int r = 0; r < kRows; ++r) {
+          const float* ak = a + r * k + k0 + i;
+          acc[r][0] = _mm256_fmadd_ps(w0, _mm256_loadu_ps(ak), acc[r][0]);
+          acc[r][1] = _mm256_fmadd_ps(w1, _mm256_loadu_ps(ak + 8), acc[r][1]);
+        }
       }
     }
-    const float tail = BlockDotScalar(block + (bits == 4 ? i / 2 : i), ak + i, len - i, bits);
-    const float scale = scales[b];
-    total = _mm256_fmadd_ps(_mm256_set1_ps(scale), _mm256_add_ps(acc0, acc1), total);
-    scalar += scale * (tail - ZeroPoint(p, o.zero_points, n, b) * block_sums[b]);
+    const __m256 scale = _mm256_set1_ps(scales[b]);
+    const float zero_point_scale = ZeroPoint(p, o.zero_points, n, b) * scales[b];
+    for (int r = 0; r < kRows; ++r) {
+      __m256 sum = acc[r][0];
+      for (int c = 1; c < kChains; ++c) sum = _mm256_add_ps(sum, acc[r][c]);
+      total[r] = _mm256_fmadd_ps(scale, sum, total[r]);
+      scalar[r] -= zero_point_scale * block_sums[r * p.k_blocks + b];
+    }
+    if (i < len) {  // a last block shorter than 16 elements' multiple
+      for (int r = 0; r < kRows; ++r) {
+        scalar[r] += scales[b] * BlockDotScalar(block + (bits == 4 ? i / 2 : i),
+                                                a + r * k + k0 + i, len - i, bits);
+      }
+    }
   }
-  const __m128 half = _mm_add_ps(_mm256_castps256_ps128(total), _mm256_extractf128_ps(total, 1));
-  const __m128 pair = _mm_add_ps(half, _mm_movehl_ps(half, half));
-  return _mm_cvtss_f32(_mm_add_ss(pair, _mm_shuffle_ps(pair, pair, 1))) + scalar;
+  for (int r = 0; r < kRows; ++r) {
+    const __m128 half =
+        _mm_add_ps(_mm256_castps256_ps128(total[r]), _mm256_extractf128_ps(total[r], 1));
+    const __m128 pair = _mm_add_ps(half, _mm_movehl_ps(half, half));
+    const float dot = _mm_cvtss_f32(_mm_add_ss(pair, _mm_shuffle_ps(pair, pair, 1)));
+    y[r * n_total] = dot + scalar[r];
+  }
+}
+
+// Columns [n_begin, n_end) of W, dequantized with AVX2 into rows of w (no g_idx): per block
+// w = q * scale - zero_point * scale, 16 values at a time.
+__attribute__((target("avx2,fma"))) void DequantizeAvx2(const MatMulNBitsPlan& p,
+                                                         const MatMulNBitsOperands& o,
+                                                         int64_t n_begin, int64_t n_end,
+                                                         float* w) {
+  const int64_t k = p.attributes.k, bs = p.attributes.block_size, bits = p.attributes.bits;
+  const __m128i low_nibbles = _mm_set1_epi8(0x0F);
+  for (int64_t n = n_begin; n < n_end; ++n) {
+    const uint8_t* column = o.b + n * p.k_blocks * p.blob_size;
+    float* out = w + (n - n_begin) * k;
+    for (int64_t b = 0; b < p.k_blocks; ++b) {
+      const int64_t k0 = b * bs, len = std::min(bs, k - k0);
+      const uint8_t* block = column + b * p.blob_size;
+      const float scale = o.scales[n * p.k_blocks + b];
+      const float offset = -ZeroPoint(p, o.zero_points, n, b) * scale;
+      const __m256 scale8 = _mm256_set1_ps(scale), offset8 = _mm256_set1_ps(offset);
+      int64_t i = 0;
+      for (; i + 16 <= len; i += 16) {
+        __m128i values;
+        if (bits == 4) {
+          const __m128i packed = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(block + i / 2));
+          values = _mm_unpacklo_epi8(_mm_and_si128(packed, low_nibbles),
+                                     _mm_and_si128(_mm_srli_epi16(packed, 4), low_nibbles));
+        } else {
+          values = _mm_loadu_si128(reinterpret_cast<const __m128i*>(block + i));
+        }
+        _mm256_storeu_ps(out + k0 + i, _mm256_fmadd_ps(Widen8(values), scale8, offset8));
+        _mm256_storeu_ps(out + k0 + i + 8,
+                         _mm256_fmadd_ps(Widen8(_mm_srli_si128(values, 8)), scale8, offset8));
+      }
+      for (; i < len; ++i) {
+        out[k0 + i] = static_cast<float>(Quantized(block, i, bits)) * scale + offset;
+      }
+    }
+  }
 }
 
 }  // namespace
@@ -230,19 +321,36 @@ void MatMulNBitsBlockSums(const MatMulNBitsPlan& p, const float* a, float* block
 void MatMulNBitsDirect(const MatMulNBitsPlan& p, const MatMulNBitsOperands& o,
                        const float* block_sums, float* y, int64_t n_begin, int64_t n_end) {
   const int64_t k = p.attributes.k, n_total = p.attributes.n;
-  const bool avx2 = CpuHasAvx2();
-  for (int64_t row = 0; row < p.m; ++row) {
-    const float* a = o.a + row * k;
-    const float* sums = block_sums + row * p.k_blocks;
+  if (CpuHasAvx2()) {
     for (int64_t n = n_begin; n < n_end; ++n) {
-      const float v = avx2 ? ColumnAvx2(p, o, a, sums, n) : ColumnScalar(p, o, a, sums, n);
-      y[row * n_total + n] = v + (p.bias ? o.bias[n] : 0.0f);
+      switch (p.m) {  // kDirectRows = 4
+        case 1: ColumnsAvx2<1>(p, o, o.a, block_sums, n, y + n); break;
+        case 2: ColumnsAvx2<2>(p, o, o.a, block_sums, n, y + n); break;
+        case 3: ColumnsAvx2<3>(p, o, o.a, block_sums, n, y + n); break;
+        default: ColumnsAvx2<4>(p, o, o.a, block_sums, n, y + n); break;
+      }
+    }
+  } else {
+    for (int64_t row = 0; row < p.m; ++row) {
+      for (int64_t n = n_begin; n < n_end; ++n) {
+        y[row * n_total + n] =
+            ColumnScalar(p, o, o.a + row * k, block_sums + row * p.k_blocks, n);
+      }
+    }
+  }
+  if (p.bias) {
+    for (int64_t row = 0; row < p.m; ++row) {
+      for (int64_t n = n_begin; n < n_end; ++n) y[row * n_total + n] += o.bias[n];
     }
   }
 }
 
 void MatMulNBitsDequantize(const MatMulNBitsPlan& p, const MatMulNBitsOperands& o,
                            int64_t n_begin, int64_t n_end, float* w) {
+  if (o.g_idx == nullptr && CpuHasAvx2()) {
+    DequantizeAvx2(p, o, n_begin, n_end, w);
+    return;
+  }
   const int64_t k = p.attributes.k, bs = p.attributes.block_size, bits = p.attributes.bits;
   for (int64_t n = n_begin; n < n_end; ++n) {
     const uint8_t* column = o.b + n * p.k_blocks * p.blob_size;
@@ -257,9 +365,10 @@ void MatMulNBitsDequantize(const MatMulNBitsPlan& p, const MatMulNBitsOperands& 
 }
 
 Status MatMulNBitsMultiply(const MatMulNBitsPlan& p, const MatMulNBitsOperands& o,
-                           const float* w, int64_t n_begin, int64_t count, float* y) {
+                           const float* w, int64_t n_begin, int64_t count, float* y, int threads) {
   const int64_t k = p.attributes.k, n = p.attributes.n;
   if (p.m == 0) return Status::Ok();
+  nn::SetDnnlThreads(threads);
   const dnnl_status_t status = dnnl_sgemm('N', 'T', p.m, count, k, 1.0f, o.a, k, w, k, 0.0f,
                                           y + n_begin, n);
   if (status != dnnl_success) {

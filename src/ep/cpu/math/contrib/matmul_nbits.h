@@ -16,12 +16,13 @@
 // when a g_idx is given (it uses 2^(bits - 1)); the kernel glue does the same
 // (kernels/contrib/matmul_nbits.cpp), so outputs agree.
 //
-// Two ways to compute. Few rows (decode) read the packed weights directly, column by column,
-// never making a float copy: with the block sums of A, y[n] = sum_b scale[n,b] * (sum_{k in b}
-// q[n,k] a[k] - zero_point[n,b] * sum_{k in b} a[k]), the inner sums unpacked and multiplied in
-// AVX2 registers (function-attribute build, used when the CPU has AVX2 and FMA) or scalar code.
-// More rows (prefill), or a g_idx that is not k / block_size, dequantize a chunk of columns into
-// the workspace and multiply it with oneDNN's sgemm.
+// Two ways to compute. Few rows (decode, up to 4) read the packed weights directly, column by
+// column, never making a float copy: with the block sums of A, y[n] = sum_b scale[n,b] * (sum_{k
+// in b} q[n,k] a[k] - zero_point[n,b] * sum_{k in b} a[k]), the inner sums unpacked once for all
+// the rows and multiplied in AVX2 registers (function-attribute build, used when the CPU has AVX2
+// and FMA) or scalar code. More rows (prefill), or a g_idx that is not k / block_size, dequantize
+// a chunk of columns into the workspace (AVX2 without a g_idx) and multiply it with oneDNN's
+// sgemm.
 #pragma once
 
 #include <cstddef>
@@ -101,8 +102,8 @@ void MatMulNBitsDequantize(const MatMulNBitsPlan& plan, const MatMulNBitsOperand
                            int64_t n_begin, int64_t n_end, float* w);
 
 // Dequantized path, step 2: y[:, n_begin:n_begin + count] = A @ w^T (+ bias) with oneDNN's sgemm
-// (its own OpenMP threads). Errors: kRuntimeError when oneDNN fails.
+// on `threads` OpenMP threads. Errors: kRuntimeError when oneDNN fails.
 Status MatMulNBitsMultiply(const MatMulNBitsPlan& plan, const MatMulNBitsOperands& operands,
-                           const float* w, int64_t n_begin, int64_t count, float* y);
+                           const float* w, int64_t n_begin, int64_t count, float* y, int threads);
 
 }  // namespace nxrt::cpu::contrib

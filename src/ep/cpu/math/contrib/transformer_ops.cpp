@@ -7,6 +7,10 @@
 #include <string_view>
 #include <vector>
 
+#include "ep/cpu/math/elementwise/unary.h"
+#include "ep/cpu/math/fast_math.h"
+#include "ep/cpu/math/simd_map.h"
+
 namespace nxrt::cpu::contrib {
 namespace {
 
@@ -96,52 +100,94 @@ Result<RowNormPlan> PrepareSimplifiedLayerNorm(std::span<const int64_t> x_shape,
   return p;
 }
 
+namespace {
+
+constexpr int kLanes = 16;  // partial sums per reduction, so that the loops vectorise
+
+// The sum of `lanes` partial sums, in double.
+double SumLanes(const float* lanes) {
+  double total = 0;
+  for (int j = 0; j < kLanes; ++j) total += lanes[j];
+  return total;
+}
+
+}  // namespace
+
 void RowNorm(const RowNormPlan& p, const RowNormBuffers& b, int64_t begin, int64_t end) {
-  const int64_t h = p.hidden;
-  for (int64_t r = begin; r < end; ++r) {
-    const float* x = b.input + r * h;
-    const float* skip = p.skip_rows > 0 ? b.skip + (r % p.skip_rows) * h : nullptr;
-    float* y = b.y + r * h;
-    float* s = b.sum != nullptr ? b.sum + r * h : y;  // s lives in the sum output or in y
-    double total = 0, squares = 0;
-    for (int64_t i = 0; i < h; ++i) {
-      float v = x[i];
-      if (skip != nullptr) v += skip[i];
-      if (p.bias) v += b.bias[i];
-      s[i] = v;
-      total += v;
-      squares += static_cast<double>(v) * v;
+  const int64_t h = p.hidden, body = h / kLanes * kLanes;
+  // Widest build (math/simd_map.h): sums in kLanes partial sums, the mean subtracted before the
+  // squares are summed (two passes over the row, which stays in the L1 cache).
+  math::CallWidest([&] {
+    for (int64_t r = begin; r < end; ++r) {
+      const float* x = b.input + r * h;
+      const float* skip = p.skip_rows > 0 ? b.skip + (r % p.skip_rows) * h : nullptr;
+      float* y = b.y + r * h;
+      float* s = b.sum != nullptr ? b.sum + r * h : y;  // s lives in the sum output or in y
+      if (skip != nullptr && p.bias) {
+        for (int64_t i = 0; i < h; ++i) s[i] = x[i] + skip[i] + b.bias[i];
+      } else if (skip != nullptr) {
+        for (int64_t i = 0; i < h; ++i) s[i] = x[i] + skip[i];
+      } else if (s != x) {
+        for (int64_t i = 0; i < h; ++i) s[i] = x[i];
+      }
+      float lanes[kLanes] = {};
+      float m = 0;
+      if (!p.simplified) {
+        for (int64_t i = 0; i < body; i += kLanes) {
+          for (int j = 0; j < kLanes; ++j) lanes[j] += s[i + j];
+        }
+        double total = SumLanes(lanes);
+        for (int64_t i = body; i < h; ++i) total += s[i];
+        m = static_cast<float>(total / static_cast<double>(h));
+        for (float& lane : lanes) lane = 0;
+      }
+      for (int64_t i = 0; i < body; i += kLanes) {
+        for (int j = 0; j < kLanes; ++j) {
+          const float d = s[i + j] - m;
+          lanes[j] += d * d;
+        }
+      }
+      double squares = SumLanes(lanes);
+      for (int64_t i = body; i < h; ++i) squares += static_cast<double>(s[i] - m) * (s[i] - m);
+      const auto inv_std =
+          static_cast<float>(1.0 / std::sqrt(squares / static_cast<double>(h) + p.epsilon));
+      if (p.beta) {
+        for (int64_t i = 0; i < h; ++i) y[i] = (s[i] - m) * inv_std * b.gamma[i] + b.beta[i];
+      } else {
+        for (int64_t i = 0; i < h; ++i) y[i] = (s[i] - m) * inv_std * b.gamma[i];
+      }
+      if (b.mean != nullptr) b.mean[r] = m;
+      if (b.inv_std_var != nullptr) b.inv_std_var[r] = inv_std;
     }
-    const double mean = p.simplified ? 0.0 : total / static_cast<double>(h);
-    const double variance =
-        p.simplified ? squares / static_cast<double>(h)
-                     : std::max(0.0, squares / static_cast<double>(h) - mean * mean);
-    const auto inv_std = static_cast<float>(1.0 / std::sqrt(variance + p.epsilon));
-    const auto m = static_cast<float>(mean);
-    for (int64_t i = 0; i < h; ++i) {
-      float v = (s[i] - m) * inv_std * b.gamma[i];
-      if (p.beta) v += b.beta[i];
-      y[i] = v;
-    }
-    if (b.mean != nullptr) b.mean[r] = m;
-    if (b.inv_std_var != nullptr) b.inv_std_var[r] = inv_std;
-  }
+  });
 }
 
 void BiasActivation(GeluKind kind, float alpha, const float* x, const float* bias,
                     int64_t bias_size, float* y, int64_t begin, int64_t end) {
-  constexpr float kSqrt2OverPi = 0.7978845608028654f;
-  constexpr float kInvSqrt2 = 0.7071067811865476f;
-  for (int64_t i = begin; i < end; ++i) {
-    const float v = bias != nullptr ? x[i] + bias[i % bias_size] : x[i];
-    switch (kind) {
-      case GeluKind::kTanh:
-        y[i] = 0.5f * v * (1.0f + std::tanh(kSqrt2OverPi * (v + 0.044715f * v * v * v)));
-        break;
-      case GeluKind::kErf: y[i] = 0.5f * v * (1.0f + std::erf(v * kInvSqrt2)); break;
-      case GeluKind::kQuick: y[i] = v / (1.0f + std::exp(-alpha * v)); break;
-    }
+  if (kind == GeluKind::kQuick) {  // no bias input
+    math::CallWidest([&] {
+      for (int64_t i = begin; i < end; ++i) y[i] = x[i] * math::FastSigmoid(alpha * x[i]);
+    });
+    return;
   }
+  const float* in = x + begin;
+  if (bias != nullptr) {
+    // x + bias into y, one stretch of the bias at a time.
+    math::CallWidest([&] {
+      for (int64_t i = begin; i < end;) {
+        const int64_t column = i % bias_size, n = std::min(end - i, bias_size - column);
+        for (int64_t j = 0; j < n; ++j) y[i + j] = x[i + j] + bias[column + j];
+        i += n;
+      }
+    });
+    in = y + begin;
+  }
+  // Gelu-20's kernel (math/elementwise/unary.h): erf, or the tanh approximation.
+  math::UnaryAttrs attrs = math::DefaultUnaryAttrs(math::UnaryKind::kGelu);
+  attrs.gelu_tanh = kind == GeluKind::kTanh;
+  const math::UnaryPlan plan =
+      math::PrepareUnary(math::UnaryKind::kGelu, DataType::kFloat, attrs).value();
+  math::RunUnary(plan, in, y + begin, end - begin);
 }
 
 Result<EmbedLayerNormPlan> PrepareEmbedLayerNorm(
