@@ -20,6 +20,8 @@ const std::vector<std::unique_ptr<GraphPass>>& AllPasses() {
     // Copies go next, as ONNX Runtime's rewrite rules run before its constant folding: a copy
     // of a constant is dropped, not folded under the copy's name.
     p.push_back(MakeIdentityEliminationPass());
+    // Equal nodes merge before folding, as in ONNX Runtime's level 1.
+    p.push_back(MakeCommonSubexpressionEliminationPass());
     p.push_back(MakeConstantFoldingPass());
     p.push_back(MakeShapeFoldingPass());
     p.push_back(MakeDeadNodeEliminationPass());

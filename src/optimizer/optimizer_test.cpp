@@ -1,6 +1,6 @@
 // optimizer/optimizer_test.cpp: the driver (levels, switching passes off, bad options) and the
-// dead-node elimination, identity elimination and constant sharing passes, each on a graph
-// before and after.
+// dead-node elimination, identity elimination, constant sharing and common subexpression
+// elimination passes, each on a graph before and after.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -234,6 +234,65 @@ TEST(ConstantSharing, LeavesConstantsASubgraphOrAGraphOutputReadsAndOtherTypes) 
   EXPECT_EQ(input(8, 1), "nan_b");   // a graph output
   EXPECT_EQ(input(13, 0), "two_i");  // int64, not float
   EXPECT_EQ(graph.nodes[0].inputs[1], graph.nodes[11].inputs[1]);  // two_a and two_c: one
+}
+
+// y = Sum(Relu(x), Relu(x), LeakyRelu(x, alpha 0.01), LeakyRelu(x) (alpha's default, 0.01),
+// Mul(x, c1), Mul(x, c2), Sigmoid(x)) and s2 = Sigmoid(x), a graph output. c1 and c2 are
+// distinct initializers of equal value.
+onnx::ModelProto EqualNodesModel() {
+  onnx::ModelProto m = MakeModel(17);
+  onnx::GraphProto* g = m.mutable_graph();
+  FillValueInfo(g->add_input(), "x", onnx::TensorProto::FLOAT, {2, 3});
+  FillValueInfo(g->add_output(), "y", onnx::TensorProto::FLOAT, {2, 3});
+  FillValueInfo(g->add_output(), "s2", onnx::TensorProto::FLOAT, {2, 3});
+  FillFloatTensor(g->add_initializer(), "c1", {}, {2});
+  FillFloatTensor(g->add_initializer(), "c2", {}, {2});
+  AddNode(g, "Relu", {"x"}, {"r1"}, "r1");
+  AddNode(g, "Relu", {"x"}, {"r2"}, "r2");
+  onnx::AttributeProto* alpha = AddNode(g, "LeakyRelu", {"x"}, {"l1"}, "l1")->add_attribute();
+  alpha->set_name("alpha");
+  alpha->set_type(onnx::AttributeProto::FLOAT);
+  alpha->set_f(0.01f);
+  AddNode(g, "LeakyRelu", {"x"}, {"l2"}, "l2");
+  AddNode(g, "Mul", {"x", "c1"}, {"m1"}, "m1");
+  AddNode(g, "Mul", {"x", "c2"}, {"m2"}, "m2");
+  AddNode(g, "Sigmoid", {"x"}, {"s1"}, "s1");
+  AddNode(g, "Sigmoid", {"x"}, {"s2"}, "s2");
+  AddNode(g, "Sum", {"r1", "r2", "l1", "l2", "m1", "m2", "s1"}, {"y"}, "sum");
+  return m;
+}
+
+TEST(CommonSubexpressionElimination, EqualNodesMerge) {
+  ir::Model model = Optimize(EqualNodesModel(), {"common_subexpression_elimination"});
+  const ir::Graph& g = *model.graph;
+  ASSERT_EQ(OpTypes(g),
+            (std::vector<std::string>{"Relu", "LeakyRelu", "Mul", "Mul", "Sigmoid", "Sigmoid",
+                                      "Sum"}));
+  const std::vector<ir::ValueId>& sum = g.nodes[6].inputs;
+  EXPECT_EQ(sum[0], sum[1]);  // the Relus
+  EXPECT_EQ(sum[2], sum[3]);  // the LeakyRelus: a default equals its explicit value
+  EXPECT_NE(sum[4], sum[5]);  // distinct initializers: distinct values, as in ORT
+  EXPECT_NE(sum[6], g.outputs[1]);  // s2, a graph output, keeps its own node
+  const auto stats = ExpectSameResults(EqualNodesModel(), {{"x", RandomFloats({2, 3}, 8)}},
+                                       {"common_subexpression_elimination"});
+  EXPECT_EQ(Rewrites(stats, "common_subexpression_elimination"), 2);
+}
+
+TEST(CommonSubexpressionElimination, RandomAndCustomNodesStay) {
+  onnx::ModelProto m = MakeModel(17);
+  onnx::OperatorSetIdProto* custom = m.add_opset_import();
+  custom->set_domain("com.example");
+  custom->set_version(1);
+  onnx::GraphProto* g = m.mutable_graph();
+  FillValueInfo(g->add_input(), "x", onnx::TensorProto::FLOAT, {2, 3});
+  FillValueInfo(g->add_output(), "y", onnx::TensorProto::FLOAT, {2, 3});
+  AddNode(g, "RandomNormalLike", {"x"}, {"q1"}, "q1");
+  AddNode(g, "RandomNormalLike", {"x"}, {"q2"}, "q2");
+  AddNode(g, "Scale", {"x"}, {"e1"}, "e1", "com.example");
+  AddNode(g, "Scale", {"x"}, {"e2"}, "e2", "com.example");
+  AddNode(g, "Sum", {"q1", "q2", "e1", "e2"}, {"y"}, "sum");
+  ir::Model model = Optimize(m, {"common_subexpression_elimination"});
+  EXPECT_EQ(model.graph->nodes.size(), 5u);
 }
 
 TEST(Optimizer, LevelZeroAndDisabledPassesLeaveTheGraph) {

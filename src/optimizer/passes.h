@@ -15,6 +15,7 @@ std::unique_ptr<GraphPass> MakeConstantFoldingPass();
 std::unique_ptr<GraphPass> MakeShapeFoldingPass();
 std::unique_ptr<GraphPass> MakeIdentityEliminationPass();
 std::unique_ptr<GraphPass> MakeConstantSharingPass();
+std::unique_ptr<GraphPass> MakeCommonSubexpressionEliminationPass();
 std::unique_ptr<GraphPass> MakeDeadNodeEliminationPass();
 std::unique_ptr<GraphPass> MakeInsertCastPass();
 std::unique_ptr<GraphPass> MakeConvBnFoldingPass();
