@@ -75,6 +75,17 @@ class GraphClaimer : public EpExtension {
   virtual Status CompileClaims(const ir::GraphView& view,
                                std::span<const ClaimToCompile> claims) = 0;
 
+  // The session starts a plan over the placed graphs (`graphs`: the main graph and every
+  // subgraph, runtime::PlacedModel::graphs), after every graph was placed and its claims
+  // compiled, before any kernel of the plan is created; once per plan (a replan after a
+  // failure starts another). ONNX Runtime 1.30 creates one session state per graph at this
+  // point, and the ORT plugin host asks the factory IsStreamAware once per graph, as ORT does
+  // there. Errors: any; the plan is not built.
+  virtual Status BeginPlan(size_t graphs) {
+    (void)graphs;
+    return Status::Ok();
+  }
+
   // The kernel of single-node claim `node` of `graph` (compiled by CompileClaims), for one plan
   // instance. Errors: kInternal for a node that was not compiled.
   virtual Result<std::unique_ptr<Kernel>> CreateNodeKernel(const ir::Graph& graph,

@@ -13,9 +13,15 @@ const std::vector<std::unique_ptr<GraphPass>>& AllPasses() {
   static const std::vector<std::unique_ptr<GraphPass>> passes = [] {
     std::vector<std::unique_ptr<GraphPass>> p;
     p.push_back(MakeGradientExpansionPass());
-    // Copies go first, as ONNX Runtime's rewrite rules run before its constant folding: a copy
+    // Equal small constants become one before anything else rewrites the graph: ONNX Runtime
+    // shares them before it folds, and the pass makes Constant nodes initializers, as ORT does
+    // when it loads a model, so that the next pass sees their values.
+    p.push_back(MakeConstantSharingPass());
+    // Copies go next, as ONNX Runtime's rewrite rules run before its constant folding: a copy
     // of a constant is dropped, not folded under the copy's name.
     p.push_back(MakeIdentityEliminationPass());
+    // Equal nodes merge before folding, as in ONNX Runtime's level 1.
+    p.push_back(MakeCommonSubexpressionEliminationPass());
     p.push_back(MakeConstantFoldingPass());
     p.push_back(MakeShapeFoldingPass());
     p.push_back(MakeDeadNodeEliminationPass());

@@ -1,6 +1,9 @@
 // optimizer/optimizer_test.cpp: the driver (levels, switching passes off, bad options) and the
-// dead-node elimination pass, each on a graph before and after.
+// dead-node elimination, identity elimination, constant sharing and common subexpression
+// elimination passes, each on a graph before and after.
 #include <gtest/gtest.h>
+
+#include <cmath>
 
 #include "optimizer/optimizer_test_util.h"
 
@@ -133,6 +136,163 @@ TEST(IdentityElimination, RemovesSameTypeCastsArithmeticNoOpsAndCopiesOfSeveralO
   const auto stats = ExpectSameResults(NoOpChainModel(), {{"x", RandomFloats({4, 5}, 5)}},
                                        {"identity_elimination"});
   EXPECT_EQ(Rewrites(stats, "identity_elimination"), 5);
+}
+
+// y = (((((((x · two_a) · two_b) + two_1d) + zero) + minus_zero) + four_a) + four_b), then
+// compared with nan_a and nan_b (never true) in a Where, + the Constant two_c; z = nine_a +
+// nine_b. Equal by bytes, type and shape: two_a, two_b and two_c; four_a and four_b; the two
+// NaNs. two_1d has shape [1]; 0 and -0 differ in their bytes; the nines have 9 elements.
+onnx::ModelProto EqualConstantsModel() {
+  onnx::ModelProto m = MakeModel(17);
+  onnx::GraphProto* g = m.mutable_graph();
+  FillValueInfo(g->add_input(), "x", onnx::TensorProto::FLOAT, {3, 4});
+  FillValueInfo(g->add_output(), "y", onnx::TensorProto::FLOAT, {3, 4});
+  FillValueInfo(g->add_output(), "z", onnx::TensorProto::FLOAT, {9});
+  const float nan = std::nanf("");
+  FillFloatTensor(g->add_initializer(), "two_a", {}, {2});
+  FillFloatTensor(g->add_initializer(), "two_b", {}, {2});
+  FillFloatTensor(g->add_initializer(), "two_1d", {1}, {2});
+  FillFloatTensor(g->add_initializer(), "zero", {}, {0.0f});
+  FillFloatTensor(g->add_initializer(), "minus_zero", {}, {-0.0f});
+  FillFloatTensor(g->add_initializer(), "four_a", {4}, {1, 2, 3, 4});
+  FillFloatTensor(g->add_initializer(), "four_b", {4}, {1, 2, 3, 4});
+  FillFloatTensor(g->add_initializer(), "nan_a", {}, {nan});
+  FillFloatTensor(g->add_initializer(), "nan_b", {}, {nan});
+  FillFloatTensor(g->add_initializer(), "nine_a", {9}, std::vector<float>(9, 1));
+  FillFloatTensor(g->add_initializer(), "nine_b", {9}, std::vector<float>(9, 1));
+  onnx::NodeProto* constant = AddNode(g, "Constant", {}, {"two_c"}, "two_c");
+  onnx::AttributeProto* value = constant->add_attribute();
+  value->set_name("value");
+  value->set_type(onnx::AttributeProto::TENSOR);
+  FillFloatTensor(value->mutable_t(), "two_c", {}, {2});
+  AddNode(g, "Mul", {"x", "two_a"}, {"m1"}, "m1");
+  AddNode(g, "Mul", {"m1", "two_b"}, {"m2"}, "m2");
+  AddNode(g, "Add", {"m2", "two_1d"}, {"a1"}, "a1");
+  AddNode(g, "Add", {"a1", "zero"}, {"a2"}, "a2");
+  AddNode(g, "Add", {"a2", "minus_zero"}, {"a3"}, "a3");
+  AddNode(g, "Add", {"a3", "four_a"}, {"a4"}, "a4");
+  AddNode(g, "Add", {"a4", "four_b"}, {"a5"}, "a5");
+  AddNode(g, "Greater", {"a5", "nan_a"}, {"g1"}, "g1");
+  AddNode(g, "Less", {"a5", "nan_b"}, {"g2"}, "g2");
+  AddNode(g, "Or", {"g1", "g2"}, {"never"}, "never");
+  AddNode(g, "Where", {"never", "x", "a5"}, {"w1"}, "w1");
+  AddNode(g, "Add", {"w1", "two_c"}, {"y"}, "a6");
+  AddNode(g, "Add", {"nine_a", "nine_b"}, {"z"}, "nines");
+  return m;
+}
+
+TEST(ConstantSharing, EqualSmallConstantsBecomeOne) {
+  ir::Model model = Optimize(EqualConstantsModel(), {"constant_sharing"});
+  const ir::Graph& g = *model.graph;
+  ASSERT_EQ(g.nodes.size(), 13u);  // the Constant became an initializer
+  auto input = [&](size_t node, size_t slot) { return g.values[g.nodes[node].inputs[slot]].name; };
+  // The three float scalars 2 are read through one value, one of the three names.
+  const ir::ValueId two = g.nodes[0].inputs[1];
+  EXPECT_EQ(g.nodes[1].inputs[1], two);
+  EXPECT_EQ(g.nodes[11].inputs[1], two);
+  EXPECT_TRUE(g.values[two].name == "two_a" || g.values[two].name == "two_b" ||
+              g.values[two].name == "two_c")
+      << g.values[two].name;
+  EXPECT_EQ(g.nodes[5].inputs[1], g.nodes[6].inputs[1]);  // four_a, four_b
+  EXPECT_EQ(g.nodes[7].inputs[1], g.nodes[8].inputs[1]);  // the NaNs
+  EXPECT_EQ(input(2, 1), "two_1d");
+  EXPECT_EQ(input(3, 1), "zero");
+  EXPECT_EQ(input(4, 1), "minus_zero");
+  EXPECT_EQ(input(12, 0), "nine_a");
+  EXPECT_EQ(input(12, 1), "nine_b");
+  EXPECT_EQ(g.initializers.size(), 8u);
+  const auto stats = ExpectSameResults(EqualConstantsModel(), {{"x", RandomFloats({3, 4}, 6)}},
+                                       {"constant_sharing"});
+  EXPECT_EQ(Rewrites(stats, "constant_sharing"), 4);
+}
+
+TEST(ConstantSharing, LeavesConstantsASubgraphOrAGraphOutputReadsAndOtherTypes) {
+  onnx::ModelProto m = EqualConstantsModel();
+  onnx::GraphProto* g = m.mutable_graph();
+  // An int64 2 beside the float ones, a subgraph reading two_b, and nan_b a graph output.
+  onnx::TensorProto* two_i = g->add_initializer();
+  two_i->set_name("two_i");
+  two_i->set_data_type(onnx::TensorProto::INT64);
+  two_i->add_int64_data(2);
+  FillValueInfo(g->add_input(), "c", onnx::TensorProto::BOOL, {});
+  FillValueInfo(g->add_output(), "zi", onnx::TensorProto::INT64, {});
+  FillValueInfo(g->add_output(), "w", onnx::TensorProto::FLOAT, {});
+  FillValueInfo(g->add_output(), "nan_b", onnx::TensorProto::FLOAT, {});
+  AddNode(g, "Identity", {"two_i"}, {"zi"}, "int_copy");
+  onnx::NodeProto* branch = AddNode(g, "If", {"c"}, {"w"}, "branch");
+  for (const char* arm : {"then_branch", "else_branch"}) {
+    onnx::GraphProto* body = ir::testing::AddGraphAttribute(branch, arm);
+    FillValueInfo(body->add_output(), std::string(arm) + "_w", onnx::TensorProto::FLOAT, {});
+    AddNode(body, "Identity", {"two_b"}, {std::string(arm) + "_w"}, std::string(arm) + "_copy");
+  }
+  ir::Model model = Optimize(m, {"constant_sharing"});
+  const ir::Graph& graph = *model.graph;
+  auto input = [&](size_t node, size_t slot) {
+    return graph.values[graph.nodes[node].inputs[slot]].name;
+  };
+  EXPECT_EQ(input(1, 1), "two_b");   // read by the If's bodies
+  EXPECT_EQ(input(8, 1), "nan_b");   // a graph output
+  EXPECT_EQ(input(13, 0), "two_i");  // int64, not float
+  EXPECT_EQ(graph.nodes[0].inputs[1], graph.nodes[11].inputs[1]);  // two_a and two_c: one
+}
+
+// y = Sum(Relu(x), Relu(x), LeakyRelu(x, alpha 0.01), LeakyRelu(x) (alpha's default, 0.01),
+// Mul(x, c1), Mul(x, c2), Sigmoid(x)) and s2 = Sigmoid(x), a graph output. c1 and c2 are
+// distinct initializers of equal value.
+onnx::ModelProto EqualNodesModel() {
+  onnx::ModelProto m = MakeModel(17);
+  onnx::GraphProto* g = m.mutable_graph();
+  FillValueInfo(g->add_input(), "x", onnx::TensorProto::FLOAT, {2, 3});
+  FillValueInfo(g->add_output(), "y", onnx::TensorProto::FLOAT, {2, 3});
+  FillValueInfo(g->add_output(), "s2", onnx::TensorProto::FLOAT, {2, 3});
+  FillFloatTensor(g->add_initializer(), "c1", {}, {2});
+  FillFloatTensor(g->add_initializer(), "c2", {}, {2});
+  AddNode(g, "Relu", {"x"}, {"r1"}, "r1");
+  AddNode(g, "Relu", {"x"}, {"r2"}, "r2");
+  onnx::AttributeProto* alpha = AddNode(g, "LeakyRelu", {"x"}, {"l1"}, "l1")->add_attribute();
+  alpha->set_name("alpha");
+  alpha->set_type(onnx::AttributeProto::FLOAT);
+  alpha->set_f(0.01f);
+  AddNode(g, "LeakyRelu", {"x"}, {"l2"}, "l2");
+  AddNode(g, "Mul", {"x", "c1"}, {"m1"}, "m1");
+  AddNode(g, "Mul", {"x", "c2"}, {"m2"}, "m2");
+  AddNode(g, "Sigmoid", {"x"}, {"s1"}, "s1");
+  AddNode(g, "Sigmoid", {"x"}, {"s2"}, "s2");
+  AddNode(g, "Sum", {"r1", "r2", "l1", "l2", "m1", "m2", "s1"}, {"y"}, "sum");
+  return m;
+}
+
+TEST(CommonSubexpressionElimination, EqualNodesMerge) {
+  ir::Model model = Optimize(EqualNodesModel(), {"common_subexpression_elimination"});
+  const ir::Graph& g = *model.graph;
+  ASSERT_EQ(OpTypes(g),
+            (std::vector<std::string>{"Relu", "LeakyRelu", "Mul", "Mul", "Sigmoid", "Sigmoid",
+                                      "Sum"}));
+  const std::vector<ir::ValueId>& sum = g.nodes[6].inputs;
+  EXPECT_EQ(sum[0], sum[1]);  // the Relus
+  EXPECT_EQ(sum[2], sum[3]);  // the LeakyRelus: a default equals its explicit value
+  EXPECT_NE(sum[4], sum[5]);  // distinct initializers: distinct values, as in ORT
+  EXPECT_NE(sum[6], g.outputs[1]);  // s2, a graph output, keeps its own node
+  const auto stats = ExpectSameResults(EqualNodesModel(), {{"x", RandomFloats({2, 3}, 8)}},
+                                       {"common_subexpression_elimination"});
+  EXPECT_EQ(Rewrites(stats, "common_subexpression_elimination"), 2);
+}
+
+TEST(CommonSubexpressionElimination, RandomAndCustomNodesStay) {
+  onnx::ModelProto m = MakeModel(17);
+  onnx::OperatorSetIdProto* custom = m.add_opset_import();
+  custom->set_domain("com.example");
+  custom->set_version(1);
+  onnx::GraphProto* g = m.mutable_graph();
+  FillValueInfo(g->add_input(), "x", onnx::TensorProto::FLOAT, {2, 3});
+  FillValueInfo(g->add_output(), "y", onnx::TensorProto::FLOAT, {2, 3});
+  AddNode(g, "RandomNormalLike", {"x"}, {"q1"}, "q1");
+  AddNode(g, "RandomNormalLike", {"x"}, {"q2"}, "q2");
+  AddNode(g, "Scale", {"x"}, {"e1"}, "e1", "com.example");
+  AddNode(g, "Scale", {"x"}, {"e2"}, "e2", "com.example");
+  AddNode(g, "Sum", {"q1", "q2", "e1", "e2"}, {"y"}, "sum");
+  ir::Model model = Optimize(m, {"common_subexpression_elimination"});
+  EXPECT_EQ(model.graph->nodes.size(), 5u);
 }
 
 TEST(Optimizer, LevelZeroAndDisabledPassesLeaveTheGraph) {

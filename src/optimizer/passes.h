@@ -14,6 +14,8 @@ std::unique_ptr<GraphPass> MakeGradientExpansionPass();
 std::unique_ptr<GraphPass> MakeConstantFoldingPass();
 std::unique_ptr<GraphPass> MakeShapeFoldingPass();
 std::unique_ptr<GraphPass> MakeIdentityEliminationPass();
+std::unique_ptr<GraphPass> MakeConstantSharingPass();
+std::unique_ptr<GraphPass> MakeCommonSubexpressionEliminationPass();
 std::unique_ptr<GraphPass> MakeDeadNodeEliminationPass();
 std::unique_ptr<GraphPass> MakeInsertCastPass();
 std::unique_ptr<GraphPass> MakeConvBnFoldingPass();

@@ -357,6 +357,11 @@ class SessionImpl final : public Session {
   // Called by Init and, holding mutex_, by DropFailedPluginEp.
   Status Replan() {
     NXRT_ASSIGN_OR_RETURN(runtime::PlacedModel placed, pipeline_->PlaceAll(failed_eps_, false));
+    for (const auto& entry : pipeline_->eps().entries()) {
+      auto* claimer = entry.provider->GetExtension<ep::GraphClaimer>();
+      if (claimer == nullptr || placed.dropped.count(entry.name) != 0) continue;
+      NXRT_RETURN_IF_ERROR(claimer->BeginPlan(placed.graphs.size()));
+    }
     runtime::PlanBuilder builder(pipeline_->eps(), placed);
     NXRT_ASSIGN_OR_RETURN(plan_, builder.Build(*pipeline_->model().graph));
     table_ = MakeStepTable(plan_, placed);

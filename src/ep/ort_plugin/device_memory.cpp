@@ -10,11 +10,16 @@ namespace nxrt::ort_plugin {
 
 Result<std::unique_ptr<PluginDeviceMemory>> PluginDeviceMemory::Create(
     OrtEpFactory* factory, uint32_t factory_version, const OrtMemoryInfo* device_info,
-    std::string label) {
+    OrtDataTransferImpl* transfer, std::string label) {
+  std::unique_ptr<PluginDeviceMemory> memory(new PluginDeviceMemory());
+  memory->factory_ = factory;
+  memory->info_ = device_info;
+  memory->transfer_ = transfer;
+  memory->label_ = std::move(label);
   auto fail = [&](std::string why) {
-    return Status(
-        StatusCode::kFailedPrecondition,
-        label + ": its device memory '" + device_info->name + "' is not host memory, " + why);
+    return Status(StatusCode::kFailedPrecondition, memory->label_ + ": its device memory '" +
+                                                       device_info->name +
+                                                       "' is not host memory, " + why);
   };
   if (factory_version < 23 || factory->CreateAllocator == nullptr ||
       factory->CreateDataTransfer == nullptr) {
@@ -22,10 +27,17 @@ Result<std::unique_ptr<PluginDeviceMemory>> PluginDeviceMemory::Create(
                 std::to_string(factory_version) +
                 "); fix by implementing CreateAllocator and CreateDataTransfer");
   }
-  std::unique_ptr<PluginDeviceMemory> memory(new PluginDeviceMemory());
-  memory->factory_ = factory;
-  memory->info_ = device_info;
-  memory->label_ = std::move(label);
+  const OrtDataTransferImpl* t = transfer;
+  if (t == nullptr || t->ort_version_supported < 23 || t->CopyTensors == nullptr) {
+    return fail(
+        "and CreateDataTransfer returned no usable OrtDataTransferImpl (null, version "
+        "below 23, or null CopyTensors)");
+  }
+  const OrtMemoryDevice* host = &DefaultCpuAllocator().info.device;
+  const OrtMemoryDevice* device = &device_info->device;
+  if (t->CanCopy != nullptr && (!t->CanCopy(t, host, device) || !t->CanCopy(t, device, host))) {
+    return fail("and its data transfer cannot copy between it and host memory");
+  }
   OrtStatus* error = factory->CreateAllocator(factory, device_info, nullptr, &memory->allocator_);
   if (error != nullptr) {
     return Status(
@@ -38,29 +50,16 @@ Result<std::unique_ptr<PluginDeviceMemory>> PluginDeviceMemory::Create(
         "and CreateAllocator returned no usable allocator (null, version 0, or null "
         "Alloc/Free)");
   }
-  error = factory->CreateDataTransfer(factory, &memory->transfer_);
-  if (error != nullptr) {
-    return Status(StatusCode::kFailedPrecondition,
-                  TakeOrtStatus(error, memory->label_ + ": OrtEpFactory::CreateDataTransfer failed")
-                      .message());
-  }
-  const OrtDataTransferImpl* t = memory->transfer_;
-  if (t == nullptr || t->ort_version_supported < 23 || t->CopyTensors == nullptr) {
-    return fail(
-        "and CreateDataTransfer returned no usable OrtDataTransferImpl (null, version "
-        "below 23, or null CopyTensors)");
-  }
-  const OrtMemoryDevice* host = &DefaultCpuAllocator().info.device;
-  const OrtMemoryDevice* device = &device_info->device;
-  if (t->CanCopy != nullptr && (!t->CanCopy(t, host, device) || !t->CanCopy(t, device, host))) {
-    return fail("and its data transfer cannot copy between it and host memory");
-  }
-  memory->stream_aware_ = factory->IsStreamAware != nullptr && factory->IsStreamAware(factory);
   return memory;
 }
 
-PluginDeviceMemory::~PluginDeviceMemory() {
+void PluginDeviceMemory::ReleaseTransfer() {
   if (transfer_ != nullptr && transfer_->Release != nullptr) transfer_->Release(transfer_);
+  transfer_ = nullptr;
+}
+
+PluginDeviceMemory::~PluginDeviceMemory() {
+  ReleaseTransfer();
   if (allocator_ != nullptr && factory_->ReleaseAllocator != nullptr) {
     factory_->ReleaseAllocator(factory_, allocator_);
   }

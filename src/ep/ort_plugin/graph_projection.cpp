@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "ir/op_schema.h"
+#include "ir/ort_node_order.h"
 
 namespace nxrt::ort_plugin {
 namespace {
@@ -206,78 +207,11 @@ std::vector<ir::ValueId> OrtImplicitInputs(const ir::GraphView& view, ir::NodeId
   return ordered;
 }
 
-// ORT's index of each node of `view`'s graph (ir::Node::model_index; nodes a pass made follow
-// the model's, in graph order, as ORT appends the nodes its rewrites add).
-std::vector<size_t> OrtIndices(const ir::GraphView& view) {
-  const std::vector<ir::Node>& nodes = view.graph().nodes;
-  size_t next = 0;
-  for (const ir::Node& node : nodes) {
-    if (node.model_index != ir::kNoNode) next = std::max(next, static_cast<size_t>(node.model_index) + 1);
-  }
-  std::vector<size_t> index(nodes.size());
-  for (size_t i = 0; i < nodes.size(); ++i) {
-    index[i] = nodes[i].model_index != ir::kNoNode ? static_cast<size_t>(nodes[i].model_index)
-                                                   : next++;
-  }
-  return index;
-}
-
-// The order ORT 1.30 lists a graph's nodes in (GraphViewer's default topological order, which
-// Graph_GetNodes gives): a depth-first walk against the edges from the leaves (nodes no node
-// reads from, by ascending ORT index), visiting a node's producers (inputs and implicit inputs)
-// highest index first, each node emitted once all its producers are.
-std::vector<ir::NodeId> OrtTopologicalOrder(const ir::GraphView& view,
-                                            const std::vector<size_t>& ort_index) {
-  const ir::Graph& graph = view.graph();
-  const size_t n = graph.nodes.size();
-  std::vector<std::vector<ir::NodeId>> producers(n);
-  std::vector<bool> read(n, false);
-  auto add_edge = [&](ir::NodeId to, ir::ValueId v) {
-    if (v == ir::kNoValue) return;
-    const ir::NodeId from = view.producer(v);
-    if (from == ir::kNoNode) return;
-    producers[to].push_back(from);
-    read[from] = true;
-  };
-  for (ir::NodeId id = 0; id < static_cast<ir::NodeId>(n); ++id) {
-    for (ir::ValueId v : graph.nodes[id].inputs) add_edge(id, v);
-    for (ir::ValueId v : view.implicit_inputs(id)) add_edge(id, v);
-  }
-  auto by_index = [&](ir::NodeId a, ir::NodeId b) { return ort_index[a] < ort_index[b]; };
-  std::vector<ir::NodeId> leaves;
-  for (ir::NodeId id = 0; id < static_cast<ir::NodeId>(n); ++id) {
-    if (!read[id]) leaves.push_back(id);
-  }
-  std::sort(leaves.begin(), leaves.end(), by_index);
-  std::vector<std::pair<ir::NodeId, bool>> stack;  // (node, leaving)
-  for (ir::NodeId id : leaves) stack.emplace_back(id, false);
-  std::vector<bool> visited(n, false);
-  std::vector<ir::NodeId> order;
-  order.reserve(n);
-  while (!stack.empty()) {
-    const auto [id, leaving] = stack.back();
-    stack.pop_back();
-    if (leaving) {
-      order.push_back(id);
-      continue;
-    }
-    if (visited[id]) continue;
-    visited[id] = true;
-    stack.emplace_back(id, true);
-    std::vector<ir::NodeId> inputs = producers[id];
-    std::sort(inputs.begin(), inputs.end(), by_index);
-    for (ir::NodeId in : inputs) {
-      if (!visited[in]) stack.emplace_back(in, false);
-    }
-  }
-  return order;
-}
-
 class GraphBuilder {
  public:
   GraphBuilder(const ir::Model& model, const ir::GraphView& view, const GraphSpec& spec)
       : model_(model), view_(view), ir_graph_(view.graph()), spec_(spec),
-        ort_index_(OrtIndices(view)) {}
+        ort_index_(ir::OrtNodeIndices(view)) {}
 
   std::unique_ptr<OrtGraph> Build() {
     graph_ = std::make_unique<OrtGraph>();
@@ -403,7 +337,7 @@ class GraphBuilder {
   std::unique_ptr<OrtGraph> graph_;
   std::vector<OrtNode*> node_of_id_;  // by IR node id; null for nodes not in this graph
   std::vector<const OrtNode*> origin_of_id_;  // spec_.origin's nodes by IR node id
-  std::vector<size_t> ort_index_;              // OrtIndices(view_)
+  std::vector<size_t> ort_index_;              // ir::OrtNodeIndices(view_)
 };
 
 // Values that `nodes` (a set of IR nodes of `view`'s graph) read and do not produce, in order of
@@ -457,7 +391,7 @@ Result<std::unique_ptr<GraphProjection>> GraphProjection::CreateNested(const ir:
   spec.name = ir_graph.name;
   spec.parent_node = parent_node;
   spec.outer = outer;
-  spec.nodes = OrtTopologicalOrder(view, OrtIndices(view));
+  spec.nodes = ir::OrtTopologicalOrder(view, ir::OrtNodeIndices(view));
   spec.inputs = ir_graph.inputs;
   spec.outputs = ir_graph.outputs;
   for (const ir::Initializer& init : ir_graph.initializers) spec.initializers.push_back(init.value);

@@ -171,6 +171,10 @@ class PluginEp final : public ExecutionProvider,
                         "setting OrtEp::GetCapability");
     }
     ep_version_ = Effective(declared);
+    // ORT 1.30 reads OrtEp::GetName for the EP's type right after CreateEp, before it asks for
+    // the kernel registry, and twice more after it (while it builds the EP's provider and arena
+    // options): GetName, GetKernelRegistry, GetName, GetName, as it calls them.
+    NXRT_RETURN_IF_ERROR(ReadEpName());
     // Kernel-registry plugins (ORT 1.24+) return their registry once; it is copied, as ORT does,
     // so that lookups never depend on the plugin keeping it unchanged.
     if (ep_version_ >= 24 && ep->GetKernelRegistry != nullptr) {
@@ -189,21 +193,8 @@ class PluginEp final : public ExecutionProvider,
                         "(OrtEp::GetKernelRegistry), so it cannot run any node; fix by setting "
                         "one of them");
     }
-    // A plugin whose device memory is not host memory gets its inputs copied in and its outputs
-    // copied out through its own allocator and data transfer (device_memory.h).
-    for (OrtEpDevice* device : factory_.devices) {
-      if (device->ep_name != ep_name()) continue;
-      const OrtMemoryInfo* memory = device->MemoryInfo(OrtDeviceMemoryType_DEFAULT);
-      if (memory == nullptr || memory->device.type == OrtMemoryInfoDeviceType_CPU) break;
-      Result<std::unique_ptr<PluginDeviceMemory>> device_memory =
-          PluginDeviceMemory::Create(factory, factory_.version, memory, label());
-      if (!device_memory.ok()) {
-        ReleaseEp();
-        return device_memory.status();
-      }
-      device_memory_ = std::move(device_memory).value();
-      break;
-    }
+    NXRT_RETURN_IF_ERROR(ReadEpName());
+    NXRT_RETURN_IF_ERROR(ReadEpName());
     if (ep_version_ >= 24 && ep->IsConcurrentRunSupported != nullptr) {
       bool supported = true;
       OrtStatus* status = ep->IsConcurrentRunSupported(ep, &supported);
@@ -213,18 +204,52 @@ class PluginEp final : public ExecutionProvider,
       }
       concurrent_runs_ = supported;
     }
+    // ORT 1.30 asks every plugin EP's factory for its data transfer when it registers the EP
+    // with the session (a CPU plugin's too; it copies between the memories the transfer says it
+    // can), and releases it when the session ends.
+    if (factory_.version >= 23 && factory->CreateDataTransfer != nullptr) {
+      if (OrtStatus* failed = factory->CreateDataTransfer(factory, &transfer_)) {
+        ReleaseEp();
+        return Status(StatusCode::kFailedPrecondition,
+                      TakeOrtStatus(failed, label() + ": OrtEpFactory::CreateDataTransfer failed")
+                          .message());
+      }
+    }
+    // A plugin whose device memory is not host memory gets its inputs copied in and its outputs
+    // copied out through its own allocator and that data transfer (device_memory.h); ORT creates
+    // the allocator after the transfer, for the session state.
+    for (OrtEpDevice* device : factory_.devices) {
+      if (device->ep_name != ep_name()) continue;
+      const OrtMemoryInfo* memory = device->MemoryInfo(OrtDeviceMemoryType_DEFAULT);
+      if (memory == nullptr || memory->device.type == OrtMemoryInfoDeviceType_CPU) break;
+      Result<std::unique_ptr<PluginDeviceMemory>> device_memory = PluginDeviceMemory::Create(
+          factory, factory_.version, memory, std::exchange(transfer_, nullptr), label());
+      if (!device_memory.ok()) {
+        ReleaseEp();
+        return device_memory.status();
+      }
+      device_memory_ = std::move(device_memory).value();
+      break;
+    }
     return Status::Ok();
   }
 
+  // In ORT 1.30's order when a session ends: the data transfer, the streams, the kernels
+  // (ReleaseState of each non-null compute state, Release of each registry kernel), the
+  // allocator, one ReleaseNodeComputeInfos with the compute infos of every Compile call, the
+  // OrtEp.
   void Shutdown() override {
     if (ep_ == nullptr) return;
-    for (auto it = batches_.rbegin(); it != batches_.rend(); ++it) ReleaseBatch(*it);
-    batches_.clear();
+    if (device_memory_ != nullptr) device_memory_->ReleaseTransfer();
+    ReleaseTransfer();
+    idle_streams_.clear();
+    for (CompiledBatch& batch : batches_) ReleaseStates(batch);
     compiled_.clear();
     registry_kernels_.clear();
-    projections_.clear();
-    idle_streams_.clear();
     device_memory_.reset();
+    ReleaseInfos(batches_);
+    batches_.clear();
+    projections_.clear();
     ReleaseEp();
   }
 
@@ -253,6 +278,16 @@ class PluginEp final : public ExecutionProvider,
   Status CompileClaims(const ir::GraphView& view, std::span<const ClaimToCompile> claims) override;
   Result<std::unique_ptr<Kernel>> CreateNodeKernel(const ir::Graph& graph,
                                                    ir::NodeId node) override;
+  // IsStreamAware once per graph, as ORT 1.30 asks it in each session state (RegisterStream
+  // Handlers, a CPU plugin's factory too); the last answer decides whether runs get a stream.
+  Status BeginPlan(size_t graphs) override {
+    OrtEpFactory* factory = factory_.factory;
+    if (factory_.version < 23 || factory->IsStreamAware == nullptr) return Status::Ok();
+    bool aware = false;
+    for (size_t g = 0; g < graphs; ++g) aware = factory->IsStreamAware(factory);
+    if (device_memory_ != nullptr) device_memory_->set_stream_aware(aware);
+    return Status::Ok();
+  }
   Result<ControlFlowHelpers> ControlFlowHelpersFor(const ir::Graph& graph,
                                                    ir::NodeId node) override;
 
@@ -380,26 +415,49 @@ class PluginEp final : public ExecutionProvider,
 
  private:
   void ReleaseEp() {
+    ReleaseTransfer();
     if (ep_ != nullptr && factory_.factory->ReleaseEp != nullptr) {
       factory_.factory->ReleaseEp(factory_.factory, ep_);
     }
     ep_ = nullptr;
   }
-  void ReleaseBatch(CompiledBatch& batch) {
+  // The data transfer of a plugin without device memory (device_memory_ owns the other's).
+  void ReleaseTransfer() {
+    if (transfer_ != nullptr && transfer_->Release != nullptr) transfer_->Release(transfer_);
+    transfer_ = nullptr;
+  }
+  // Reads OrtEp::GetName. Errors: kFailedPrecondition when it is null or returns null (the EP
+  // is released).
+  Status ReadEpName() {
+    if (ep_->GetName == nullptr || ep_->GetName(ep_) == nullptr) {
+      ReleaseEp();
+      return MakeStatus(StatusCode::kFailedPrecondition, label(),
+                        ": OrtEp::GetName is null or returned null; fix the OrtEp to return its "
+                        "EP name");
+    }
+    return Status::Ok();
+  }
+  // ReleaseState for each state CreateState made (ORT releases none it left null).
+  static void ReleaseStates(CompiledBatch& batch) {
     for (auto& claim : batch.claims) {
-      if (claim->has_state && claim->info->ReleaseState != nullptr) {
+      if (claim->has_state && claim->state != nullptr && claim->info->ReleaseState != nullptr) {
         claim->info->ReleaseState(claim->info, claim->state);
       }
       claim->has_state = false;
     }
+  }
+  // One ReleaseNodeComputeInfos with the non-null compute infos of `batches`, in Compile order.
+  void ReleaseInfos(std::span<CompiledBatch> batches) {
     std::vector<OrtNodeComputeInfo*> infos;
-    for (OrtNodeComputeInfo* info : batch.infos) {
-      if (info != nullptr) infos.push_back(info);
+    for (CompiledBatch& batch : batches) {
+      for (OrtNodeComputeInfo* info : batch.infos) {
+        if (info != nullptr) infos.push_back(info);
+      }
+      batch.infos.clear();
     }
     if (!infos.empty() && ep_->ReleaseNodeComputeInfos != nullptr) {
       ep_->ReleaseNodeComputeInfos(ep_, infos.data(), infos.size());
     }
-    batch.infos.clear();
   }
   // The streams of this thread's run, one per stream-aware plugin EP (set by OnRunStart, which
   // runs on the thread that runs the steps).
@@ -458,6 +516,7 @@ class PluginEp final : public ExecutionProvider,
   OrtSessionOptions session_options_;
   OrtRunOptions run_options_;
   OrtEp* ep_ = nullptr;
+  OrtDataTransferImpl* transfer_ = nullptr;  // of a plugin without device memory; may be null
   uint32_t ep_version_ = 0;
   bool concurrent_runs_ = true;
   std::mutex run_mutex_;
@@ -806,7 +865,8 @@ Status PluginEp::CompileFused(const ir::GraphView& view, const GraphProjection& 
     claim.has_state = true;
   }
   if (!status.ok()) {
-    ReleaseBatch(batch);
+    ReleaseStates(batch);
+    ReleaseInfos(std::span<CompiledBatch>(&batch, 1));
     return status;
   }
   for (auto& claim : batch.claims) compiled_[claim->fused_name] = claim;
