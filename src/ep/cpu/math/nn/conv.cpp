@@ -333,7 +333,7 @@ void CreateDnnlConv(ConvPlan& plan, bool constant_weights) {
   const bool nhwc_tensors_first = plan.channels_last && (plan.group > 1 || pointwise);
   enum class Layout { kWinograd, kChosen, kTensors, kChannelsLast };
   std::vector<Layout> options;
-  if (nhwc_tensors_first) options.push_back(Layout::kTensors);
+  if (nhwc_tensors_first) options.push_back(Layout::kChannelsLast);
   if (TryWinograd(plan, constant_weights)) options.push_back(Layout::kWinograd);
   if (plan.group > 1 && !plan.transpose && !plan.channels_last && nsp >= 1 && nsp <= 3) {
     options.push_back(Layout::kChannelsLast);
