@@ -212,6 +212,7 @@ void Pool2d(const PoolPlan& plan, const T* x, T* y, int64_t begin, int64_t end) 
   const int64_t width = std::max(left + in_w, (out_w - 1) * sw + (kw - 1) * dw + 1);
   const T identity = max ? std::numeric_limits<T>::lowest() : T{0};
   std::vector<T> buffer(width, identity);
+  const std::vector<T> no_row(in_w, identity);
   // Inputs (or padded positions) per output row and column; a window counts their product.
   const auto axis_count = [&](size_t d, int64_t o) {
     int64_t n = 0;
@@ -236,9 +237,26 @@ void Pool2d(const PoolPlan& plan, const T* x, T* y, int64_t begin, int64_t end) 
       T* yp = y + plane * out_h * out_w;
       for (int64_t oh = 0; oh < out_h; ++oh) {
         T* yr = yp + oh * out_w;
-        std::fill(row, row + in_w, identity);
         uint32_t nan = 0;
-        for (int64_t th = 0; th < kh; ++th) {
+        // The valid kernel rows: the first two (a row of the identity standing in for a
+        // missing one) in one pass, then one pass per further row.
+        const T* first[2] = {no_row.data(), no_row.data()};
+        int64_t th = 0;
+        for (int64_t taken = 0; th < kh && taken < 2; ++th) {
+          const int64_t r = plan.coordinate[0][oh * kh + th];
+          if (r >= 0) first[taken++] = xp + r * in_w;
+        }
+        const T* r0 = first[0];
+        const T* r1 = first[1];
+        if (max) {
+          for (int64_t c = 0; c < in_w; ++c) {
+            nan |= (r0[c] != r0[c]) | (r1[c] != r1[c]);
+            row[c] = row_max(r0[c], r1[c]);
+          }
+        } else {
+          for (int64_t c = 0; c < in_w; ++c) row[c] = r0[c] + r1[c];
+        }
+        for (; th < kh; ++th) {
           const int64_t r = plan.coordinate[0][oh * kh + th];
           if (r < 0) continue;
           const T* xr = xp + r * in_w;
