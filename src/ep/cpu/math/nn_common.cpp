@@ -2,11 +2,15 @@
 // Layer: nxrt_cpu_math. See nn_common.h.
 #include "ep/cpu/math/nn_common.h"
 
+#include <immintrin.h>
+
 #include <algorithm>
 #include <array>
 #include <limits>
 #include <type_traits>
 #include <utility>
+
+#include "core/cpu_features.h"
 
 namespace nxrt::cpu::nn {
 
@@ -133,9 +137,69 @@ void NextIndex(std::span<const int64_t> shape, const int64_t* ss, const int64_t*
 // One plane of a transpose: dst[i * ld_dst + j] = src[j * ld_src + i] for i < rows, j < cols
 // (dst rows are contiguous, src columns are), in square tiles so that both sides stay in cache
 // lines (an NCHW <-> NHWC transpose reads one side with a stride of H*W or C elements).
+// dst[i * ld_dst + j] = src[j * ld_src + i] for i, j < 8, 4-byte elements: eight 8-lane loads,
+// the 8x8 transpose in registers (unpack, shuffle, swap 128-bit halves), eight 8-lane stores.
+__attribute__((target("avx2"))) inline void Transpose8x8Avx2(const uint32_t* src, int64_t ld_src,
+                                                            uint32_t* dst, int64_t ld_dst) {
+  __m256 r[8];
+  for (int j = 0; j < 8; ++j) {
+    r[j] = _mm256_loadu_ps(reinterpret_cast<const float*>(src + j * ld_src));
+  }
+  __m256 t[8];
+  for (int j = 0; j < 8; j += 2) {
+    t[j] = _mm256_unpacklo_ps(r[j], r[j + 1]);
+    t[j + 1] = _mm256_unpackhi_ps(r[j], r[j + 1]);
+  }
+  __m256 u[8];
+  for (int j = 0; j < 8; j += 4) {
+    u[j] = _mm256_shuffle_ps(t[j], t[j + 2], _MM_SHUFFLE(1, 0, 1, 0));
+    u[j + 1] = _mm256_shuffle_ps(t[j], t[j + 2], _MM_SHUFFLE(3, 2, 3, 2));
+    u[j + 2] = _mm256_shuffle_ps(t[j + 1], t[j + 3], _MM_SHUFFLE(1, 0, 1, 0));
+    u[j + 3] = _mm256_shuffle_ps(t[j + 1], t[j + 3], _MM_SHUFFLE(3, 2, 3, 2));
+  }
+  for (int i = 0; i < 4; ++i) {
+    _mm256_storeu_ps(reinterpret_cast<float*>(dst + i * ld_dst),
+                     _mm256_permute2f128_ps(u[i], u[i + 4], 0x20));
+    _mm256_storeu_ps(reinterpret_cast<float*>(dst + (i + 4) * ld_dst),
+                     _mm256_permute2f128_ps(u[i], u[i + 4], 0x31));
+  }
+}
+
+// TransposePlane for 4-byte elements on AVX2: 32x32 tiles of 8x8 register transposes, the edges
+// element by element.
+__attribute__((target("avx2"))) void TransposePlaneAvx2(const uint32_t* src, int64_t ld_src,
+                                                       uint32_t* dst, int64_t ld_dst,
+                                                       int64_t rows, int64_t cols) {
+  constexpr int64_t kTile = 32;
+  const int64_t rows8 = rows / 8 * 8, cols8 = cols / 8 * 8;
+  for (int64_t i0 = 0; i0 < rows8; i0 += kTile) {
+    const int64_t i1 = std::min(rows8, i0 + kTile);
+    for (int64_t j0 = 0; j0 < cols8; j0 += kTile) {
+      const int64_t j1 = std::min(cols8, j0 + kTile);
+      for (int64_t i = i0; i < i1; i += 8) {
+        for (int64_t j = j0; j < j1; j += 8) {
+          Transpose8x8Avx2(src + j * ld_src + i, ld_src, dst + i * ld_dst + j, ld_dst);
+        }
+      }
+    }
+    for (int64_t i = i0; i < i1; ++i) {
+      for (int64_t j = cols8; j < cols; ++j) dst[i * ld_dst + j] = src[j * ld_src + i];
+    }
+  }
+  for (int64_t i = rows8; i < rows; ++i) {
+    for (int64_t j = 0; j < cols; ++j) dst[i * ld_dst + j] = src[j * ld_src + i];
+  }
+}
+
 template <typename E>
 void TransposePlane(const E* src, int64_t ld_src, E* dst, int64_t ld_dst, int64_t rows,
                     int64_t cols) {
+  if constexpr (std::is_same_v<E, uint32_t>) {
+    if (rows >= 8 && cols >= 8 && CpuHasAvx2()) {
+      TransposePlaneAvx2(src, ld_src, dst, ld_dst, rows, cols);
+      return;
+    }
+  }
   constexpr int64_t kTile = 16;
   if (cols < kTile) {
     // Few columns (an image's 3 channels): each source column streams through a block of rows.

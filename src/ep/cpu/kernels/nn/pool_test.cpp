@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <random>
 #include <string>
 #include <vector>
@@ -212,6 +213,110 @@ TEST(PoolKernels, MissingKernelShapeAndBadPNameTheAttribute) {
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.status().message().find("attribute 'p' is 0"), std::string::npos)
       << bad.status().message();
+}
+
+// The float 2-D MaxPool (no Indices) and AveragePool rows and the float Global pools
+// (math/nn/pool.cpp, simd_map.h builds) against the definitions on random windows: odd widths
+// (vector tails), strides 1 to 3, ceil_mode, pads, dilations, count_include_pad; inputs with NaN,
+// +inf and -inf; planes enough that two threads split them. A window holding a NaN gives NaN; an
+// average of +inf and -inf is NaN; a max of -inf only is float's lowest (the pools start there).
+bool SameOrBothNan(double got, double want, double tolerance) {
+  if (std::isnan(want)) return std::isnan(got);
+  if (std::isinf(want)) return got == want;
+  return std::fabs(got - want) <= tolerance * (1 + std::fabs(want));
+}
+
+TEST(PoolKernels, FloatRowsAndGlobalPoolsMatchDefinitionWithNanInfAtOneAndTwoThreads) {
+  std::mt19937 rng(115);
+  const float specials[] = {NAN, INFINITY, -INFINITY};
+  for (int iter = 0; iter < 36; ++iter) {
+    const bool max = iter % 2 == 0, big = iter % 6 == 0;
+    const int special_kind = iter % 4;  // 0: none, else one of specials
+    Window w;
+    w.x = {RandomInt(rng, 1, 2), big ? 24 : RandomInt(rng, 1, 5), RandomInt(rng, 3, big ? 61 : 19),
+           RandomInt(rng, 3, big ? 59 : 37)};
+    for (int d = 0; d < 2; ++d) {
+      w.kernel.push_back(RandomInt(rng, 1, 3));
+      w.strides.push_back(RandomInt(rng, 1, 3));
+      w.dilations.push_back(RandomInt(rng, 1, 2));
+      w.pads_begin.push_back(RandomInt(rng, 0, w.kernel.back() - 1));
+      w.pads_end.push_back(RandomInt(rng, 0, w.kernel.back() - 1));
+    }
+    w.x[2] = std::max(w.x[2], (w.kernel[0] - 1) * w.dilations[0] + 1);
+    w.x[3] = std::max(w.x[3], (w.kernel[1] - 1) * w.dilations[1] + 1);
+    w.ceil_mode = iter % 3 == 1;
+    const bool include_pad = !max && iter % 4 == 1;
+    std::vector<float> x = RandomVector<float>(rng, Count(w.x));
+    if (special_kind > 0) {
+      for (float& v : x) {
+        if (RandomInt(rng, 0, 40) == 0) v = specials[special_kind - 1];
+      }
+    }
+    SCOPED_TRACE(::testing::Message() << "iteration " << iter << " X " << ShapeToString(w.x));
+    // The definition, with NaN and infinities: the window's taps in double.
+    const Shape y_shape = OutputShape(w);
+    std::vector<double> want(Count(y_shape));
+    ForEachIndex(y_shape, [&](const std::vector<int64_t>& o) {
+      double acc = max ? -std::numeric_limits<double>::infinity() : 0.0;
+      bool nan = false;
+      int64_t count = 0;
+      ForEachIndex(w.kernel, [&](const std::vector<int64_t>& k) {
+        std::vector<int64_t> xi = {o[0], o[1]};
+        bool inside = true, in_padded = true;
+        for (size_t d = 0; d < 2; ++d) {
+          const int64_t pos = o[2 + d] * w.strides[d] - w.pads_begin[d] + k[d] * w.dilations[d];
+          inside = inside && pos >= 0 && pos < w.x[2 + d];
+          in_padded = in_padded && pos < w.x[2 + d] + w.pads_end[d];
+          xi.push_back(pos);
+        }
+        count += include_pad ? in_padded : inside;
+        if (!inside) return;
+        const double v = x[Offset(w.x, xi)];
+        nan = nan || std::isnan(v);
+        acc = max ? std::max(acc, v) : acc + v;
+      });
+      double out = max ? std::max<double>(acc, std::numeric_limits<float>::lowest())
+                       : (count > 0 ? acc / static_cast<double>(count) : 0.0);
+      if (nan) out = NAN;
+      want[Offset(y_shape, o)] = out;
+    });
+    std::vector<AttributeValue> attributes = {
+        IntsAttr("kernel_shape", w.kernel), IntsAttr("strides", w.strides),
+        IntsAttr("dilations", w.dilations), IntsAttr("pads", Concat(w.pads_begin, w.pads_end)),
+        IntAttr("ceil_mode", w.ceil_mode)};
+    if (include_pad) attributes.push_back(IntAttr("count_include_pad", 1));
+    const Tensor input = Tensor::FromVector<float>(w.x, x).value();
+    for (int threads : {1, 2}) {
+      SCOPED_TRACE(::testing::Message() << threads << " thread(s)");
+      OpCase op{max ? "MaxPool" : "AveragePool", 19, {In(input)}, attributes};
+      if (max) op.opset = 12;
+      NXRT_ASSERT_OK_AND_ASSIGN(std::vector<Tensor> y, RunOp(op, AsWritten(threads)));
+      ASSERT_EQ(y[0].shape(), y_shape);
+      const std::vector<float> got = Values<float>(y[0]);
+      for (size_t i = 0; i < got.size(); ++i) {
+        ASSERT_TRUE(SameOrBothNan(got[i], want[i], 1e-6)) << "at " << i << ": " << got[i]
+                                                          << " vs " << want[i];
+      }
+      // The Global form over the same input: max (NaN wins) and mean of each plane.
+      OpCase global{max ? "GlobalMaxPool" : "GlobalAveragePool", 1, {In(input)}};
+      NXRT_ASSERT_OK_AND_ASSIGN(std::vector<Tensor> g, RunOp(global, AsWritten(threads)));
+      const int64_t plane = w.x[2] * w.x[3];
+      const std::vector<float> gy = Values<float>(g[0]);
+      ASSERT_EQ(static_cast<int64_t>(gy.size()), w.x[0] * w.x[1]);
+      for (int64_t p = 0; p < w.x[0] * w.x[1]; ++p) {
+        double acc = max ? std::numeric_limits<float>::lowest() : 0.0;
+        bool nan = false;
+        for (int64_t i = 0; i < plane; ++i) {
+          const double v = x[p * plane + i];
+          nan = nan || std::isnan(v);
+          acc = max ? std::max(acc, v) : acc + v;
+        }
+        const double expected = nan ? NAN : max ? acc : acc / static_cast<double>(plane);
+        ASSERT_TRUE(SameOrBothNan(gy[p], expected, 1e-6)) << "plane " << p << ": " << gy[p]
+                                                            << " vs " << expected;
+      }
+    }
+  }
 }
 
 // `op` of `domain` on `x` as a one-node model through the session, on two threads, with the

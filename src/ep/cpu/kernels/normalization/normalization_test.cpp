@@ -8,6 +8,8 @@
 // normalisation, CumSum, large inputs split over threads, and named refusals.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <random>
 #include <string>
 #include <vector>
@@ -287,6 +289,59 @@ TEST(NormalizationKernelsTest, LargeInputsSplitOverThreadsGiveTheSameResult) {
                    .AddInput(Initializer(channel))
                    .AddOutput(DataType::kFloat),
                {expected}, "large BatchNormalization", options);
+}
+
+// Float Softmax and LogSoftmax rows (math/normalization/softmax.cpp: AVX-512, or simd_map.h's
+// AVX2 or baseline build) against the definition in double: odd row lengths around the 16-lane
+// blocks, rows holding NaN (the row is NaN), +inf, -inf, and enough rows that two threads split
+// them.
+TEST(NormalizationKernelsTest, FloatSoftmaxRowsMatchDefinitionWithNanInfAtOneAndTwoThreads) {
+  std::mt19937_64 rng(17);
+  const float specials[] = {NAN, INFINITY, -INFINITY};
+  for (int64_t d : {1, 3, 15, 16, 17, 33, 127, 128, 129, 1001}) {
+    const int64_t rows = std::max<int64_t>(8, 40000 / d);
+    Tensor x = RandomTensor(rng, DataType::kFloat, {rows, d}, -20, 20);
+    float* xv = x.mutable_data<float>();
+    for (int64_t r = 0; r < rows; r += 5) xv[r * d + rng() % d] = specials[(r / 5) % 3];
+    for (const char* op : {"Softmax", "LogSoftmax"}) {
+      const bool log = std::string(op) == "LogSoftmax";
+      std::vector<double> want(static_cast<size_t>(rows * d));
+      for (int64_t r = 0; r < rows; ++r) {
+        const float* row = xv + r * d;
+        double m = -INFINITY;
+        bool nan = false;
+        for (int64_t k = 0; k < d; ++k) {
+          nan = nan || std::isnan(row[k]);
+          m = std::max<double>(m, row[k]);
+        }
+        double sum = 0;
+        for (int64_t k = 0; k < d; ++k) sum += std::exp(row[k] - m);
+        for (int64_t k = 0; k < d; ++k) {
+          const double v = log ? (row[k] - m) - std::log(sum) : std::exp(row[k] - m) / sum;
+          want[r * d + k] = nan ? NAN : v;
+        }
+      }
+      for (int threads : {1, 2}) {
+        SessionOptions options;
+        options.intra_op_threads = threads;
+        Result<std::vector<Tensor>> y =
+            SingleOpModel(op, 13).AddInput(Input(x)).AddOutput(DataType::kFloat).Run(options);
+        ASSERT_TRUE(y.ok()) << y.status().ToString();
+        const float* got = (*y)[0].data<float>();
+        for (int64_t i = 0; i < rows * d; ++i) {
+          SCOPED_TRACE(::testing::Message() << op << " d " << d << " element " << i << " at "
+                                            << threads << " thread(s)");
+          if (std::isnan(want[i])) {
+            ASSERT_TRUE(std::isnan(got[i])) << got[i];
+          } else if (std::isinf(want[i])) {
+            ASSERT_EQ(got[i], want[i]);
+          } else {
+            ASSERT_NEAR(got[i], want[i], 2e-6 + 1e-5 * std::fabs(want[i]));
+          }
+        }
+      }
+    }
+  }
 }
 
 }  // namespace

@@ -7,7 +7,9 @@
 //   Resize 10
 //   Resize 11, 13   value inputs roi (1), scales (2), sizes (3), the coordinate attributes
 //   Resize 18, 19   plus `antialias`, `axes`, `keep_aspect_ratio_policy` (19: half_pixel_symmetric)
-// The roi is read only for tf_crop_and_resize, the one mode that uses it.
+// The roi is read only for tf_crop_and_resize, the one mode that uses it. A planar float plan
+// (math/tensor/resize.h) splits its output rows across the intra-op threads.
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <utility>
@@ -78,7 +80,14 @@ class ResizeKernel final : public Kernel {
   }
 
   Status Compute(ComputeContext& ctx) override {
-    return nn::Resize(plan_, ctx.input(0)->raw_data(), ctx.output(0)->mutable_raw_data());
+    const void* x = ctx.input(0)->raw_data();
+    void* y = ctx.output(0)->mutable_raw_data();
+    if (!plan_.planar) return nn::Resize(plan_, x, y);
+    // Output rows split across threads, at least kParallelGrain output elements per range.
+    const int64_t width = std::max<int64_t>(1, plan_.output_shape.back());
+    ctx.ParallelFor(plan_.units, std::max<int64_t>(1, kParallelGrain / width),
+                    [&](int64_t begin, int64_t end) { nn::ResizeUnits(plan_, x, y, begin, end); });
+    return Status::Ok();
   }
 
  private:

@@ -22,6 +22,7 @@ using nn::testing::AllClose;
 using nn::testing::Count;
 using nn::testing::ForEachIndex;
 using nn::testing::Offset;
+using nn::testing::RandomVector;
 
 struct OnnxCase {
   const char* name;
@@ -225,6 +226,56 @@ TEST(ResizeKernel, Opset11EmptyRoiAndScalesWithSizes) {
   EXPECT_EQ(Values<float>(y[0]), (std::vector<float>{1, 1.25f, 1.75f, 2, 1.5f, 1.75f, 2.25f,
                                                      2.5f, 2.5f, 2.75f, 3.25f, 3.5f, 3,
                                                      3.25f, 3.75f, 4}));
+}
+
+// The float image resize (math/tensor/resize.h's planar plan, output rows split across threads)
+// at one and two threads against the same op in double (the reference path, tested against the
+// spec formulas): linear up, cubic down, antialiased linear down; odd sizes; NaN, +inf and -inf
+// in the input land on the same outputs.
+TEST(ResizeKernel, FloatImageResizeMatchesDoubleAtOneAndTwoThreads) {
+  std::mt19937 rng(41);
+  struct Case {
+    const char* mode;
+    bool antialias;
+    Shape x;
+    std::vector<int64_t> sizes;
+  };
+  const Case cases[] = {{"linear", false, {1, 24, 37, 41}, {1, 24, 75, 83}},
+                        {"cubic", false, {2, 5, 61, 53}, {2, 5, 29, 31}},
+                        {"linear", true, {1, 7, 64, 96}, {1, 7, 21, 37}}};
+  for (const Case& c : cases) {
+    std::vector<double> x = RandomVector<double>(rng, Count(c.x), -2, 2);
+    const double specials[] = {NAN, INFINITY, -INFINITY};
+    for (size_t i = 0; i < x.size(); i += 211) x[i] = specials[i % 3];
+    const std::vector<float> xf(x.begin(), x.end());
+    std::vector<AttributeValue> attributes = {StringAttr("mode", c.mode)};
+    if (c.antialias) attributes.push_back(IntAttr("antialias", 1));
+    const auto op = [&](Tensor input) {
+      return OpCase{"Resize", 18,
+                    {In(std::move(input)), Omitted(), Omitted(), ConstInts(c.sizes)}, attributes};
+    };
+    NXRT_ASSERT_OK_AND_ASSIGN(std::vector<Tensor> wide,
+                              RunOp(op(Tensor::FromVector<double>(c.x, x).value())));
+    const std::vector<double> want = Values<double>(wide[0]);
+    for (int threads : {1, 2}) {
+      SCOPED_TRACE(::testing::Message() << c.mode << " " << ShapeToString(c.x) << " at "
+                                        << threads << " thread(s)");
+      NXRT_ASSERT_OK_AND_ASSIGN(
+          std::vector<Tensor> y,
+          RunOp(op(Tensor::FromVector<float>(c.x, xf).value()), AsWritten(threads)));
+      ASSERT_EQ(y[0].shape(), Shape(c.sizes.begin(), c.sizes.end()));
+      const std::vector<float> got = Values<float>(y[0]);
+      for (size_t i = 0; i < got.size(); ++i) {
+        if (std::isnan(want[i])) {
+          ASSERT_TRUE(std::isnan(got[i])) << "output " << i << ": " << got[i];
+        } else if (std::isinf(want[i])) {
+          ASSERT_EQ(got[i], want[i]) << "output " << i;
+        } else {
+          ASSERT_NEAR(got[i], want[i], 1e-5 * (1 + std::fabs(want[i]))) << "output " << i;
+        }
+      }
+    }
+  }
 }
 
 TEST(ResizeKernel, Opset18AxesAndKeepAspectRatioPolicy) {

@@ -3,6 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstring>
 #include <numeric>
 #include <random>
 #include <string>
@@ -48,6 +51,44 @@ TEST(TransposeKernel, RandomShapesAndPermsMatchReference) {
               {IntsAttr("perm", perm)}};
     NXRT_ASSERT_OK_AND_ASSIGN(std::vector<Tensor> y, RunOp(op));
     EXPECT_EQ(Values<float>(y[0]), TransposeRef(x, shape, perm)) << ShapeToString(shape);
+  }
+}
+
+// The 4-byte layout transposes (math/nn_common.cpp: 8x8 register transposes on AVX2, the edges
+// element by element) at one and two threads: NCHW <-> NHWC and last-two-axes swaps with sizes
+// around the 8-element blocks and 32-element tiles, float with NaN payloads, infinities and -0
+// (moved bit for bit), and int32.
+TEST(TransposeKernel, FourByteLayoutTransposesAtOneAndTwoThreads) {
+  std::mt19937 rng(12);
+  const std::vector<std::pair<Shape, std::vector<int64_t>>> cases = {
+      {{1, 64, 61, 67}, {0, 2, 3, 1}}, {{2, 13, 9, 17}, {0, 2, 3, 1}},
+      {{1, 47, 33, 24}, {0, 3, 1, 2}}, {{12, 128, 64}, {0, 2, 1}},
+      {{3, 9, 1031}, {0, 2, 1}},       {{8, 8}, {1, 0}},
+      {{7, 300}, {1, 0}},              {{2, 5, 40, 8}, {1, 0, 3, 2}}};
+  for (const auto& [shape, perm] : cases) {
+    std::vector<float> x = RandomVector<float>(rng, Count(shape));
+    std::vector<int32_t> xi(x.size());
+    for (size_t i = 0; i < x.size(); ++i) {
+      xi[i] = static_cast<int32_t>(rng());
+      if (i % 97 == 3) x[i] = std::bit_cast<float>(0x7fc00000u | static_cast<uint32_t>(i));
+      if (i % 89 == 5) x[i] = i % 2 ? INFINITY : -INFINITY;
+      if (i % 83 == 7) x[i] = -0.0f;
+    }
+    const std::vector<float> want = TransposeRef(x, shape, perm);
+    const std::vector<int32_t> want_int = TransposeRef(xi, shape, perm);
+    for (int threads : {1, 2}) {
+      SCOPED_TRACE(::testing::Message() << ShapeToString(shape) << " at " << threads
+                                        << " thread(s)");
+      OpCase op{"Transpose", 13, {In(Tensor::FromVector<float>(shape, x).value())},
+                {IntsAttr("perm", perm)}};
+      NXRT_ASSERT_OK_AND_ASSIGN(std::vector<Tensor> y, RunOp(op, AsWritten(threads)));
+      const std::vector<float> got = Values<float>(y[0]);
+      ASSERT_EQ(got.size(), want.size());
+      EXPECT_EQ(std::memcmp(got.data(), want.data(), got.size() * sizeof(float)), 0);
+      op.inputs = {In(Tensor::FromVector<int32_t>(shape, xi).value())};
+      NXRT_ASSERT_OK_AND_ASSIGN(std::vector<Tensor> yi, RunOp(op, AsWritten(threads)));
+      EXPECT_EQ(Values<int32_t>(yi[0]), want_int);
+    }
   }
 }
 

@@ -553,6 +553,64 @@ TEST(ConvTest, ChannelsLastMatchesNchw) {
   }
 }
 
+// The channels_last depthwise, grouped and 1x1 plans, which give oneDNN the NHWC tensors when a
+// direct JIT kernel takes them, against the definition (DirectConv) at one and two threads:
+// channel counts off the 8- and 16-lane blocks, odd sizes, strides, pads, and a NaN and an
+// infinity in X (the outputs whose window reads them are NaN or infinite, the others finite).
+TEST(ConvTest, ChannelsLastGroupedAndPointwiseMatchDefinitionWithNanInf) {
+  std::mt19937 rng(83);
+  for (int iter = 0; iter < 18; ++iter) {
+    const int64_t c = std::vector<int64_t>{12, 24, 40}[iter % 3];
+    const int kind = iter % 3;  // 0 depthwise, 1 grouped (4 groups), 2 pointwise
+    const int64_t group = kind == 0 ? c : kind == 1 ? 4 : 1;
+    const int64_t m = kind == 0 ? c : kind == 1 ? 4 * RandomInt(rng, 2, 5) : RandomInt(rng, 5, 21);
+    const int64_t k = kind == 2 ? 1 : 3;
+    ConvAttributes attr;
+    attr.group = group;
+    attr.strides = kind == 2 ? std::vector<int64_t>{1, 1}
+                             : std::vector<int64_t>{RandomInt(rng, 1, 2), RandomInt(rng, 1, 2)};
+    attr.dilations = {1, 1};
+    attr.pads = kind == 2 ? std::vector<int64_t>{0, 0, 0, 0} : std::vector<int64_t>{1, 1, 1, 1};
+    const Shape xs = {RandomInt(rng, 1, 2), c, RandomInt(rng, 3, 17), RandomInt(rng, 3, 23)};
+    const Shape ws = {m, c / group, k, k};
+    std::vector<double> x = testing::RandomVector<double>(rng, Count(xs));
+    x[RandomInt(rng, 0, Count(xs) - 1)] = NAN;
+    x[RandomInt(rng, 0, Count(xs) - 1)] = INFINITY;
+    const std::vector<double> w = testing::RandomVector<double>(rng, Count(ws));
+    const std::vector<double> b = testing::RandomVector<double>(rng, m);
+    const std::vector<float> xf = ToNhwc(xs, std::vector<float>(x.begin(), x.end()));
+    const std::vector<float> wf(w.begin(), w.end()), bf(b.begin(), b.end());
+    for (int threads : {1, 2}) {
+      SCOPED_TRACE(::testing::Message() << "iteration " << iter << " X " << Str(xs) << " W "
+                                        << Str(ws) << " at " << threads << " thread(s)");
+      ConvOptions options;
+      options.threads = threads;
+      options.channels_last = true;
+      const Shape x_nhwc = {xs[0], xs[2], xs[3], xs[1]};
+      const Shape bs = {m};
+      NXRT_ASSERT_OK_AND_ASSIGN(ConvPlan plan,
+                                PrepareConv(DataType::kFloat, x_nhwc, ws, bs, attr, options));
+      ASSERT_NE(plan.dnnl, nullptr);
+      const Shape& yn = plan.output_shape;
+      const Shape ys = {yn[0], yn[3], yn[1], yn[2]};
+      const std::vector<double> want = DirectConv(xs, x, ws, w, &b, ys, group, attr.strides,
+                                                  attr.dilations, {attr.pads[0], attr.pads[1]});
+      std::vector<float> y(Count(ys), 7.0f);
+      RunWithWorkspace<float>(plan, xf, wf, bf, nullptr, y);
+      const std::vector<float> got = ToNchw(ys, y);
+      for (size_t i = 0; i < got.size(); ++i) {
+        if (std::isnan(want[i])) {
+          ASSERT_TRUE(std::isnan(got[i])) << "output " << i << ": " << got[i];
+        } else if (std::isinf(want[i])) {
+          ASSERT_EQ(got[i], want[i]) << "output " << i;
+        } else {
+          ASSERT_NEAR(got[i], want[i], 1e-4 * (1 + std::fabs(want[i]))) << "output " << i;
+        }
+      }
+    }
+  }
+}
+
 // Constant weights let a 3x3 stride-1 convolution of >= 64 channels take oneDNN's Winograd
 // algorithm (AVX-512 machines): NCHW and channels_last, pads 1 and 0, in and out channel counts
 // that differ, bias, sum (in place on Y) and Relu, against the double reference loops. Without

@@ -7,6 +7,7 @@
 #include <type_traits>
 
 #include "ep/cpu/math/nn_common.h"
+#include "ep/cpu/math/simd_map.h"
 
 namespace nxrt::cpu::nn {
 
@@ -138,73 +139,147 @@ void PoolTyped(const PoolPlan& plan, const T* x, T* y, int64_t* indices, int64_t
   }
 }
 
-// MaxPool over 2-D float/double without Indices, planes [begin, end). A plane without NaN goes
-// row by row, vertical first: for each output row, the max over its valid kernel rows of every
-// input column (contiguous: it vectorises), then each output's max over its valid kernel columns
-// of that row (a max is exact in any order, and the valid rows do not depend on the column). A
-// plane holding a NaN takes the taps in PoolTyped's row-major order, so the first NaN of a window
-// wins there too: same bits always.
+// The NaN-safe form of one MaxPool output row: taps in PoolTyped's row-major order, so the first
+// NaN of a window wins (same bits as the general path). `lowest` where no tap is an input.
 template <typename T>
-void MaxPool2d(const PoolPlan& plan, const T* x, T* y, int64_t begin, int64_t end) {
+void MaxPoolRowKeepingNan(const PoolPlan& plan, const T* xp, int64_t oh, T* yr) {
   const WindowGeometry& g = plan.geometry;
+  const int64_t in_w = plan.input_spatial[1], out_w = g.output[1];
+  const int64_t kh = g.kernel[0], kw = g.kernel[1];
+  std::fill(yr, yr + out_w, std::numeric_limits<T>::lowest());
+  for (int64_t th = 0; th < kh; ++th) {
+    const int64_t r = plan.coordinate[0][oh * kh + th];
+    if (r < 0) continue;
+    const T* xr = xp + r * in_w;
+    for (int64_t ow = 0; ow < out_w; ++ow) {
+      const int64_t* cols = plan.coordinate[1].data() + ow * kw;
+      T best = yr[ow];
+      for (int64_t tw = 0; tw < kw; ++tw) {
+        const int64_t c = cols[tw];
+        if (c < 0) continue;
+        const T v = xr[c];
+        // Keep a NaN once taken; take a NaN or a larger value otherwise.
+        best = best != best ? best : (v > best || v != v ? v : best);
+      }
+      yr[ow] = best;
+    }
+  }
+}
+
+// out[ow] = op over taps t < kw of row[ow * stride + t * dilation]; S is the stride when known at
+// compile time (1 and 2 vectorise as contiguous and pairwise loads), 0 when it is `stride`.
+template <int S, typename T, typename Op>
+inline void ReduceColumns(const T* row, int64_t out_w, int64_t kw, int64_t stride,
+                          int64_t dilation, T init, const Op& op, T* out) {
+  const int64_t s = S > 0 ? S : stride;
+  for (int64_t ow = 0; ow < out_w; ++ow) out[ow] = init;
+  for (int64_t t = 0; t < kw; ++t) {
+    const T* r = row + t * dilation;
+    for (int64_t ow = 0; ow < out_w; ++ow) out[ow] = op(out[ow], r[ow * s]);
+  }
+}
+
+template <typename T, typename Op>
+inline void ReduceColumnsAnyStride(const T* row, int64_t out_w, int64_t kw, int64_t stride,
+                                   int64_t dilation, T init, const Op& op, T* out) {
+  if (stride == 1) {
+    ReduceColumns<1>(row, out_w, kw, stride, dilation, init, op, out);
+  } else if (stride == 2) {
+    ReduceColumns<2>(row, out_w, kw, stride, dilation, init, op, out);
+  } else {
+    ReduceColumns<0>(row, out_w, kw, stride, dilation, init, op, out);
+  }
+}
+
+// 2-D MaxPool without Indices and AveragePool over float/double, planes [begin, end), in the
+// widest build the CPU runs (simd_map.h). Per output row: the valid kernel rows reduced column by
+// column (contiguous loads: max, or sum) into a row buffer that holds the left and right padding
+// as the reduction's identity (lowest, or 0), then each output reduces its kernel columns of that
+// buffer, branch-free. A max is exact in any order, and the taps a window reads are the product of
+// its valid rows and columns, so this is the general path's max; AveragePool divides the sum by
+// the product of the per-axis counts (inputs, or positions inside the padded input with
+// count_include_pad), which is the general path's count. The vertical pass also notes whether
+// a row held a NaN; such an output row is redone by MaxPoolRowKeepingNan (first NaN of a window
+// wins, same bits as the general path). A window with no input tap gives lowest, as there.
+template <typename T>
+void Pool2d(const PoolPlan& plan, const T* x, T* y, int64_t begin, int64_t end) {
+  const WindowGeometry& g = plan.geometry;
+  const bool max = plan.kind == PoolKind::kMax;
   const int64_t in_h = plan.input_spatial[0], in_w = plan.input_spatial[1];
   const int64_t out_h = g.output[0], out_w = g.output[1];
   const int64_t kh = g.kernel[0], kw = g.kernel[1];
-  const std::vector<int64_t>& row_of = plan.coordinate[0];
-  const std::vector<int64_t>& col_of = plan.coordinate[1];
-  constexpr int64_t kRowCapacity = 4096;  // rows wider than this take the NaN-safe loop
-  T rowmax[kRowCapacity];
-  for (int64_t plane = begin; plane < end; ++plane) {
-    const T* xp = x + plane * in_h * in_w;
-    T* yp = y + plane * out_h * out_w;
-    bool has_nan = in_w > kRowCapacity;
-    for (int64_t i = 0; i < in_h * in_w; ++i) has_nan |= xp[i] != xp[i];
-    for (int64_t oh = 0; oh < out_h; ++oh) {
-      T* yr = yp + oh * out_w;
-      if (!has_nan) {
-        bool any_row = false;
-        for (int64_t th = 0; th < kh; ++th) {
-          const int64_t r = row_of[oh * kh + th];
+  const int64_t sw = g.strides[1], dw = g.dilations[1], left = g.pads_begin[1];
+  const int64_t width = std::max(left + in_w, (out_w - 1) * sw + (kw - 1) * dw + 1);
+  const T identity = max ? std::numeric_limits<T>::lowest() : T{0};
+  std::vector<T> buffer(width, identity);
+  const std::vector<T> no_row(in_w, identity);
+  // Inputs (or padded positions) per output row and column; a window counts their product.
+  const auto axis_count = [&](size_t d, int64_t o) {
+    int64_t n = 0;
+    for (int64_t t = 0; t < g.kernel[d]; ++t) {
+      const size_t at = static_cast<size_t>(o * g.kernel[d] + t);
+      n += plan.attributes.count_include_pad ? plan.in_padded[d][at]
+                                              : plan.coordinate[d][at] >= 0;
+    }
+    return n;
+  };
+  // A zero count divides a zero sum: 1 instead keeps the output 0 without a branch.
+  std::vector<T> column_count(out_w);
+  for (int64_t ow = 0; ow < out_w; ++ow) {
+    column_count[ow] = static_cast<T>(std::max<int64_t>(axis_count(1, ow), 1));
+  }
+  const auto row_max = [](T a, T v) { return v > a ? v : a; };
+  const auto row_sum = [](T a, T v) { return a + v; };
+  math::CallWidest([&] {
+    T* row = buffer.data() + left;
+    for (int64_t plane = begin; plane < end; ++plane) {
+      const T* xp = x + plane * in_h * in_w;
+      T* yp = y + plane * out_h * out_w;
+      for (int64_t oh = 0; oh < out_h; ++oh) {
+        T* yr = yp + oh * out_w;
+        uint32_t nan = 0;
+        // The valid kernel rows: the first two (a row of the identity standing in for a
+        // missing one) in one pass, then one pass per further row.
+        const T* first[2] = {no_row.data(), no_row.data()};
+        int64_t th = 0;
+        for (int64_t taken = 0; th < kh && taken < 2; ++th) {
+          const int64_t r = plan.coordinate[0][oh * kh + th];
+          if (r >= 0) first[taken++] = xp + r * in_w;
+        }
+        const T* r0 = first[0];
+        const T* r1 = first[1];
+        if (max) {
+          for (int64_t c = 0; c < in_w; ++c) {
+            nan |= (r0[c] != r0[c]) | (r1[c] != r1[c]);
+            row[c] = row_max(r0[c], r1[c]);
+          }
+        } else {
+          for (int64_t c = 0; c < in_w; ++c) row[c] = r0[c] + r1[c];
+        }
+        for (; th < kh; ++th) {
+          const int64_t r = plan.coordinate[0][oh * kh + th];
           if (r < 0) continue;
           const T* xr = xp + r * in_w;
-          if (!any_row) {
-            std::copy(xr, xr + in_w, rowmax);
-            any_row = true;
-            continue;
+          if (max) {
+            for (int64_t c = 0; c < in_w; ++c) {
+              nan |= xr[c] != xr[c];
+              row[c] = row_max(row[c], xr[c]);
+            }
+          } else {
+            for (int64_t c = 0; c < in_w; ++c) row[c] += xr[c];
           }
-          for (int64_t c = 0; c < in_w; ++c) rowmax[c] = xr[c] > rowmax[c] ? xr[c] : rowmax[c];
         }
-        for (int64_t ow = 0; ow < out_w; ++ow) {
-          const int64_t* cols = col_of.data() + ow * kw;
-          T best = std::numeric_limits<T>::lowest();
-          for (int64_t tw = 0; any_row && tw < kw; ++tw) {
-            const int64_t c = cols[tw];
-            if (c >= 0 && rowmax[c] > best) best = rowmax[c];
-          }
-          yr[ow] = best;
-        }
-        continue;
-      }
-      std::fill(yr, yr + out_w, std::numeric_limits<T>::lowest());
-      for (int64_t th = 0; th < kh; ++th) {
-        const int64_t r = row_of[oh * kh + th];
-        if (r < 0) continue;
-        const T* xr = xp + r * in_w;
-        for (int64_t ow = 0; ow < out_w; ++ow) {
-          const int64_t* cols = col_of.data() + ow * kw;
-          T best = yr[ow];
-          for (int64_t tw = 0; tw < kw; ++tw) {
-            const int64_t c = cols[tw];
-            if (c < 0) continue;
-            const T v = xr[c];
-            // Keep a NaN once taken; take a NaN or a larger value otherwise.
-            best = best != best ? best : (v > best || v != v ? v : best);
-          }
-          yr[ow] = best;
+        if (max) {
+          ReduceColumnsAnyStride(buffer.data(), out_w, kw, sw, dw, identity, row_max, yr);
+          if (nan != 0) MaxPoolRowKeepingNan(plan, xp, oh, yr);
+        } else {
+          ReduceColumnsAnyStride(buffer.data(), out_w, kw, sw, dw, identity, row_sum, yr);
+          const T rows = static_cast<T>(std::max<int64_t>(axis_count(0, oh), 1));
+          for (int64_t ow = 0; ow < out_w; ++ow) yr[ow] /= rows * column_count[ow];
         }
       }
     }
-  }
+  });
 }
 
 }  // namespace
@@ -270,11 +345,67 @@ Result<PoolPlan> PrepareGlobalPool(PoolKind kind, DataType dtype, std::span<cons
 
 namespace {
 
+// GlobalMaxPool and GlobalAveragePool of one float/double plane in the widest build the CPU runs:
+// the maximum skipping NaNs in 64 running maxima (a plane holding a NaN then takes the scalar
+// loop, whose first NaN wins), the sum in 8 double partial sums (kind kMax or kAverage).
+template <typename T>
+void GlobalPoolPlaneSimd(PoolKind kind, const T* x, int64_t n, T* y) {
+  if (kind == PoolKind::kMax) {
+    constexpr int64_t kBlock = 64;
+    const int64_t full = n / kBlock * kBlock;
+    T lanes[kBlock];
+    std::fill_n(lanes, kBlock, std::numeric_limits<T>::lowest());
+    uint32_t nan = 0;
+    for (int64_t i = 0; i < full; i += kBlock) {
+      for (int64_t j = 0; j < kBlock; ++j) {
+        nan |= x[i + j] != x[i + j];
+        lanes[j] = x[i + j] > lanes[j] ? x[i + j] : lanes[j];
+      }
+    }
+    T best = std::numeric_limits<T>::lowest();
+    for (int64_t j = 0; j < kBlock; ++j) best = lanes[j] > best ? lanes[j] : best;
+    for (int64_t i = full; i < n; ++i) {
+      nan |= x[i] != x[i];
+      best = x[i] > best ? x[i] : best;
+    }
+    if (nan != 0) {
+      for (int64_t i = 0; i < n; ++i) {
+        if (x[i] != x[i]) {
+          best = x[i];
+          break;
+        }
+      }
+    }
+    *y = best;
+    return;
+  }
+  constexpr int kLanes = 8;
+  const int64_t full = n / kLanes * kLanes;
+  double lanes[kLanes] = {};
+  for (int64_t i = 0; i < full; i += kLanes) {
+    for (int j = 0; j < kLanes; ++j) lanes[j] += static_cast<double>(x[i + j]);
+  }
+  double sum = 0.0;
+  for (int j = 0; j < kLanes; ++j) sum += lanes[j];
+  for (int64_t i = full; i < n; ++i) sum += static_cast<double>(x[i]);
+  *y = static_cast<T>(n > 0 ? sum / static_cast<double>(n) : 0.0);
+}
+
 template <typename T>
 void GlobalPoolTyped(const PoolPlan& plan, const T* x, T* y, int64_t begin, int64_t end) {
   using A = std::conditional_t<std::is_same_v<T, double>, double, float>;
   const int64_t in_size = Product(plan.input_spatial);
   const double p = plan.attributes.p;
+  if constexpr (std::is_floating_point_v<T>) {
+    if (plan.kind != PoolKind::kLp) {
+      math::CallWidest([&] {
+        for (int64_t plane = begin; plane < end; ++plane) {
+          GlobalPoolPlaneSimd(plan.kind, x + plane * in_size, in_size, y + plane);
+        }
+      });
+      return;
+    }
+  }
   for (int64_t plane = begin; plane < end; ++plane) {
     const T* xp = x + plane * in_size;
     if (plan.kind == PoolKind::kMax) {
@@ -318,9 +449,10 @@ Status PoolPlanes(const PoolPlan& plan, const void* x, void* y, int64_t* indices
         if (plan.global) {
           GlobalPoolTyped<T>(plan, xt, yt, begin, end);
         } else if constexpr (std::is_floating_point_v<T>) {
-          if (plan.kind == PoolKind::kMax && indices == nullptr &&
-              plan.input_spatial.size() == 2) {
-            MaxPool2d<T>(plan, xt, yt, begin, end);
+          const bool fast_kind = plan.kind == PoolKind::kAverage ||
+                                 (plan.kind == PoolKind::kMax && indices == nullptr);
+          if (fast_kind && plan.input_spatial.size() == 2) {
+            Pool2d<T>(plan, xt, yt, begin, end);
           } else {
             PoolTyped<T>(plan, xt, yt, indices, begin, end);
           }

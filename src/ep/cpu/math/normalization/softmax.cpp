@@ -3,8 +3,9 @@
 //
 // Layer: nxrt_cpu_math (framework-free reference math of the CPU EP).
 // Rows with inner == 1 are contiguous and take plain loops (float Softmax and LogSoftmax rows on
-// AVX-512 when the CPU has it, float Softmax rows in simd_map.h's AVX2 build otherwise). Otherwise kLanes neighbouring rows (consecutive inner positions)
-// are processed together so every pass reads contiguous segments.
+// AVX-512 when the CPU has it, in simd_map.h's AVX2 or baseline build otherwise). Otherwise
+// kLanes neighbouring rows (consecutive inner positions) are processed together so every pass
+// reads contiguous segments.
 #include "ep/cpu/math/normalization/softmax.h"
 
 #include <immintrin.h>
@@ -114,28 +115,66 @@ __attribute__((target("avx512f,fma"))) void SoftmaxRowsAvx512(bool log, int64_t 
   }
 }
 
-// One float Softmax row given its maximum m, vectorised: FastExp, then the sum in 16 partial sums
-// (a single running sum is a serial dependency the compiler may not reorder).
-inline void SoftmaxRowFloat(int64_t d, float m, const float* x, float* y) {
-  for (int64_t k = 0; k < d; ++k) y[k] = FastExp(x[k] - m);
-  float partial[16] = {};
-  int64_t k = 0;
-  for (; k + 16 <= d; k += 16) {
-    for (int j = 0; j < 16; ++j) partial[j] += y[k + j];
+// Float Softmax (log false) or LogSoftmax over `rows` contiguous rows of d (>= 1) elements, as
+// SoftmaxRowsAvx512 computes them, for simd_map.h's builds: the maximum skipping NaNs (a NaN's
+// exponential makes the sum, and so the row, NaN), FastExp, and the sum, each in 16 partial
+// results (a single running maximum or sum is a serial dependency the compiler may not reorder).
+inline void SoftmaxRowsFloat(bool log, int64_t rows, int64_t d, const float* x, float* y) {
+  constexpr int kLanes = 16;
+  const int64_t full = d / kLanes * kLanes;
+  for (int64_t r = 0; r < rows; ++r, x += d, y += d) {
+    float partial[kLanes];
+    std::fill_n(partial, kLanes, -std::numeric_limits<float>::infinity());
+    for (int64_t k = 0; k < full; k += kLanes) {
+      for (int j = 0; j < kLanes; ++j) partial[j] = x[k + j] > partial[j] ? x[k + j] : partial[j];
+    }
+    float m = partial[0];
+    for (int j = 1; j < kLanes; ++j) m = partial[j] > m ? partial[j] : m;
+    for (int64_t k = full; k < d; ++k) m = x[k] > m ? x[k] : m;
+    std::fill_n(partial, kLanes, 0.0f);
+    float tail = 0.0f;
+    if (log) {
+      for (int64_t k = 0; k < full; k += kLanes) {
+        for (int j = 0; j < kLanes; ++j) partial[j] += FastExp(x[k + j] - m);
+      }
+      for (int64_t k = full; k < d; ++k) tail += FastExp(x[k] - m);
+    } else {
+      for (int64_t k = 0; k < full; k += kLanes) {
+        for (int j = 0; j < kLanes; ++j) {
+          const float e = FastExp(x[k + j] - m);
+          y[k + j] = e;
+          partial[j] += e;
+        }
+      }
+      for (int64_t k = full; k < d; ++k) {
+        y[k] = FastExp(x[k] - m);
+        tail += y[k];
+      }
+    }
+    float sum = tail;
+    for (int j = 0; j < kLanes; ++j) sum += partial[j];
+    if (log) {
+      // (x - m) - log(sum), as SoftmaxRowsAvx512 says why.
+      const float log_sum = std::log(sum);
+      for (int64_t k = 0; k < d; ++k) y[k] = (x[k] - m) - log_sum;
+    } else {
+      const float inv = 1.0f / sum;
+      for (int64_t k = 0; k < d; ++k) y[k] *= inv;
+    }
   }
-  for (; k < d; ++k) partial[0] += y[k];
-  float sum = 0;
-  for (int j = 0; j < 16; ++j) sum += partial[j];
-  const float inv = 1.0f / sum;
-  for (k = 0; k < d; ++k) y[k] *= inv;
 }
 
 template <typename T>
 void SoftmaxRows(SoftmaxKind kind, int64_t rows, int64_t d, const T* x, T* y) {
   using C = Compute<T>;
   if constexpr (std::is_same_v<T, float>) {
-    if (kind != SoftmaxKind::kHardmax && CpuHasAvx512()) {
-      SoftmaxRowsAvx512(kind == SoftmaxKind::kLogSoftmax, rows, d, x, y);
+    if (kind != SoftmaxKind::kHardmax) {
+      const bool log = kind == SoftmaxKind::kLogSoftmax;
+      if (CpuHasAvx512()) {
+        SoftmaxRowsAvx512(log, rows, d, x, y);
+      } else {
+        CallWidest([&] { SoftmaxRowsFloat(log, rows, d, x, y); });
+      }
       return;
     }
   }
@@ -164,8 +203,6 @@ void SoftmaxRows(SoftmaxKind kind, int64_t rows, int64_t d, const T* x, T* y) {
       for (int64_t k = 0; k < d; ++k) sum += std::exp(Load(x[k]) - m);
       const C inv = C{1} / sum;
       for (int64_t k = 0; k < d; ++k) y[k] = Store<T>(std::exp(Load(x[k]) - m) * inv);
-    } else if constexpr (std::is_same_v<T, float>) {
-      CallWidest([&] { SoftmaxRowFloat(d, m, x, y); });
     } else {
       for (int64_t k = 0; k < d; ++k) {
         y[k] = std::exp(x[k] - m);

@@ -8,6 +8,7 @@
 #include <type_traits>
 
 #include "ep/cpu/math/nn_common.h"
+#include "ep/cpu/math/simd_map.h"
 
 namespace nxrt::cpu::nn {
 
@@ -294,6 +295,77 @@ void Interpolate(const ResizePlan& plan, const T* in, T* out) {
   }
 }
 
+// Fills the planar fields of a float linear/cubic plan when it qualifies (see resize.h).
+void PreparePlanar(ResizePlan& plan) {
+  const size_t rank = plan.input_shape.size();
+  if (plan.dtype != DataType::kFloat || rank < 2 || Product(plan.output_shape) == 0) return;
+  for (size_t d = 0; d + 2 < rank; ++d) {
+    if (!plan.axes[d].identity) return;
+  }
+  const ResizeAxis& rows = plan.axes[rank - 2];
+  const ResizeAxis& columns = plan.axes[rank - 1];
+  const auto inside = [](const ResizeAxis& axis) {
+    return std::none_of(axis.outside.begin(), axis.outside.end(), [](uint8_t o) { return o; });
+  };
+  if (!inside(rows) || !inside(columns) ||
+      plan.input_shape[rank - 1] > std::numeric_limits<int32_t>::max()) {
+    return;
+  }
+  plan.planar = true;
+  plan.units = Product(std::span(plan.output_shape).first(rank - 1));
+  plan.row_index = rows.index;
+  plan.row_weight.assign(rows.weight.begin(), rows.weight.end());
+  // Tap-major, so the outputs' t-th taps are contiguous. A copied last axis reads one tap, as
+  // Interpolate does (a zero-weight neighbour that is infinite must not make a NaN).
+  const int64_t out_w = plan.output_shape[rank - 1];
+  plan.column_taps = columns.identity ? 1 : columns.taps;
+  plan.column_index.resize(plan.column_taps * out_w);
+  plan.column_weight.resize(plan.column_taps * out_w);
+  for (int64_t ow = 0; ow < out_w; ++ow) {
+    if (columns.identity) {
+      plan.column_index[ow] = static_cast<int32_t>(ow);
+      plan.column_weight[ow] = 1.0f;
+      continue;
+    }
+    for (int64_t t = 0; t < columns.taps; ++t) {
+      plan.column_index[t * out_w + ow] = static_cast<int32_t>(columns.index[ow * columns.taps + t]);
+      plan.column_weight[t * out_w + ow] = static_cast<float>(columns.weight[ow * columns.taps + t]);
+    }
+  }
+}
+
+// Planar units [begin, end) in float: per output row, the weighted input rows summed into `line`
+// (contiguous loads), then each output's taps of `line` (gathers), both vectorised.
+void PlanarUnits(const ResizePlan& plan, const float* in, float* out, int64_t begin,
+                 int64_t end) {
+  const size_t rank = plan.input_shape.size();
+  const int64_t in_h = plan.input_shape[rank - 2], in_w = plan.input_shape[rank - 1];
+  const int64_t out_h = plan.output_shape[rank - 2], out_w = plan.output_shape[rank - 1];
+  const int64_t row_taps = plan.axes[rank - 2].taps, column_taps = plan.column_taps;
+  std::vector<float> line(in_w);
+  math::CallWidest([&] {
+    for (int64_t unit = begin; unit < end; ++unit) {
+      const int64_t plane = unit / out_h, oh = unit % out_h;
+      const float* xp = in + plane * in_h * in_w;
+      std::fill(line.begin(), line.end(), 0.0f);
+      for (int64_t t = 0; t < row_taps; ++t) {
+        const float w = plan.row_weight[oh * row_taps + t];
+        if (w == 0.0f) continue;
+        const float* xr = xp + plan.row_index[oh * row_taps + t] * in_w;
+        for (int64_t c = 0; c < in_w; ++c) line[c] += w * xr[c];
+      }
+      float* __restrict yr = out + unit * out_w;
+      const float* __restrict source = line.data();
+      std::fill(yr, yr + out_w, 0.0f);
+      for (int64_t t = 0; t < column_taps; ++t) {
+        const int32_t* __restrict index = plan.column_index.data() + t * out_w;
+        const float* __restrict weight = plan.column_weight.data() + t * out_w;
+        for (int64_t ow = 0; ow < out_w; ++ow) yr[ow] += weight[ow] * source[index[ow]];
+      }
+    }
+  });
+}
+
 }  // namespace
 
 Result<ResizePlan> PrepareResize(DataType dtype, std::span<const int64_t> input_shape,
@@ -403,6 +475,7 @@ Result<ResizePlan> PrepareResize(DataType dtype, std::span<const int64_t> input_
     }
   } else {
     for (const AxisGeometry& g : geo) plan.axes.push_back(FilterTaps(g, attributes));
+    PreparePlanar(plan);
   }
   return plan;
 }
@@ -414,11 +487,22 @@ Status Resize(const ResizePlan& plan, const void* input, void* output) {
                      typed_fill ? plan.fill : nullptr, output);
     return Status::Ok();
   }
+  if (plan.planar) {
+    ResizeUnits(plan, input, output, 0, plan.units);
+    return Status::Ok();
+  }
   return math::DispatchType<math::NumericTypesBf16>(plan.dtype, "Resize", [&](auto tag) -> Status {
     using T = typename decltype(tag)::type;
     Interpolate<T>(plan, static_cast<const T*>(input), static_cast<T*>(output));
     return Status::Ok();
   });
+}
+
+void ResizeUnits(const ResizePlan& plan, const void* input, void* output, int64_t begin,
+                 int64_t end) {
+  begin = std::clamp<int64_t>(begin, 0, plan.units);
+  end = std::clamp<int64_t>(end, begin, plan.units);
+  PlanarUnits(plan, static_cast<const float*>(input), static_cast<float*>(output), begin, end);
 }
 
 }  // namespace nxrt::cpu::nn

@@ -87,6 +87,17 @@ struct ResizePlan {
   alignas(16) unsigned char fill[16] = {};
   // Linear/cubic: one entry per dim.
   std::vector<ResizeAxis> axes;
+  // Float linear/cubic that copies every axis but the last two and samples nothing outside the
+  // input (an image resize): per output row of each plane, the weighted sum of its input rows,
+  // then each output's weighted taps of that sum, in float (ONNX Runtime computes float Resize
+  // in float), in simd_map.h's widest build. Its units (planes x output rows) are independent.
+  bool planar = false;
+  int64_t units = 1;
+  std::vector<int64_t> row_index;  // [out_h * row_taps]
+  std::vector<float> row_weight;
+  int64_t column_taps = 0;  // 1 when the last axis is copied (its zero-weight taps dropped)
+  std::vector<int32_t> column_index;  // [column_taps * out_w] (tap-major)
+  std::vector<float> column_weight;
 };
 
 // Prepares Resize of a tensor of `input_shape` and `dtype`.
@@ -105,5 +116,10 @@ Result<ResizePlan> PrepareResize(DataType dtype, std::span<const int64_t> input_
 
 // Writes the contiguous output of a prepared Resize from the contiguous input.
 Status Resize(const ResizePlan& plan, const void* input, void* output);
+
+// The units [begin, end) of a planar plan (plan.planar; clamped to [0, plan.units)): disjoint
+// ranges write disjoint output rows, so callers run them on several threads.
+void ResizeUnits(const ResizePlan& plan, const void* input, void* output, int64_t begin,
+                 int64_t end);
 
 }  // namespace nxrt::cpu::nn

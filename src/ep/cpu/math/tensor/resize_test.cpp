@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <string>
@@ -197,6 +198,92 @@ TEST(ResizeTest, RandomNdLinearAndCubicWithAxesAgainstSeparableReference) {
           ReferenceFilter1D(line, coord(o[1], in_shape[1], sizes[1]), mode, -0.75, 1.0, false);
     });
     EXPECT_TRUE(AllClose(out, expected, 1e-12, 1e-12));
+  }
+}
+
+// The planar float path (image resizes: linear, cubic, antialiased) against the separable
+// reference: half_pixel, random up- and downscales of odd sizes (vector tails), in float; and,
+// with NaN, +inf and -inf in the input, against the double path of the same plan (which takes
+// the same taps, so NaN and infinities land on the same outputs). ResizeUnits over parts writes
+// what the whole does.
+TEST(ResizeTest, PlanarFloatMatchesSeparableReferenceAndDoublePath) {
+  std::mt19937 rng(33);
+  for (int iter = 0; iter < 40; ++iter) {
+    ResizeAttributes attr;
+    attr.mode = iter % 3 == 2 ? ResizeMode::kCubic : ResizeMode::kLinear;
+    attr.antialias = iter % 4 == 3;
+    const Shape in_shape = {RandomInt(rng, 1, 2), RandomInt(rng, 1, 3), RandomInt(rng, 1, 13),
+                            RandomInt(rng, 1, 41)};
+    // Downscales by at most 8, so the reference's +-64 taps cover the stretched cubic filter.
+    const std::vector<int64_t> sizes = {in_shape[0], in_shape[1],
+                                        RandomInt(rng, (in_shape[2] + 7) / 8, 29),
+                                        RandomInt(rng, (in_shape[3] + 7) / 8, 83)};
+    SCOPED_TRACE(::testing::Message() << "iteration " << iter << " " << ShapeToString(in_shape)
+                                      << " -> " << ShapeToString(sizes));
+    NXRT_ASSERT_OK_AND_ASSIGN(ResizePlan plan,
+                              PrepareResize(DataType::kFloat, in_shape, attr, {}, {}, sizes));
+    ASSERT_TRUE(plan.planar);
+    std::vector<double> in = testing::RandomVector<double>(rng, Count(in_shape), -2, 2);
+    const std::vector<float> inf(in.begin(), in.end());
+    std::vector<float> out(Count(plan.output_shape));
+    NXRT_ASSERT_OK(Resize(plan, inf.data(), out.data()));
+    // Reference: the last axis, then the one before, each with the 1-D formula.
+    const int64_t h = in_shape[2], w = in_shape[3], oh = sizes[2], ow = sizes[3];
+    const auto coordinate = [](int64_t o, int64_t n, int64_t m) {
+      return (static_cast<double>(o) + 0.5) * static_cast<double>(n) / static_cast<double>(m) -
+             0.5;
+    };
+    // The filter's scale: the downscale factor when antialiasing, else 1.
+    const auto stretch = [&](int64_t m, int64_t n) {
+      return attr.antialias ? std::min(1.0, static_cast<double>(m) / static_cast<double>(n)) : 1.0;
+    };
+    for (int64_t plane = 0; plane < in_shape[0] * in_shape[1]; ++plane) {
+      std::vector<std::vector<double>> mid(h, std::vector<double>(ow));
+      for (int64_t r = 0; r < h; ++r) {
+        const std::vector<double> line(inf.begin() + plane * h * w + r * w,
+                                       inf.begin() + plane * h * w + (r + 1) * w);
+        for (int64_t c = 0; c < ow; ++c) {
+          mid[r][c] = ReferenceFilter1D(line, coordinate(c, w, ow), attr.mode, -0.75,
+                                        stretch(ow, w), attr.antialias);
+        }
+      }
+      for (int64_t c = 0; c < ow; ++c) {
+        std::vector<double> column(h);
+        for (int64_t r = 0; r < h; ++r) column[r] = mid[r][c];
+        for (int64_t r = 0; r < oh; ++r) {
+          const double want = ReferenceFilter1D(column, coordinate(r, h, oh), attr.mode, -0.75,
+                                                stretch(oh, h), attr.antialias);
+          ASSERT_NEAR(out[(plane * oh + r) * ow + c], want, 1e-5 * (1 + std::fabs(want)))
+              << "plane " << plane << " row " << r << " column " << c;
+        }
+      }
+    }
+    // Parts of the units, as threads run them, make the whole.
+    std::vector<float> parts(out.size(), -1.0f);
+    for (int64_t begin = 0; begin < plan.units; begin += 7) {
+      ResizeUnits(plan, inf.data(), parts.data(), begin, begin + 7);
+    }
+    EXPECT_EQ(parts, out);
+    // NaN and infinities against the double path.
+    for (size_t i = 0; i < in.size(); ++i) {
+      if (i % 17 == 3) in[i] = std::vector<double>{NAN, INFINITY, -INFINITY}[i % 3];
+    }
+    const std::vector<float> special(in.begin(), in.end());
+    NXRT_ASSERT_OK(Resize(plan, special.data(), out.data()));
+    NXRT_ASSERT_OK_AND_ASSIGN(ResizePlan wide,
+                              PrepareResize(DataType::kDouble, in_shape, attr, {}, {}, sizes));
+    ASSERT_FALSE(wide.planar);
+    std::vector<double> want(out.size());
+    NXRT_ASSERT_OK(Resize(wide, in.data(), want.data()));
+    for (size_t i = 0; i < out.size(); ++i) {
+      if (std::isnan(want[i])) {
+        ASSERT_TRUE(std::isnan(out[i])) << "output " << i << ": " << out[i];
+      } else if (std::isinf(want[i])) {
+        ASSERT_EQ(out[i], want[i]) << "output " << i;
+      } else {
+        ASSERT_NEAR(out[i], want[i], 1e-5 * (1 + std::fabs(want[i]))) << "output " << i;
+      }
+    }
   }
 }
 
