@@ -10,7 +10,7 @@ ONNX Runtime's own version functions through ctypes, and docs/cli.md for the hel
 
 Cases: test_onnx_plugin, exit_codes, plugin_fallback_notes, ep_option_commas,
 claims_svg_chromium, flag_set, progress, profile_breakdown, scriptable_output, output_names,
-optimize, docs_match_help, low_bit_types.
+optimize, docs_match_help, low_bit_types, generate.
 """
 import argparse
 import ctypes
@@ -767,6 +767,95 @@ def ort_outputs(model, folder):
                              folder, "--no-opt"], capture_output=True, text=True, timeout=300)
     expect(result.returncode == 0, f"ort_run {model}: {result.stderr}")
     return {f: np.load(os.path.join(folder, f)) for f in os.listdir(folder) if f.endswith(".npy")}
+
+
+def ort_greedy(model, prompt, new_tokens, tmp):
+    """ONNX Runtime's greedy tokens for `model` (make_decoder.py's form), one `ort_run` process per
+    step fed .npy files, each step's present arrays fed back as the next past (ORT's own cache
+    handling, not the generator's)."""
+    decl = onnx.load(model).graph.input
+    pasts = {}
+    for v in decl:
+        if v.name.startswith("past_key_values."):
+            dims = [d.dim_value for d in v.type.tensor_type.shape.dim]
+            pasts[v.name] = np.zeros([1, dims[1], 0, dims[3]], np.float32)
+    ids, total, tokens = list(prompt), 0, []
+    for step in range(new_tokens):
+        total += len(ids)
+        folder = os.path.join(tmp, f"step{step}")
+        os.makedirs(folder)
+        feeds = {"input_ids": np.array([ids], np.int64),
+                 "attention_mask": np.ones([1, total], np.int64), **pasts}
+        args = []
+        for name, array in feeds.items():
+            path = os.path.join(folder, name + ".in.npy")
+            np.save(path, array)
+            args += ["--input", f"{name}={path}"]
+        out = os.path.join(folder, "out")
+        result = subprocess.run([ARGS.ort_run, model, *args, "--output-dir", out],
+                                capture_output=True, text=True, timeout=300)
+        expect(result.returncode == 0, f"ort_run step {step}: {result.stderr}")
+        logits = np.load(os.path.join(out, "logits.npy"))
+        tokens.append(int(np.argmax(logits[0, -1])))
+        for name in pasts:
+            pasts[name] = np.load(os.path.join(out, name.replace("past_key_values", "present")
+                                               + ".npy"))
+        ids = [tokens[-1]]
+    return tokens
+
+
+def case_generate(tmp):
+    subprocess.run(["/usr/bin/python3", os.path.join(os.path.dirname(__file__), "..", "contrib",
+                                                     "make_decoder.py"), tmp], check=True)
+    model = os.path.join(tmp, "decoder_tiny.onnx")
+    prompt = [5, 17, 90, 3, 41]
+    want = ort_greedy(model, prompt, 6, tmp)
+    prompt_flag = ",".join(map(str, prompt))
+    result = nxrt("generate", model, "--prompt", prompt_flag, "--max-new-tokens", 6,
+                  "--threads", 1, "--json")
+    expect_exit(result, 0, "generate --json")
+    report = json.loads(result.stdout)
+    expect(report["tokens"] == want, f"nxrt {report['tokens']}, ONNX Runtime {want}")
+    expect(report["prompt"] == prompt and report["new_tokens"] == 6, report)
+    expect(report["time_to_first_token_ms"] > 0 and report["decode_tokens_per_second"] > 0 and
+           abs(report["prefill_tokens_per_second"] * report["time_to_first_token_ms"] -
+               1000 * len(prompt)) < 1e-6 * 1000 * len(prompt), report)
+    # The same loop over ONNX Runtime (ort_run --generate) on a drawn prompt: same prompt and
+    # tokens; the text form prints them too.
+    drawn = ["--prompt-tokens", 9, "--max-new-tokens", 12, "--seed", 4, "--threads", 1]
+    ours = nxrt("generate", model, *drawn, "--json")
+    expect_exit(ours, 0, "generate --prompt-tokens")
+    theirs = subprocess.run([ARGS.ort_run, model, "--generate", "--json"] +
+                            [str(a) for a in drawn], capture_output=True, text=True, timeout=300)
+    expect(theirs.returncode == 0, f"ort_run --generate: {theirs.stderr}")
+    a, b = json.loads(ours.stdout), json.loads(theirs.stdout)
+    expect(len(a["prompt"]) == 9 and all(0 <= t < 97 for t in a["prompt"]), a)
+    expect((a["prompt"], a["tokens"]) == (b["prompt"], b["tokens"]), f"nxrt {a}\nORT {b}")
+    text = nxrt("generate", model, *drawn)
+    expect_exit(text, 0, "generate (text)")
+    expect("tokens: " + " ".join(map(str, a["tokens"])) in text.stdout, text.stdout)
+    expect(re.search(r"time to first token [0-9.e+-]+ ms", text.stdout), text.stdout)
+    # Sampling: top-k 1 is greedy at any temperature; a seed reproduces its tokens.
+    top1 = json.loads(nxrt("generate", model, *drawn, "--temperature", 5, "--top-k", 1,
+                           "--json").stdout)
+    expect(top1["tokens"] == a["tokens"], f"top-k 1 {top1['tokens']} vs greedy {a['tokens']}")
+    hot = [json.loads(nxrt("generate", model, *drawn, "--temperature", 3, "--json").stdout)
+           for _ in range(2)]
+    expect(hot[0]["tokens"] == hot[1]["tokens"] != a["tokens"], hot)
+    # Bad flags and models: exit 2 naming the problem.
+    chain = float_chain_model(os.path.join(tmp, "chain.onnx"))
+    for args, message in [
+            ([chain, "--prompt-tokens", 3], "no input 'input_ids'"),
+            ([model, "--prompt-tokens", 3, "--top-p", 1.5], "top_p is 1.5"),
+            ([model, "--prompt-tokens", 3, "--temperature", 0], "temperature is 0"),
+            ([model, "--prompt", "1,2", "--prompt-tokens", 3], "--prompt gives 2 ids"),
+            ([model, "--prompt", "1,97"], "prompt token 1 is 97"),
+            ([model, "--prompt-tokens", 8, "--max-length", 8], "the prompt has 8 tokens"),
+            ([model, "--prompt-tokens", 0], "--prompt-tokens"),
+            ([model], "no prompt")]:
+        bad = nxrt("generate", *args)
+        expect_exit(bad, 2, f"generate {args}")
+        expect(message in bad.stderr, f"generate {args}: {bad.stderr!r} lacks {message!r}")
 
 
 def case_optimize(tmp):

@@ -634,22 +634,28 @@ const std::string& OracleSession::model_path() const { return handle_->model_pat
 const std::vector<ValueInfo>& OracleSession::inputs() const { return handle_->inputs; }
 const std::vector<ValueInfo>& OracleSession::outputs() const { return handle_->outputs; }
 
-Result<std::vector<NamedTensor>> OracleSession::Run(
-    const std::vector<NamedTensor>& inputs, const std::vector<std::string>& output_names) const {
-  const OrtLibrary& library = *handle_->library;
-  const OrtApi* api = library.api;
-  const std::string context = ModelContext(handle_->model_path);
+namespace {
 
-  std::vector<const char*> input_names;
+// A run's inputs as ORT values, checked against the session's declarations.
+struct OrtFeeds {
+  std::vector<const char*> names;
   std::vector<Tensor> contiguous;  // keeps gathered copies alive during the run
-  std::vector<OrtPtr<OrtValue>> input_values;
+  std::vector<OrtPtr<OrtValue>> values;
+  std::vector<const OrtValue*> raw;
+};
+
+Status MakeFeeds(const OrtSessionHandle& handle, const std::vector<NamedTensor>& inputs,
+                 OrtFeeds& feeds) {
+  const OrtLibrary& library = *handle.library;
+  const std::string context = ModelContext(handle.model_path);
+  feeds.contiguous.reserve(inputs.size());
   for (const NamedTensor& input : inputs) {
-    const ValueInfo* declared = FindValue(handle_->inputs, input.name);
+    const ValueInfo* declared = FindValue(handle.inputs, input.name);
     if (declared == nullptr) {
       return MakeStatus(StatusCode::kInvalidArgument, context, ": it has no input named '",
-                        input.name, "'; its inputs are ", ListValues(handle_->inputs));
+                        input.name, "'; its inputs are ", ListValues(handle.inputs));
     }
-    for (const char* seen : input_names) {
+    for (const char* seen : feeds.names) {
       if (input.name == seen) {
         return MakeStatus(StatusCode::kInvalidArgument, context, ": input '", input.name,
                           "' is given twice");
@@ -671,22 +677,35 @@ Result<std::vector<NamedTensor>> OracleSession::Run(
     const Tensor* tensor = &input.tensor;
     if (!tensor->is_contiguous()) {
       NXRT_ASSIGN_OR_RETURN(Tensor copy, tensor->Clone());
-      contiguous.push_back(std::move(copy));
-      tensor = &contiguous.back();
+      feeds.contiguous.push_back(std::move(copy));
+      tensor = &feeds.contiguous.back();
     }
     Result<OrtPtr<OrtValue>> value = MakeOrtValue(library, *tensor);
     if (!value.ok()) return value.status().WithContext(context + ": input '" + input.name + "'");
-    input_names.push_back(input.name.c_str());
-    input_values.push_back(std::move(value).value());
+    feeds.names.push_back(input.name.c_str());
+    feeds.values.push_back(std::move(value).value());
   }
-  for (const ValueInfo& declared : handle_->inputs) {
+  for (const ValueInfo& declared : handle.inputs) {
     bool given = false;
-    for (const char* name : input_names) given = given || declared.name == name;
+    for (const char* name : feeds.names) given = given || declared.name == name;
     if (!given) {
       return MakeStatus(StatusCode::kInvalidArgument, context, ": input '", declared.name, "' ",
                         declared.Description(), " is missing");
     }
   }
+  for (const auto& value : feeds.values) feeds.raw.push_back(value.get());
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<std::vector<NamedTensor>> OracleSession::Run(
+    const std::vector<NamedTensor>& inputs, const std::vector<std::string>& output_names) const {
+  const OrtLibrary& library = *handle_->library;
+  const OrtApi* api = library.api;
+  const std::string context = ModelContext(handle_->model_path);
+  OrtFeeds feeds;
+  NXRT_RETURN_IF_ERROR(MakeFeeds(*handle_, inputs, feeds));
 
   std::vector<const char*> wanted;
   if (output_names.empty()) {
@@ -701,11 +720,9 @@ Result<std::vector<NamedTensor>> OracleSession::Run(
     }
   }
 
-  std::vector<const OrtValue*> raw_inputs;
-  for (const auto& value : input_values) raw_inputs.push_back(value.get());
   std::vector<OrtValue*> raw_outputs(wanted.size(), nullptr);
-  Status run = ORT_CALL(api, Run, handle_->session, nullptr, input_names.data(),
-                        raw_inputs.data(), raw_inputs.size(), wanted.data(), wanted.size(),
+  Status run = ORT_CALL(api, Run, handle_->session, nullptr, feeds.names.data(),
+                        feeds.raw.data(), feeds.raw.size(), wanted.data(), wanted.size(),
                         raw_outputs.data());
   std::vector<OrtPtr<OrtValue>> output_values;
   for (OrtValue* value : raw_outputs) output_values.emplace_back(value, OrtReleaser{api});
@@ -718,6 +735,38 @@ Result<std::vector<NamedTensor>> OracleSession::Run(
     outputs.push_back({wanted[i], std::move(tensor).value()});
   }
   return outputs;
+}
+
+Status OracleSession::RunInto(const std::vector<NamedTensor>& inputs,
+                              const std::vector<NamedTensor>& outputs) const {
+  const OrtLibrary& library = *handle_->library;
+  const std::string context = ModelContext(handle_->model_path);
+  OrtFeeds feeds;
+  NXRT_RETURN_IF_ERROR(MakeFeeds(*handle_, inputs, feeds));
+  std::vector<const char*> names;
+  std::vector<OrtPtr<OrtValue>> values;
+  std::vector<OrtValue*> raw;
+  for (const NamedTensor& output : outputs) {
+    const ValueInfo* declared = FindValue(handle_->outputs, output.name);
+    if (declared == nullptr) {
+      return MakeStatus(StatusCode::kInvalidArgument, context, ": it has no output named '",
+                        output.name, "'; its outputs are ", ListValues(handle_->outputs));
+    }
+    if (!output.tensor.defined() || !output.tensor.is_contiguous() ||
+        output.tensor.dtype() != declared->dtype) {
+      return MakeStatus(StatusCode::kInvalidArgument, context, ": output '", output.name,
+                        "' is bound to ", output.tensor.Description(),
+                        "; it needs a contiguous tensor of ", declared->Description());
+    }
+    Result<OrtPtr<OrtValue>> value = MakeOrtValue(library, output.tensor);
+    if (!value.ok()) return value.status().WithContext(context + ": output '" + output.name + "'");
+    names.push_back(output.name.c_str());
+    values.push_back(std::move(value).value());
+    raw.push_back(values.back().get());
+  }
+  return ORT_CALL(library.api, Run, handle_->session, nullptr, feeds.names.data(),
+                  feeds.raw.data(), feeds.raw.size(), names.data(), names.size(), raw.data())
+      .WithContext(context);
 }
 
 }  // namespace nxrt::oracle

@@ -137,6 +137,14 @@ class OracleSession {
   Result<std::vector<NamedTensor>> Run(const std::vector<NamedTensor>& inputs,
                                        const std::vector<std::string>& output_names = {}) const;
 
+  // Runs the model with the named `outputs` written into the caller's tensors (OrtApi::Run with
+  // pre-allocated output values, as ONNX Runtime GenAI runs its decoders): each must be
+  // contiguous, of the declared dtype and of the shape the run computes (ORT fails the run
+  // otherwise). An output may be an input's buffer (GroupQueryAttention's shared past/present
+  // KV cache). Errors: those of Run, and an undefined, strided or mistyped output tensor.
+  Status RunInto(const std::vector<NamedTensor>& inputs,
+                 const std::vector<NamedTensor>& outputs) const;
+
  private:
   friend class OrtOracle;
   explicit OracleSession(std::shared_ptr<const detail::OrtSessionHandle> handle)

@@ -4,6 +4,7 @@
 //   ort_run MODEL --random --seed 3 --dim N=1 --threads 2 --output-dir /tmp/ort
 //   ort_run MODEL --input x=x.npy --no-opt --plugin build/plugins/libexample_ep.so:example
 //   ort_run MODEL --bench --threads 2 --iterations 50 --json
+//   ort_run DECODER --generate --prompt-tokens 16 --max-new-tokens 32 --threads 1 --json
 // Inputs come from files (--input) or the fixed-seed generator (--random), through the input flags
 // shared with `nxrt bench` (nxrt/input_generator.h); for the real models of
 // tests/real_models.h (matched by file name) --random uses that table's shapes and ranges unless
@@ -13,6 +14,10 @@
 // --bench measures like `nxrt bench` (nxrt/bench_report.h: warm-up, timed runs, session
 // creation, latency statistics, peak RSS; the same JSON fields with --json). Its inputs follow the
 // flags only (no real-model table), as nxrt bench's do, so the same flags feed the same bytes.
+// --generate runs nxrt/generate.h's decode loop with ONNX Runtime as the engine (OrtApi::Run
+// with pre-allocated outputs, the KV cache shared between past and present as ORT GenAI binds
+// it) and prints what `nxrt generate` prints for the same flags (--seed seeds the prompt and the
+// sampling; sampling when --temperature, --top-k or --top-p is given).
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
@@ -28,6 +33,7 @@
 
 #include "ir/tensor_io.h"
 #include "nxrt/bench_report.h"
+#include "nxrt/generate.h"
 #include "nxrt/input_generator.h"
 #include "ort_oracle/ort_oracle.h"
 #include "real_models.h"
@@ -52,6 +58,15 @@ struct Flags {
   bool bench = false;
   BenchConfig bench_config;
   bool json = false;
+  bool generate = false;
+  int64_t prompt_tokens = 0;
+  std::vector<int64_t> prompt;
+  int64_t max_new_tokens = 32;
+  int64_t max_length = 0;
+  float temperature = 1.0f;
+  int64_t top_k = 0;
+  float top_p = 1.0f;
+  bool do_sample = false;
 };
 
 // "KEY=VALUE" split at the first '='.
@@ -223,8 +238,57 @@ Status RunBench(const Flags& flags) {
   return Status::Ok();
 }
 
+// --generate: nxrt/generate.h's loop over this ORT session, as `nxrt generate` runs it.
+Status RunGenerate(const Flags& flags) {
+  NXRT_ASSIGN_OR_RETURN(OrtOracle oracle, OrtOracle::Load());
+  NXRT_ASSIGN_OR_RETURN(OracleOptions options, SessionOptionsFromFlags(flags));
+  NXRT_ASSIGN_OR_RETURN(OracleSession session, oracle.CreateSession(flags.model, options));
+  std::vector<nxrt::ValueInfo> outputs;
+  for (const ValueInfo& output : session.outputs()) outputs.push_back(ToNxrtValueInfo(output));
+  const int64_t prompt_length =
+      flags.prompt.empty() ? flags.prompt_tokens : static_cast<int64_t>(flags.prompt.size());
+  GenerationOptions generator_options;
+  generator_options.max_length =
+      flags.max_length > 0 ? flags.max_length : prompt_length + flags.max_new_tokens;
+  generator_options.sampling = {flags.do_sample, flags.temperature, flags.top_k, flags.top_p,
+                                flags.inputs.seed};
+  NXRT_ASSIGN_OR_RETURN(
+      std::unique_ptr<Generator> generator,
+      Generator::Create(NxrtInputs(session), outputs,
+                        [&session](const std::vector<NamedTensor>& in,
+                                   const std::vector<NamedTensor>& out) {
+                          return session.RunInto(in, out);
+                        },
+                        generator_options));
+  const std::vector<int64_t> prompt =
+      flags.prompt.empty()
+          ? RandomPrompt(prompt_length, generator->vocab_size(), flags.inputs.seed)
+          : flags.prompt;
+  for (int i = 0; i < flags.bench_config.warmup; ++i) {
+    NXRT_RETURN_IF_ERROR(Generate(*generator, prompt, flags.max_new_tokens).status());
+  }
+  NXRT_ASSIGN_OR_RETURN(GenerationReport report,
+                        Generate(*generator, prompt, flags.max_new_tokens));
+  report.runtime = "onnxruntime";
+  report.runtime_version = oracle.version();
+  report.model = flags.model;
+  report.threads = flags.threads;
+  if (flags.json) {
+    std::cout << GenerationReportJson(report) << "\n";
+    return Status::Ok();
+  }
+  std::cout << "tokens:";
+  for (int64_t id : report.generated) std::cout << " " << id;
+  std::cout << "\nprefill: " << prompt.size() << " tokens, time to first token "
+            << report.time_to_first_token_ms << " ms, " << report.prefill_tokens_per_second
+            << " tokens/s\ndecode: " << report.generated.size() - 1 << " tokens in "
+            << report.decode_ms << " ms, " << report.decode_tokens_per_second << " tokens/s\n";
+  return Status::Ok();
+}
+
 Status RunTool(const Flags& flags) {
   if (flags.bench) return RunBench(flags);
+  if (flags.generate) return RunGenerate(flags);
   NXRT_ASSIGN_OR_RETURN(OrtOracle oracle, OrtOracle::Load());
   NXRT_ASSIGN_OR_RETURN(OracleOptions options, SessionOptionsFromFlags(flags));
   using Clock = std::chrono::steady_clock;
@@ -301,8 +365,25 @@ int main(int argc, char** argv) {
                  "--bench: keep running until the timed runs took this many seconds")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
-  app.add_flag("--json", flags.json, "--bench: print one JSON object instead of text");
+  app.add_flag("--json", flags.json,
+               "--bench, --generate: print one JSON object instead of text");
+  app.add_flag("--generate", flags.generate,
+               "run nxrt's decode loop (nxrt/generate.h) over ORT, as `nxrt generate` does "
+               "(--warmup untimed generations first)");
+  app.add_option("--prompt-tokens", flags.prompt_tokens,
+                 "--generate: prompt length, ids drawn with --seed");
+  app.add_option("--prompt", flags.prompt, "--generate: the prompt's ids")->delimiter(',');
+  app.add_option("--max-new-tokens", flags.max_new_tokens, "--generate: tokens to generate")
+      ->capture_default_str();
+  app.add_option("--max-length", flags.max_length,
+                 "--generate: KV-cache length (0: prompt + new tokens)")
+      ->capture_default_str();
+  CLI::Option* temperature =
+      app.add_option("--temperature", flags.temperature, "--generate: sample at this temperature");
+  CLI::Option* top_k = app.add_option("--top-k", flags.top_k, "--generate: sample from the top K");
+  CLI::Option* top_p = app.add_option("--top-p", flags.top_p, "--generate: nucleus sampling");
   CLI11_PARSE(app, argc, argv);
+  flags.do_sample = temperature->count() + top_k->count() + top_p->count() > 0;
 
   const nxrt::Status status = nxrt::oracle::RunTool(flags);
   if (!status.ok()) {

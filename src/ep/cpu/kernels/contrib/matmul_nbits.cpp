@@ -14,6 +14,7 @@
 #include "ep/cpu/kernels/contrib/contrib.h"
 #include "ep/cpu/kernels/kernel_util.h"
 #include "ep/cpu/math/contrib/matmul_nbits.h"
+#include "ep/cpu/math/nn/dnnl_threads.h"
 
 namespace nxrt::cpu::kernels {
 namespace {
@@ -72,6 +73,8 @@ class MatMulNBitsKernel final : public Kernel {
       return Status::Ok();
     }
     if (o.g_idx != nullptr) NXRT_RETURN_IF_ERROR(contrib::CheckGIdx(plan_, o.g_idx));
+    // oneDNN's sgemm runs on OpenMP: on the session's thread count, as the other oneDNN users.
+    nn::SetDnnlThreads(ctx.thread_count());
     for (int64_t n0 = 0; n0 < n; n0 += plan_.chunk) {
       const int64_t count = std::min(plan_.chunk, n - n0);
       ctx.ParallelFor(count, 4, [&](int64_t begin, int64_t end) {

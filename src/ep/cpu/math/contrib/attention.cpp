@@ -8,6 +8,7 @@
 #include <cstring>
 #include <limits>
 #include <string>
+#include <utility>
 
 #include "ep/cpu/math/nn/dnnl_threads.h"
 #include "ep/cpu/math/normalization/softmax.h"
@@ -245,6 +246,13 @@ Status GqaFillCache(const GqaPlan& p, const GqaBuffers& b) {
   const float* value = p.packed ? b.query + (nq + nkv) * h : b.value;
   float* q_rot = b.workspace;
   const int64_t half = p.rotary_dim / 2;
+  if ((b.past_key == b.present_key || b.past_value == b.present_value) &&
+      b.past_key != nullptr && p.past_length != p.present_length) {
+    return MakeStatus(StatusCode::kRuntimeError, "GroupQueryAttention: past and present share a "
+                      "buffer, but the past has ", p.past_length, " rows and the present ",
+                      p.present_length, "; a shared buffer must have total_sequence_length <= ",
+                      p.past_length);
+  }
   for (int64_t batch = 0; batch < p.batch; ++batch) {
     const int64_t total = static_cast<int64_t>(b.seqlens_k[batch]) + 1;
     const int64_t past = first_prompt ? 0 : total - s_len;
@@ -288,18 +296,16 @@ Status GqaFillCache(const GqaPlan& p, const GqaBuffers& b) {
     }
     for (int64_t n = 0; n < nkv; ++n) {
       const int64_t head = (batch * nkv + n) * p.present_length * h;
-      if (past > 0) {
-        const int64_t past_head = (batch * nkv + n) * p.past_length * h;
-        std::copy(b.past_key + past_head, b.past_key + past_head + past * h,
-                  b.present_key + head);
-        std::copy(b.past_value + past_head, b.past_value + past_head + past * h,
-                  b.present_value + head);
+      const int64_t past_head = (batch * nkv + n) * p.past_length * h;
+      // A shared buffer already holds the past rows, and the rows after the new tokens are
+      // later positions' (written by later steps, never read before).
+      for (auto [from, to] : {std::pair{b.past_key, b.present_key},
+                              std::pair{b.past_value, b.present_value}}) {
+        if (from == to) continue;
+        if (past > 0) std::copy(from + past_head, from + past_head + past * h, to + head);
+        // Rows after the new tokens hold no position of this entry: zero.
+        std::fill(to + head + (past + s_len) * h, to + head + p.present_length * h, 0.0f);
       }
-      // Rows after the new tokens hold no position of this entry: zero.
-      std::fill(b.present_key + head + (past + s_len) * h,
-                b.present_key + head + p.present_length * h, 0.0f);
-      std::fill(b.present_value + head + (past + s_len) * h,
-                b.present_value + head + p.present_length * h, 0.0f);
     }
   }
   return Status::Ok();

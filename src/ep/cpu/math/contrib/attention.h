@@ -21,10 +21,14 @@
 // first prompt (S == total_sequence_length) its past is empty, else it is T_b - S long and
 // occupies rows [0, T_b - S) of the past. Its new keys and values (rotated when do_rotary, as is
 // the query, at positions past + s) go to rows [past, past + S) of present_key / present_value
-// [B, Nkv, max(P, total_sequence_length), H] after the past rows. Query head n reads kv head
-// n / (N / Nkv); query token s (position p = past + s) attends keys j <= p (the last W of them,
-// j > p - W, with local_window_size W > 0) with scores scale * q.k (scale default 1/sqrt(H)), softcap c > 0
-// applying c * tanh(score / c), softmax, times V. Output [B, S, N * H].
+// [B, Nkv, max(P, total_sequence_length), H] after the past rows. past_key and present_key (and
+// the values) may be one buffer (ONNX Runtime GenAI's past_present_share_buffer: P rows, P >=
+// total_sequence_length): the past rows are then in place and only the new rows are written;
+// with separate buffers the past rows are copied and the rows after the new ones zeroed. Query
+// head n reads kv head n / (N / Nkv); query token s (position p = past + s) attends keys j <= p
+// (the last W of them, j > p - W, with local_window_size W > 0) with scores scale * q.k (scale
+// default 1/sqrt(H)), softcap c > 0 applying c * tanh(score / c), softmax, times V. Output
+// [B, S, N * H].
 #pragma once
 
 #include <cstdint>

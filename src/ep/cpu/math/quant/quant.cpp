@@ -39,8 +39,8 @@ using ScaleTypes = TypeList<float, Float16, BFloat16>;
 // the float8 types; false when `dtype` is none of them.
 template <typename Fn>
 bool VisitQuantized(DataType dtype, Fn&& fn) {
-  if (dtype == DataType::kInt4) return fn(TypeTag<Int4>{}), true;
-  if (dtype == DataType::kUint4) return fn(TypeTag<Uint4>{}), true;
+  if (dtype == DataType::kInt4) return fn(math::TypeTag<Int4>{}), true;
+  if (dtype == DataType::kUint4) return fn(math::TypeTag<Uint4>{}), true;
   return math::VisitType(math::Concat<QuantTypes, Float8Types>{}, dtype, fn);
 }
 
