@@ -17,6 +17,7 @@ namespace nxrt::cpu::nn {
 namespace {
 
 using math::TypeList;
+using math::TypeTag;
 
 // An int4 (kSigned) or uint4 element of a packed buffer: element i is nibble i % 2 (low first)
 // of byte i / 2.
