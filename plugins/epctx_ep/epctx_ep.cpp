@@ -23,7 +23,7 @@
 //   ValidateCompiledModelCompatibilityInfo (factory)  that string: EP_SUPPORTED_OPTIMAL; any
 //                  other "nxrt_epctx_ep;..." string: EP_UNSUPPORTED (a stale context); anything
 //                  else: EP_NOT_APPLICABLE.
-// The context is text (ORT's CreateOpAttr copies STRING attributes up to their first NUL):
+// The context is text, so that a side file and an attribute hold the same bytes:
 //   nxrt_epctx 1 / slots N / inputs K s... / outputs K s... /
 //   const SLOT RANK d... COUNT v... (floats as %a) / step OP OUT ARITY in... NAME
 // Every error names the EPContext node, the attribute or file, and the fix.
@@ -348,14 +348,21 @@ OrtStatus* MakeContextNode(EpState& state, const OrtGraph* graph, const OrtNode*
   auto make = [&](size_t i, const char* name, const void* data, OrtOpAttrType type) {
     if (status == nullptr) status = g_ort->CreateOpAttr(name, data, 1, type, &attrs[i]);
   };
+  // STRING: `len` is the string's byte count (ORT 1.30 copies that many).
+  auto make_string = [&](size_t i, const char* name, const std::string& text) {
+    if (status == nullptr) {
+      status = g_ort->CreateOpAttr(name, text.data(), static_cast<int>(text.size()),
+                                   ORT_OP_ATTR_STRING, &attrs[i]);
+    }
+  };
   make(0, "embed_mode", &embed_mode, ORT_OP_ATTR_INT);
-  make(1, "ep_cache_context", cache.c_str(), ORT_OP_ATTR_STRING);
+  make_string(1, "ep_cache_context", cache);
   make(2, "main_context", &main_context, ORT_OP_ATTR_INT);
-  make(3, "ep_sdk_version", nxrt_example_ep::kVersion, ORT_OP_ATTR_STRING);
-  make(4, "partition_name", partition.c_str(), ORT_OP_ATTR_STRING);
-  make(5, "source", kEpName, ORT_OP_ATTR_STRING);
-  make(6, "hardware_architecture", "cpu", ORT_OP_ATTR_STRING);
-  make(7, "notes", "nxrt test plugin: float32 elementwise program", ORT_OP_ATTR_STRING);
+  make_string(3, "ep_sdk_version", nxrt_example_ep::kVersion);
+  make_string(4, "partition_name", partition);
+  make_string(5, "source", kEpName);
+  make_string(6, "hardware_architecture", "cpu");
+  make_string(7, "notes", "nxrt test plugin: float32 elementwise program");
   std::vector<const char*> input_names;
   std::vector<const char*> output_names;
   for (const std::string& name : inputs) input_names.push_back(name.c_str());

@@ -125,6 +125,16 @@ Result<ir::Model> BuildEpContextModel(
     node.op_type = context->op_type;
     node.domain = ir::CanonicalDomain(context->domain);
     node.attributes = context->attributes;
+    // As ORT 1.30 writes an EPContext node: the schema's integer defaults it omits are added.
+    for (const auto& [name, value] : {std::pair<const char*, int64_t>{"main_context", 1},
+                                      {"embed_mode", 1}, {"max_size", 0}}) {
+      if (node.FindAttribute(name) != nullptr) continue;
+      ir::Attribute attr;
+      attr.name = name;
+      attr.type = ir::Attribute::Type::kInt;
+      attr.i = value;
+      node.attributes.push_back(std::move(attr));
+    }
     node.doc_string = "EPContext node for " + entry.provider->type_name();
     for (const std::string& name : context->inputs) {
       ir::ValueId id = ir::kNoValue;

@@ -10,7 +10,9 @@
 //   initializers stay when a remaining node or a body reads them; the EPContext nodes' inputs and
 //   outputs get value_info with their types; "com.microsoft" is imported at version 1 when the
 //   model does not import it; each EP's OrtEp::GetCompiledModelCompatibilityInfo over the result
-//   goes into metadata "ep_compatibility_info.<EP name>".
+//   goes into metadata "ep_compatibility_info.<EP name>". An EPContext node gets the integer
+//   defaults of ORT's EPContext schema it omits (main_context 1, embed_mode 1, max_size 0), which
+//   ORT 1.30 writes too.
 //   Loading (ModelPipeline::Prepare, once the EPs are initialised): every EPContext node must
 //   name in `source` an EP of the session; each "ep_compatibility_info.<EP>" entry is given to
 //   that EP's factory (ValidateCompiledModelCompatibilityInfo), as ORT does before it partitions:

@@ -893,7 +893,7 @@ TEST(OrtApiEditorNodes, CreateOpAttrCreateNodeAndTake) {
   const float scales[] = {0.5f, 2.0f};
   OrtOpAttr* attrs[3] = {};
   EXPECT_ORT_OK(Api().CreateOpAttr("embed_mode", &embed, 1, ORT_OP_ATTR_INT, &attrs[0]));
-  EXPECT_ORT_OK(Api().CreateOpAttr("source", "vendor_ep", 0, ORT_OP_ATTR_STRING, &attrs[1]));
+  EXPECT_ORT_OK(Api().CreateOpAttr("source", "vendor_ep_x", 9, ORT_OP_ATTR_STRING, &attrs[1]));
   EXPECT_ORT_OK(Api().CreateOpAttr("scales", scales, 2, ORT_OP_ATTR_FLOATS, &attrs[2]));
   OrtOpAttr* graph_attr = nullptr;
   auto [code, message] = Take(Api().CreateOpAttr("body", &embed, 1, ORT_OP_ATTR_GRAPH, &graph_attr));

@@ -46,7 +46,7 @@ std::unique_ptr<EditorNode> Take(const OrtNode* node) {
 }
 
 // OrtApi::CreateOpAttr, as ORT 1.30: `data` is one int64 / float (INT, FLOAT), `len` of them
-// (INTS, FLOATS), a NUL-terminated string (STRING; `len` unread) or `len` of them (STRINGS).
+// (INTS, FLOATS), `len` bytes of a string (STRING) or `len` NUL-terminated strings (STRINGS).
 OrtStatus* ORT_API_CALL CreateOpAttrImpl(const char* name, const void* data, int len,
                                          OrtOpAttrType type, OrtOpAttr** op_attr) noexcept {
   constexpr const char* kFn = "OrtApi::CreateOpAttr";
@@ -74,7 +74,7 @@ OrtStatus* ORT_API_CALL CreateOpAttrImpl(const char* name, const void* data, int
         attr.type = AttrType::kFloats, attr.floats.assign(floats, floats + len);
         break;
       case ORT_OP_ATTR_STRING:
-        attr.type = AttrType::kString, attr.s = static_cast<const char*>(data);
+        attr.type = AttrType::kString, attr.s.assign(static_cast<const char*>(data), len);
         break;
       case ORT_OP_ATTR_STRINGS: {
         attr.type = AttrType::kStrings;

@@ -5,8 +5,7 @@
 // Layer: nxrt_ort_plugin (internal). Source: onnxruntime_c_api.h (OrtApi::CreateOpAttr,
 // ReleaseOpAttr, ReleaseNode; OrtModelEditorApi::CreateNode), onnxruntime_ep_c_api.h
 // (OrtEp::Compile: "ONNX Runtime takes ownership of the OrtNode instances"). As in ORT 1.30:
-// CreateOpAttr takes INT, INTS, FLOAT, FLOATS, STRING (NUL-terminated: `len` is not read) and
-// STRINGS; CreateNode copies its attributes; ReleaseNode frees a node CreateNode made (the nodes
+// CreateOpAttr takes INT, INTS, FLOAT, FLOATS, STRING (`len` bytes) and STRINGS; CreateNode copies its attributes; ReleaseNode frees a node CreateNode made (the nodes
 // of a projected graph belong to the host and are left alone).
 #pragma once
 
