@@ -360,4 +360,6 @@ OrtEp* NewExampleEp(const HostApi& api, const char* ep_name, const OrtLogger* lo
 
 void DeleteExampleEp(OrtEp* ep) { delete static_cast<ExampleEp*>(ep); }
 
+EpRuntime* ExampleEpRuntime(OrtEp* ep) { return &static_cast<ExampleEp*>(ep)->runtime; }
+
 }  // namespace nxrt_example_ep

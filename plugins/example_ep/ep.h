@@ -40,4 +40,8 @@ OrtEp* NewExampleEp(const HostApi& api, const char* ep_name, const OrtLogger* lo
                     EpOptions options, const DeviceMemory& device_memory);
 void DeleteExampleEp(OrtEp* ep);
 
+// The runtime the compute infos of `ep` (made by NewExampleEp) share: what NewComputeInfo takes
+// for a program a variant builds itself (the EPContext EP, plugins/epctx_ep).
+EpRuntime* ExampleEpRuntime(OrtEp* ep);
+
 }  // namespace nxrt_example_ep

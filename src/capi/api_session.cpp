@@ -32,6 +32,8 @@ namespace {
 // Runtime reports those as ORT_INVALID_PROTOBUF.
 constexpr std::string_view kNotAModel = "not an ONNX model";
 
+}  // namespace
+
 OrtStatus* CreateSessionError(const char* function, const Status& status) {
   OrtErrorCode code = ORT_FAIL;
   switch (status.code()) {
@@ -49,7 +51,7 @@ OrtStatus* CreateSessionError(const char* function, const Status& status) {
   return StatusAs(code, function, status);
 }
 
-int OptimizationLevelOf(GraphOptimizationLevel level) {
+static int OptimizationLevelOf(GraphOptimizationLevel level) {
   switch (level) {
     case ORT_DISABLE_ALL: return 0;
     case ORT_ENABLE_BASIC: return 1;
@@ -82,6 +84,8 @@ Result<SessionOptions> ToNxrtOptions(const OrtSessionOptions& from, const OrtEnv
   options.free_dimension_overrides = from.free_dimension_overrides;
   return options;
 }
+
+namespace {
 
 uint64_t NowNs() {
   return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(

@@ -15,6 +15,7 @@ void InstallApplicationApi(OrtApiVersion30& api) {
   InstallSessionOptionsApi(api);
   InstallSessionApi(api);
   InstallRunApi(api);
+  InstallCompileApi(api);
 }
 
 }  // namespace

@@ -113,10 +113,20 @@ OrtStatus* CreateDefault(const char* function, T** out) {
   });
 }
 
+// The nxrt::SessionOptions of `from` in `env` (api_session.cpp): its EPs (plugin EPs made from
+// their libraries), threads, optimisation level, fallback ("session.disable_cpu_ep_fallback"),
+// profiling and free dimensions. Errors: a plugin EP that cannot be made.
+// The caller holds env.mutex.
+Result<SessionOptions> ToNxrtOptions(const OrtSessionOptions& from, const OrtEnv& env);
+// The OrtStatus of a failed session creation in `function`, with ONNX Runtime 1.30's codes
+// (ORT_NO_SUCHFILE, ORT_INVALID_PROTOBUF, ORT_INVALID_GRAPH, ORT_NOT_IMPLEMENTED, ...).
+OrtStatus* CreateSessionError(const char* function, const Status& status);
+
 // The groups of application-facing functions, one per file.
 void InstallEnvApi(OrtApiVersion30& api);             // api_env.cpp
 void InstallSessionOptionsApi(OrtApiVersion30& api);  // api_session_options.cpp
 void InstallSessionApi(OrtApiVersion30& api);         // api_session.cpp
 void InstallRunApi(OrtApiVersion30& api);             // api_run.cpp
+void InstallCompileApi(OrtApiVersion30& api);         // api_compile.cpp
 
 }  // namespace nxrt::capi

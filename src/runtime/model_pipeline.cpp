@@ -7,10 +7,12 @@
 #include <optional>
 #include <utility>
 
+#include "ep/ep_context.h"
 #include "ep/graph_claimer.h"
 #include "ir/onnx_writer.h"
 #include "optimizer/optimizer.h"
 #include "runtime/control_flow.h"
+#include "runtime/ep_context_model.h"
 #include "runtime/ep_factory.h"
 #include "runtime/sequence_steps.h"
 
@@ -131,14 +133,18 @@ const PlacedGraph* PlacedModel::Find(const ir::Graph& graph) const {
   return nullptr;
 }
 
-ModelPipeline::ModelPipeline(ir::Model model, const SessionOptions& options, std::string source)
-    : model_(std::move(model)), options_(options), source_(std::move(source)) {}
+ModelPipeline::ModelPipeline(ir::Model model, const SessionOptions& options, std::string source,
+                             std::vector<std::pair<std::string, std::string>> config_entries)
+    : model_(std::move(model)),
+      options_(options),
+      source_(std::move(source)),
+      config_entries_(std::move(config_entries)) {}
 
-Result<std::unique_ptr<ModelPipeline>> ModelPipeline::Prepare(ir::Model model,
-                                                              const SessionOptions& options,
-                                                              std::string source) {
-  std::unique_ptr<ModelPipeline> pipeline(
-      new ModelPipeline(std::move(model), options, std::move(source)));
+Result<std::unique_ptr<ModelPipeline>> ModelPipeline::Prepare(
+    ir::Model model, const SessionOptions& options, std::string source,
+    std::vector<std::pair<std::string, std::string>> config_entries) {
+  std::unique_ptr<ModelPipeline> pipeline(new ModelPipeline(
+      std::move(model), options, std::move(source), std::move(config_entries)));
   NXRT_RETURN_IF_ERROR(pipeline->Prepare());
   return pipeline;
 }
@@ -177,10 +183,15 @@ Status ModelPipeline::Prepare() {
     }
     NXRT_RETURN_IF_ERROR(eps_.Add(ep, spec.config, spec.name));
   }
+  for (const auto& entry : eps_.entries()) {
+    if (auto* configured = entry.provider->GetExtension<ep::SessionConfigured>()) {
+      configured->SetSessionConfig(config_entries_);
+    }
+  }
   std::vector<std::string> dropped;
   NXRT_RETURN_IF_ERROR(eps_.InitializeAll(options_.allow_fallback ? &dropped : nullptr));
   for (const std::string& why : dropped) warnings_.push_back(why + " (dropped, its nodes fall back)");
-  return Status::Ok();
+  return CheckEpContextModel(model_, source_, eps_, warnings_);
 }
 
 Result<const ir::GraphView*> ModelPipeline::View(const ir::Graph& graph) {

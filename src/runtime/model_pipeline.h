@@ -11,7 +11,9 @@
 //   3. the EP list in priority order: built-ins by type name, plugin libraries loaded
 //      (runtime/ep_factory.h); with fallback a CPU EP is appended when none is listed, and a
 //      plugin that fails to load is dropped with a warning, without fallback that is an error;
-//   4. initialise the EPs, dropping under fallback those that fail (ep::EpRegistry);
+//   4. initialise the EPs (those with ep::SessionConfigured get the session config entries
+//      Prepare is given first), dropping under fallback those that fail (ep::EpRegistry); then the checks of an
+//      EPContext model (runtime/ep_context_model.h: EPContext sources, compatibility info);
 //   5. place every graph (PlaceAll): the bodies of the If/Loop/Scan/SequenceMap nodes before
 //      the graph that holds them, in node and attribute order (bottom-up, as ONNX Runtime
 //      partitions, so plugins see the same GetCapability/Compile order); the report lists the
@@ -94,9 +96,11 @@ class ModelPipeline {
   // an optimisation level or pass name the optimizer refuses, an unknown EP type, a bad EP
   // name); an optimizer pass's error; an EP that fails to load or initialize when fallback is
   // disabled.
-  static Result<std::unique_ptr<ModelPipeline>> Prepare(ir::Model model,
-                                                        const SessionOptions& options,
-                                                        std::string source);
+  // `config_entries`: session config entries (ORT's AddSessionConfigEntry keys) for the EPs that
+  // take them (ep/ep_context.h; nxrt::CompileModel gives the ep.context_* ones).
+  static Result<std::unique_ptr<ModelPipeline>> Prepare(
+      ir::Model model, const SessionOptions& options, std::string source,
+      std::vector<std::pair<std::string, std::string>> config_entries = {});
 
   ModelPipeline(const ModelPipeline&) = delete;
   ModelPipeline& operator=(const ModelPipeline&) = delete;
@@ -131,7 +135,8 @@ class ModelPipeline {
   Result<const ir::GraphView*> View(const ir::Graph& graph);
 
  private:
-  ModelPipeline(ir::Model model, const SessionOptions& options, std::string source);
+  ModelPipeline(ir::Model model, const SessionOptions& options, std::string source,
+                std::vector<std::pair<std::string, std::string>> config_entries);
   Status Prepare();
   // Places the bodies of `graph`'s control-flow nodes (nodes in order, a node's bodies in
   // attribute order: ORT's order) and then `graph` itself (labelled `label`, enclosed by graph
@@ -147,6 +152,7 @@ class ModelPipeline {
   ir::Model model_;
   const SessionOptions options_;
   const std::string source_;
+  const std::vector<std::pair<std::string, std::string>> config_entries_;
   ep::EpRegistry eps_;
   int optimization_level_ = 0;
   std::vector<OptimizerPassStats> passes_;

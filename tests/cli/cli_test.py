@@ -10,7 +10,7 @@ ONNX Runtime's own version functions through ctypes, and docs/cli.md for the hel
 
 Cases: test_onnx_plugin, exit_codes, plugin_fallback_notes, ep_option_commas,
 claims_svg_chromium, flag_set, progress, profile_breakdown, scriptable_output, output_names,
-optimize, docs_match_help, low_bit_types, generate.
+optimize, compile, docs_match_help, low_bit_types, generate.
 """
 import argparse
 import ctypes
@@ -891,6 +891,51 @@ def case_optimize(tmp):
            "and both match ONNX Runtime")
     expect_exit(nxrt("optimize", model, "-o", os.path.join(tmp, "no", "such", "dir", "m.onnx")),
                 1, "an output path that cannot be written")
+
+
+def case_compile(tmp):
+    plugin = os.path.join(ARGS.plugins_dir, "libnxrt_epctx_ep.so")
+    model = os.path.join(ARGS.plugins_dir, "example_ep_models", "split.onnx")
+    reference = os.path.join(tmp, "reference")
+    expect_exit(nxrt("run", model, "--random", "--seed", "5", "--output-dir", reference), 0,
+                "the source model on the CPU EP")
+    want = np.load(os.path.join(reference, "Y.npy"))
+    for embed in (0, 1):
+        out = os.path.join(tmp, f"embed{embed}", "split_ctx.onnx")
+        os.makedirs(os.path.dirname(out))
+        result = nxrt("compile", model, "--ep", f"plugin:{plugin}", "-o", out, "--embed-mode",
+                      embed, "--json")
+        expect_exit(result, 0, f"compile --embed-mode {embed}")
+        report = json.loads(result.stdout)
+        expect(report["ep_context_nodes"] == 2 and report["output"] == out, report)
+        expect(report["compatibility_info"] == {"nxrt_epctx_ep": "nxrt_epctx_ep;context_format=1"},
+               report)
+        compiled = onnx.load(out)
+        contexts = [n for n in compiled.graph.node if n.op_type == "EPContext"]
+        expect(len(contexts) == 2 and all(n.domain == "com.microsoft" for n in contexts),
+               [(n.domain, n.op_type) for n in compiled.graph.node])
+        expect([n.op_type for n in compiled.graph.node if n.op_type != "EPContext"] == ["MatMul"],
+               "the MatMul no plugin took stays")
+        for node in contexts:
+            attrs = {a.name: helper.get_attribute_value(a) for a in node.attribute}
+            expect(attrs["embed_mode"] == embed and attrs["source"] == b"nxrt_epctx_ep", attrs)
+            if embed == 0:
+                side = os.path.join(os.path.dirname(out), attrs["ep_cache_context"].decode())
+                expect(os.path.isfile(side), f"side file {side}")
+            else:
+                expect(attrs["ep_cache_context"].startswith(b"nxrt_epctx 1"), attrs)
+        metadata = {p.key: p.value for p in compiled.metadata_props}
+        expect(metadata.get("ep_compatibility_info.nxrt_epctx_ep") ==
+               "nxrt_epctx_ep;context_format=1", metadata)
+        ran = os.path.join(tmp, f"ran{embed}")
+        expect_exit(nxrt("run", out, "--random", "--seed", "5", "--ep", f"plugin:{plugin},cpu",
+                         "--output-dir", ran), 0, f"nxrt runs the embed-mode-{embed} model")
+        got = np.load(os.path.join(ran, "Y.npy"))
+        expect(np.allclose(got, want, rtol=1e-5, atol=1e-6), "the compiled model's outputs")
+    expect_exit(nxrt("compile", model, "--ep", f"plugin:{plugin}", "--embed-mode", "2"), 2,
+                "an embed mode other than 0 or 1")
+    expect_exit(nxrt("run", os.path.join(tmp, "embed0", "split_ctx.onnx"), "--random"), 1,
+                "a compiled model without its plugin")
 
 
 # ---- int4 and float8 (ONNX 1.14/1.16 types, newer than Debian's python3-onnx) ---------------

@@ -29,8 +29,9 @@ constexpr std::string_view kNoRunStreams =
     "nxrt makes the streams of a run itself (one per stream-aware plugin EP) and takes no "
     "application streams or application copies between EP devices";
 constexpr std::string_view kEpContext =
-    "nxrt neither compiles nor loads EPContext models, so it has no compatibility or weightless "
-    "source-model information";
+    "nxrt compiles and loads EPContext models (OrtCompileApi, `nxrt compile`) and honours the "
+    "compatibility info in them at session creation, but keeps no per-device incompatibility "
+    "details, weightless source models or application-made external initializer infos";
 constexpr std::string_view kOwnThreads =
     "nxrt's intra-op threads are LLVM OpenMP's, which creates and places its own threads";
 constexpr std::string_view kNoSparse =
@@ -57,8 +58,6 @@ constexpr Reason kReasons[] = {
     {"OrtApi", "RegisterCustomOps*", kCustomOps},
     {"OrtApi", "EnableOrtCustomOps", kCustomOps},
     {"OrtApi", "ShapeInferContext_*", kCustomOps},
-    {"OrtApi", "CreateOpAttr", kCustomOps},
-    {"OrtApi", "ReleaseOpAttr", kCustomOps},
     {"OrtApi", "CreateOp", kCustomOps},
     {"OrtApi", "InvokeOp", kCustomOps},
     {"OrtApi", "ReleaseOp", kCustomOps},
@@ -92,7 +91,6 @@ constexpr Reason kReasons[] = {
     {"OrtApi", "*EpIncompatibilityDetails*", kEpContext},
     {"OrtApi", "SessionOptionsSetWeightlessSourceModelBuffer", kEpContext},
     {"OrtApi", "CreateExternalInitializerInfo", kEpContext},
-    {"OrtApi", "GetCompileApi", kEpContext},
     {"OrtApi", "SessionReleaseCapturedGraph", "nxrt captures no graphs"},
     {"OrtApi", "Session_GetEpGraphAssignmentInfo", kPlacement},
     {"OrtApi", "EpAssigned*", kPlacement},
@@ -115,7 +113,8 @@ constexpr Reason kReasons[] = {
     {"OrtModelEditorApi", "*",
      "nxrt builds no graphs or models through the model editor API (its type-info builders "
      "CreateTensorTypeInfo, CreateMapTypeInfo, CreateSequenceTypeInfo and CreateOptionalTypeInfo "
-     "work); load the model from a file or bytes instead"},
+     "work, and CreateNode makes the EPContext nodes a plugin returns from Compile); load the "
+     "model from a file or bytes instead"},
     {"OrtEpApi", "SessionOptionsGetWeightlessSourceModelBuffer", kEpContext},
 };
 

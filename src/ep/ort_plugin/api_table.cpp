@@ -19,6 +19,7 @@
 #include <type_traits>
 
 #include "ep/ort_plugin/api_internal.h"
+#include "ep/ort_plugin/editor_nodes.h"
 
 namespace nxrt::ort_plugin {
 namespace {
@@ -188,10 +189,10 @@ const char* ORT_API_CALL GetBuildInfoStringImpl() noexcept { return kBuildInfo; 
 // graph, model and session builders answer ORT_NOT_IMPLEMENTED naming themselves.
 const OrtModelEditorApi* ORT_API_CALL GetModelEditorApiImpl() noexcept;
 
-// GetCompileApi, GetInteropApi, GetTrainingApi: nxrt compiles no EP context models, shares no
-// external memory and does not train, so each returns NULL, as ORT documents for a build
-// without that API. The stubs already return NULL; they stay stubs so that coverage does not
-// count them.
+// GetInteropApi, GetTrainingApi: nxrt shares no external memory and does not train, so each
+// returns NULL, as ORT documents for a build without that API; so does GetCompileApi in a
+// process that serves plugins only (applications get src/capi's OrtCompileApi). The stubs
+// already return NULL; they stay stubs so that coverage does not count them.
 
 struct Tables {
   OrtApiVersion30 stub_api{};
@@ -225,6 +226,7 @@ Tables& GetTables() {
     InstallKernelApi(t->api.v29, t->ep_api);
     InstallKernelApiSince30(t->api.v30);
     InstallGraphApi(t->api.v29, t->ep_api);
+    InstallEditorNodeApi(t->api.v29, t->editor_api);
     InstallKernelRegistryApi(t->api.v29, t->ep_api);
     InstallStreamApi(t->api.v29, t->ep_api);
     t->base.GetApi = &GetApiImpl;

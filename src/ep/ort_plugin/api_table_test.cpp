@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "ep/ort_plugin/editor_nodes.h"
 #include "ep/ort_plugin/host_devices.h"
 
 namespace nxrt::ort_plugin {
@@ -51,7 +52,7 @@ TEST(OrtApiTable, EverySlotOfTheTablesIsSet) {
   EXPECT_EQ(coverage.ort_api_slots, 426u);  // API 30: 425 of API 29 and one more
   EXPECT_EQ(coverage.ep_api_slots, 74u);
   EXPECT_EQ(coverage.model_editor_api_slots, 20u);
-  EXPECT_EQ(coverage.model_editor_api_implemented, 5u);  // the type-info builders
+  EXPECT_EQ(coverage.model_editor_api_implemented, 6u);  // the type-info builders, CreateNode
   EXPECT_GE(coverage.ort_api_implemented, 150u);
   EXPECT_GE(coverage.ep_api_implemented, 15u);
   std::printf("OrtApi: %zu of %zu implemented; OrtEpApi: %zu of %zu implemented\n",
@@ -881,6 +882,48 @@ TEST(OrtApiKernel, CustomOpDomains) {
   EXPECT_EQ(Take(Api().CustomOpDomain_Add(domain, nullptr)).first, ORT_INVALID_ARGUMENT);
   Api().ReleaseCustomOpDomain(domain);
   Api().ReleaseCustomOpDomain(nullptr);
+}
+
+// The EPContext node a plugin makes (CreateOpAttr, OrtModelEditorApi::CreateNode) and the host
+// takes from Compile: names, values and attributes as given; a node not made by CreateNode is
+// refused; types ORT 1.30's CreateOpAttr refuses are refused.
+TEST(OrtApiEditorNodes, CreateOpAttrCreateNodeAndTake) {
+  const OrtModelEditorApi& editor = *Api().GetModelEditorApi();
+  const int64_t embed = 1;
+  const float scales[] = {0.5f, 2.0f};
+  OrtOpAttr* attrs[3] = {};
+  EXPECT_ORT_OK(Api().CreateOpAttr("embed_mode", &embed, 1, ORT_OP_ATTR_INT, &attrs[0]));
+  EXPECT_ORT_OK(Api().CreateOpAttr("source", "vendor_ep_x", 9, ORT_OP_ATTR_STRING, &attrs[1]));
+  EXPECT_ORT_OK(Api().CreateOpAttr("scales", scales, 2, ORT_OP_ATTR_FLOATS, &attrs[2]));
+  OrtOpAttr* graph_attr = nullptr;
+  auto [code, message] = Take(Api().CreateOpAttr("body", &embed, 1, ORT_OP_ATTR_GRAPH, &graph_attr));
+  EXPECT_EQ(code, ORT_FAIL);
+  EXPECT_NE(message.find("attribute 'body': OrtOpAttrType 7 is not supported"), std::string::npos)
+      << message;
+  const char* inputs[] = {"x", "w"};
+  const char* outputs[] = {"y"};
+  OrtNode* node = nullptr;
+  EXPECT_ORT_OK(editor.CreateNode("EPContext", "com.microsoft", "fused_0", inputs, 2, outputs, 1,
+                                  attrs, 3, &node));
+  for (OrtOpAttr* attr : attrs) Api().ReleaseOpAttr(attr);  // CreateNode copied them
+  const char* name = nullptr;
+  EXPECT_ORT_OK(Api().Node_GetName(node, &name));
+  EXPECT_STREQ(name, "fused_0");
+  Result<ep::EpContextCompiler::ContextNode> taken = TakeEditorNode(node);
+  ASSERT_TRUE(taken.ok()) << taken.status().ToString();
+  EXPECT_EQ(taken->op_type, "EPContext");
+  EXPECT_EQ(taken->domain, "com.microsoft");
+  EXPECT_EQ(taken->inputs, (std::vector<std::string>{"x", "w"}));
+  EXPECT_EQ(taken->outputs, (std::vector<std::string>{"y"}));
+  ASSERT_EQ(taken->attributes.size(), 3u);
+  EXPECT_EQ(taken->attributes[0].i, 1);
+  EXPECT_EQ(taken->attributes[1].s, "vendor_ep");
+  EXPECT_EQ(taken->attributes[2].floats, (std::vector<float>{0.5f, 2.0f}));
+  // Taken once: the pointer is no node the host owns any more (looked up, never read).
+  Result<ep::EpContextCompiler::ContextNode> again = TakeEditorNode(node);
+  ASSERT_FALSE(again.ok());
+  EXPECT_NE(again.status().message().find("not made by OrtModelEditorApi::CreateNode"),
+            std::string::npos);
 }
 
 }  // namespace

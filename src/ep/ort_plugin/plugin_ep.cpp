@@ -9,6 +9,7 @@
 
 #include "ep/ort_plugin/api_table.h"
 #include "ep/ort_plugin/device_memory.h"
+#include "ep/ort_plugin/ep_context.h"
 #include "ep/ort_plugin/kernel_context.h"
 #include "ep/ort_plugin/kernel_registry.h"
 #include "ep/ort_plugin/sync_stream.h"
@@ -105,6 +106,8 @@ class PluginEp final : public ExecutionProvider,
                        public ep::GraphClaimer,
                        public ep::RunObserver,
                        public ep::DeviceValues,
+                       public ep::SessionConfigured,
+                       public ep::EpContextCompiler,
                        public PluginInfo {
  public:
   PluginEp(std::shared_ptr<PluginLibrary> library, const PluginLibrary::Factory& factory)
@@ -121,6 +124,7 @@ class PluginEp final : public ExecutionProvider,
 
   // ---- ExecutionProvider
   Status Initialize(const EpConfig& config) override {
+    for (const auto& [key, value] : session_config_) session_options_.config.Set(key, value);
     const std::string prefix = EpOptionPrefix(ep_name());
     for (const auto& [key, value] : config.options()) {
       if (key == kEpNameOption) continue;
@@ -266,6 +270,12 @@ class PluginEp final : public ExecutionProvider,
     if (name == ep::GraphClaimer::kExtensionName) return static_cast<ep::GraphClaimer*>(this);
     if (name == ep::RunObserver::kExtensionName) return static_cast<ep::RunObserver*>(this);
     if (name == PluginInfo::kExtensionName) return static_cast<PluginInfo*>(this);
+    if (name == ep::SessionConfigured::kExtensionName) {
+      return static_cast<ep::SessionConfigured*>(this);
+    }
+    if (name == ep::EpContextCompiler::kExtensionName) {
+      return static_cast<ep::EpContextCompiler*>(this);
+    }
     if (name == ep::DeviceValues::kExtensionName && device_memory_ != nullptr) {
       return static_cast<ep::DeviceValues*>(this);
     }
@@ -391,6 +401,21 @@ class PluginEp final : public ExecutionProvider,
     return device_memory_->Copy(sources, targets, CurrentStream(), !to_device && wait);
   }
 
+  // ---- SessionConfigured, EpContextCompiler (ep/ep_context.h, ep_context.h)
+  void SetSessionConfig(const std::vector<std::pair<std::string, std::string>>& entries) override {
+    session_config_ = entries;
+  }
+  const ContextNode* ContextNodeFor(std::string_view fused_name) const override {
+    auto it = context_nodes_.find(fused_name);
+    return it == context_nodes_.end() ? nullptr : &it->second;
+  }
+  Result<std::string> CompatibilityInfo(const ir::Model& model) override {
+    return CompiledModelCompatibilityInfo(ep_, ep_version_, model);
+  }
+  Result<ep::CompiledModelCompatibility> ValidateCompatibility(const std::string& info) override {
+    return ValidateCompiledModelCompatibility(factory_, ep_name(), info, label());
+  }
+
   // ---- PluginInfo
   const PluginLibrary& library() const override { return *library_; }
   const std::string& ep_name() const override { return type_name(); }
@@ -513,8 +538,11 @@ class PluginEp final : public ExecutionProvider,
   CapturingLogSink sink_;
   std::string label_;
   OrtLogger logger_;
+  std::vector<std::pair<std::string, std::string>> session_config_;
   OrtSessionOptions session_options_;
   OrtRunOptions run_options_;
+  // EPContext nodes Compile returned (session config ep.context_enable = 1), by fused name.
+  std::map<std::string, ContextNode, std::less<>> context_nodes_;
   OrtEp* ep_ = nullptr;
   OrtDataTransferImpl* transfer_ = nullptr;  // of a plugin without device memory; may be null
   uint32_t ep_version_ = 0;
@@ -829,7 +857,11 @@ Status PluginEp::CompileFused(const ir::GraphView& view, const GraphProjection& 
     return Status(StatusCode::kFailedPrecondition,
                   TakeOrtStatus(error, label() + ": OrtEp::Compile failed").message());
   }
-  Status status;
+  std::vector<std::string> fused_names;
+  for (const auto& claim : batch.claims) fused_names.push_back(claim->fused_name);
+  Status status = TakeContextNodes(context_nodes, fused_names,
+                                   EpContextEnabled(session_options_.config), label(),
+                                   context_nodes_);
   for (size_t i = 0; i < n && status.ok(); ++i) {
     CompiledClaim& claim = *batch.claims[i];
     OrtNodeComputeInfo* info = batch.infos[i];
