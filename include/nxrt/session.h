@@ -80,13 +80,39 @@ struct SessionOptions {
   // no dim carries are ignored, as in ONNX Runtime. Errors at Create: kInvalidArgument for a
   // negative size or an empty name.
   std::vector<std::pair<std::string, int64_t>> free_dimension_overrides;
+
+  // Run limits: bounds on what one Run or RunValues call may take, for models or inputs from
+  // untrusted places (0 = no limit, the default, for each). A run past a limit fails with the
+  // code below, and the session stays usable: the next run starts with the full budget.
+  // Errors at Create: kInvalidArgument for a negative value.
+  //
+  // Wall-clock budget of one run, in milliseconds from its start. The run checks it before each
+  // step of the main graph and of If/Loop/Scan/SequenceMap bodies, and before each Loop and Scan
+  // iteration; once it is spent the run stops with kDeadlineExceeded naming what it stopped
+  // before. A kernel already computing is not interrupted (one kernel's time is not bounded).
+  int64_t run_time_limit_ms = 0;
+  // Iterations one Loop node may run in one execution (nxrt's; ONNX Runtime has no such
+  // option). A Loop whose trip count M and condition would take it further stops with
+  // kDeadlineExceeded naming the node and the limit.
+  int64_t loop_trip_limit = 0;
+  // Bytes of tensors one run may hold at once: the outputs of the steps of the main graph and
+  // of control-flow bodies while they are alive (intermediates in the arena or on the heap, the
+  // run's outputs), each step's workspace while it computes, and the scan outputs a Loop or Scan
+  // collects. Each is counted before it is allocated when its size is known at binding,
+  // otherwise (a kernel's dynamic output, a control-flow or sequence step's result) as soon as
+  // it is made. An output a kernel writes in place of its input counts on its own. Not counted:
+  // the inputs the caller passes, initializers, and memory a kernel allocates inside its own
+  // Compute. Past the limit the run stops with kOutOfMemory naming the node, the output with its
+  // dtype and shape, its bytes, the bytes held and the limit.
+  int64_t run_memory_limit_bytes = 0;
 };
 
 // Settings of one call to Run or RunValues (ONNX Runtime's OrtRunOptions).
 struct RunOptions {
-  // When set, the run reads it before each step of the main graph and, once it is true, stops
-  // with kRuntimeError ("the run was terminated ..."). Another thread may set it while the run
-  // is in progress; it must outlive the call.
+  // When set, the run reads it before each step of the main graph and of control-flow bodies,
+  // and before each Loop and Scan iteration, and once it is true stops with kRuntimeError ("the
+  // run was terminated before ..."), as ONNX Runtime's RunOptionsSetTerminate. Another thread
+  // may set it while the run is in progress; it must outlive the call.
   const std::atomic<bool>* terminate = nullptr;
   // When set, the run stores in it, before each step of the main graph, that step's index in
   // Stats() (where its name, op type and EP are): for progress displays, which may read it from
@@ -189,8 +215,9 @@ class Session {
   // outputs (default: all, in model order). Returns the outputs in the order asked, as owned
   // tensors. Errors (kInvalidArgument): an unknown or repeated input name, a missing input, a
   // wrong dtype, rank or dim (naming the input, the expected and the given value); an unknown
-  // output name; kRuntimeError from a kernel, prefixed with its node. After any error the
-  // session stays usable.
+  // output name; kRuntimeError from a kernel, prefixed with its node; kDeadlineExceeded and
+  // kOutOfMemory past a run limit (SessionOptions::run_time_limit_ms, loop_trip_limit,
+  // run_memory_limit_bytes). After any error the session stays usable.
   // Errors also: an output that is a sequence or an empty optional (kInvalidArgument: use
   // RunValues).
   virtual Result<std::vector<NamedTensor>> Run(const std::vector<NamedTensor>& inputs,

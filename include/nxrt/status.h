@@ -31,6 +31,7 @@ enum class StatusCode : int {
   kRuntimeError = 8,        // a kernel or plugin failed while running
   kOutOfMemory = 9,         // an allocation failed
   kInternal = 10,           // a broken nxrt invariant: a bug to report
+  kDeadlineExceeded = 11,   // a run went past its time limit (SessionOptions::run_time_limit_ms)
 };
 
 // Lower-case name of a code, e.g. "invalid model".

@@ -18,6 +18,7 @@ std::string_view StatusCodeName(StatusCode code) {
     case StatusCode::kRuntimeError: return "runtime error";
     case StatusCode::kOutOfMemory: return "out of memory";
     case StatusCode::kInternal: return "internal error";
+    case StatusCode::kDeadlineExceeded: return "deadline exceeded";
   }
   return "unknown status code";
 }

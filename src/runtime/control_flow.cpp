@@ -89,6 +89,43 @@ Result<bool> ReadBool(const Value* v, std::string_view what) {
   return *t->data<bool>();
 }
 
+// The bytes a Loop or Scan holds in its scan outputs between iterations, charged to the run's
+// memory limit as they grow and released when the step ends (its stacked outputs are then
+// charged by the executor).
+class ScanCharge {
+ public:
+  explicit ScanCharge(RunLimits* limits) : limits_(limits) {}
+  ScanCharge(const ScanCharge&) = delete;
+  ScanCharge& operator=(const ScanCharge&) = delete;
+  ~ScanCharge() {
+    if (limits_ != nullptr) limits_->Release(bytes_);
+  }
+  // Charges `value`, scan output `k` of iteration `it`, or fails naming them.
+  Status Add(const Value& value, size_t k, int64_t it) {
+    if (limits_ == nullptr || limits_->memory_limit_bytes <= 0) return Status::Ok();
+    const int64_t bytes = ValueBytes(value);
+    if (!limits_->TryCharge(bytes)) {
+      return limits_->OverMemoryLimit(
+          bytes, "scan output " + std::to_string(k) + " of iteration " + std::to_string(it) +
+                     " (" + value.Description() + ", kept until the scan outputs are stacked)");
+    }
+    bytes_ += bytes;
+    return Status::Ok();
+  }
+
+ private:
+  RunLimits* limits_;
+  int64_t bytes_ = 0;
+};
+
+// Before iteration `it` of a Loop (`loop`) or Scan: the run's terminate flag, deadline and, for
+// a Loop, trip limit.
+Status CheckIteration(const RunRecord& record, int64_t it, bool loop) {
+  if (record.limits == nullptr) return Status::Ok();
+  if (loop) NXRT_RETURN_IF_ERROR(record.limits->CheckLoopTrip(it, "the Loop"));
+  return record.limits->CheckStop("iteration " + std::to_string(it));
+}
+
 // Stacks `items` (tensors of equal dtypes and shapes) along a new axis `axis`, in reverse order
 // when `reverse`.
 Result<Tensor> Stack(const std::vector<Value>& items, int64_t axis, bool reverse,
@@ -231,7 +268,9 @@ class LoopStep final : public RuntimeStep {
     }
     const size_t scan_count = outputs.size() - carried;
     std::vector<std::vector<Value>> scans(scan_count);
+    ScanCharge scan_charge(record.limits);
     for (int64_t it = 0; (max_trips < 0 || it < max_trips) && cond; ++it) {
+      NXRT_RETURN_IF_ERROR(CheckIteration(record, it, /*loop=*/true));
       std::vector<Value> body_inputs;
       body_inputs.emplace_back(Tensor::Scalar<int64_t>(it));
       body_inputs.emplace_back(Tensor::Scalar<bool>(cond));
@@ -244,7 +283,10 @@ class LoopStep final : public RuntimeStep {
       }
       NXRT_ASSIGN_OR_RETURN(cond, ReadBool(&result[0], "body output 0 'cond'"));
       for (size_t i = 0; i < carried; ++i) state[i] = std::move(result[1 + i]);
-      for (size_t k = 0; k < scan_count; ++k) scans[k].push_back(std::move(result[1 + carried + k]));
+      for (size_t k = 0; k < scan_count; ++k) {
+        NXRT_RETURN_IF_ERROR(scan_charge.Add(result[1 + carried + k], k, it));
+        scans[k].push_back(std::move(result[1 + carried + k]));
+      }
     }
     for (size_t i = 0; i < carried; ++i) outputs[i] = std::move(state[i]);
     for (size_t k = 0; k < scan_count; ++k) {
@@ -339,7 +381,9 @@ class ScanStep final : public RuntimeStep {
     }
     const size_t k_count = outputs.size() - n;
     std::vector<std::vector<Value>> scans(k_count);
+    ScanCharge scan_charge(record.limits);
     for (int64_t it = 0; it < length; ++it) {
+      NXRT_RETURN_IF_ERROR(CheckIteration(record, it, /*loop=*/false));
       std::vector<Value> body_inputs = state;
       for (size_t j = 0; j < m; ++j) {
         const int64_t index = attrs_.input_directions[j] == 1 ? length - 1 - it : it;
@@ -353,7 +397,10 @@ class ScanStep final : public RuntimeStep {
                           " outputs, expected ", n + k_count);
       }
       for (size_t i = 0; i < n; ++i) state[i] = std::move(result[i]);
-      for (size_t k = 0; k < k_count; ++k) scans[k].push_back(std::move(result[n + k]));
+      for (size_t k = 0; k < k_count; ++k) {
+        NXRT_RETURN_IF_ERROR(scan_charge.Add(result[n + k], k, it));
+        scans[k].push_back(std::move(result[n + k]));
+      }
     }
     for (size_t i = 0; i < n; ++i) outputs[i] = std::move(state[i]);
     for (size_t k = 0; k < k_count; ++k) {

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <limits>
 #include <new>
 #include <stdexcept>
 
@@ -24,6 +25,22 @@ struct PlanInstance::StepState {
   std::vector<Tensor*> outs;
   std::vector<Value> runtime_outputs;
 };
+
+namespace {
+
+// Bytes of a `dtype` tensor of `shape`, saturated at INT64_MAX (a size past that cannot fit a
+// memory limit anyway).
+int64_t PlannedBytes(DataType dtype, const Shape& shape) {
+  Result<int64_t> count = ElementCount(shape);
+  if (!count.ok()) return std::numeric_limits<int64_t>::max();
+  const size_t size = std::max<size_t>(DataTypeSize(dtype), 1);
+  if (static_cast<uint64_t>(*count) > static_cast<uint64_t>(INT64_MAX) / size) {
+    return std::numeric_limits<int64_t>::max();
+  }
+  return static_cast<int64_t>(DataTypeBytes(dtype, *count));
+}
+
+}  // namespace
 
 PlanInstance::PlanInstance(const GraphPlan& plan)
     : plan_(plan), arena_(plan.values.size() + plan.steps.size()) {}
@@ -95,23 +112,25 @@ Status PlanInstance::Run(ThreadPool& pool, const RunRecord& record) {
   }
   arena_.BeginRun();
   record_ = &record;
+  limits_ = record.limits;
+  if (limits_ != nullptr && limits_->memory_limit_bytes > 0) charged_.resize(values_.size());
   Status status;
   failed_step_.reset();
   const bool timed = record.timed();
   auto start = timed ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
   for (size_t s = 0; s < plan_.steps.size(); ++s) {
     if (steps_[s]->constant_done) continue;
-    if (terminate_ != nullptr && terminate_->load(std::memory_order_relaxed)) {
-      status = MakeStatus(StatusCode::kRuntimeError, "the run was terminated before step ", s,
-                          " of ", plan_.steps.size(), " (RunOptions::terminate is set)");
-      break;
+    if (limits_ != nullptr) {
+      status = limits_->CheckStop(plan_.steps[s].description);
+      if (!status.ok()) break;
     }
     if (progress_ != nullptr) {
       progress_->store(static_cast<int64_t>(plan_.stats_offset + s), std::memory_order_relaxed);
     }
     status = GuardedRunStep(s, pool);
     if (!status.ok()) {
-      failed_step_ = s;
+      // A step stopped by a run limit did not fail: no EP is to blame.
+      if (limits_ == nullptr || !limits_->stopped) failed_step_ = s;
       break;
     }
     if (timed) {  // a step's time runs from the end of the step before
@@ -138,6 +157,10 @@ Status PlanInstance::Run(ThreadPool& pool, const RunRecord& record) {
       Drop(static_cast<ir::ValueId>(v));
     }
   }
+  // What leaves the run (its outputs, constants kept bound) is the caller's to count: a
+  // control-flow step charges the values it makes of its bodies' outputs.
+  for (ir::ValueId v = 0; v < static_cast<ir::ValueId>(charged_.size()); ++v) Release(v);
+  limits_ = nullptr;
   if (status.ok() && arena_.stale()) RebuildArena();
   return status;
 }
@@ -192,8 +215,12 @@ Status PlanInstance::RunRuntimeStep(size_t index, ThreadPool& pool) {
   std::vector<Value>& outs = st.runtime_outputs;  // unset between runs
   Status status = st.runtime_step->Run(st.inputs, outs, pool, *record_);
   for (size_t o = 0; o < step.outputs.size(); ++o) {
-    if (status.ok() && step.outputs[o] != ir::kNoValue) {
-      values_[step.outputs[o]] = std::move(outs[o]);
+    const ir::ValueId v = step.outputs[o];
+    if (status.ok() && v != ir::kNoValue) {
+      values_[v] = std::move(outs[o]);
+      if (!charged_.empty()) {
+        status = Charge(index, o, ValueBytes(values_[v]), [&] { return values_[v].Description(); });
+      }
     }
     outs[o] = Value();
   }
@@ -218,6 +245,7 @@ Status PlanInstance::RunRuntimeStep(size_t index, ThreadPool& pool) {
   const Status status = st.host->Compute(st.binding);
   CollectOutputs(index, status.ok());
   NXRT_RETURN_IF_ERROR(status);
+  if (!charged_.empty()) NXRT_RETURN_IF_ERROR(ChargeDynamicOutputs(index));
   if (plan_.steps[index].constant) PinConstantOutputs(index);
   return Status::Ok();
 }
@@ -265,6 +293,11 @@ Status PlanInstance::RunRuntimeStep(size_t index, ThreadPool& pool) {
     return &slot;
   }
   const ir::ValueId v = step.outputs[o];
+  if (!charged_.empty()) {
+    NXRT_RETURN_IF_ERROR(Charge(index, o, PlannedBytes(decl.dtype, decl.shape), [&] {
+      return std::string(DataTypeName(decl.dtype)) + ShapeToString(decl.shape);
+    }));
+  }
   if (step.OutputOnDevice(o)) {  // the EP's device memory, never the arena
     NXRT_ASSIGN_OR_RETURN(slot, step.device->AllocateTensor(decl.dtype, decl.shape));
     return &slot;
@@ -299,6 +332,13 @@ Status PlanInstance::RunRuntimeStep(size_t index, ThreadPool& pool) {
   StepState& st = *steps_[index];
   const size_t bytes = st.host->declared().workspace_bytes;
   std::byte* at = nullptr;
+  if (bytes > 0 && !charged_.empty()) {  // held during Compute only, with the step's outputs
+    if (!limits_->TryCharge(static_cast<int64_t>(bytes))) {
+      return limits_->OverMemoryLimit(static_cast<int64_t>(bytes),
+                                      plan_.steps[index].description + ": its workspace");
+    }
+    limits_->Release(static_cast<int64_t>(bytes));
+  }
   // A constant step runs once: its workspace is not worth a place in the layout.
   if (bytes > 0 && !plan_.steps[index].constant) {
     at = arena_.Place(WorkspaceBuffer(index), static_cast<int64_t>(bytes));
@@ -354,9 +394,44 @@ Status PlanInstance::RunRuntimeStep(size_t index, ThreadPool& pool) {
 }
 
 [[gnu::always_inline]] inline void PlanInstance::Drop(ir::ValueId v) {
+  if (!charged_.empty()) Release(v);
   Value& slot = values_[v];
   if (slot.is_tensor() && arena_.IsAt(v, slot.tensor().raw_data())) spare_[v] = std::move(slot);
   slot = Value();
+}
+
+template <typename Describe>
+Status PlanInstance::Charge(size_t index, size_t o, int64_t bytes, Describe&& describe) {
+  const StepPlan& step = plan_.steps[index];
+  const ir::ValueId v = step.outputs[o];
+  if (!limits_->TryCharge(bytes)) {
+    return limits_->OverMemoryLimit(bytes, step.description + ": output " + std::to_string(o) +
+                                               " '" + plan_.ValueName(v) + "' (" + describe() +
+                                               ")");
+  }
+  charged_[v] += bytes;
+  return Status::Ok();
+}
+
+Status PlanInstance::ChargeDynamicOutputs(size_t index) {
+  const StepPlan& step = plan_.steps[index];
+  const ep::KernelDeclaration& declared = steps_[index]->host->declared();
+  for (size_t o = 0; o < step.outputs.size(); ++o) {
+    const ir::ValueId v = step.outputs[o];
+    if (v == ir::kNoValue || !values_[v].defined() ||
+        declared.outputs[o].state != ep::KernelDeclaration::Output::State::kDynamic) {
+      continue;
+    }
+    NXRT_RETURN_IF_ERROR(
+        Charge(index, o, ValueBytes(values_[v]), [&] { return values_[v].Description(); }));
+  }
+  return Status::Ok();
+}
+
+void PlanInstance::Release(ir::ValueId v) {
+  if (charged_[v] == 0) return;
+  if (limits_ != nullptr) limits_->Release(charged_[v]);
+  charged_[v] = 0;
 }
 
 void PlanInstance::DescribeValues(size_t index) {

@@ -63,6 +63,11 @@ class PlanInstance {
   // the plan's whole tree, FlattenSteps) and, with `spans`, one span per step; the control-flow
   // steps pass it to the runs of their sub-plans. A step's time runs from the end of the step
   // before, so a control-flow step's includes its sub-plans' steps.
+  // With record.limits, Run checks RunLimits::CheckStop before each step (terminate flag,
+  // deadline) and, under a memory limit, charges each tensor a step outputs before it is
+  // allocated (a dynamic output, or a control-flow or sequence step's, once made) and each
+  // workspace, releasing a value's bytes when it is dropped and, at the end of the run, what is
+  // left. A run stopped by a limit leaves failed_step() nullopt (no step failed).
   Status Run(ThreadPool& pool, const RunRecord& record = {});
   // The step whose failure ended the last Run, or nullopt when it succeeded.
   std::optional<size_t> failed_step() const { return failed_step_; }
@@ -72,9 +77,6 @@ class PlanInstance {
   void set_prepacked_hook(std::function<void(PlanInstance&)> hook) {
     prepacked_hook_ = std::move(hook);
   }
-  // A flag Run reads before each step (null: none): once it is true, Run stops with
-  // kRuntimeError, failed_step() stays nullopt (no step failed). Set per run by the owner.
-  void set_terminate_flag(const std::atomic<bool>* terminate) { terminate_ = terminate; }
   // Where Run stores, before each step, the step's index in the plan tree's step table
   // (stats_offset + step), for progress displays (null: nowhere). Set per run by the owner.
   void set_progress(std::atomic<int64_t>* progress) { progress_ = progress; }
@@ -107,6 +109,13 @@ class PlanInstance {
   void DescribeValues(size_t index);
   void PinConstantOutputs(size_t index);
   void DropAfter(size_t index);
+  // Under a memory limit: charges output `o` of step `index` to limits_, or fails naming it
+  // (`describe()` gives its dtype and shape, as "float[2,3]"); charges the dynamic outputs
+  // Compute made; releases value `v`'s charge.
+  template <typename Describe>
+  Status Charge(size_t index, size_t o, int64_t bytes, Describe&& describe);
+  Status ChargeDynamicOutputs(size_t index);
+  void Release(ir::ValueId v);
 
   // Empties slot `v` after its last use; an arena tensor is parked in spare_[v] for its producer.
   void Drop(ir::ValueId v);
@@ -121,10 +130,13 @@ class PlanInstance {
   const GraphPlan& plan_;
   std::optional<size_t> failed_step_;
   std::function<void(PlanInstance&)> prepacked_hook_;
-  const std::atomic<bool>* terminate_ = nullptr;
   std::atomic<int64_t>* progress_ = nullptr;
   OutputAllocator output_allocator_;
   const RunRecord* record_ = nullptr;  // of the run in progress
+  RunLimits* limits_ = nullptr;        // record_->limits
+  // Under a memory limit, by ValueId: the bytes charged for the value now bound (0: none);
+  // empty without one.
+  std::vector<int64_t> charged_;
   std::vector<std::string> described_inputs_, described_outputs_;  // by DescribeValues
   std::vector<std::unique_ptr<StepState>> steps_;
   std::vector<Value> values_;  // by ValueId

@@ -6,6 +6,47 @@
 
 namespace nxrt::runtime {
 
+int64_t ValueBytes(const Value& value) {
+  if (value.is_tensor()) return static_cast<int64_t>(value.tensor().byte_size());
+  int64_t bytes = 0;
+  if (value.is_sequence()) {
+    for (const Tensor& t : value.sequence()) bytes += static_cast<int64_t>(t.byte_size());
+  }
+  return bytes;
+}
+
+Status RunLimits::CheckStop(std::string_view before) {
+  if (terminate != nullptr && terminate->load(std::memory_order_relaxed)) {
+    stopped = true;
+    return MakeStatus(StatusCode::kRuntimeError, "the run was terminated before ", before,
+                      " (RunOptions::terminate is set)");
+  }
+  if (deadline == std::chrono::steady_clock::time_point::max() ||
+      std::chrono::steady_clock::now() < deadline) {
+    return Status::Ok();
+  }
+  stopped = true;
+  return MakeStatus(StatusCode::kDeadlineExceeded, "the run went past its time limit of ",
+                    time_limit_ms, " ms (SessionOptions::run_time_limit_ms) before ", before,
+                    "; raise the limit or give smaller inputs");
+}
+
+Status RunLimits::CheckLoopTrip(int64_t trip, std::string_view loop) {
+  if (loop_trip_limit <= 0 || trip < loop_trip_limit) return Status::Ok();
+  stopped = true;
+  return MakeStatus(StatusCode::kDeadlineExceeded, loop, " ran ", trip,
+                    " iterations, its trip limit (SessionOptions::loop_trip_limit), and would "
+                    "run more; raise the limit, or check the Loop's trip count M and condition");
+}
+
+Status RunLimits::OverMemoryLimit(int64_t bytes, std::string_view what) {
+  stopped = true;
+  return MakeStatus(StatusCode::kOutOfMemory, what, " needs ", bytes, " bytes while the run ",
+                    "holds ", held_bytes, " bytes of tensors already: more than its memory ",
+                    "limit of ", memory_limit_bytes, " bytes (SessionOptions::",
+                    "run_memory_limit_bytes); raise the limit or give smaller inputs");
+}
+
 void GraphPlan::ComputeValuePlans() {
   const ir::Graph& g = *graph;
   values.assign(value_count(), ValuePlan{});

@@ -14,6 +14,7 @@
 // (never the arena), so a sequence may outlive every step that fed it.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -21,6 +22,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -54,14 +56,54 @@ struct StepSpan {
   std::vector<std::string> outputs;  // as the step produced them
 };
 
+// The limits of one run (SessionOptions' run_time_limit_ms, loop_trip_limit and
+// run_memory_limit_bytes; RunOptions::terminate) and what the run has used of them. One per run,
+// shared by the plans of its tree: the steps of control-flow bodies check the same deadline and
+// charge the same memory budget as the main graph's.
+struct RunLimits {
+  const std::atomic<bool>* terminate = nullptr;  // stop once it is true (null: never)
+  // Stop with kDeadlineExceeded once this time is past; time_limit_ms (> 0) is what set it.
+  std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
+  int64_t time_limit_ms = 0;
+  int64_t loop_trip_limit = 0;  // iterations one Loop may run; 0: no limit
+  // Bytes of tensors the run may hold at once (0: no limit), and the bytes it holds now: each
+  // tensor a step outputs is charged when the step makes it and released when it is dropped.
+  int64_t memory_limit_bytes = 0;
+  int64_t held_bytes = 0;
+  // Set when a limit stopped the run: the failing step is then not to blame (no EP is dropped).
+  bool stopped = false;
+
+  // kRuntimeError when terminate is set, kDeadlineExceeded when the deadline is past, each
+  // naming `before` (what would run next); Ok otherwise.
+  Status CheckStop(std::string_view before);
+  // kDeadlineExceeded when a Loop about to start iteration `trip` (0-based) would pass
+  // loop_trip_limit.
+  Status CheckLoopTrip(int64_t trip, std::string_view loop);
+  // Charges `bytes` when they fit memory_limit_bytes (always without a limit); false when not.
+  bool TryCharge(int64_t bytes) {
+    if (memory_limit_bytes <= 0) return true;
+    if (bytes > memory_limit_bytes - held_bytes) return false;
+    held_bytes += bytes;
+    return true;
+  }
+  void Release(int64_t bytes) { held_bytes -= bytes; }
+  // kOutOfMemory for `what` (a step's output or workspace, with its dtype and shape), whose
+  // `bytes` did not fit: names it, its size, what the run holds and the limit.
+  Status OverMemoryLimit(int64_t bytes, std::string_view what);
+};
+
+// Bytes of the tensors `value` holds: a tensor's, the sum of a sequence's, 0 for an empty optional.
+int64_t ValueBytes(const Value& value);
+
 // What a run records. The executor hands it down to the sub-plans that control-flow steps run,
 // so that the steps of If/Loop/Scan/SequenceMap bodies are counted and traced as the main
-// graph's are.
+// graph's are, and stop at the same limits.
 struct RunRecord {
   // Indexed by the step table of FlattenSteps (GraphPlan::stats_offset + step), covering every
   // plan of the tree; empty: nothing is counted.
   std::span<StepCounters> counters;
   std::vector<StepSpan>* spans = nullptr;  // when set, one entry per step run, with its values
+  RunLimits* limits = nullptr;             // when set, the run stops at them
 
   bool timed() const { return !counters.empty() || spans != nullptr; }
 };

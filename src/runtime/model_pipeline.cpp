@@ -154,6 +154,16 @@ Status ModelPipeline::Prepare() {
     return MakeStatus(StatusCode::kInvalidArgument, "intra_op_threads = ",
                       options_.intra_op_threads, " is negative; use 0 for one per core");
   }
+  const std::pair<const char*, int64_t> limits[] = {
+      {"run_time_limit_ms", options_.run_time_limit_ms},
+      {"loop_trip_limit", options_.loop_trip_limit},
+      {"run_memory_limit_bytes", options_.run_memory_limit_bytes}};
+  for (const auto& [name, value] : limits) {
+    if (value < 0) {
+      return MakeStatus(StatusCode::kInvalidArgument, "SessionOptions::", name, " = ", value,
+                        " is negative; use 0 for no limit");
+    }
+  }
   std::vector<EpSpec> specs = options_.providers;
   if (specs.empty()) specs.push_back(EpSpec{"cpu", {}, {}, nullptr});
   only_cpu_ = std::all_of(specs.begin(), specs.end(), IsCpu);

@@ -115,8 +115,9 @@ class SessionImpl final : public Session {
       Return(lease);
       return status;
     }
-    status = RunPlan(lease, failed_step);
-    if (!status.ok() && options_.allow_fallback) {
+    status = RunPlan(lease, run_options, failed_step);
+    // A run stopped by a limit (failed_step unset) says nothing about an EP, and is not repeated.
+    if (!status.ok() && options_.allow_fallback && failed_step) {
       std::shared_ptr<GraphPlan> failed_plan = lease.plan;
       Return(lease);
       NXRT_ASSIGN_OR_RETURN(bool replanned, DropFailedPluginEp(failed_plan, failed_step, status));
@@ -124,7 +125,7 @@ class SessionImpl final : public Session {
         NXRT_RETURN_IF_ERROR(Acquire(lease));
         SetRunOptions(*lease.instance, run_options);
         status = BindInputs(inputs, lease.instance->values());
-        if (status.ok()) status = RunPlan(lease, failed_step);
+        if (status.ok()) status = RunPlan(lease, run_options, failed_step);
       }
     }
     if (!status.ok()) {
@@ -138,7 +139,6 @@ class SessionImpl final : public Session {
 
   // Hands `options`' per-run settings to the instance that runs the main graph.
   void SetRunOptions(PlanInstance& instance, const RunOptions& options) const {
-    instance.set_terminate_flag(options.terminate);
     instance.set_progress(options.progress);
     if (!options.output_allocator) {
       instance.set_output_allocator({});
@@ -287,8 +287,10 @@ class SessionImpl final : public Session {
     lease.table.reset();
   }
 
-  // Runs the leased instance; `failed_step` receives the step that failed, if one did.
-  Status RunPlan(Lease& lease, std::optional<size_t>& failed_step) {
+  // Runs the leased instance within the session's run limits and `run_options`' terminate flag;
+  // `failed_step` receives the step that failed, if one did (not when a limit stopped the run).
+  Status RunPlan(Lease& lease, const RunOptions& run_options,
+                 std::optional<size_t>& failed_step) {
     PlanInstance& instance = *lease.instance;
     const std::shared_ptr<GraphPlan>& plan = lease.plan;
     std::vector<runtime::StepCounters>& counters = instance.counters();
@@ -301,8 +303,19 @@ class SessionImpl final : public Session {
     }
     std::vector<runtime::StepSpan> spans;
     const auto run_start = std::chrono::steady_clock::now();
+    runtime::RunLimits limits;
+    limits.terminate = run_options.terminate;
+    if (options_.run_time_limit_ms > 0) {
+      limits.time_limit_ms = options_.run_time_limit_ms;
+      limits.deadline = run_start + std::chrono::milliseconds(options_.run_time_limit_ms);
+    }
+    limits.loop_trip_limit = options_.loop_trip_limit;
+    limits.memory_limit_bytes = options_.run_memory_limit_bytes;
+    const bool limited = limits.terminate != nullptr || options_.run_time_limit_ms > 0 ||
+                         limits.loop_trip_limit > 0 || limits.memory_limit_bytes > 0;
     if (status.ok()) {
-      status = instance.Run(*pool_, runtime::RunRecord{counters, profiling_ ? &spans : nullptr});
+      status = instance.Run(*pool_, runtime::RunRecord{counters, profiling_ ? &spans : nullptr,
+                                                       limited ? &limits : nullptr});
     }
     const double run_us = std::chrono::duration<double, std::micro>(
                               std::chrono::steady_clock::now() - run_start).count();

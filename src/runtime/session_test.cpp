@@ -9,6 +9,8 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <map>
 #include <cmath>
 #include <random>
@@ -460,6 +462,223 @@ TEST(Session, LoopOfZeroIterationsGivesScanOutputsOfShapeZeroByElement) {
   EXPECT_FLOAT_EQ(fin.data<float>()[1], 20);
   EXPECT_EQ((*out)[1].tensor.shape(), (Shape{0, 2}));
   EXPECT_EQ((*out)[1].tensor.dtype(), DataType::kFloat);
+}
+
+// ---- Run limits (issue 20): SessionOptions::run_time_limit_ms, loop_trip_limit,
+// run_memory_limit_bytes and RunOptions::terminate. Each run stopped by one leaves the session
+// usable: the next run gives the values LoopModel's reference math gives.
+
+// The LoopModel run of 3 trips from s0 = [10, 20] with x = [1, 2]: s = s0 + k * x.
+void ExpectThreeTrips(Session& session) {
+  auto out = session.Run({{"trips", Tensor::Scalar<int64_t>(3)},
+                          {"x", Floats({2}, {1, 2})},
+                          {"s0", Floats({2}, {10, 20})}});
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_FLOAT_EQ((*out)[0].tensor.data<float>()[0], 13);
+  EXPECT_FLOAT_EQ((*out)[0].tensor.data<float>()[1], 26);
+  const std::vector<float> want = {11, 22, 12, 24, 13, 26};
+  ASSERT_EQ((*out)[1].tensor.shape(), (Shape{3, 2}));
+  for (size_t i = 0; i < want.size(); ++i) {
+    EXPECT_FLOAT_EQ((*out)[1].tensor.data<float>()[i], want[i]);
+  }
+}
+
+Result<std::vector<NamedTensor>> RunTrips(Session& session, int64_t trips) {
+  return session.Run({{"trips", Tensor::Scalar<int64_t>(trips)},
+                      {"x", Floats({2}, {1, 2})},
+                      {"s0", Floats({2}, {10, 20})}});
+}
+
+// A Loop of 2^62 trips (years of work) under a 100 ms limit stops with kDeadlineExceeded within
+// bounded time, naming the limit and the Loop; the session then runs a 3-trip Loop right.
+TEST(Session, RunPastItsTimeLimitStopsWithDeadlineExceededAndTheSessionStaysUsable) {
+  SessionOptions options;
+  options.run_time_limit_ms = 100;
+  auto session = Session::CreateFromBytes(LoopModel(), options);
+  ASSERT_TRUE(session.ok()) << session.status().ToString();
+  const auto start = std::chrono::steady_clock::now();
+  auto stopped = RunTrips(**session, int64_t{1} << 62);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ASSERT_FALSE(stopped.ok());
+  EXPECT_EQ(stopped.status().code(), StatusCode::kDeadlineExceeded) << stopped.status().ToString();
+  const std::string& message = stopped.status().message();
+  EXPECT_NE(message.find("the run went past its time limit of 100 ms "
+                         "(SessionOptions::run_time_limit_ms)"), std::string::npos) << message;
+  EXPECT_NE(message.find("node 'loop' (Loop"), std::string::npos) << message;
+  // One iteration takes microseconds: the run stops at the first check past the deadline.
+  EXPECT_LT(seconds, 10.0);
+  ExpectThreeTrips(**session);
+  ExpectThreeTrips(**session);
+}
+
+// loop_trip_limit = 5: a Loop of 5 trips runs (s = s0 + 5 x), one of 6 or of no trip count and a
+// condition that stays true stops at the limit with kDeadlineExceeded.
+TEST(Session, LoopPastItsTripLimitStopsWithDeadlineExceeded) {
+  SessionOptions options;
+  options.loop_trip_limit = 5;
+  auto session = Session::CreateFromBytes(LoopModel(), options);
+  ASSERT_TRUE(session.ok()) << session.status().ToString();
+  auto five = RunTrips(**session, 5);
+  ASSERT_TRUE(five.ok()) << five.status().ToString();
+  EXPECT_FLOAT_EQ((*five)[0].tensor.data<float>()[0], 15);
+  EXPECT_FLOAT_EQ((*five)[0].tensor.data<float>()[1], 30);
+  EXPECT_EQ((*five)[1].tensor.shape(), (Shape{5, 2}));
+  auto six = RunTrips(**session, 6);
+  ASSERT_FALSE(six.ok());
+  EXPECT_EQ(six.status().code(), StatusCode::kDeadlineExceeded) << six.status().ToString();
+  EXPECT_NE(six.status().message().find("node 'loop' (Loop, opset 17): the Loop ran 5 "
+                                        "iterations, its trip limit (SessionOptions::"
+                                        "loop_trip_limit)"),
+            std::string::npos) << six.status().message();
+  ExpectThreeTrips(**session);
+}
+
+// RunOptions::terminate set by another thread stops a Loop of 2^62 trips between iterations
+// (the flag is read inside control-flow bodies, not only between the main graph's steps).
+TEST(Session, TerminateStopsARunInsideALoop) {
+  auto session = Session::CreateFromBytes(LoopModel());
+  ASSERT_TRUE(session.ok()) << session.status().ToString();
+  std::atomic<bool> terminate{false};
+  RunOptions run_options;
+  run_options.terminate = &terminate;
+  std::thread setter([&terminate] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    terminate.store(true);
+  });
+  auto stopped = (*session)->RunValues({{"trips", Value(Tensor::Scalar<int64_t>(int64_t{1} << 62))},
+                                        {"x", Value(Floats({2}, {1, 2}))},
+                                        {"s0", Value(Floats({2}, {10, 20}))}},
+                                       {}, run_options);
+  setter.join();
+  ASSERT_FALSE(stopped.ok());
+  EXPECT_EQ(stopped.status().code(), StatusCode::kRuntimeError) << stopped.status().ToString();
+  EXPECT_NE(stopped.status().message().find("(RunOptions::terminate is set)"), std::string::npos)
+      << stopped.status().message();
+  EXPECT_NE(stopped.status().message().find("node 'loop'"), std::string::npos)
+      << stopped.status().message();
+  ExpectThreeTrips(**session);
+}
+
+TEST(Session, NegativeRunLimitsAreRefusedAtCreate) {
+  for (int which = 0; which < 3; ++which) {
+    SessionOptions options;
+    (which == 0 ? options.run_time_limit_ms
+     : which == 1 ? options.loop_trip_limit
+                  : options.run_memory_limit_bytes) = -1;
+    auto refused = Session::CreateFromBytes(LoopModel(), options);
+    ASSERT_FALSE(refused.ok());
+    EXPECT_EQ(refused.status().code(), StatusCode::kInvalidArgument);
+    const char* name = which == 0   ? "run_time_limit_ms"
+                       : which == 1 ? "loop_trip_limit"
+                                    : "run_memory_limit_bytes";
+    EXPECT_NE(refused.status().message().find(std::string("SessionOptions::") + name +
+                                              " = -1 is negative; use 0 for no limit"),
+              std::string::npos) << refused.status().message();
+  }
+}
+
+// shape (int64 [2]) → ConstantOfShape (value 2.5) → c; c + c → y, so c and y are alive at once:
+// a run of shape [R, C] holds 4 R C bytes, then 8 R C.
+std::vector<std::byte> ConstantOfShapeModel() {
+  onnx::ModelProto m = NewModel();
+  auto* g = m.mutable_graph();
+  AddTensorValue(g->add_input(), "shape", onnx::TensorProto::INT64, {2});
+  onnx::NodeProto* fill = AddNode(g, "ConstantOfShape", {"shape"}, {"c"}, "fill");
+  auto* value = fill->add_attribute();
+  value->set_name("value");
+  value->set_type(onnx::AttributeProto::TENSOR);
+  value->mutable_t()->set_data_type(onnx::TensorProto::FLOAT);
+  value->mutable_t()->add_dims(1);
+  value->mutable_t()->add_float_data(2.5f);
+  AddNode(g, "Add", {"c", "c"}, {"y"}, "twice");
+  AddTensorValue(g->add_output(), "y", onnx::TensorProto::FLOAT, {-1, -1});
+  return Serialize(m);
+}
+
+Tensor Int64s(Shape shape, std::vector<int64_t> v) {
+  return Tensor::FromVector(shape, v).value();
+}
+
+// Under a 1 MB limit: [100, 100] (80 kB at once) runs to 5.0 everywhere; [400, 400] fails at
+// the Add (640 kB of c plus 640 kB of y) naming the node, the output and the bytes; [10^6, 10^6]
+// fails before ConstantOfShape allocates its 4 TB; then [100, 100] runs again.
+TEST(Session, RunPastItsMemoryLimitFailsNamingTheNodeAndTheSizes) {
+  SessionOptions options;
+  options.run_memory_limit_bytes = 1 << 20;
+  auto session = Session::CreateFromBytes(ConstantOfShapeModel(), options);
+  ASSERT_TRUE(session.ok()) << session.status().ToString();
+  auto check_fits = [&] {
+    auto out = (*session)->Run({{"shape", Int64s({2}, {100, 100})}});
+    ASSERT_TRUE(out.ok()) << out.status().ToString();
+    const Tensor& y = (*out)[0].tensor;
+    ASSERT_EQ(y.shape(), (Shape{100, 100}));
+    for (int64_t i = 0; i < y.element_count(); ++i) ASSERT_EQ(y.data<float>()[i], 5.0f) << i;
+  };
+  check_fits();
+  check_fits();  // the first run's bytes were released
+  auto both = (*session)->Run({{"shape", Int64s({2}, {400, 400})}});
+  ASSERT_FALSE(both.ok());
+  EXPECT_EQ(both.status().code(), StatusCode::kOutOfMemory) << both.status().ToString();
+  EXPECT_NE(both.status().message().find(
+                "node 'twice' (Add, opset 17): output 0 'y' (float[400,400]) needs 640000 bytes "
+                "while the run holds 640000 bytes of tensors already: more than its memory limit "
+                "of 1048576 bytes (SessionOptions::run_memory_limit_bytes)"),
+            std::string::npos) << both.status().message();
+  auto huge = (*session)->Run({{"shape", Int64s({2}, {1000000, 1000000})}});
+  ASSERT_FALSE(huge.ok());
+  EXPECT_EQ(huge.status().code(), StatusCode::kOutOfMemory) << huge.status().ToString();
+  EXPECT_NE(huge.status().message().find(
+                "node 'fill' (ConstantOfShape, opset 17): output 0 'c' (float[1000000,1000000]) "
+                "needs 4000000000000 bytes while the run holds 0 bytes"),
+            std::string::npos) << huge.status().message();
+  check_fits();
+}
+
+// x [N] → Expand to `shape` → y: Expand's output under a 1 MB limit.
+TEST(Session, ExpandPastTheMemoryLimitFailsBeforeAllocating) {
+  onnx::ModelProto m = NewModel();
+  auto* g = m.mutable_graph();
+  AddTensorValue(g->add_input(), "x", onnx::TensorProto::FLOAT, {-1});
+  AddTensorValue(g->add_input(), "shape", onnx::TensorProto::INT64, {2});
+  AddNode(g, "Expand", {"x", "shape"}, {"y"}, "expand");
+  AddTensorValue(g->add_output(), "y", onnx::TensorProto::FLOAT, {-1, -1});
+  SessionOptions options;
+  options.run_memory_limit_bytes = 1 << 20;
+  auto session = Session::CreateFromBytes(Serialize(m), options);
+  ASSERT_TRUE(session.ok()) << session.status().ToString();
+  auto fits = (*session)->Run({{"x", Floats({3}, {1, 2, 3})}, {"shape", Int64s({2}, {4, 3})}});
+  ASSERT_TRUE(fits.ok()) << fits.status().ToString();
+  ASSERT_EQ((*fits)[0].tensor.shape(), (Shape{4, 3}));
+  for (int r = 0; r < 4; ++r) {
+    for (int c = 0; c < 3; ++c) EXPECT_EQ((*fits)[0].tensor.data<float>()[r * 3 + c], c + 1.0f);
+  }
+  auto huge = (*session)->Run({{"x", Floats({3}, {1, 2, 3})},
+                               {"shape", Int64s({2}, {int64_t{1} << 40, 3})}});
+  ASSERT_FALSE(huge.ok());
+  EXPECT_EQ(huge.status().code(), StatusCode::kOutOfMemory) << huge.status().ToString();
+  EXPECT_NE(huge.status().message().find("node 'expand' (Expand, opset 17): output 0 'y' "
+                                         "(float[1099511627776,3]) needs 13194139533312 bytes"),
+            std::string::npos) << huge.status().message();
+}
+
+// A Loop's scan output grows by 8 bytes an iteration: under a 1 kB limit, 2^62 trips stop once
+// the scan outputs collected pass it (no trip count or time limit needed).
+TEST(Session, LoopScanOutputsCountAgainstTheMemoryLimit) {
+  SessionOptions options;
+  options.run_memory_limit_bytes = 1024;
+  auto session = Session::CreateFromBytes(LoopModel(), options);
+  ASSERT_TRUE(session.ok()) << session.status().ToString();
+  auto grown = RunTrips(**session, int64_t{1} << 62);
+  ASSERT_FALSE(grown.ok());
+  EXPECT_EQ(grown.status().code(), StatusCode::kOutOfMemory) << grown.status().ToString();
+  // The limit is passed by the next scan output or by a body step's output, whichever comes
+  // first once the scan outputs fill it.
+  const std::string& message = grown.status().message();
+  EXPECT_EQ(message.rfind("node 'loop' (Loop, opset 17): ", 0), 0u) << message;
+  EXPECT_NE(message.find("more than its memory limit of 1024 bytes"), std::string::npos)
+      << message;
+  ExpectThreeTrips(**session);
 }
 
 // Stats() and the trace break control-flow bodies down: each body step is a row of its own,

@@ -10,7 +10,7 @@ ONNX Runtime's own version functions through ctypes, and docs/cli.md for the hel
 
 Cases: test_onnx_plugin, exit_codes, plugin_fallback_notes, ep_option_commas,
 claims_svg_chromium, flag_set, progress, profile_breakdown, scriptable_output, output_names,
-optimize, compile, docs_match_help, low_bit_types, generate.
+optimize, compile, docs_match_help, low_bit_types, generate, run_limits.
 """
 import argparse
 import ctypes
@@ -436,7 +436,8 @@ def case_claims_svg_chromium(tmp):
 # ---- one flag set --------------------------------------------------------------------------------
 
 SHARED = ["--ep", "--ep-option", "--no-fallback", "--allow-fallback-warnings", "--opt-level",
-          "--disable-pass", "--threads", "--seed", "--dim", "--shape", "--range", "--value",
+          "--disable-pass", "--threads", "--time-limit-ms", "--loop-trip-limit",
+          "--memory-limit-mb", "--seed", "--dim", "--shape", "--range", "--value",
           "--input", "--json", "--stats", "--profile"]
 
 
@@ -996,6 +997,85 @@ def case_low_bit_types(tmp):
 
 
 # ---- docs/cli.md against --help ------------------------------------------------------------------
+
+# ---- run limits ---------------------------------------------------------------------------------
+
+def endless_loop_model(path):
+    """A Loop of 2^62 trips whose body adds 1 to a carried float: years of work without a limit."""
+    body = helper.make_graph(
+        [helper.make_node("Identity", ["cond"], ["cond_out"]),
+         helper.make_node("Add", ["s", "one"], ["s_out"])],
+        "body",
+        [helper.make_tensor_value_info("i", TensorProto.INT64, []),
+         helper.make_tensor_value_info("cond", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("s", TensorProto.FLOAT, [1])],
+        [helper.make_tensor_value_info("cond_out", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("s_out", TensorProto.FLOAT, [1])],
+        [numpy_helper.from_array(np.ones([1], np.float32), "one")])
+    graph = helper.make_graph(
+        [helper.make_node("Loop", ["trips", "", "x"], ["y"], name="loop", body=body)], "endless",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1])],
+        [numpy_helper.from_array(np.array(2 ** 62, np.int64), "trips")])
+    return save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), path)
+
+
+def fill_model(path):
+    """shape (int64 [2]) -> ConstantOfShape(1.5) -> y."""
+    node = helper.make_node("ConstantOfShape", ["shape"], ["y"], name="fill",
+                            value=numpy_helper.from_array(np.array([1.5], np.float32)))
+    graph = helper.make_graph(
+        [node], "fill", [helper.make_tensor_value_info("shape", TensorProto.INT64, [2])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [None, None])])
+    return save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), path)
+
+
+def case_run_limits(tmp):
+    endless = endless_loop_model(os.path.join(tmp, "endless.onnx"))
+    start = time.monotonic()
+    stopped = nxrt("run", endless, "--random", "--time-limit-ms", "200", timeout=120)
+    expect_exit(stopped, 1, "a run past --time-limit-ms")
+    expect("the run went past its time limit of 200 ms" in stopped.stderr and
+           "node 'loop' (Loop" in stopped.stderr, stopped.stderr)
+    expect(time.monotonic() - start < 60, "the limited run stopped within a minute")
+    trips = nxrt("run", endless, "--random", "--loop-trip-limit", "1000")
+    expect_exit(trips, 1, "a Loop past --loop-trip-limit")
+    expect("the Loop ran 1000 iterations, its trip limit" in trips.stderr, trips.stderr)
+
+    # Within the limits the outputs are NumPy's: y = max((x + 1) * 2 - 0.5, 0).
+    chain = float_chain_model(os.path.join(tmp, "chain.onnx"))
+    x = np.array([[-3, -1, 0], [0.5, 2, 7]], np.float32)
+    np.save(os.path.join(tmp, "x.npy"), x)
+    within = nxrt("run", chain, "--input", f"x={tmp}/x.npy", "--json", "--output-dir",
+                  os.path.join(tmp, "out"), "--time-limit-ms", "60000", "--loop-trip-limit", "5",
+                  "--memory-limit-mb", "1")
+    expect_exit(within, 0, "a run within every limit")
+    out = json.loads(within.stdout)["outputs"][0]
+    expect(np.allclose(np.load(out["file"]), np.maximum((x + 1) * 2 - 0.5, 0)), out)
+
+    # ConstantOfShape of [1000, 1000] floats: 4 MB, past a 1 MiB limit, within 8 MiB.
+    fill = fill_model(os.path.join(tmp, "fill.onnx"))
+    big = nxrt("run", fill, "--value", "shape=1000", "--memory-limit-mb", "1")
+    expect_exit(big, 1, "a run past --memory-limit-mb")
+    expect("node 'fill' (ConstantOfShape, opset 17): output 0 'y' (float[1000,1000]) needs "
+           "4000000 bytes while the run holds 0 bytes of tensors already: more than its memory "
+           "limit of 1048576 bytes" in big.stderr, big.stderr)
+    fits = nxrt("run", fill, "--value", "shape=1000", "--memory-limit-mb", "8", "--json")
+    expect_exit(fits, 0, "the same run within --memory-limit-mb 8")
+    y = json.loads(fits.stdout)["outputs"][0]
+    expect(y["shape"] == [1000, 1000] and y["min"] == 1.5 and y["max"] == 1.5, y)
+
+    # Bad values name the flag, the value and what is accepted.
+    for flag, value, message in [
+            ("--time-limit-ms", "-5", "--time-limit-ms: '-5' is negative; use 0 or more"),
+            ("--loop-trip-limit", "many", "--loop-trip-limit: 'many' is not a number"),
+            ("--memory-limit-mb", "-1", "--memory-limit-mb: '-1' is negative; use 0 or more"),
+            ("--memory-limit-mb", "9000000000000000",
+             "--memory-limit-mb 9000000000000000 is too large: at most 8796093022207 MiB")]:
+        bad = nxrt("run", chain, "--random", flag, value)
+        expect_exit(bad, 2, f"{flag} {value}")
+        expect(message in bad.stderr, f"{flag} {value}: {bad.stderr}")
+
 
 def case_docs_match_help(tmp):
     docs = open(ARGS.docs).read()

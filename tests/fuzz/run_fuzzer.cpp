@@ -1,7 +1,7 @@
 // tests/fuzz/run_fuzzer.cpp: libFuzzer target for load + run: the bytes as a model, a session on
 // the CPU EP (optimisation level 0, 1 or 2 chosen from the bytes), fixed-seed inputs for its
-// declared inputs, and two runs (the second reuses the session's kernels and arena). The replay
-// binary runs each file at all three levels. Every failure
+// declared inputs, and two runs (the second reuses the session's kernels and arena), each under
+// a 5 s run_time_limit_ms. The replay binary runs each file at all three levels. Every failure
 // must be a Status; a crash, sanitizer report, leak or hang is a finding. External data resolves
 // against the empty working folder fuzz_target.h moves to.
 //
@@ -51,6 +51,9 @@ void LoadAndRun(std::span<const std::byte> bytes, int optimization_level, uint32
   nxrt::SessionOptions options;
   options.intra_op_threads = 1;
   options.optimization_level = optimization_level;
+  // A run that takes seconds (a Loop of 2^62 trips) ends with kDeadlineExceeded, well within
+  // libFuzzer's -timeout=20 (fuzz.sh): the limit's path is fuzzed, and slow models are no hangs.
+  options.run_time_limit_ms = 5000;
   nxrt::Result<std::unique_ptr<nxrt::Session>> session =
       nxrt::Session::CreateFromBytes(bytes, options);
   if (!session.ok()) {

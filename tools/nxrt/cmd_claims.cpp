@@ -104,6 +104,9 @@ void AddClaimsCommand(CLI::App& app, int& exit_code) {
   const std::string runs_nothing = "claims runs nothing";
   AddSessionFlags(*cmd, o->flags, "claims", kAllGroups,
                   {{"--threads", runs_nothing},
+                   {"--time-limit-ms", runs_nothing},
+                   {"--loop-trip-limit", runs_nothing},
+                   {"--memory-limit-mb", runs_nothing},
                    {"--seed", runs_nothing},
                    {"--shape", runs_nothing + "; use --dim to fix symbolic dims"},
                    {"--range", runs_nothing},

@@ -71,7 +71,10 @@ void AddOptimizeCommand(CLI::App& app, int& exit_code) {
   cmd->add_option("--dim", o->dims,
                   "NAME=SIZE: fix a symbolic dim before the passes run (free-dimension override)");
   AddSessionFlags(*cmd, o->flags, "optimize", kSessionGroup,
-                  {{"--threads", "optimize runs nothing"}});
+                  {{"--threads", "optimize runs nothing"},
+                   {"--time-limit-ms", "optimize runs nothing"},
+                   {"--loop-trip-limit", "optimize runs nothing"},
+                   {"--memory-limit-mb", "optimize runs nothing"}});
   cmd->add_flag("--json", o->flags.json,
                 "Print one JSON object (level, passes and rewrites) instead of text");
   cmd->callback([o, &exit_code] { exit_code = Optimize(*o); });

@@ -112,6 +112,15 @@ std::string FlagsText(const TestOnnxFlags& o) {
   if (o.flags.no_fallback) text += " --no-fallback";
   if (o.flags.opt_level != 2) text += " --opt-level " + std::to_string(o.flags.opt_level);
   for (const std::string& pass : o.flags.disabled_passes) text += " --disable-pass " + pass;
+  if (o.flags.time_limit_ms > 0) {
+    text += " --time-limit-ms " + std::to_string(o.flags.time_limit_ms);
+  }
+  if (o.flags.loop_trip_limit > 0) {
+    text += " --loop-trip-limit " + std::to_string(o.flags.loop_trip_limit);
+  }
+  if (o.flags.memory_limit_mb > 0) {
+    text += " --memory-limit-mb " + std::to_string(o.flags.memory_limit_mb);
+  }
   return text;
 }
 

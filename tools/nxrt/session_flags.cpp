@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <fstream>
 #include <iostream>
+#include <limits>
 
 namespace nxrt::cli {
 namespace {
@@ -225,6 +226,26 @@ void AddSessionFlags(CLI::App& cmd, SessionFlags& flags, std::string verb, unsig
         ->check(NonNegative())
         ->capture_default_str()
         ->group(group);
+    cmd.add_option("--time-limit-ms", flags.time_limit_ms,
+                   help("--time-limit-ms", "Wall-clock limit of each run in ms (0 = none); a "
+                                           "run past it stops with 'deadline exceeded'"))
+        ->check(NonNegative())
+        ->capture_default_str()
+        ->group(group);
+    cmd.add_option("--loop-trip-limit", flags.loop_trip_limit,
+                   help("--loop-trip-limit", "Iterations one Loop node may run in a run (0 = "
+                                             "no limit); past it the run stops with 'deadline "
+                                             "exceeded'"))
+        ->check(NonNegative())
+        ->capture_default_str()
+        ->group(group);
+    cmd.add_option("--memory-limit-mb", flags.memory_limit_mb,
+                   help("--memory-limit-mb", "MiB of tensors one run may hold at once (0 = no "
+                                             "limit); past it the run stops with 'out of "
+                                             "memory' naming the node"))
+        ->check(NonNegative())
+        ->capture_default_str()
+        ->group(group);
   }
   if (groups & kInputGroup) {
     const std::string group = "Inputs (shared by run, bench, claims, test-onnx)";
@@ -265,6 +286,15 @@ Result<SessionOptions> MakeSessionOptions(const SessionFlags& flags) {
   NXRT_ASSIGN_OR_RETURN(options.providers, ParseEpFlags(flags.eps, flags.ep_options));
   options.allow_fallback = !flags.no_fallback;
   options.intra_op_threads = flags.threads;
+  options.run_time_limit_ms = flags.time_limit_ms;
+  options.loop_trip_limit = flags.loop_trip_limit;
+  constexpr int64_t kMiB = int64_t{1} << 20;
+  if (flags.memory_limit_mb > std::numeric_limits<int64_t>::max() / kMiB) {
+    return MakeStatus(StatusCode::kInvalidArgument, "--memory-limit-mb ", flags.memory_limit_mb,
+                      " is too large: at most ", std::numeric_limits<int64_t>::max() / kMiB,
+                      " MiB; use 0 for no limit");
+  }
+  options.run_memory_limit_bytes = flags.memory_limit_mb * kMiB;
   options.optimization_level = flags.opt_level;
   options.disabled_optimizers = flags.disabled_passes;
   options.enable_profiling = !flags.profile.empty();

@@ -3,13 +3,14 @@
 // SessionOptions, inputs and exit codes.
 //
 //   EPs and session   --ep, --ep-option, --no-fallback, --allow-fallback-warnings, --opt-level,
-//                     --disable-pass, --threads
+//                     --disable-pass, --threads, --time-limit-ms, --loop-trip-limit,
+//                     --memory-limit-mb (run limits)
 //   inputs            --seed, --dim, --shape, --range, --value, --input (nxrt/input_generator.h)
 //   output            --json, --stats, --profile
 //
 // A verb registers the groups it uses (AddSessionFlags); a flag a verb accepts but has no use
-// for says so in that verb's help and, when given, in a note on stderr. Verbs added later (e.g.
-// with run limits) add their flags here, once.
+// for says so in that verb's help and, when given, in a note on stderr. Verbs added later add
+// their flags here, once.
 #pragma once
 
 #include <map>
@@ -33,6 +34,9 @@ struct SessionFlags {
   int opt_level = 2;                     // --opt-level
   std::vector<std::string> disabled_passes;  // --disable-pass
   int threads = 0;                       // --threads
+  int64_t time_limit_ms = 0;             // --time-limit-ms
+  int64_t loop_trip_limit = 0;           // --loop-trip-limit
+  int64_t memory_limit_mb = 0;           // --memory-limit-mb
   InputFlags inputs;                     // --seed --dim --shape --range --value --input
   bool json = false;                     // --json
   bool stats = false;                    // --stats
@@ -47,7 +51,8 @@ struct SessionFlags {
 // Groups of flags a verb registers.
 enum FlagGroup : unsigned {
   kSessionGroup = 1,  // --ep --ep-option --no-fallback --allow-fallback-warnings --opt-level
-                      // --disable-pass --threads
+                      // --disable-pass --threads --time-limit-ms --loop-trip-limit
+                      // --memory-limit-mb
   kInputGroup = 2,    // --seed --dim --shape --range --value --input
   kOutputGroup = 4,   // --json --stats --profile
   kAllGroups = 7,

@@ -76,4 +76,5 @@ _nxrt._set_exception_classes({
     8: RuntimeException,
     9: Fail,
     10: EngineError,
+    11: Fail,
 })

@@ -285,6 +285,7 @@ OrtErrorCode ToOrtErrorCode(StatusCode code) {
     case StatusCode::kIoError:
     case StatusCode::kFailedPrecondition:
     case StatusCode::kOutOfMemory:
+    case StatusCode::kDeadlineExceeded:
     case StatusCode::kInternal: return ORT_FAIL;
   }
   return ORT_FAIL;
