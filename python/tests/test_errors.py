@@ -115,10 +115,11 @@ def test_ctrl_c_during_a_long_run_raises_keyboard_interrupt(models, tmp_path, mo
     options = nxrt.SessionOptions()
     options.enable_profiling = True
     session = nxrt.InferenceSession(models["long"], options)
+    want = session.run(None, long_inputs())[0]  # the first run also creates the kernels' plans
     start = time.perf_counter()
-    want = session.run(None, long_inputs())[0]
+    session.run(None, long_inputs())
     full = time.perf_counter() - start
-    assert matmul_spans(session.end_profiling()) == 300
+    assert matmul_spans(session.end_profiling()) == 600
     timer = threading.Timer(full / 4, os.kill, (os.getpid(), signal.SIGINT))
     timer.start()
     with pytest.raises(KeyboardInterrupt):
