@@ -3,7 +3,7 @@
 # corpus of real ONNX models, on one core:
 #   tests/fuzz/fuzz.sh BINARY WORK_DIR SECONDS [extra libFuzzer flags...]
 # Seeds: every model of the ONNX backend node tests, the real models of docs/testing.md under
-# 1 MiB (from the bootstrap cache), and tests/fuzz_regressions. WORK_DIR keeps the growing corpus
+# 1 MiB (from the bootstrap cache), tests/fuzz_regressions and make_regressions.py's models. WORK_DIR keeps the growing corpus
 # (corpus/) and any crash, leak or timeout reproducer (artifacts/); the script exits non-zero
 # when libFuzzer found one. Turn each reproducer into a file of tests/fuzz_regressions and a fix.
 set -euo pipefail
@@ -18,6 +18,7 @@ if [ -z "$(ls -A "$work/seeds")" ]; then
   done
   find "$cache/models" -name '*.onnx' -size -1024k -exec cp {} "$work/seeds/" \; 2>/dev/null || true
   cp "$here/../fuzz_regressions/"* "$work/seeds/" 2>/dev/null || true
+  /usr/bin/python3 "$here/make_regressions.py" "$work/seeds"
 fi
 # allocator_may_return_null: a model asking for terabytes gets nxrt's "cannot allocate", as it
 # would without the sanitizer, instead of an ASan report.

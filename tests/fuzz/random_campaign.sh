@@ -17,6 +17,7 @@ if [ -z "$(ls -A "$work/seeds")" ]; then
   done
   find "$cache/models" -name '*.onnx' -size -1024k -exec cp {} "$work/seeds/" \; 2>/dev/null || true
   cp "$here/../fuzz_regressions/"* "$work/seeds/" 2>/dev/null || true
+  /usr/bin/python3 "$here/make_regressions.py" "$work/seeds"
 fi
 export ASAN_OPTIONS=${ASAN_OPTIONS:-allocator_may_return_null=1:detect_leaks=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
