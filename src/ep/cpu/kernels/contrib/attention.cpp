@@ -9,21 +9,12 @@
 #include <optional>
 
 #include "ep/cpu/kernels/contrib/contrib.h"
+#include "ep/cpu/kernels/contrib/optional_inputs.h"
 #include "ep/cpu/kernels/kernel_util.h"
 #include "ep/cpu/math/contrib/attention.h"
 
 namespace nxrt::cpu::kernels {
 namespace {
-
-std::optional<Shape> OptionalShape(const PrepareContext& ctx, int i) {
-  if (i >= ctx.input_count() || !ctx.has_input(i)) return std::nullopt;
-  return InputShape(ctx, i);
-}
-
-const float* OptionalFloats(const ComputeContext& ctx, int i) {
-  const Tensor* t = i < ctx.input_count() ? ctx.input(i) : nullptr;
-  return t != nullptr ? t->data<float>() : nullptr;
-}
 
 class RotaryEmbeddingKernel final : public Kernel {
  public:

@@ -7,21 +7,12 @@
 #include <optional>
 
 #include "ep/cpu/kernels/contrib/contrib.h"
+#include "ep/cpu/kernels/contrib/optional_inputs.h"
 #include "ep/cpu/kernels/kernel_util.h"
 #include "ep/cpu/math/contrib/transformer_ops.h"
 
 namespace nxrt::cpu::kernels {
 namespace {
-
-std::optional<Shape> OptionalShape(const PrepareContext& ctx, int i) {
-  if (i >= ctx.input_count() || !ctx.has_input(i)) return std::nullopt;
-  return InputShape(ctx, i);
-}
-
-const float* OptionalFloats(const ComputeContext& ctx, int i) {
-  const Tensor* t = i < ctx.input_count() ? ctx.input(i) : nullptr;
-  return t != nullptr ? t->data<float>() : nullptr;
-}
 
 float* OptionalOutput(ComputeContext& ctx, int i) {
   Tensor* t = i < ctx.output_count() ? ctx.output(i) : nullptr;
