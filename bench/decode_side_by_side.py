@@ -34,6 +34,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from side_by_side import run_json, tool_paths  # noqa: E402  (one runner for both benches)
+from bench_args import check_threads_and_rounds  # noqa: E402
 
 MODELS = ["decoder_tiny", "decoder_small"]
 FIGURES = ["prefill_tokens_per_second", "time_to_first_token_ms", "decode_tokens_per_second"]
@@ -59,14 +60,7 @@ def parse_args():
     parser.add_argument("--timeout", type=float, default=900,
                         help="seconds one process may take (default 900)")
     args = parser.parse_args()
-    if args.rounds < 1:
-        parser.error(f"--rounds {args.rounds}: give 1 or more rounds")
-    try:
-        args.thread_counts = [int(t) for t in args.threads.split(",") if t]
-    except ValueError:
-        parser.error(f"--threads '{args.threads}': expected comma-separated counts, e.g. 1,2")
-    if not args.thread_counts or min(args.thread_counts) < 1:
-        parser.error(f"--threads '{args.threads}': counts must be >= 1")
+    check_threads_and_rounds(parser, args)
     args.models = [m for m in args.models.split(",") if m]
     unknown = [m for m in args.models if m not in MODELS]
     if unknown:

@@ -46,6 +46,7 @@ from onnx import TensorProto, helper, numpy_helper
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import side_by_side  # noqa: E402  (its process runner and SVG chart)
+from bench_args import check_threads_and_rounds  # noqa: E402
 
 OPSET = 17
 MS = "com.microsoft"
@@ -951,14 +952,7 @@ def parse_args():
     unknown = [d for d in args.dtypes if d not in ALL_DTYPES]
     if unknown:
         parser.error(f"--dtypes: unknown {unknown}; known: {','.join(ALL_DTYPES)}")
-    try:
-        args.thread_counts = [int(t) for t in args.threads.split(",") if t]
-    except ValueError:
-        parser.error(f"--threads '{args.threads}': expected comma-separated counts, e.g. 1,2")
-    if not args.thread_counts or min(args.thread_counts) < 1:
-        parser.error(f"--threads '{args.threads}': counts must be >= 1")
-    if args.rounds < 1:
-        parser.error(f"--rounds {args.rounds}: give 1 or more rounds")
+    check_threads_and_rounds(parser, args)
     if args.quick:
         args.rounds = 1
         args.target_ms = min(args.target_ms, 100)

@@ -34,6 +34,8 @@ import subprocess
 import sys
 import time
 
+from bench_args import check_threads_and_rounds
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 # (label, model file stem, "real" or "generated", input flags). Real models' inputs copy
@@ -119,16 +121,9 @@ def parse_args():
     parser.add_argument("--timeout", type=float, default=900,
                         help="seconds one benchmark process may take (default 900)")
     args = parser.parse_args()
-    if args.rounds < 1:
-        parser.error(f"--rounds {args.rounds}: give 1 or more rounds")
     if args.iterations < 1:
         parser.error(f"--iterations {args.iterations}: give 1 or more timed runs")
-    try:
-        args.thread_counts = [int(t) for t in args.threads.split(",") if t]
-    except ValueError:
-        parser.error(f"--threads '{args.threads}': expected comma-separated counts, e.g. 1,2")
-    if not args.thread_counts or min(args.thread_counts) < 1:
-        parser.error(f"--threads '{args.threads}': counts must be >= 1")
+    check_threads_and_rounds(parser, args)
     labels = [label for label, _, _, _ in CASES]
     args.labels = [m for m in args.models.split(",") if m] or labels
     unknown = [m for m in args.labels if m not in labels]
