@@ -112,6 +112,29 @@ TEST(ModelValidatorTest, ArityOutsideTheSchemaIsRefused) {
                 {"node 'n' (If)", "input size 0 not in range [min=1, max=1]"});
 }
 
+// Versions after ONNX 1.12 have no libonnx schema to Verify a node against: nxrt's table bounds
+// their arity (a fuzzed CastLike-19 with two outputs reached its kernel).
+TEST(ModelValidatorTest, ArityOutsideASchemaNewerThanLibonnxIsRefused) {
+  ExpectRefused(OneNode("CastLike", {"x", "x"}, {"y", "extra"}, 19),
+                {"node 'n' (CastLike)", "output size 2 not in range [min=1, max=1]",
+                 "schema at opset 19"});
+  ExpectRefused(OneNode("ReduceMean", {"x", "x", "x"}, {"y"}, 18),
+                {"node 'n' (ReduceMean)", "input size 3 not in range [min=1, max=2]"});
+  ExpectRefused(OneNode("Gelu", {"x"}, {"y", "z"}, 20),
+                {"node 'n' (Gelu)", "output size 2 not in range [min=1, max=1]"});
+  EXPECT_TRUE(Load(OneNode("Gelu", {"x"}, {"y"}, 20)).ok());
+}
+
+// An op used at an opset before its first version (a fuzzed OptionalGetElement at opset 11 with
+// four outputs reached the run); ONNX Runtime refuses such a node at load too.
+TEST(ModelValidatorTest, OpBeforeItsFirstVersionIsRefused) {
+  ExpectRefused(OneNode("OptionalGetElement", {"x"}, {"y", "z"}, 11),
+                {"node 'n' (OptionalGetElement)", "has no version at opset 11 of ai.onnx",
+                 "its first is version 15"});
+  ExpectRefused(OneNode("Gelu", {"x"}, {"y"}, 17),
+                {"node 'n' (Gelu)", "has no version at opset 17", "its first is version 20"});
+}
+
 TEST(ModelValidatorTest, AttributeOfTheWrongTypeIsRefused) {
   onnx::ModelProto proto = OneNode("Softmax", {"x"}, {"y"});
   onnx::AttributeProto* axis = proto.mutable_graph()->mutable_node(0)->add_attribute();

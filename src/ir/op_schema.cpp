@@ -6,6 +6,7 @@
 #include "ir/op_schema.h"
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <string>
 
@@ -19,105 +20,112 @@ constexpr std::string_view kMlDomain = "ai.onnx.ml";
 constexpr int kMaxOnnxOpset = 21;
 constexpr int kMaxMlOpset = 5;
 
+// An arity bound without limit (a variadic last parameter), as libonnx's OpSchema writes it.
+constexpr int kVariadic = std::numeric_limits<int>::max();
+
 struct NewerVersion {
   std::string_view domain;
   std::string_view op_type;
   int since_version;
   bool deprecated;
+  OpArity arity;
 };
 
-// Schema versions ONNX added after 1.12 (ONNX 1.13-1.16), one row per (op, version). Source: the
-// OpSet_Onnx_ver18..21 and OpSet_OnnxML_ver4..5 lists of onnx/defs/operator_sets*.h.
+// Schema versions ONNX added after 1.12 (ONNX 1.13-1.16), one row per (op, version), with the
+// number of inputs and outputs each allows ({min inputs, max inputs, min outputs, max outputs}).
+// Sources: the OpSet_Onnx_ver18..21 and OpSet_OnnxML_ver4..5 lists of
+// onnx/defs/operator_sets*.h; the Inputs and Outputs sections of each version in ONNX's
+// docs/Operators.md and docs/Changelog.md.
 constexpr NewerVersion kNewerVersions[] = {
     // ai.onnx 18 (ONNX 1.13): reductions take `axes` as an input, Split `num_outputs`, Pad `axes`,
     // Resize `antialias`/`keep_aspect_ratio_policy`/`axes`, ScatterND/ScatterElements max/min,
     // new ops.
-    {"", "BitwiseAnd", 18, false},
-    {"", "BitwiseNot", 18, false},
-    {"", "BitwiseOr", 18, false},
-    {"", "BitwiseXor", 18, false},
-    {"", "CenterCropPad", 18, false},
-    {"", "Col2Im", 18, false},
-    {"", "GroupNormalization", 18, false},
-    {"", "LpPool", 18, false},
-    {"", "Mish", 18, false},
-    {"", "OptionalGetElement", 18, false},
-    {"", "OptionalHasElement", 18, false},
-    {"", "Pad", 18, false},
-    {"", "ReduceL1", 18, false},
-    {"", "ReduceL2", 18, false},
-    {"", "ReduceLogSum", 18, false},
-    {"", "ReduceLogSumExp", 18, false},
-    {"", "ReduceMax", 18, false},
-    {"", "ReduceMean", 18, false},
-    {"", "ReduceMin", 18, false},
-    {"", "ReduceProd", 18, false},
-    {"", "ReduceSumSquare", 18, false},
-    {"", "Resize", 18, false},
-    {"", "ScatterElements", 18, false},
-    {"", "ScatterND", 18, false},
-    {"", "Split", 18, false},
+    {"", "BitwiseAnd", 18, false, {2, 2, 1, 1}},
+    {"", "BitwiseNot", 18, false, {1, 1, 1, 1}},
+    {"", "BitwiseOr", 18, false, {2, 2, 1, 1}},
+    {"", "BitwiseXor", 18, false, {2, 2, 1, 1}},
+    {"", "CenterCropPad", 18, false, {2, 2, 1, 1}},
+    {"", "Col2Im", 18, false, {3, 3, 1, 1}},
+    {"", "GroupNormalization", 18, false, {3, 3, 1, 1}},
+    {"", "LpPool", 18, false, {1, 1, 1, 1}},
+    {"", "Mish", 18, false, {1, 1, 1, 1}},
+    {"", "OptionalGetElement", 18, false, {1, 1, 1, 1}},
+    {"", "OptionalHasElement", 18, false, {0, 1, 1, 1}},
+    {"", "Pad", 18, false, {2, 4, 1, 1}},
+    {"", "ReduceL1", 18, false, {1, 2, 1, 1}},
+    {"", "ReduceL2", 18, false, {1, 2, 1, 1}},
+    {"", "ReduceLogSum", 18, false, {1, 2, 1, 1}},
+    {"", "ReduceLogSumExp", 18, false, {1, 2, 1, 1}},
+    {"", "ReduceMax", 18, false, {1, 2, 1, 1}},
+    {"", "ReduceMean", 18, false, {1, 2, 1, 1}},
+    {"", "ReduceMin", 18, false, {1, 2, 1, 1}},
+    {"", "ReduceProd", 18, false, {1, 2, 1, 1}},
+    {"", "ReduceSumSquare", 18, false, {1, 2, 1, 1}},
+    {"", "Resize", 18, false, {1, 4, 1, 1}},
+    {"", "ScatterElements", 18, false, {3, 3, 1, 1}},
+    {"", "ScatterND", 18, false, {3, 3, 1, 1}},
+    {"", "Split", 18, false, {1, 2, 1, kVariadic}},
     // ai.onnx 19 (ONNX 1.14): float8 types, Pad wrap mode, Resize half_pixel_symmetric,
     // AveragePool dilations, Equal on strings, DeformConv.
-    {"", "AveragePool", 19, false},
-    {"", "Cast", 19, false},
-    {"", "CastLike", 19, false},
-    {"", "Constant", 19, false},
-    {"", "DeformConv", 19, false},
-    {"", "DequantizeLinear", 19, false},
-    {"", "Equal", 19, false},
-    {"", "Identity", 19, false},
-    {"", "If", 19, false},
-    {"", "Loop", 19, false},
-    {"", "Pad", 19, false},
-    {"", "QuantizeLinear", 19, false},
-    {"", "Reshape", 19, false},
-    {"", "Resize", 19, false},
-    {"", "Scan", 19, false},
-    {"", "Shape", 19, false},
-    {"", "Size", 19, false},
+    {"", "AveragePool", 19, false, {1, 1, 1, 1}},
+    {"", "Cast", 19, false, {1, 1, 1, 1}},
+    {"", "CastLike", 19, false, {2, 2, 1, 1}},
+    {"", "Constant", 19, false, {0, 0, 1, 1}},
+    {"", "DeformConv", 19, false, {3, 5, 1, 1}},
+    {"", "DequantizeLinear", 19, false, {2, 3, 1, 1}},
+    {"", "Equal", 19, false, {2, 2, 1, 1}},
+    {"", "Identity", 19, false, {1, 1, 1, 1}},
+    {"", "If", 19, false, {1, 1, 1, kVariadic}},
+    {"", "Loop", 19, false, {2, kVariadic, 1, kVariadic}},
+    {"", "Pad", 19, false, {2, 4, 1, 1}},
+    {"", "QuantizeLinear", 19, false, {2, 3, 1, 1}},
+    {"", "Reshape", 19, false, {2, 2, 1, 1}},
+    {"", "Resize", 19, false, {1, 4, 1, 1}},
+    {"", "Scan", 19, false, {1, kVariadic, 1, kVariadic}},
+    {"", "Shape", 19, false, {1, 1, 1, 1}},
+    {"", "Size", 19, false, {1, 1, 1, 1}},
     // ai.onnx 20 (ONNX 1.15).
-    {"", "AffineGrid", 20, false},
-    {"", "ConstantOfShape", 20, false},
-    {"", "DFT", 20, false},
-    {"", "Gelu", 20, false},
-    {"", "GridSample", 20, false},
-    {"", "ImageDecoder", 20, false},
-    {"", "IsInf", 20, false},
-    {"", "IsNaN", 20, false},
-    {"", "ReduceMax", 20, false},
-    {"", "ReduceMin", 20, false},
-    {"", "RegexFullMatch", 20, false},
-    {"", "StringConcat", 20, false},
-    {"", "StringSplit", 20, false},
+    {"", "AffineGrid", 20, false, {2, 2, 1, 1}},
+    {"", "ConstantOfShape", 20, false, {1, 1, 1, 1}},
+    {"", "DFT", 20, false, {1, 3, 1, 1}},
+    {"", "Gelu", 20, false, {1, 1, 1, 1}},
+    {"", "GridSample", 20, false, {2, 2, 1, 1}},
+    {"", "ImageDecoder", 20, false, {1, 1, 1, 1}},
+    {"", "IsInf", 20, false, {1, 1, 1, 1}},
+    {"", "IsNaN", 20, false, {1, 1, 1, 1}},
+    {"", "ReduceMax", 20, false, {1, 2, 1, 1}},
+    {"", "ReduceMin", 20, false, {1, 2, 1, 1}},
+    {"", "RegexFullMatch", 20, false, {1, 1, 1, 1}},
+    {"", "StringConcat", 20, false, {2, 2, 1, 1}},
+    {"", "StringSplit", 20, false, {1, 1, 2, 2}},
     // ai.onnx 21 (ONNX 1.16): int4/uint4 types, blocked quantization, GroupNormalization
     // per-channel scale.
-    {"", "Cast", 21, false},
-    {"", "CastLike", 21, false},
-    {"", "Constant", 21, false},
-    {"", "ConstantOfShape", 21, false},
-    {"", "DequantizeLinear", 21, false},
-    {"", "Flatten", 21, false},
-    {"", "GroupNormalization", 21, false},
-    {"", "Identity", 21, false},
-    {"", "If", 21, false},
-    {"", "Loop", 21, false},
-    {"", "Pad", 21, false},
-    {"", "QLinearMatMul", 21, false},
-    {"", "QuantizeLinear", 21, false},
-    {"", "Reshape", 21, false},
-    {"", "Scan", 21, false},
-    {"", "Shape", 21, false},
-    {"", "Size", 21, false},
-    {"", "Squeeze", 21, false},
-    {"", "Transpose", 21, false},
-    {"", "Unsqueeze", 21, false},
+    {"", "Cast", 21, false, {1, 1, 1, 1}},
+    {"", "CastLike", 21, false, {2, 2, 1, 1}},
+    {"", "Constant", 21, false, {0, 0, 1, 1}},
+    {"", "ConstantOfShape", 21, false, {1, 1, 1, 1}},
+    {"", "DequantizeLinear", 21, false, {2, 3, 1, 1}},
+    {"", "Flatten", 21, false, {1, 1, 1, 1}},
+    {"", "GroupNormalization", 21, false, {3, 3, 1, 1}},
+    {"", "Identity", 21, false, {1, 1, 1, 1}},
+    {"", "If", 21, false, {1, 1, 1, kVariadic}},
+    {"", "Loop", 21, false, {2, kVariadic, 1, kVariadic}},
+    {"", "Pad", 21, false, {2, 4, 1, 1}},
+    {"", "QLinearMatMul", 21, false, {8, 8, 1, 1}},
+    {"", "QuantizeLinear", 21, false, {2, 3, 1, 1}},
+    {"", "Reshape", 21, false, {2, 2, 1, 1}},
+    {"", "Scan", 21, false, {1, kVariadic, 1, kVariadic}},
+    {"", "Shape", 21, false, {1, 1, 1, 1}},
+    {"", "Size", 21, false, {1, 1, 1, 1}},
+    {"", "Squeeze", 21, false, {1, 2, 1, 1}},
+    {"", "Transpose", 21, false, {1, 1, 1, 1}},
+    {"", "Unsqueeze", 21, false, {2, 2, 1, 1}},
     // ai.onnx.ml 4 (ONNX 1.15) and 5 (ONNX 1.16, which deprecates the two old tree ensembles in
     // favour of TreeEnsemble).
-    {kMlDomain, "LabelEncoder", 4, false},
-    {kMlDomain, "TreeEnsemble", 5, false},
-    {kMlDomain, "TreeEnsembleClassifier", 5, true},
-    {kMlDomain, "TreeEnsembleRegressor", 5, true},
+    {kMlDomain, "LabelEncoder", 4, false, {1, 1, 1, 1}},
+    {kMlDomain, "TreeEnsemble", 5, false, {1, 1, 1, 1}},
+    {kMlDomain, "TreeEnsembleClassifier", 5, true, {1, 1, 2, 2}},
+    {kMlDomain, "TreeEnsembleRegressor", 5, true, {1, 1, 1, 1}},
 };
 
 // An attribute default that a schema version after ONNX 1.12 added or changed (ai.onnx only);
@@ -321,6 +329,22 @@ std::vector<Attribute> AttributeDefaults(std::string_view domain, std::string_vi
   out.reserve(by_name.size());
   for (auto& [name, attr] : by_name) out.push_back(std::move(attr));
   return out;
+}
+
+std::optional<OpArity> ArityAt(std::string_view domain, std::string_view op_type,
+                               int64_t opset) {
+  if (const onnx::OpSchema* schema = LibonnxSchemaAt(domain, op_type, opset)) {
+    return OpArity{schema->min_input(), schema->max_input(), schema->min_output(),
+                   schema->max_output()};
+  }
+  const int since = SinceVersion(domain, op_type, opset);
+  domain = Canonical(domain);
+  for (const NewerVersion& row : kNewerVersions) {
+    if (row.domain == domain && row.op_type == op_type && row.since_version == since) {
+      return row.arity;
+    }
+  }
+  return std::nullopt;
 }
 
 std::optional<bool> SchemaDeclaresAttribute(std::string_view domain, std::string_view op_type,

@@ -83,6 +83,21 @@ std::vector<Attribute> AttributeDefaults(std::string_view domain, std::string_vi
 std::optional<bool> SchemaDeclaresAttribute(std::string_view domain, std::string_view op_type,
                                             int64_t opset, std::string_view name);
 
+// How many inputs and outputs a node of an operator may have (trailing empty names count, as in
+// the node's proto). A max of std::numeric_limits<int>::max() means no limit (a variadic last
+// parameter).
+struct OpArity {
+  int min_inputs = 0;
+  int max_inputs = 0;
+  int min_outputs = 0;
+  int max_outputs = 0;
+};
+
+// The arity of the schema in force at `opset`: libonnx's for the versions it has, nxrt's table
+// (op_schema.cpp, from the ONNX spec) for the versions after ONNX 1.12. nullopt for unknown ops,
+// custom domains, and opsets before the op's first version.
+std::optional<OpArity> ArityAt(std::string_view domain, std::string_view op_type, int64_t opset);
+
 // libonnx's schema of `op_type` in `domain` in force at `opset` (its inputs, outputs, type
 // constraints and attributes), or nullptr when libonnx does not have that version: unknown ops,
 // custom domains, and ops that changed after ONNX 1.12 when `opset` is past libonnx's range

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 
 #include "onnx/defs/schema.h"
 
@@ -145,6 +146,48 @@ TEST(OpSchemaTest, SignaturesFromTheSchema) {
 
   EXPECT_FALSE(SignatureAt("", "NoSuchOp", 17).has_value());
   EXPECT_FALSE(SignatureAt("com.microsoft", "FusedConv", 1).has_value());
+}
+
+// The arity rows of the versions after ONNX 1.12 against libonnx's newest version of the same op:
+// equal, except where the ONNX spec moved an attribute into an input (the reductions and Pad at
+// 18, DFT's axis at 20) or made the input optional (OptionalHasElement-18).
+TEST(OpSchemaTest, ArityAfterOpset17KeepsTheOlderVersionsUnlessTheSpecChangedIt) {
+  const std::map<std::string, int> more_inputs = {
+      {"ReduceL1", 2},   {"ReduceL2", 2},   {"ReduceLogSum", 2},    {"ReduceLogSumExp", 2},
+      {"ReduceMax", 2},  {"ReduceMean", 2}, {"ReduceMin", 2},       {"ReduceProd", 2},
+      {"ReduceSumSquare", 2}, {"Pad", 4},   {"DFT", 3}};
+  const std::map<std::string, int> fewer_inputs = {{"OptionalHasElement", 0}};
+  int checked = 0;
+  for (const onnx::OpSchema& schema : onnx::OpSchemaRegistry::get_all_schemas()) {
+    const bool ml = schema.domain() == "ai.onnx.ml";
+    if (!schema.domain().empty() && !ml) continue;
+    const onnx::OpSchema* newest =
+        onnx::OpSchemaRegistry::Schema(schema.Name(), ml ? 3 : 17, schema.domain());
+    if (newest == nullptr || newest->SinceVersion() != schema.SinceVersion()) continue;  // once
+    for (int opset = ml ? 4 : 18; opset <= MaxKnownOpset(schema.domain()); ++opset) {
+      if (LibonnxSchemaAt(schema.domain(), schema.Name(), opset) != nullptr) continue;
+      const std::optional<OpArity> arity = ArityAt(schema.domain(), schema.Name(), opset);
+      ASSERT_TRUE(arity.has_value()) << schema.Name() << " at opset " << opset;
+      const auto more = more_inputs.find(schema.Name());
+      const auto fewer = fewer_inputs.find(schema.Name());
+      EXPECT_EQ(arity->min_inputs, fewer != fewer_inputs.end() ? fewer->second : schema.min_input())
+          << schema.Name() << " at " << opset;
+      EXPECT_EQ(arity->max_inputs, more != more_inputs.end() ? more->second : schema.max_input())
+          << schema.Name() << " at " << opset;
+      EXPECT_EQ(arity->min_outputs, schema.min_output()) << schema.Name() << " at " << opset;
+      EXPECT_EQ(arity->max_outputs, schema.max_output()) << schema.Name() << " at " << opset;
+      ++checked;
+    }
+  }
+  EXPECT_GT(checked, 100);
+
+  // Ops new after ONNX 1.12 (no libonnx version to compare with): from their spec pages.
+  ASSERT_TRUE(ArityAt("", "StringSplit", 20).has_value());
+  EXPECT_EQ(ArityAt("", "StringSplit", 20)->max_outputs, 2);
+  EXPECT_EQ(ArityAt("", "DeformConv", 19)->max_inputs, 5);
+  EXPECT_EQ(ArityAt("", "Col2Im", 21)->min_inputs, 3);
+  EXPECT_FALSE(ArityAt("com.microsoft", "FusedConv", 1).has_value());
+  EXPECT_FALSE(ArityAt("", "BitwiseAnd", 17).has_value());
 }
 
 // Every op libonnx knows, at every opset it knows, gets libonnx's answer.

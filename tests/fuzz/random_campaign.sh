@@ -6,6 +6,7 @@
 # a process that dies (signal, sanitizer report, abort) leaves its current case, kept as
 # WORK_DIR/crashes/crash-<sha1> with its stderr beside it. Prints the totals at the end:
 #   cases N, processes P, crashes C (distinct D)
+# and exits 1 when a case crashed (CTest's fuzz_campaign_* run a short campaign this way).
 set -uo pipefail
 binary=$1 work=$(realpath -m "$2") total=$3 per=${4:-2000}
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -42,3 +43,4 @@ while [ "$done_cases" -lt "$total" ]; do
   seed=$((seed + 1))
 done
 echo "cases $done_cases, processes $processes, crashes $crashes (distinct $(ls "$work/crashes" | grep -vc '\.log$'))"
+[ "$crashes" -eq 0 ]

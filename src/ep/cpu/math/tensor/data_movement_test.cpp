@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <limits>
 #include <numeric>
 #include <random>
 #include <string>
@@ -547,6 +548,31 @@ TEST(PadTest, Errors) {
       PreparePad(DataType::kFloat, Shape{0}, std::vector<int64_t>{1, 0}, {}, PadMode::kReflect)
           .ok());
   EXPECT_FALSE(ParsePadMode("mirror").ok());
+}
+
+// Pads whose output cannot exist are refused before any per-index work (a fuzzed [1,2,4,4] input
+// with 2e9 pads on two axes had Prepare fill 16 GB of index maps), and an empty output needs none.
+TEST(PadTest, OutputsTooLargeAreRefusedAndEmptyOutputsCostNothing) {
+  const int64_t big = 2'000'000'000;
+  Result<PadPlan> huge =
+      PreparePad(DataType::kFloat, Shape{1, 2, 4, 4},
+                 std::vector<int64_t>{0, 0, -1, 7, 0, 0, big, big}, {}, PadMode::kConstant);
+  ASSERT_FALSE(huge.ok());
+  EXPECT_EQ(huge.status().code(), StatusCode::kOutOfMemory);
+  EXPECT_NE(huge.status().message().find("byte size overflows"), std::string::npos)
+      << huge.status().message();
+  const int64_t max = std::numeric_limits<int64_t>::max();
+  Result<PadPlan> wraps = PreparePad(DataType::kFloat, Shape{3}, std::vector<int64_t>{max, 1},
+                                     {}, PadMode::kConstant);
+  ASSERT_FALSE(wraps.ok());
+  EXPECT_NE(wraps.status().message().find("overflows int64"), std::string::npos)
+      << wraps.status().message();
+
+  NXRT_ASSERT_OK_AND_ASSIGN(PadPlan empty, PreparePad(DataType::kFloat, Shape{0, 3},
+                                                      std::vector<int64_t>{0, big, 0, big}, {},
+                                                      PadMode::kConstant));
+  EXPECT_EQ(empty.output_shape, (Shape{0, 3 + 2 * big}));
+  NXRT_ASSERT_OK(Pad(empty, nullptr, nullptr, nullptr));
 }
 
 }  // namespace

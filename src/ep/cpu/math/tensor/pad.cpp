@@ -67,9 +67,16 @@ Result<PadPlan> PreparePad(DataType dtype, std::span<const int64_t> input_shape,
   PadPlan plan;
   plan.dtype = dtype;
   plan.input_shape.assign(input_shape.begin(), input_shape.end());
+  // Per axis: the first input index kept, how many are kept, and the begin pad.
+  std::vector<int64_t> kept_from(rank), kept(rank), pad_begin(rank);
   for (int64_t a = 0; a < rank; ++a) {
     const int64_t dim = input_shape[a];
-    const int64_t out = dim + begin[a] + end[a];
+    int64_t out = 0;
+    if (__builtin_add_overflow(dim, begin[a], &out) || __builtin_add_overflow(out, end[a], &out)) {
+      return MakeStatus(StatusCode::kOutOfMemory, "Pad: cannot allocate the output: axis ", a,
+                        " of input ", Str(input_shape), " with pads ", Str(pads),
+                        " overflows int64");
+    }
     const int64_t lo = std::max<int64_t>(0, -begin[a]);
     const int64_t len = dim - lo - std::max<int64_t>(0, -end[a]);
     if (out < 0 || len < 0) {
@@ -98,18 +105,34 @@ Result<PadPlan> PreparePad(DataType dtype, std::span<const int64_t> input_shape,
                           " of input ", Str(input_shape));
       }
     }
-    std::vector<int64_t> map(out);
-    for (int64_t o = 0; o < out; ++o) {
-      const int64_t j = MapIndex(mode, o - pb, len);
-      map[o] = j < 0 ? -1 : lo + j;
-    }
     plan.output_shape.push_back(out);
+    kept_from[a] = lo;
+    kept[a] = len;
+    pad_begin[a] = pb;
+  }
+  // The output must be possible before the index maps are built: a map has an entry per output
+  // index of its axis, so the maps of an output too large to hold would not fit either.
+  const Result<int64_t> count = ElementCount(plan.output_shape);
+  int64_t bytes = 0;
+  if (!count.ok() || __builtin_mul_overflow(*count, static_cast<int64_t>(DataTypeSize(dtype)),
+                                            &bytes)) {
+    return MakeStatus(StatusCode::kOutOfMemory, "Pad: cannot allocate the output ",
+                      DataTypeName(dtype), Str(plan.output_shape), ": its byte size overflows");
+  }
+  if (*count == 0) return plan;  // nothing to write, so no maps
+  for (int64_t a = 0; a < rank; ++a) {
+    std::vector<int64_t> map(plan.output_shape[a]);
+    for (int64_t o = 0; o < plan.output_shape[a]; ++o) {
+      const int64_t j = MapIndex(mode, o - pad_begin[a], kept[a]);
+      map[o] = j < 0 ? -1 : kept_from[a] + j;
+    }
     plan.maps.push_back(std::move(map));
   }
   return plan;
 }
 
 Status Pad(const PadPlan& plan, const void* input, const void* constant_value, void* output) {
+  if (plan.maps.size() != plan.output_shape.size()) return Status::Ok();  // an empty output
   GatherByAxisMaps(plan.dtype, plan.input_shape, input, plan.maps, constant_value, output);
   return Status::Ok();
 }

@@ -25,7 +25,8 @@ struct PadPlan {
   DataType dtype = DataType::kUndefined;
   Shape input_shape;
   Shape output_shape;
-  // Internal: per output axis, the input index of each output index (-1: constant).
+  // Internal: per output axis, the input index of each output index (-1: constant); none when
+  // the output has no elements.
   std::vector<std::vector<int64_t>> maps;
 };
 
@@ -35,7 +36,8 @@ struct PadPlan {
 // positive pads are filled by `mode` from the cropped input (reflect mirrors without repeating the
 // edge, edge repeats it, wrap continues periodically; any pad length works).
 // Errors: kInvalidArgument for a pads length other than 2 * axes, a negative output dim, or
-// reflect/edge/wrap padding of an axis whose (cropped) length is 0.
+// reflect/edge/wrap padding of an axis whose (cropped) length is 0; kOutOfMemory when an output
+// dim or the output's byte size overflows int64.
 Result<PadPlan> PreparePad(DataType dtype, std::span<const int64_t> input_shape,
                            std::span<const int64_t> pads, std::span<const int64_t> axes,
                            PadMode mode);
