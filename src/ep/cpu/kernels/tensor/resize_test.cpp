@@ -10,6 +10,7 @@
 
 #include "ep/cpu/kernels/tensor/single_op_test_util.h"
 #include "ep/cpu/math/tensor/resize.h"
+#include "ep/cpu/math/tensor/testing/resize_onnx_cases.h"
 #include "ep/cpu/math/testing/nn_test_util.h"
 
 namespace nxrt::cpu::kernels::testing {
@@ -24,26 +25,7 @@ using nn::testing::ForEachIndex;
 using nn::testing::Offset;
 using nn::testing::RandomVector;
 
-struct OnnxCase {
-  const char* name;
-  ResizeMode mode;
-  ResizeCoordinateMode coordinate_mode;
-  ResizeNearestMode nearest_mode;
-  double cubic_coeff_a;
-  int exclude_outside;
-  double extrapolation_value;
-  Shape input_shape;
-  std::vector<float> input;
-  std::vector<double> roi;
-  std::vector<float> scales;
-  std::vector<int64_t> sizes;
-  Shape output_shape;
-  std::vector<float> output;
-};
-
-const OnnxCase kOnnxCases[] = {
-#include "ep/cpu/math/tensor/testing/resize_onnx_cases.inc"
-};
+using OnnxCase = nn::testing::ResizeOnnxCase;
 
 // The attribute spellings of the math's enums.
 std::string ModeName(ResizeMode m) {
@@ -89,7 +71,7 @@ OpInput FloatInput(const std::vector<float>& v) {
 }
 
 TEST(ResizeKernel, OnnxBackendNodeCasesThroughOpset13) {
-  for (const OnnxCase& c : kOnnxCases) {
+  for (const OnnxCase& c : nn::testing::kResizeOnnxCases) {
     SCOPED_TRACE(c.name);
     if (c.nearest_mode == ResizeNearestMode::kLegacy) continue;  // Upsample: the next test
     std::vector<float> roi(c.roi.begin(), c.roi.end());
@@ -112,7 +94,7 @@ TEST(ResizeKernel, OnnxBackendNodeCasesThroughOpset13) {
 
 TEST(ResizeKernel, OnnxUpsampleNearestCaseThroughUpsample9) {
   int ran = 0;
-  for (const OnnxCase& c : kOnnxCases) {
+  for (const OnnxCase& c : nn::testing::kResizeOnnxCases) {
     if (c.nearest_mode != ResizeNearestMode::kLegacy) continue;
     SCOPED_TRACE(c.name);
     OpCase op{"Upsample", 9,

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "ep/cpu/math/tensor/testing/resize_onnx_cases.h"
 #include "ep/cpu/math/testing/nn_test_util.h"
 
 namespace nxrt::cpu::nn {
@@ -23,29 +24,10 @@ using testing::ForEachIndex;
 using testing::Offset;
 using testing::RandomInt;
 
-struct OnnxCase {
-  const char* name;
-  ResizeMode mode;
-  ResizeCoordinateMode coordinate_mode;
-  ResizeNearestMode nearest_mode;
-  double cubic_coeff_a;
-  int exclude_outside;
-  double extrapolation_value;
-  Shape input_shape;
-  std::vector<float> input;
-  std::vector<double> roi;
-  std::vector<float> scales;
-  std::vector<int64_t> sizes;
-  Shape output_shape;
-  std::vector<float> output;
-};
-
-const OnnxCase kOnnxCases[] = {
-#include "ep/cpu/math/tensor/testing/resize_onnx_cases.inc"
-};
+using OnnxCase = testing::ResizeOnnxCase;
 
 TEST(ResizeTest, OnnxBackendNodeTests) {
-  for (const OnnxCase& c : kOnnxCases) {
+  for (const OnnxCase& c : testing::kResizeOnnxCases) {
     SCOPED_TRACE(c.name);
     ResizeAttributes attr;
     attr.mode = c.mode;

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Regenerates resize_onnx_cases.inc: the Resize/Upsample node tests of the ONNX backend test data
-(Debian libonnx-testdata, ONNX 1.12) as C++ initializers for resize_test.cpp.
+(Debian libonnx-testdata, ONNX 1.12) as C++ initializers for resize_onnx_cases.h.
 
 Usage: /usr/bin/python3 resize_onnx_cases.py > resize_onnx_cases.inc
 """
