@@ -59,6 +59,17 @@ Status CheckIndexType(std::string_view op, DataType index_type) {
   return Status::Ok();
 }
 
+Result<int64_t> ResolveIndex(std::string_view op, int64_t index, int64_t dim, int64_t position,
+                             int64_t axis) {
+  const int64_t i = index < 0 ? index + dim : index;
+  if (i < 0 || i >= dim) {
+    return MakeStatus(StatusCode::kInvalidArgument, op, ": index ", index, " at position ",
+                      position, " is out of range for axis ", axis, " of size ", dim,
+                      " (accepted: ", -dim, "..", dim - 1, ")");
+  }
+  return i;
+}
+
 Result<Shape> BroadcastShapes(std::string_view op, std::span<const int64_t> a,
                               std::span<const int64_t> b) {
   const size_t rank = std::max(a.size(), b.size());

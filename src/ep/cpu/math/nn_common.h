@@ -141,4 +141,40 @@ inline int64_t ReadIndex(DataType index_type, const void* indices, int64_t i) {
 // kInvalidArgument unless `index_type` is int32 or int64.
 Status CheckIndexType(std::string_view op, DataType index_type);
 
+// `index` (negative counts from the end) resolved against an axis of size `dim`; kInvalidArgument
+// naming `op`, the index's `position` in its tensor, the `axis` and the accepted range otherwise.
+Result<int64_t> ResolveIndex(std::string_view op, int64_t index, int64_t dim, int64_t position,
+                             int64_t axis);
+
+// The walk of GatherElements and ScatterElements: for each position j of an int32/int64 index
+// tensor of `index_shape` (row-major), visit(j, offset) with the offset, in a contiguous tensor of
+// `strides` whose `axis` has `axis_dim` elements, of the element index j addresses: j's own
+// coordinates with the one on `axis` replaced by the index's value. Stops at the first index out
+// of range with ResolveIndex's error.
+template <typename Visit>
+Status ForEachIndexedElement(std::string_view op, DataType index_type, const void* indices,
+                             std::span<const int64_t> index_shape,
+                             std::span<const int64_t> strides, int64_t axis, int64_t axis_dim,
+                             Visit&& visit) {
+  const size_t rank = index_shape.size();
+  const int64_t count = Product(index_shape);
+  std::vector<int64_t> idx(rank, 0);
+  int64_t base = 0;  // offset of idx with idx[axis] taken as 0
+  for (int64_t j = 0; j < count; ++j) {
+    NXRT_ASSIGN_OR_RETURN(const int64_t i,
+                          ResolveIndex(op, ReadIndex(index_type, indices, j), axis_dim, j, axis));
+    visit(j, base + i * strides[axis]);
+    for (size_t k = rank; k-- > 0;) {
+      const int64_t step = static_cast<int64_t>(k) == axis ? 0 : strides[k];
+      if (++idx[k] < index_shape[k]) {
+        base += step;
+        break;
+      }
+      base -= step * (index_shape[k] - 1);
+      idx[k] = 0;
+    }
+  }
+  return Status::Ok();
+}
+
 }  // namespace nxrt::cpu::nn

@@ -8,22 +8,6 @@
 
 namespace nxrt::cpu::nn {
 
-namespace {
-
-// Resolves a possibly negative index against `dim`, or an error naming the op and position.
-Result<int64_t> ResolveIndex(std::string_view op, int64_t index, int64_t dim, int64_t position,
-                             int64_t axis) {
-  const int64_t i = index < 0 ? index + dim : index;
-  if (i < 0 || i >= dim) {
-    return MakeStatus(StatusCode::kInvalidArgument, op, ": index ", index, " at position ",
-                      position, " is out of range for axis ", axis, " of size ", dim,
-                      " (accepted: ", -dim, "..", dim - 1, ")");
-  }
-  return i;
-}
-
-}  // namespace
-
 Result<GatherPlan> PrepareGather(DataType dtype, std::span<const int64_t> data_shape,
                                  DataType index_type, std::span<const int64_t> indices_shape,
                                  int64_t axis) {
@@ -104,34 +88,16 @@ Result<GatherElementsPlan> PrepareGatherElements(DataType dtype,
 
 Status GatherElements(const GatherElementsPlan& plan, const void* data, const void* indices,
                       void* output) {
-  const int64_t count = Product(plan.output_shape);
-  if (count == 0) return Status::Ok();
-  const size_t rank = plan.data_shape.size();
+  if (Product(plan.output_shape) == 0) return Status::Ok();
   const std::vector<int64_t> strides = ContiguousStrides(plan.data_shape);
   const int64_t axis_dim = plan.data_shape[plan.axis];
-  const int64_t axis_stride = strides[plan.axis];
   return VisitElement(plan.dtype, [&](auto tag) -> Status {
     using E = typename decltype(tag)::type;
     const E* in = static_cast<const E*>(data);
     E* out = static_cast<E*>(output);
-    std::vector<int64_t> idx(rank, 0);
-    int64_t base = 0;  // data offset of idx with idx[axis] taken as 0
-    for (int64_t j = 0; j < count; ++j) {
-      NXRT_ASSIGN_OR_RETURN(const int64_t i,
-                            ResolveIndex("GatherElements", ReadIndex(plan.index_type, indices, j),
-                                         axis_dim, j, plan.axis));
-      out[j] = in[base + i * axis_stride];
-      for (size_t k = rank; k-- > 0;) {
-        const int64_t step = static_cast<int64_t>(k) == plan.axis ? 0 : strides[k];
-        if (++idx[k] < plan.output_shape[k]) {
-          base += step;
-          break;
-        }
-        base -= step * (plan.output_shape[k] - 1);
-        idx[k] = 0;
-      }
-    }
-    return Status::Ok();
+    return ForEachIndexedElement("GatherElements", plan.index_type, indices, plan.output_shape,
+                                 strides, plan.axis, axis_dim,
+                                 [&](int64_t j, int64_t offset) { out[j] = in[offset]; });
   });
 }
 

@@ -21,17 +21,6 @@ Result<ScatterReduction> ParseScatterReduction(std::string_view reduction) {
 
 namespace {
 
-Result<int64_t> ResolveIndex(std::string_view op, int64_t index, int64_t dim, int64_t position,
-                             int64_t axis) {
-  const int64_t i = index < 0 ? index + dim : index;
-  if (i < 0 || i >= dim) {
-    return MakeStatus(StatusCode::kInvalidArgument, op, ": index ", index, " at position ",
-                      position, " is out of range for axis ", axis, " of size ", dim,
-                      " (accepted: ", -dim, "..", dim - 1, ")");
-  }
-  return i;
-}
-
 Status CheckReductionType(std::string_view op, DataType dtype, ScatterReduction reduction) {
   if (reduction == ScatterReduction::kNone) return Status::Ok();
   return math::DispatchType<math::NumericTypesBf16>(dtype, op, [](auto) {});
@@ -123,40 +112,23 @@ Result<ScatterElementsPlan> PrepareScatterElements(DataType dtype,
 Status ScatterElements(const ScatterElementsPlan& plan, const void* data, const void* indices,
                        const void* updates, void* output) {
   CopyIfDistinct(plan.dtype, data, output, Product(plan.data_shape));
-  const int64_t count = Product(plan.updates_shape);
-  if (count == 0) return Status::Ok();
-  const size_t rank = plan.data_shape.size();
+  if (Product(plan.updates_shape) == 0) return Status::Ok();
   const std::vector<int64_t> strides = ContiguousStrides(plan.data_shape);
   const int64_t axis_dim = plan.data_shape[plan.axis];
-  const int64_t axis_stride = strides[plan.axis];
   return VisitScatterType("ScatterElements", plan.dtype, plan.reduction, [&](auto tag) -> Status {
     using T = typename decltype(tag)::type;
     const T* upd = static_cast<const T*>(updates);
     T* out = static_cast<T*>(output);
-    std::vector<int64_t> idx(rank, 0);
-    int64_t base = 0;
-    for (int64_t j = 0; j < count; ++j) {
-      NXRT_ASSIGN_OR_RETURN(const int64_t i,
-                            ResolveIndex("ScatterElements", ReadIndex(plan.index_type, indices, j),
-                                         axis_dim, j, plan.axis));
-      T& dst = out[base + i * axis_stride];
-      if constexpr (std::is_arithmetic_v<T> || std::is_same_v<T, Float16> ||
-                    std::is_same_v<T, BFloat16>) {
-        Combine(plan.reduction, dst, upd[j]);
-      } else {
-        dst = upd[j];
-      }
-      for (size_t k = rank; k-- > 0;) {
-        const int64_t step = static_cast<int64_t>(k) == plan.axis ? 0 : strides[k];
-        if (++idx[k] < plan.updates_shape[k]) {
-          base += step;
-          break;
-        }
-        base -= step * (plan.updates_shape[k] - 1);
-        idx[k] = 0;
-      }
-    }
-    return Status::Ok();
+    return ForEachIndexedElement(
+        "ScatterElements", plan.index_type, indices, plan.updates_shape, strides, plan.axis,
+        axis_dim, [&](int64_t j, int64_t offset) {
+          if constexpr (std::is_arithmetic_v<T> || std::is_same_v<T, Float16> ||
+                        std::is_same_v<T, BFloat16>) {
+            Combine(plan.reduction, out[offset], upd[j]);
+          } else {
+            out[offset] = upd[j];
+          }
+        });
   });
 }
 
