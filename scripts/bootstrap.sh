@@ -24,13 +24,14 @@ log() { printf 'bootstrap: %s\n' "$*" >&2; }
 # graphviz: `nxrt claims --format svg`; chromium: the CLI test that opens that SVG headless.
 # python3-dev, python3-pybind11, python3-pytest: the Python module and its tests (python/);
 # python3-pip, python3-setuptools, python3-wheel: `pip install --no-build-isolation .` offline.
+# liblsan0: LeakSanitizer preloaded into a Release test (CTest nxrt_ort_ep_lsan_cycles).
 apt_packages=(
   build-essential cmake ninja-build pkg-config git ca-certificates
   libprotobuf-dev protobuf-compiler libonnx-dev libonnx-testdata
   libdnnl-dev libomp-dev libcli11-dev nlohmann-json3-dev libgtest-dev libgmock-dev libbenchmark-dev
   python3-onnx python3-numpy
   python3-dev python3-pybind11 python3-pytest python3-pip python3-setuptools python3-wheel
-  clang libclang-rt-14-dev
+  clang libclang-rt-14-dev liblsan0
   graphviz chromium
 )
 # npm and Node.js: use the machine's own if it has them (a nodesource nodejs bundles npm and

@@ -229,9 +229,39 @@ void CollectGraphs(onnx::GraphProto& graph, std::vector<onnx::GraphProto*>& out)
 // inputs (a division by a zero stride, an index past a weight's rank, an Einsum equation that
 // frees an invalid pointer, ...) and the validator cannot know every precondition of every one.
 // The child infers on its copy-on-write copy of `proto` and writes back, per graph in
-// CollectGraphs order, the value_info entries inference added, each length-delimited after a
-// count. A child that crashes, aborts or runs past kInferenceSeconds leaves `proto` as it was.
+// CollectGraphs order, each length-delimited after a count: the value_info entries inference
+// added, then the types it filled into graph inputs, graph outputs and value_info entries the
+// model declared with an empty type (libonnx writes the types of a body's inputs and outputs
+// there, not into value_info; without them values of nested If bodies and Loop-carried values
+// stay untyped). The parent appends them all to the graph's value_info, after the declared
+// entries, so they count as inferred. A child that crashes, aborts or runs past
+// kInferenceSeconds leaves `proto` as it was.
 constexpr int kInferenceSeconds = 60;
+
+// True when `info` was declared with an empty type (no tensor, sequence, map, ... type at all).
+bool Untyped(const onnx::ValueInfoProto& info) {
+  return info.type().value_case() == onnx::TypeProto::VALUE_NOT_SET;
+}
+
+// The entries of `graph` after inference that the parent lacks: value_info from index `declared`
+// on (added), and the inputs, outputs and value_info entries named in `untyped` (declared with an
+// empty type) that inference gave a type.
+std::vector<const onnx::ValueInfoProto*> InferredEntries(
+    const onnx::GraphProto& graph, int declared, const std::unordered_set<std::string>& untyped) {
+  std::vector<const onnx::ValueInfoProto*> entries;
+  for (int i = declared; i < graph.value_info_size(); ++i) entries.push_back(&graph.value_info(i));
+  if (untyped.empty()) return entries;
+  for (const auto* list : {&graph.input(), &graph.output()}) {
+    for (const onnx::ValueInfoProto& info : *list) {
+      if (untyped.contains(info.name()) && !Untyped(info)) entries.push_back(&info);
+    }
+  }
+  for (int i = 0; i < std::min(declared, graph.value_info_size()); ++i) {
+    const onnx::ValueInfoProto& info = graph.value_info(i);
+    if (untyped.contains(info.name()) && !Untyped(info)) entries.push_back(&info);
+  }
+  return entries;
+}
 
 bool InferInChild(onnx::ModelProto& proto, const std::vector<int>& declared) {
   int fds[2];
@@ -244,6 +274,19 @@ bool InferInChild(onnx::ModelProto& proto, const std::vector<int>& declared) {
   }
   if (child == 0) {
     ::close(fds[0]);
+    std::vector<std::unordered_set<std::string>> untyped;
+    {
+      std::vector<onnx::GraphProto*> graphs;
+      CollectGraphs(*proto.mutable_graph(), graphs);
+      for (const onnx::GraphProto* graph : graphs) {
+        std::unordered_set<std::string>& names = untyped.emplace_back();
+        for (const auto* list : {&graph->input(), &graph->output(), &graph->value_info()}) {
+          for (const onnx::ValueInfoProto& info : *list) {
+            if (Untyped(info)) names.insert(info.name());
+          }
+        }
+      }
+    }
     try {
       onnx::shape_inference::InferShapes(proto, onnx::OpSchemaRegistry::Instance(),
                                          onnx::ShapeInferenceOptions(false, 0, false));
@@ -258,12 +301,12 @@ bool InferInChild(onnx::ModelProto& proto, const std::vector<int>& declared) {
       CollectGraphs(*proto.mutable_graph(), graphs);
       for (size_t g = 0; g < graphs.size(); ++g) {
         const int from = g < declared.size() ? declared[g] : graphs[g]->value_info_size();
-        const int added = std::max(0, graphs[g]->value_info_size() - from);
-        coded.WriteVarint32(static_cast<uint32_t>(added));
-        for (int i = from; i < graphs[g]->value_info_size(); ++i) {
-          const onnx::ValueInfoProto& info = graphs[g]->value_info(i);
-          coded.WriteVarint32(static_cast<uint32_t>(info.ByteSizeLong()));
-          info.SerializeWithCachedSizes(&coded);
+        const std::vector<const onnx::ValueInfoProto*> entries = InferredEntries(
+            *graphs[g], from, g < untyped.size() ? untyped[g] : std::unordered_set<std::string>{});
+        coded.WriteVarint32(static_cast<uint32_t>(entries.size()));
+        for (const onnx::ValueInfoProto* info : entries) {
+          coded.WriteVarint32(static_cast<uint32_t>(info->ByteSizeLong()));
+          info->SerializeWithCachedSizes(&coded);
         }
       }
     }
@@ -308,7 +351,7 @@ bool InferInChild(onnx::ModelProto& proto, const std::vector<int>& declared) {
   CollectGraphs(*proto.mutable_graph(), graphs);
   google::protobuf::io::CodedInputStream coded(reinterpret_cast<const uint8_t*>(in.data()),
                                                static_cast<int>(in.size()));
-  std::vector<std::vector<onnx::ValueInfoProto>> added(graphs.size());
+  std::vector<std::vector<onnx::ValueInfoProto>> inferred(graphs.size());
   for (size_t g = 0; g < graphs.size(); ++g) {
     uint32_t count = 0;
     if (!coded.ReadVarint32(&count)) return false;
@@ -319,11 +362,11 @@ bool InferInChild(onnx::ModelProto& proto, const std::vector<int>& declared) {
       onnx::ValueInfoProto info;
       if (!info.ParseFromCodedStream(&coded) || !coded.ConsumedEntireMessage()) return false;
       coded.PopLimit(limit);
-      added[g].push_back(std::move(info));
+      inferred[g].push_back(std::move(info));
     }
   }
   for (size_t g = 0; g < graphs.size(); ++g) {
-    for (onnx::ValueInfoProto& info : added[g]) *graphs[g]->add_value_info() = std::move(info);
+    for (onnx::ValueInfoProto& info : inferred[g]) *graphs[g]->add_value_info() = std::move(info);
   }
   return true;
 }

@@ -28,8 +28,10 @@ struct LoadOptions {
   // for LoadModelFromBytes, the current working directory.
   std::filesystem::path external_data_dir;
   // Run ONNX type and shape inference (libonnx, schemas up to opset 17; failures ignored) so
-  // that values without value_info get the inferred element type and shape, as ONNX Runtime
-  // does before showing a graph to EPs. Inferred types are not listed in Graph::value_infos.
+  // that values without value_info, or declared with an empty type (graph inputs, outputs and
+  // value_info of any graph, subgraph bodies included), get the inferred element type and shape,
+  // as ONNX Runtime does before showing a graph to EPs. Inferred types are not listed in
+  // Graph::value_infos.
   // Not run on models with Einsum nodes (libonnx 1.12's Einsum inference can abort), nor on
   // graphs whose nodes are not in topological order (libonnx reads them as missing types).
   bool infer_types = false;

@@ -338,6 +338,111 @@ TEST(OnnxLoaderTest, InitializerThatIsAlsoAGraphInput) {
   EXPECT_EQ(graph.values.size(), 2u);
 }
 
+// libonnx's inference writes the types of values that are graph outputs into those outputs, not
+// into value_info, and fills value_info entries the model declared with an empty type in place.
+// Both reach the IR: here an If nested two deep whose body outputs, a body value_info entry and
+// the model output are all declared with an empty type (as Silero VAD v5's nested Ifs are).
+void DeclareWithEmptyType(onnx::ValueInfoProto* info, const std::string& name) {
+  info->set_name(name);
+  info->mutable_type();  // present, with no tensor_type
+}
+
+// The type of value `name` of `graph` as TypeInfo::ToString gives it; "absent" without the value.
+std::string ValueType(const Graph& graph, const std::string& name) {
+  const ValueId id = graph.FindValue(name);
+  return id == kNoValue ? std::string("absent") : graph.values[id].type.ToString();
+}
+
+// The graph attribute `attr` of the node named `node` of `graph`, or null.
+const Graph* Body(const Graph& graph, const std::string& node, const std::string& attr) {
+  for (const Node& n : graph.nodes) {
+    if (n.name != node) continue;
+    for (const Attribute& a : n.attributes) {
+      if (a.name == attr) return a.g.get();
+    }
+  }
+  return nullptr;
+}
+
+TEST(OnnxLoaderTest, InferredTypesReachValuesBodiesDeclareWithAnEmptyType) {
+  onnx::ModelProto proto = MakeModel(17);
+  onnx::GraphProto* g = proto.mutable_graph();
+  FillValueInfo(g->add_input(), "c", onnx::TensorProto::BOOL, {});
+  FillValueInfo(g->add_input(), "x", onnx::TensorProto::FLOAT, {2, 3});
+  onnx::NodeProto* outer = AddNode(g, "If", {"c"}, {"y"}, "outer");
+  DeclareWithEmptyType(g->add_output(), "y");
+  onnx::GraphProto* outer_then = AddGraphAttribute(outer, "then_branch");
+  onnx::NodeProto* inner = AddNode(outer_then, "If", {"c"}, {"z"}, "inner");
+  DeclareWithEmptyType(outer_then->add_output(), "z");
+  onnx::GraphProto* inner_then = AddGraphAttribute(inner, "then_branch");
+  AddNode(inner_then, "Neg", {"x"}, {"u"}, "neg");
+  AddNode(inner_then, "Abs", {"u"}, {"t"}, "abs");
+  DeclareWithEmptyType(inner_then->add_value_info(), "u");
+  DeclareWithEmptyType(inner_then->add_output(), "t");
+  onnx::GraphProto* inner_else = AddGraphAttribute(inner, "else_branch");
+  AddNode(inner_else, "Relu", {"x"}, {"e"}, "relu");
+  DeclareWithEmptyType(inner_else->add_output(), "e");
+  onnx::GraphProto* outer_else = AddGraphAttribute(outer, "else_branch");
+  AddNode(outer_else, "Identity", {"x"}, {"w"}, "identity");
+  DeclareWithEmptyType(outer_else->add_output(), "w");
+
+  LoadOptions options;
+  options.infer_types = true;
+  Result<Model> model = LoadBytes(proto, options);
+  ASSERT_TRUE(model.ok()) << model.status().ToString();
+  const Graph& main = *model->graph;
+  const Graph* then_body = Body(main, "outer", "then_branch");
+  ASSERT_NE(then_body, nullptr);
+  const Graph* inner_then_body = Body(*then_body, "inner", "then_branch");
+  const Graph* inner_else_body = Body(*then_body, "inner", "else_branch");
+  const Graph* else_body = Body(main, "outer", "else_branch");
+  ASSERT_NE(inner_then_body, nullptr);
+  ASSERT_NE(inner_else_body, nullptr);
+  ASSERT_NE(else_body, nullptr);
+  EXPECT_EQ(ValueType(*inner_then_body, "u"), "tensor(float)[2,3]");
+  EXPECT_EQ(ValueType(*inner_then_body, "t"), "tensor(float)[2,3]");
+  EXPECT_EQ(ValueType(*inner_else_body, "e"), "tensor(float)[2,3]");
+  EXPECT_EQ(ValueType(*then_body, "z"), "tensor(float)[2,3]");
+  EXPECT_EQ(ValueType(*else_body, "w"), "tensor(float)[2,3]");
+  EXPECT_EQ(ValueType(main, "y"), "tensor(float)[2,3]");
+  // The declared entry stays listed once; the inferred types are not listed.
+  EXPECT_EQ(inner_then_body->value_infos.size(), 1u);
+  EXPECT_TRUE(then_body->value_infos.empty());
+}
+
+// A Loop-carried body input declared with an empty type (as the Range `_expanded` tests of the
+// ONNX backend data declare theirs) gets the type libonnx gives it from the Loop's input.
+TEST(OnnxLoaderTest, InferredTypesReachLoopBodyInputsDeclaredWithAnEmptyType) {
+  onnx::ModelProto proto = MakeModel(17);
+  onnx::GraphProto* g = proto.mutable_graph();
+  FillValueInfo(g->add_input(), "trips", onnx::TensorProto::INT64, {});
+  FillValueInfo(g->add_input(), "cond", onnx::TensorProto::BOOL, {});
+  FillValueInfo(g->add_input(), "v0", onnx::TensorProto::INT32, {3});
+  onnx::NodeProto* loop = AddNode(g, "Loop", {"trips", "cond", "v0"}, {"v"}, "loop");
+  DeclareWithEmptyType(g->add_output(), "v");
+  onnx::GraphProto* body = AddGraphAttribute(loop, "body");
+  FillValueInfo(body->add_input(), "i", onnx::TensorProto::INT64, {});
+  FillValueInfo(body->add_input(), "cond_in", onnx::TensorProto::BOOL, {});
+  DeclareWithEmptyType(body->add_input(), "prev");
+  AddNode(body, "Identity", {"cond_in"}, {"cond_out"}, "keep_going");
+  AddNode(body, "Add", {"prev", "prev"}, {"next"}, "double");
+  FillValueInfo(body->add_output(), "cond_out", onnx::TensorProto::BOOL, {});
+  DeclareWithEmptyType(body->add_output(), "next");
+
+  LoadOptions options;
+  options.infer_types = true;
+  Result<Model> model = LoadBytes(proto, options);
+  ASSERT_TRUE(model.ok()) << model.status().ToString();
+  const Graph* loop_body = Body(*model->graph, "loop", "body");
+  ASSERT_NE(loop_body, nullptr);
+  const Graph* main = model->graph.get();
+  for (const auto& [graph, name] : {std::pair{loop_body, "prev"}, std::pair{loop_body, "next"},
+                                     std::pair{main, "v"}}) {
+    EXPECT_TRUE(ValueType(*graph, name).starts_with("tensor(int32)"))
+        << name << ": " << ValueType(*graph, name);
+  }
+}
+
 // Every model.onnx of the ONNX 1.12 backend test data loads. The counts come from
 //   find /usr/share/libonnx-testdata/data/<folder> -name model.onnx | wc -l
 // (node 932, pytorch-converted 82, pytorch-operator 35, simple 23; docs/testing.md).

@@ -174,11 +174,6 @@ TEST_P(OrtEpRealModelTest, RunsWhollyOnThePluginInOrtAndMatchesOrtCpu) {
 TEST_P(OrtEpRealModelTest, RunsWhollyOnThePluginInNxrtAndMatchesOrtCpu) {
   const RealModel& model = *FindRealModel(GetParam());
   if (!std::filesystem::exists(model.path())) GTEST_SKIP() << model.path() << " not fetched";
-  if (model.name == "silero_vad_v5") {
-    GTEST_SKIP() << "nxrt's host leaves values of the If bodies nested three deep untyped "
-                    "(libonnx's inference), and a fused group cannot run an output without an "
-                    "element type (docs/ort_plugin_export.md, the two hosts)";
-  }
   const std::vector<NamedTensor> inputs = RealModelInputs(model).value();
   const std::vector<NamedTensor> want = OrtCpuOutputs(oracle(), model, inputs);
   SessionOptions options;

@@ -139,8 +139,6 @@ const std::map<std::string, Known>& KnownDifferences() {
       {"test_loop11", {nullptr, kInference}},
       {"test_loop13_seq", {nullptr, kInference}},
       {"test_loop16_seq_none", {nullptr, kInference}},
-      {"test_range_float_type_positive_delta_expanded", {nullptr, kInference}},
-      {"test_range_int32_type_negative_delta_expanded", {nullptr, kInference}},
       {"test_sequence_map_add_1_sequence_1_tensor", {kFunction, kFunction}},
       {"test_sequence_map_add_2_sequences", {kFunction, kFunction}},
       {"test_sequence_map_extract_shapes", {kFunction, kFunction}},
