@@ -42,9 +42,18 @@ bool GraphEditor::HasSingleUse(ir::ValueId v) const {
 
 const Tensor* GraphEditor::Constant(ir::ValueId v) const {
   if (v == ir::kNoValue || static_cast<size_t>(v) >= graph_output_.size()) return nullptr;
-  const ir::Initializer* init = graph_->FindInitializer(v);
+  const ir::Graph* graph = graph_;
+  // An outer-scope value is the constant of the enclosing graph that defines it, if any.
+  while (graph->values[static_cast<size_t>(v)].outer_scope) {
+    const std::string& name = graph->values[static_cast<size_t>(v)].name;
+    graph = graph->parent;
+    while (graph != nullptr && graph->FindValue(name) == ir::kNoValue) graph = graph->parent;
+    if (graph == nullptr) return nullptr;
+    v = graph->FindValue(name);
+  }
+  const ir::Initializer* init = graph->FindInitializer(v);
   if (init == nullptr) return nullptr;
-  if (std::find(graph_->inputs.begin(), graph_->inputs.end(), v) != graph_->inputs.end()) {
+  if (std::find(graph->inputs.begin(), graph->inputs.end(), v) != graph->inputs.end()) {
     return nullptr;
   }
   return &init->tensor;

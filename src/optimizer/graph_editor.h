@@ -51,8 +51,10 @@ class GraphEditor {
   // the condition for folding the node that makes it into its reader.
   bool HasSingleUse(ir::ValueId v) const;
   // The tensor of `v` when `v` is a constant: an initializer that is not also a graph input (a
-  // graph input with an initializer may be fed at run time, so it is not constant). nullptr
-  // otherwise; also for kNoValue.
+  // graph input with an initializer may be fed at run time, so it is not constant), of this
+  // graph or, for an outer-scope value, of the enclosing graph that defines it (as ONNX Runtime
+  // folds If/Loop body nodes that read the outer graph's constants). nullptr otherwise; also for
+  // kNoValue.
   const Tensor* Constant(ir::ValueId v) const;
   // The node's attribute `name` as an int / float / ints, or `fallback` when absent.
   static int64_t IntAttr(const ir::Node& n, std::string_view name, int64_t fallback);

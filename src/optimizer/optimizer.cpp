@@ -127,18 +127,33 @@ Result<std::vector<PassReport>> OptimizeModel(ir::Model& model, const OptimizerO
   std::vector<PassReport> reports;
   if (model.graph == nullptr) return reports;
   Editors editors(model);
+  std::vector<const GraphPass*> enabled;
   for (const auto& pass : AllPasses()) {
     if (pass->level() > options.level) continue;
     if (std::find(options.disabled.begin(), options.disabled.end(), pass->name()) !=
         options.disabled.end()) {
       continue;
     }
-    Result<int> rewrites = ApplyRecursively(*pass, editors, model.graph);
-    if (!rewrites.ok()) {
-      return MakeStatus(rewrites.status().code(), "optimizer pass '", pass->name(),
-                        "': ", rewrites.status().message());
+    enabled.push_back(pass.get());
+    reports.push_back({std::string(pass->name()), 0});
+  }
+  // Round 1 runs every enabled pass in table order; later rounds run the level-1 passes again
+  // (all but constant_sharing) while one of them still rewrites something, as ONNX Runtime's
+  // transformer manager repeats its level-1 transformers, up to its default step limit.
+  for (int round = 0; round < kLevel1Rounds; ++round) {
+    bool changed = false;
+    for (size_t i = 0; i < enabled.size(); ++i) {
+      const GraphPass& pass = *enabled[i];
+      if (round > 0 && (pass.level() != 1 || !pass.RepeatsInLaterRounds())) continue;
+      Result<int> rewrites = ApplyRecursively(pass, editors, model.graph);
+      if (!rewrites.ok()) {
+        return MakeStatus(rewrites.status().code(), "optimizer pass '", pass.name(),
+                          "': ", rewrites.status().message());
+      }
+      reports[i].rewrites += *rewrites;
+      changed = changed || (pass.level() == 1 && *rewrites > 0);
     }
-    reports.push_back({std::string(pass->name()), *rewrites});
+    if (!changed) break;
   }
   return reports;
 }

@@ -30,6 +30,9 @@
 namespace nxrt::opt {
 
 inline constexpr int kMaxOptimizationLevel = 2;
+// How many rounds of the level-1 passes run at most: ONNX Runtime 1.30's default
+// max_num_graph_transformation_steps.
+inline constexpr int kLevel1Rounds = 10;
 
 // The level applied for a requested one: level 2's fusions into com.nxrt operators need every
 // node on the CPU EP, so with any other EP in the list level 2 becomes 1 (a plugin EP sees
@@ -50,6 +53,8 @@ class GraphPass {
   // patterns it rewrote. Errors: only for a graph it cannot leave valid (kInternal) or a
   // kernel error while folding constants.
   virtual Result<int> Apply(GraphEditor& editor) const = 0;
+  // False for a level-1 pass that runs in the first round only (see OptimizeModel).
+  virtual bool RepeatsInLaterRounds() const { return true; }
 };
 
 // The passes in the order they run (the one explicit table, optimizer.cpp).
@@ -67,7 +72,10 @@ struct PassReport {
 };
 
 // Runs the enabled passes over the main graph and then over every subgraph (If/Loop/Scan
-// bodies), in table order; reports every pass that ran, rewrites or not. Each graph's view
+// bodies), in table order; then, while a level-1 pass rewrote something in the round before,
+// runs the level-1 passes again in table order (those whose RepeatsInLaterRounds is true), at
+// most kLevel1Rounds rounds in all, as ONNX Runtime repeats its level-1 transformers. Reports
+// every pass that ran, rewrites summed over the rounds. Each graph's view
 // (GraphEditor) is built once and rebuilt only after an edit to it or to a graph nested in it.
 // Errors: kInvalidArgument for a level outside 0..2, an unknown name in `disabled` or the name
 // of a level-0 pass (listing the names that may be given); a pass's own errors, prefixed with

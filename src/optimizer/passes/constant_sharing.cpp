@@ -37,6 +37,9 @@ class ConstantSharing final : public GraphPass {
  public:
   std::string_view name() const override { return "constant_sharing"; }
   int level() const override { return 1; }
+  // ORT shares constants again in its later level-1 rounds, walking an initializer table that
+  // folding has since grown and shrunk; that order is not reproduced, so the pass runs once.
+  bool RepeatsInLaterRounds() const override { return false; }
 
   Result<int> Apply(GraphEditor& editor) const override {
     const ir::Graph& graph = editor.graph();
