@@ -87,6 +87,10 @@ class GraphEditor {
   // untouched.
   void BindConstant(ir::ValueId v, Tensor tensor);
 
+  // A graph nested in this one changed (it may read fewer outer values): the next Commit runs
+  // even with no edit staged, dropping the initializers nothing reads any more.
+  void NestedGraphChanged() { nested_changed_ = true; }
+
   // Applies the staged edits (see the file comment) and rebuilds the views; does nothing when
   // none is staged. Errors: kInternal when an edit left a removed node's output read, or the
   // graph invalid.
@@ -107,6 +111,7 @@ class GraphEditor {
   std::vector<std::pair<ir::NodeId, ir::Node>> added_;  // (anchor, node)
   std::vector<std::pair<ir::ValueId, Tensor>> bound_;  // BindConstant's (value, tensor)
   bool rewired_ = false;  // ReplaceInputUses changed node inputs since the last Commit
+  bool nested_changed_ = false;  // NestedGraphChanged was called since the last Commit
   int name_counter_ = 0;
   int version_ = 0;
 };
