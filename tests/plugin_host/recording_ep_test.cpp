@@ -1,7 +1,8 @@
 // tests/plugin_host/recording_ep_test.cpp: the fidelity test of issue 15. The recording EP
 // (plugins/recording_ep) is hosted by ONNX Runtime 1.30 and by nxrt on every real model
-// (tests/real_models.h) and on every ONNX backend-test model with a subgraph (If, Loop, Scan,
-// SequenceMap; libonnx-testdata), and what it recorded from CreateEp on (every call with its
+// (tests/real_models.h), on every ONNX backend-test model with a subgraph (If, Loop, Scan,
+// SequenceMap; libonnx-testdata) and on the models of make_recording_models.py (ORT's level-1
+// rewrites), and what it recorded from CreateEp on (every call with its
 // arguments and every graph, read whole through the graph API) must be identical.
 //
 // Layer: plugin-interop acceptance test. Sessions are only created (the EP claims nothing, so no
@@ -103,6 +104,12 @@ std::vector<Case> Cases() {
         "test_sequence_map_identity_2_sequences",
         "test_sequence_map_identity_2_sequences_expanded"}) {
     cases.push_back({test, std::string(kBackendNodeTests) + "/" + test + "/model.onnx"});
+  }
+  // Written at build time by make_recording_models.py: the level-1 rewrites ORT makes before
+  // GetCapability (rounds, its node-removal rule, folding in bodies, EliminateSlice).
+  for (const char* model :
+       {"rewrite_rounds", "removal_rule", "outer_constants", "slice_elimination"}) {
+    cases.push_back({model, std::string(NXRT_RECORDING_MODELS) + "/" + model + ".onnx"});
   }
   return cases;
 }
