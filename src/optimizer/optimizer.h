@@ -10,10 +10,12 @@
 //      backward nodes of the graph around them (gradient_expansion). These always run and
 //      cannot be switched off;
 //   1  basic: rewrites whose result is standard ONNX (constant and shape folding, dead-node
-//      elimination, Conv+BatchNormalization folding, MatMul+Add → Gemm), safe for any EP;
+//      elimination, Conv+BatchNormalization folding, MatMul+Add → Gemm), safe for any EP and
+//      those ONNX Runtime makes before it shows a plugin EP the graph;
 //   2  extended: fusions into nxrt's own operators (domain com.nxrt: FusedConv, FusedMatMul,
-//      LayerNormalization, Gelu, ...) that only the CPU EP runs. The session applies them only
-//      when every EP in the list is the CPU EP, so a plugin EP always sees standard ONNX.
+//      LayerNormalization, Gelu, ...) that only the CPU EP runs, and rewrites ORT does not make
+//      at its default level (dim_folding). The session applies them only when every EP in the
+//      list is the CPU EP, so a plugin EP always sees standard ONNX, as ORT shows it.
 // Each pass can also be switched off by name (SessionOptions::disabled_optimizers,
 // `nxrt --disable-pass NAME`).
 #pragma once

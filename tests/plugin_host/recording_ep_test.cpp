@@ -120,9 +120,10 @@ struct Known {
   const char* graphs = nullptr;  // a graph shown to GetCapability differs
 };
 const std::map<std::string, Known>& KnownDifferences() {
-  // ORT runs its level-1 passes again until nothing changes, so it shares constants and merges
-  // nodes again after it folds; nxrt runs each pass once.
-  static constexpr const char* kSecondRound = "ORT shares and merges again after folding";
+  // ORT's TransposeOptimizer moves Slices across Transposes; nxrt has no such pass. libonnx's
+  // inference also loses Conv output shapes there, so a Mul by 1 stays.
+  static constexpr const char* kTranspose =
+      "ORT's TransposeOptimizer; types from libonnx's inference";
   // Values libonnx's inference (ONNX 1.12) types otherwise than ORT's inference.
   static constexpr const char* kInference = "types from libonnx's inference";
   // ORT expands SequenceMap (a function none of its EPs has a kernel for) and calls GetCapability
@@ -131,14 +132,14 @@ const std::map<std::string, Known>& KnownDifferences() {
   // Nodes missing two or more schema defaults: ORT inserts the defaults in an order not yet
   // reproduced (MaxPool, Resize).
   static constexpr const char* kDefaults = "attribute order with several defaults";
-  // The Silero subgraphs: ORT removes more nodes (CSE among others), and libonnx types some
-  // values otherwise.
-  static constexpr const char* kSilero =
-      "ORT removes more subgraph nodes; types from libonnx's inference";
+  // silero_vad_v4_legacy's bodies: ORT's ReshapeFusion turns a Reshape's target computed from
+  // the input's own shape into a constant; nxrt has no such pass. libonnx also types some values
+  // of the nested bodies otherwise.
+  static constexpr const char* kSilero = "ORT's ReshapeFusion; types from libonnx's inference";
   static const std::map<std::string, Known> known = {
       {"ppocrv4_det", {nullptr, kDefaults}},
-      {"ppocrv4_rec", {nullptr, kSecondRound}},
-      {"silero_vad_v5", {nullptr, kSilero}},
+      {"ppocrv4_rec", {nullptr, kTranspose}},
+      {"silero_vad_v5", {nullptr, kInference}},
       {"silero_vad_v4_legacy", {nullptr, kSilero}},
       {"oww_embedding", {nullptr, kDefaults}},
       {"oww_hey_jarvis", {nullptr, kInference}},
