@@ -5,9 +5,11 @@ Test support for tests/plugin_host/recording_ep_test.cpp (run with Debian's /usr
 onnx 1.12), into the folder given as argument. Each model exercises rewrites ONNX Runtime makes
 before it calls GetCapability, so the graphs the recording EP is shown must be the same in both
 hosts. Opset 17, IR version 8, float32, static shapes (both hosts' type inference agree on them):
-  rewrite_rounds.onnx     X[2,3] -> Y[2,3]: Y = Neg(Add(Cast(Relu(X), float), Sub(k, k))):
+  rewrite_rounds.onnx     X[2,3] -> Y, Z [2,3]: Y = Neg(Add(Cast(Relu(X), float), Sub(k, k))):
                           the Cast goes in the first round, Sub(k, k) folds to 0 there, and the
-                          Add of that 0 goes only in a second round of the level-1 passes
+                          Add of that 0 goes only in a second round of the level-1 passes;
+                          Z = Relu(X)*(k+k) + Relu(X)*(k*2): the two products stay apart, as ORT
+                          does not share the equal scalars its folding made
   removal_rule.onnx       X[2,3] -> C, S, N [2,3]: A = Add(X, 0) stays (X is a graph input: no
                           node to rewire), C = Cast(Relu(A), float) stays (a graph output),
                           S = Identity(Sigmoid(A)) goes (Sigmoid writes S), N = Neg(Mul(Tanh(
@@ -60,8 +62,14 @@ def main(folder):
          node("Cast", ["r"], ["c"], "cast_same", to=F),
          node("Sub", ["k", "k"], ["zero"], "k_minus_k"),
          node("Add", ["c", "zero"], ["a"], "add_zero"),
-         node("Neg", ["a"], ["Y"], "neg")], "rewrite_rounds",
-        [vi("X", F, [2, 3])], [vi("Y", F, [2, 3])], initializer=[tensor("k", 0.75)]),
+         node("Neg", ["a"], ["Y"], "neg"),
+         node("Add", ["k", "k"], ["p"], "k_plus_k"),
+         node("Mul", ["k", "two"], ["q"], "k_times_two"),
+         node("Mul", ["r", "p"], ["rp"], "mul_p"),
+         node("Mul", ["r", "q"], ["rq"], "mul_q"),
+         node("Add", ["rp", "rq"], ["Z"], "add_products")], "rewrite_rounds",
+        [vi("X", F, [2, 3])], [vi("Y", F, [2, 3]), vi("Z", F, [2, 3])],
+        initializer=[tensor("k", 0.75), tensor("two", 2.0)]),
         folder, "rewrite_rounds.onnx")
 
     save(helper.make_graph(
