@@ -27,6 +27,7 @@ Status GraphEditor::Rebuild() {
   added_.clear();
   bound_.clear();
   rewired_ = false;
+  nested_changed_ = false;
   return Status::Ok();
 }
 
@@ -42,9 +43,18 @@ bool GraphEditor::HasSingleUse(ir::ValueId v) const {
 
 const Tensor* GraphEditor::Constant(ir::ValueId v) const {
   if (v == ir::kNoValue || static_cast<size_t>(v) >= graph_output_.size()) return nullptr;
-  const ir::Initializer* init = graph_->FindInitializer(v);
+  const ir::Graph* graph = graph_;
+  // An outer-scope value is the constant of the enclosing graph that defines it, if any.
+  while (graph->values[static_cast<size_t>(v)].outer_scope) {
+    const std::string& name = graph->values[static_cast<size_t>(v)].name;
+    graph = graph->parent;
+    while (graph != nullptr && graph->FindValue(name) == ir::kNoValue) graph = graph->parent;
+    if (graph == nullptr) return nullptr;
+    v = graph->FindValue(name);
+  }
+  const ir::Initializer* init = graph->FindInitializer(v);
   if (init == nullptr) return nullptr;
-  if (std::find(graph_->inputs.begin(), graph_->inputs.end(), v) != graph_->inputs.end()) {
+  if (std::find(graph->inputs.begin(), graph->inputs.end(), v) != graph->inputs.end()) {
     return nullptr;
   }
   return &init->tensor;
@@ -125,9 +135,43 @@ void GraphEditor::ReplaceInputUses(ir::ValueId from, ir::ValueId to) {
   }
 }
 
+namespace {
+
+void NoteOuterReads(const ir::Node& node, std::set<std::string, std::less<>>& names);
+
+// Adds to `names` the outer-scope names `graph` reads: by its nodes' inputs, its outputs, and
+// its own subgraphs' reads that it does not define.
+void NoteGraphOuterReads(const ir::Graph& graph, std::set<std::string, std::less<>>& names) {
+  auto note = [&](ir::ValueId v) {
+    if (v != ir::kNoValue && graph.values[static_cast<size_t>(v)].outer_scope) {
+      names.insert(graph.values[static_cast<size_t>(v)].name);
+    }
+  };
+  for (ir::ValueId v : graph.outputs) note(v);
+  for (const ir::Node& n : graph.nodes) {
+    for (ir::ValueId v : n.inputs) note(v);
+    std::set<std::string, std::less<>> nested;
+    NoteOuterReads(n, nested);
+    for (const std::string& name : nested) {
+      const ir::ValueId v = graph.FindValue(name);
+      if (v == ir::kNoValue || graph.values[static_cast<size_t>(v)].outer_scope) names.insert(name);
+    }
+  }
+}
+
+// Adds to `names` the outer-scope names the subgraphs of `node` read.
+void NoteOuterReads(const ir::Node& node, std::set<std::string, std::less<>>& names) {
+  for (const ir::Attribute& a : node.attributes) {
+    if (a.g) NoteGraphOuterReads(*a.g, names);
+    for (const auto& g : a.graphs) NoteGraphOuterReads(*g, names);
+  }
+}
+
+}  // namespace
+
 Status GraphEditor::Commit() {
   const bool changed =
-      rewired_ || !added_.empty() || !bound_.empty() ||
+      nested_changed_ || rewired_ || !added_.empty() || !bound_.empty() ||
       std::find(removed_.begin(), removed_.end(), true) != removed_.end();
   if (!changed) return Status::Ok();
   ++version_;
@@ -202,19 +246,18 @@ Status GraphEditor::Commit() {
     }
   }
   graph_->nodes = std::move(nodes);
-  // Subgraphs read outer values by name.
-  std::set<std::string, std::less<>> read_by_subgraphs;
-  for (const ir::Node& n : graph_->nodes) {
-    for (const ir::Attribute& a : n.attributes) {
-      auto note = [&](const ir::Graph& g) {
-        for (const ir::Value& v : g.values) {
-          if (v.outer_scope) read_by_subgraphs.insert(v.name);
-        }
-      };
-      if (a.g) note(*a.g);
-      for (const auto& g : a.graphs) note(*g);
+  if (graph_->parent != nullptr) {
+    // An outer-scope value this graph no longer reads (a node reading it was folded) stops being
+    // one, so the enclosing graph may drop it.
+    std::set<std::string, std::less<>> outer_reads;
+    NoteGraphOuterReads(*graph_, outer_reads);
+    for (ir::Value& v : graph_->values) {
+      if (v.outer_scope && !outer_reads.count(v.name)) v.outer_scope = false;
     }
   }
+  // Subgraphs read outer values by name.
+  std::set<std::string, std::less<>> read_by_subgraphs;
+  for (const ir::Node& n : graph_->nodes) NoteOuterReads(n, read_by_subgraphs);
   for (size_t v = 0; v < graph_->values.size(); ++v) {
     if (read_by_subgraphs.count(graph_->values[v].name)) read[v] = true;
     if (read[v] && !defined[v]) {

@@ -51,8 +51,10 @@ class GraphEditor {
   // the condition for folding the node that makes it into its reader.
   bool HasSingleUse(ir::ValueId v) const;
   // The tensor of `v` when `v` is a constant: an initializer that is not also a graph input (a
-  // graph input with an initializer may be fed at run time, so it is not constant). nullptr
-  // otherwise; also for kNoValue.
+  // graph input with an initializer may be fed at run time, so it is not constant), of this
+  // graph or, for an outer-scope value, of the enclosing graph that defines it (as ONNX Runtime
+  // folds If/Loop body nodes that read the outer graph's constants). nullptr otherwise; also for
+  // kNoValue.
   const Tensor* Constant(ir::ValueId v) const;
   // The node's attribute `name` as an int / float / ints, or `fallback` when absent.
   static int64_t IntAttr(const ir::Node& n, std::string_view name, int64_t fallback);
@@ -85,6 +87,10 @@ class GraphEditor {
   // untouched.
   void BindConstant(ir::ValueId v, Tensor tensor);
 
+  // A graph nested in this one changed (it may read fewer outer values): the next Commit runs
+  // even with no edit staged, dropping the initializers nothing reads any more.
+  void NestedGraphChanged() { nested_changed_ = true; }
+
   // Applies the staged edits (see the file comment) and rebuilds the views; does nothing when
   // none is staged. Errors: kInternal when an edit left a removed node's output read, or the
   // graph invalid.
@@ -105,6 +111,7 @@ class GraphEditor {
   std::vector<std::pair<ir::NodeId, ir::Node>> added_;  // (anchor, node)
   std::vector<std::pair<ir::ValueId, Tensor>> bound_;  // BindConstant's (value, tensor)
   bool rewired_ = false;  // ReplaceInputUses changed node inputs since the last Commit
+  bool nested_changed_ = false;  // NestedGraphChanged was called since the last Commit
   int name_counter_ = 0;
   int version_ = 0;
 };

@@ -24,6 +24,7 @@ const std::vector<std::unique_ptr<GraphPass>>& AllPasses() {
     p.push_back(MakeCommonSubexpressionEliminationPass());
     p.push_back(MakeConstantFoldingPass());
     p.push_back(MakeShapeFoldingPass());
+    p.push_back(MakeDimFoldingPass());
     p.push_back(MakeDeadNodeEliminationPass());
     p.push_back(MakeInsertCastPass());
     p.push_back(MakeConvBnFoldingPass());
@@ -80,22 +81,36 @@ class Editors {
   std::map<const ir::Graph*, Entry> entries_;
 };
 
-// Applies `pass` to `graph` and then to every subgraph below it; returns the rewrites.
+// Applies `pass` to `graph` and then to every subgraph below it; returns the rewrites and sets
+// `*changed` when `graph` or a graph nested in it changed.
 Result<int> ApplyRecursively(const GraphPass& pass, Editors& editors,
-                             const std::shared_ptr<ir::Graph>& graph) {
+                             const std::shared_ptr<ir::Graph>& graph, bool* changed) {
   NXRT_ASSIGN_OR_RETURN(GraphEditor* editor, editors.For(graph));
   const int version = editor->version();
   NXRT_ASSIGN_OR_RETURN(int rewrites, pass.Apply(*editor));
-  if (editor->version() != version) editors.Changed(*graph);
+  *changed = editor->version() != version;
+  if (*changed) editors.Changed(*graph);
+  bool nested_changed = false;
   for (ir::Node& node : graph->nodes) {
     for (ir::Attribute& a : node.attributes) {
       std::vector<std::shared_ptr<ir::Graph>> subgraphs = a.graphs;
       if (a.g) subgraphs.push_back(a.g);
       for (const auto& g : subgraphs) {
-        NXRT_ASSIGN_OR_RETURN(int inner, ApplyRecursively(pass, editors, g));
+        bool inner_changed = false;
+        NXRT_ASSIGN_OR_RETURN(int inner, ApplyRecursively(pass, editors, g, &inner_changed));
+        nested_changed = nested_changed || inner_changed;
         rewrites += inner;
       }
     }
+  }
+  if (nested_changed) {
+    // A body may read fewer outer values now: drop the initializers nothing reads any more, as
+    // ONNX Runtime does when it resolves the graph.
+    NXRT_ASSIGN_OR_RETURN(GraphEditor* outer, editors.For(graph));
+    outer->NestedGraphChanged();
+    NXRT_RETURN_IF_ERROR(outer->Commit());
+    editors.Changed(*graph);
+    *changed = true;
   }
   return rewrites;
 }
@@ -127,18 +142,34 @@ Result<std::vector<PassReport>> OptimizeModel(ir::Model& model, const OptimizerO
   std::vector<PassReport> reports;
   if (model.graph == nullptr) return reports;
   Editors editors(model);
+  std::vector<const GraphPass*> enabled;
   for (const auto& pass : AllPasses()) {
     if (pass->level() > options.level) continue;
     if (std::find(options.disabled.begin(), options.disabled.end(), pass->name()) !=
         options.disabled.end()) {
       continue;
     }
-    Result<int> rewrites = ApplyRecursively(*pass, editors, model.graph);
-    if (!rewrites.ok()) {
-      return MakeStatus(rewrites.status().code(), "optimizer pass '", pass->name(),
-                        "': ", rewrites.status().message());
+    enabled.push_back(pass.get());
+    reports.push_back({std::string(pass->name()), 0});
+  }
+  // Round 1 runs every enabled pass in table order; later rounds run the level-1 passes again
+  // (all but constant_sharing) while one of them still rewrites something, as ONNX Runtime's
+  // transformer manager repeats its level-1 transformers, up to its default step limit.
+  for (int round = 0; round < kLevel1Rounds; ++round) {
+    bool changed = false;
+    for (size_t i = 0; i < enabled.size(); ++i) {
+      const GraphPass& pass = *enabled[i];
+      if (round > 0 && (pass.level() != 1 || !pass.RepeatsInLaterRounds())) continue;
+      bool graph_changed = false;
+      Result<int> rewrites = ApplyRecursively(pass, editors, model.graph, &graph_changed);
+      if (!rewrites.ok()) {
+        return MakeStatus(rewrites.status().code(), "optimizer pass '", pass.name(),
+                          "': ", rewrites.status().message());
+      }
+      reports[i].rewrites += *rewrites;
+      changed = changed || (pass.level() == 1 && *rewrites > 0);
     }
-    reports.push_back({std::string(pass->name()), *rewrites});
+    if (!changed) break;
   }
   return reports;
 }

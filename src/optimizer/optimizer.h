@@ -10,10 +10,12 @@
 //      backward nodes of the graph around them (gradient_expansion). These always run and
 //      cannot be switched off;
 //   1  basic: rewrites whose result is standard ONNX (constant and shape folding, dead-node
-//      elimination, Conv+BatchNormalization folding, MatMul+Add → Gemm), safe for any EP;
+//      elimination, Conv+BatchNormalization folding, MatMul+Add → Gemm), safe for any EP and
+//      those ONNX Runtime makes before it shows a plugin EP the graph;
 //   2  extended: fusions into nxrt's own operators (domain com.nxrt: FusedConv, FusedMatMul,
-//      LayerNormalization, Gelu, ...) that only the CPU EP runs. The session applies them only
-//      when every EP in the list is the CPU EP, so a plugin EP always sees standard ONNX.
+//      LayerNormalization, Gelu, ...) that only the CPU EP runs, and rewrites ORT does not make
+//      at its default level (dim_folding). The session applies them only when every EP in the
+//      list is the CPU EP, so a plugin EP always sees standard ONNX, as ORT shows it.
 // Each pass can also be switched off by name (SessionOptions::disabled_optimizers,
 // `nxrt --disable-pass NAME`).
 #pragma once
@@ -30,6 +32,9 @@
 namespace nxrt::opt {
 
 inline constexpr int kMaxOptimizationLevel = 2;
+// How many rounds of the level-1 passes run at most: ONNX Runtime 1.30's default
+// max_num_graph_transformation_steps.
+inline constexpr int kLevel1Rounds = 10;
 
 // The level applied for a requested one: level 2's fusions into com.nxrt operators need every
 // node on the CPU EP, so with any other EP in the list level 2 becomes 1 (a plugin EP sees
@@ -50,6 +55,8 @@ class GraphPass {
   // patterns it rewrote. Errors: only for a graph it cannot leave valid (kInternal) or a
   // kernel error while folding constants.
   virtual Result<int> Apply(GraphEditor& editor) const = 0;
+  // False for a level-1 pass that runs in the first round only (see OptimizeModel).
+  virtual bool RepeatsInLaterRounds() const { return true; }
 };
 
 // The passes in the order they run (the one explicit table, optimizer.cpp).
@@ -67,7 +74,10 @@ struct PassReport {
 };
 
 // Runs the enabled passes over the main graph and then over every subgraph (If/Loop/Scan
-// bodies), in table order; reports every pass that ran, rewrites or not. Each graph's view
+// bodies), in table order; then, while a level-1 pass rewrote something in the round before,
+// runs the level-1 passes again in table order (those whose RepeatsInLaterRounds is true), at
+// most kLevel1Rounds rounds in all, as ONNX Runtime repeats its level-1 transformers. Reports
+// every pass that ran, rewrites summed over the rounds. Each graph's view
 // (GraphEditor) is built once and rebuilt only after an edit to it or to a graph nested in it.
 // Errors: kInvalidArgument for a level outside 0..2, an unknown name in `disabled` or the name
 // of a level-0 pass (listing the names that may be given); a pass's own errors, prefixed with

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 
 #include "optimizer/optimizer_test_util.h"
 
@@ -97,19 +98,26 @@ TEST(IdentityElimination, KeepsCopiesWhoseSourceIsReadElsewhereOrIsAGraphInput) 
   ExpectSameResults(m, {{"x", RandomFloats({4, 5}, 4)}}, {"identity_elimination"});
 }
 
-// x -> Cast(float) -> Mul(·, [1]) -> Sub(·, 0) -> Add(·, [[[0]]]) -> Split -> two Identity
-// graph outputs. The Cast, Mul and Sub copy their input (ONNX Runtime's CastElimination and
-// NoopElimination); the Add's zero has rank 3 > 2, so it broadcasts x to rank 3 and stays.
+// x -> Relu -> Cast(float) -> Mul(·, [1]) -> Sub(·, 0) -> Add(·, [[[0]]]) -> Split -> two
+// Identity graph outputs, and z = Relu(Add(x, 0)). The Cast, Mul and Sub copy their input (ONNX
+// Runtime's CastElimination and NoopElimination); the Add's zero has rank 3 > 2, so it
+// broadcasts to rank 3 and stays. Add(x, 0) stays too: x is a graph input, and ORT removes a
+// node of two inputs only when one of them comes from a node it can rewire.
 onnx::ModelProto NoOpChainModel() {
   onnx::ModelProto m = MakeModel(17);
   onnx::GraphProto* g = m.mutable_graph();
   FillValueInfo(g->add_input(), "x", onnx::TensorProto::FLOAT, {4, 5});
   FillValueInfo(g->add_output(), "y1", onnx::TensorProto::FLOAT, {1, 2, 5});
   FillValueInfo(g->add_output(), "y2", onnx::TensorProto::FLOAT, {1, 2, 5});
+  FillValueInfo(g->add_output(), "z", onnx::TensorProto::FLOAT, {4, 5});
+  for (const char* name : {"r", "c", "m", "s", "k"}) {
+    FillValueInfo(g->add_value_info(), name, onnx::TensorProto::FLOAT, {4, 5});
+  }
   FillFloatTensor(g->add_initializer(), "one", {1}, {1});
   FillFloatTensor(g->add_initializer(), "zero", {}, {0});
   FillFloatTensor(g->add_initializer(), "zero3", {1, 1, 1}, {0});
-  onnx::NodeProto* cast = AddNode(g, "Cast", {"x"}, {"c"}, "cast");
+  AddNode(g, "Relu", {"x"}, {"r"}, "relu");
+  onnx::NodeProto* cast = AddNode(g, "Cast", {"r"}, {"c"}, "cast");
   onnx::AttributeProto* to = cast->add_attribute();
   to->set_name("to");
   to->set_type(onnx::AttributeProto::INT);
@@ -124,18 +132,76 @@ onnx::ModelProto NoOpChainModel() {
   axis->set_i(1);
   AddNode(g, "Identity", {"p"}, {"y1"}, "copy1");
   AddNode(g, "Identity", {"q"}, {"y2"}, "copy2");
+  AddNode(g, "Add", {"x", "zero"}, {"k"}, "add_of_input");
+  AddNode(g, "Relu", {"k"}, {"z"}, "relu_z");
   return m;
 }
 
 TEST(IdentityElimination, RemovesSameTypeCastsArithmeticNoOpsAndCopiesOfSeveralOutputs) {
   ir::Model model = Optimize(NoOpChainModel(), {"identity_elimination"});
-  ASSERT_EQ(OpTypes(*model.graph), (std::vector<std::string>{"Add", "Split"}));
+  ASSERT_EQ(OpTypes(*model.graph),
+            (std::vector<std::string>{"Relu", "Add", "Split", "Add", "Relu"}));
   const ir::Graph& g = *model.graph;
-  EXPECT_EQ(g.values[g.nodes[0].inputs[0]].name, "x");
-  EXPECT_EQ(g.nodes[1].outputs, g.outputs);  // Split writes both graph outputs itself
+  EXPECT_EQ(g.values[g.nodes[1].inputs[0]].name, "r");
+  // Split writes both graph outputs itself.
+  EXPECT_EQ(g.nodes[2].outputs, (std::vector<ir::ValueId>{g.outputs[0], g.outputs[1]}));
+  EXPECT_EQ(g.values[g.nodes[3].inputs[0]].name, "x");
   const auto stats = ExpectSameResults(NoOpChainModel(), {{"x", RandomFloats({4, 5}, 5)}},
                                        {"identity_elimination"});
   EXPECT_EQ(Rewrites(stats, "identity_elimination"), 5);
+}
+
+// r = Relu(x) sliced four ways: starts 0 and ends INT64_MAX on axes 0 and 1 (the whole tensor,
+// ONNX Runtime's EliminateSlice removes it), ends 5 (what a shape says, not INT64_MAX: kept),
+// steps 2 (kept); and a same-type Cast writing a graph output (kept: ORT moves only an
+// Identity's graph output onto its producer).
+void FillInt64Tensor(onnx::TensorProto* t, const std::string& name,
+                     const std::vector<int64_t>& values) {
+  t->set_name(name);
+  t->set_data_type(onnx::TensorProto::INT64);
+  t->add_dims(static_cast<int64_t>(values.size()));
+  for (int64_t v : values) t->add_int64_data(v);
+}
+
+onnx::ModelProto SliceModel() {
+  onnx::ModelProto m = MakeModel(17);
+  onnx::GraphProto* g = m.mutable_graph();
+  FillValueInfo(g->add_input(), "x", onnx::TensorProto::FLOAT, {4, 5});
+  for (const char* name : {"whole", "to5", "cast"}) {
+    FillValueInfo(g->add_output(), name, onnx::TensorProto::FLOAT, {4, 5});
+  }
+  FillValueInfo(g->add_output(), "stepped", onnx::TensorProto::FLOAT, {2, 3});
+  FillValueInfo(g->add_value_info(), "r", onnx::TensorProto::FLOAT, {4, 5});
+  const int64_t max = std::numeric_limits<int64_t>::max();
+  FillInt64Tensor(g->add_initializer(), "zeros", {0, 0});
+  FillInt64Tensor(g->add_initializer(), "maxes", {max, max});
+  FillInt64Tensor(g->add_initializer(), "fives", {5, 5});
+  FillInt64Tensor(g->add_initializer(), "axes", {0, 1});
+  FillInt64Tensor(g->add_initializer(), "twos", {2, 2});
+  AddNode(g, "Relu", {"x"}, {"r"}, "relu");
+  AddNode(g, "Slice", {"r", "zeros", "maxes", "axes"}, {"w"}, "whole_slice");
+  AddNode(g, "Slice", {"r", "zeros", "fives", "axes"}, {"f"}, "to5_slice");
+  AddNode(g, "Slice", {"r", "zeros", "maxes", "axes", "twos"}, {"t"}, "stepped_slice");
+  AddNode(g, "Neg", {"w"}, {"whole"}, "neg_whole");
+  AddNode(g, "Neg", {"f"}, {"to5"}, "neg_to5");
+  AddNode(g, "Neg", {"t"}, {"stepped"}, "neg_stepped");
+  onnx::NodeProto* cast = AddNode(g, "Cast", {"r"}, {"cast"}, "cast");
+  onnx::AttributeProto* to = cast->add_attribute();
+  to->set_name("to");
+  to->set_type(onnx::AttributeProto::INT);
+  to->set_i(onnx::TensorProto::FLOAT);
+  return m;
+}
+
+TEST(IdentityElimination, RemovesASliceOfTheWholeTensorOnly) {
+  ir::Model model = Optimize(SliceModel(), {"identity_elimination"});
+  ASSERT_EQ(OpTypes(*model.graph), (std::vector<std::string>{"Relu", "Slice", "Slice", "Neg",
+                                                             "Neg", "Neg", "Cast"}));
+  const ir::Graph& g = *model.graph;
+  EXPECT_EQ(g.values[g.nodes[3].inputs[0]].name, "r");
+  const auto stats = ExpectSameResults(SliceModel(), {{"x", RandomFloats({4, 5}, 6)}},
+                                       {"identity_elimination"});
+  EXPECT_EQ(Rewrites(stats, "identity_elimination"), 1);
 }
 
 // y = (((((((x · two_a) · two_b) + two_1d) + zero) + minus_zero) + four_a) + four_b), then

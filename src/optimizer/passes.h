@@ -13,6 +13,7 @@ namespace nxrt::opt {
 std::unique_ptr<GraphPass> MakeGradientExpansionPass();
 std::unique_ptr<GraphPass> MakeConstantFoldingPass();
 std::unique_ptr<GraphPass> MakeShapeFoldingPass();
+std::unique_ptr<GraphPass> MakeDimFoldingPass();
 std::unique_ptr<GraphPass> MakeIdentityEliminationPass();
 std::unique_ptr<GraphPass> MakeConstantSharingPass();
 std::unique_ptr<GraphPass> MakeCommonSubexpressionEliminationPass();

@@ -1,6 +1,7 @@
-// optimizer/shape_folding_test.cpp: the shape_folding pass on graphs before and after: fully
-// static Shape/Size, Gather and Slice of a partly symbolic shape, the chain they feed, and what
-// is left when a selected dim is symbolic or the rank is unknown.
+// optimizer/shape_folding_test.cpp: the shape_folding (level 1) and dim_folding (level 2) passes
+// on graphs before and after: fully static Shape (shape_folding), Size and Gather and Slice of a
+// partly symbolic shape (dim_folding only, as ONNX Runtime keeps them at its default level), the
+// chain they feed, and what is left when a selected dim is symbolic or the rank is unknown.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -58,15 +59,20 @@ onnx::ModelProto GatherChainModel() {
 }
 
 TEST(ShapeFolding, GatherOfAFixedDimFoldsTheChainEvenWithASymbolicBatch) {
-  ir::Model model = Optimize(GatherChainModel(), {"shape_folding", "dead_node_elimination"});
+  ir::Model model = Optimize(GatherChainModel(), {"dim_folding", "dead_node_elimination"});
   const ir::Graph& g = *model.graph;
   ASSERT_EQ(OpTypes(g), std::vector<std::string>{"Reshape"});
   EXPECT_EQ(ConstantInput(g, g.nodes[0], 1), (std::vector<int64_t>{-1, 8}));
 
   const auto stats = ExpectSameResults(GatherChainModel(), {{"x", RandomFloats({3, 4, 8}, 11)}},
-                                       {"shape_folding"});
+                                       {"dim_folding"});
   // Gather, Unsqueeze, Concat; the Shape node is left to dead_node_elimination.
-  EXPECT_EQ(Rewrites(stats, "shape_folding"), 3);
+  EXPECT_EQ(Rewrites(stats, "dim_folding"), 3);
+
+  // Level 1 keeps the chain, as ONNX Runtime shows it to a plugin EP.
+  ir::Model level1 = Optimize(GatherChainModel(), {"shape_folding", "dead_node_elimination"});
+  EXPECT_EQ(OpTypes(*level1.graph),
+            (std::vector<std::string>{"Shape", "Gather", "Unsqueeze", "Concat", "Reshape"}));
 }
 
 TEST(ShapeFolding, StaticShapeWithStartAndSizeBecomeConstants) {
@@ -82,7 +88,10 @@ TEST(ShapeFolding, StaticShapeWithStartAndSizeBecomeConstants) {
   AddIntAttribute(cast, "to", onnx::TensorProto::FLOAT);
   AddNode(g, "Mul", {"x", "nf"}, {"y"}, "mul");
 
-  ir::Model model = Optimize(m, {"shape_folding"});
+  ir::Model level1 = Optimize(m, {"shape_folding"});
+  EXPECT_EQ(OpTypes(*level1.graph), (std::vector<std::string>{"Size", "Cast", "Mul"}));
+
+  ir::Model model = Optimize(m, {"shape_folding", "dim_folding"});
   const ir::Graph& ig = *model.graph;
   ASSERT_EQ(OpTypes(ig), std::vector<std::string>{"Mul"});
   const ir::Initializer* tail = ig.FindInitializer(ig.FindValue("tail"));
@@ -95,8 +104,10 @@ TEST(ShapeFolding, StaticShapeWithStartAndSizeBecomeConstants) {
   EXPECT_EQ(nf->tensor.rank(), 0u);
   EXPECT_EQ(*nf->tensor.data<float>(), 2.0f * 3.0f * 4.0f);
 
-  const auto stats = ExpectSameResults(m, {{"x", RandomFloats({2, 3, 4}, 5)}}, {"shape_folding"});
-  EXPECT_EQ(Rewrites(stats, "shape_folding"), 3);
+  const auto stats = ExpectSameResults(m, {{"x", RandomFloats({2, 3, 4}, 5)}},
+                                       {"shape_folding", "dim_folding"});
+  EXPECT_EQ(Rewrites(stats, "shape_folding"), 1);  // the Shape
+  EXPECT_EQ(Rewrites(stats, "dim_folding"), 2);    // the Size and the Cast it feeds
 }
 
 // x [batch, 4, 8]: Slice(Shape(x), starts, ends[, axes, steps]) → graph output "sliced".
@@ -131,7 +142,7 @@ TEST(ShapeFolding, SliceOfFixedDimsFoldsAndOneReachingASymbolicDimDoesNot) {
   for (const Case& c : cases) {
     SCOPED_TRACE(::testing::Message() << "slice " << c.start << ":" << c.end << ":" << c.step);
     const onnx::ModelProto m = SliceModel(c.start, c.end, c.step);
-    ir::Model model = Optimize(m, {"shape_folding", "dead_node_elimination"});
+    ir::Model model = Optimize(m, {"dim_folding", "dead_node_elimination"});
     const ir::Graph& g = *model.graph;
     if (c.expected.empty()) {
       EXPECT_EQ(OpTypes(g), (std::vector<std::string>{"Shape", "Slice"}));
@@ -143,7 +154,7 @@ TEST(ShapeFolding, SliceOfFixedDimsFoldsAndOneReachingASymbolicDimDoesNot) {
     EXPECT_EQ(std::vector<int64_t>(sliced->tensor.span<int64_t>().begin(),
                                    sliced->tensor.span<int64_t>().end()),
               c.expected);
-    ExpectSameResults(m, {{"x", RandomFloats({2, 4, 8}, 9)}}, {"shape_folding"});
+    ExpectSameResults(m, {{"x", RandomFloats({2, 4, 8}, 9)}}, {"dim_folding"});
   }
 }
 
@@ -166,7 +177,7 @@ TEST(ShapeFolding, LeavesSymbolicDimsAndUnknownRanks) {
   AddNode(g, "Shape", {"any"}, {"sa"}, "shape_any");  // rank unknown
   AddNode(g, "Gather", {"sa", "one"}, {"f"}, "gather_any");
 
-  ir::Model model = Optimize(m, {"shape_folding", "dead_node_elimination"});
+  ir::Model model = Optimize(m, {"shape_folding", "dim_folding", "dead_node_elimination"});
   EXPECT_EQ(OpTypes(*model.graph),
             (std::vector<std::string>{"Shape", "Gather", "Size", "Shape", "Gather"}));
 }

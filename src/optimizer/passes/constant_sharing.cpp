@@ -37,6 +37,10 @@ class ConstantSharing final : public GraphPass {
  public:
   std::string_view name() const override { return "constant_sharing"; }
   int level() const override { return 1; }
+  // ORT's later level-1 rounds do not share the constants its folding made (two folded scalars
+  // 1.5 stay apart, tests/plugin_host/make_recording_models.py rewrite_rounds.onnx), and those
+  // are the only new candidates after the first round, so the pass runs once.
+  bool RepeatsInLaterRounds() const override { return false; }
 
   Result<int> Apply(GraphEditor& editor) const override {
     const ir::Graph& graph = editor.graph();

@@ -1,17 +1,21 @@
 // optimizer/passes/shape_folding.cpp: replaces shape computations that the graph's inferred
-// shapes already answer by constants, then folds what they feed.
+// shapes already answer by constants, then folds what they feed. Two passes share the code:
 //
-// Matched (the input's dims come from its type, which ONNX shape inference and the model's
-// value_info give, or from a constant's shape):
-//   - Shape (opset 15: dims [start, end) of its input) when every reported dim is fixed;
-//   - Size when every dim of its input is fixed;
-//   - Gather(axis 0) of a Shape output with constant indices, and Slice of a Shape output with
-//     constant starts/ends/axes/steps, when every dim they select is fixed, even if other dims of
-//     the shape are symbolic ("batch"): the common x.shape[-1] of exported models;
-//   - then every node all of whose inputs are constant and one of them made by this pass, as in
-//     constant_folding (same conditions, same CPU EP kernels), so a chain such as
-//     Shape → Gather → Unsqueeze → Concat → Reshape's shape input becomes one initializer.
-// A Shape node whose output is left without readers is removed by dead_node_elimination.
+//   - shape_folding (level 1): Shape (opset 15: dims [start, end) of its input) when every
+//     reported dim is fixed, as ONNX Runtime 1.30's constant folding does at its default level;
+//   - dim_folding (level 2, CPU only): Size when every dim of its input is fixed, and Gather
+//     (axis 0) of a Shape output with constant indices or Slice of a Shape output with constant
+//     starts/ends/axes/steps when every dim they select is fixed, even if other dims of the shape
+//     are symbolic ("batch"): the common x.shape[-1] of exported models. ORT folds these only
+//     with an option its inference sessions leave off, so a plugin EP (level 1) sees them kept,
+//     as in ORT.
+//
+// The input's dims come from its type, which ONNX shape inference and the model's value_info
+// give, or from a constant's shape. Then every node all of whose inputs are constant and one of
+// them made by the pass folds, as in constant_folding (same conditions, same CPU EP kernels), so
+// a chain such as Shape → Gather → Unsqueeze → Concat → Reshape's shape input becomes one
+// initializer. A Shape node whose output is left without readers is removed by
+// dead_node_elimination.
 #include <algorithm>
 #include <optional>
 #include <vector>
@@ -140,8 +144,11 @@ std::optional<Tensor> FoldSlice(const GraphEditor& editor, const ConstantEvaluat
 
 class ShapeFolding final : public GraphPass {
  public:
-  std::string_view name() const override { return "shape_folding"; }
-  int level() const override { return 1; }
+  // `selected_dims`: dim_folding (Size, and Gather/Slice of a shape's fixed dims) instead of
+  // shape_folding (whole shapes).
+  explicit ShapeFolding(bool selected_dims) : selected_dims_(selected_dims) {}
+  std::string_view name() const override { return selected_dims_ ? "dim_folding" : "shape_folding"; }
+  int level() const override { return selected_dims_ ? 2 : 1; }
 
   Result<int> Apply(GraphEditor& editor) const override {
     ConstantEvaluator evaluator(editor);
@@ -156,7 +163,7 @@ class ShapeFolding final : public GraphPass {
         folded += done ? 1 : 0;
         continue;
       }
-      std::optional<Tensor> value = Evaluate(editor, evaluator, node);
+      std::optional<Tensor> value = Evaluate(editor, evaluator, node, selected_dims_);
       if (!value) continue;
       evaluator.Replace(id, node.outputs[0], std::move(*value));
       ++folded;
@@ -169,12 +176,14 @@ class ShapeFolding final : public GraphPass {
   // The output of `node` when it is one of the shape patterns (file comment) and the dims it
   // reads are fixed.
   static std::optional<Tensor> Evaluate(const GraphEditor& editor,
-                                        const ConstantEvaluator& evaluator, const ir::Node& node) {
+                                        const ConstantEvaluator& evaluator, const ir::Node& node,
+                                        bool selected_dims) {
     if (!node.domain.empty() || node.outputs.size() != 1 || node.outputs[0] == ir::kNoValue ||
         node.inputs.empty() || node.inputs[0] == ir::kNoValue) {
       return std::nullopt;
     }
-    if (node.op_type == "Shape") {
+    if (!selected_dims) {
+      if (node.op_type != "Shape") return std::nullopt;
       std::optional<std::vector<ir::Dim>> dims = ShapeDims(editor, evaluator, node);
       if (!dims) return std::nullopt;
       std::vector<int64_t> all(dims->size());
@@ -204,10 +213,13 @@ class ShapeFolding final : public GraphPass {
     }
     return FoldSlice(editor, evaluator, node, *dims);
   }
+
+  bool selected_dims_;
 };
 
 }  // namespace
 
-std::unique_ptr<GraphPass> MakeShapeFoldingPass() { return std::make_unique<ShapeFolding>(); }
+std::unique_ptr<GraphPass> MakeShapeFoldingPass() { return std::make_unique<ShapeFolding>(false); }
+std::unique_ptr<GraphPass> MakeDimFoldingPass() { return std::make_unique<ShapeFolding>(true); }
 
 }  // namespace nxrt::opt
