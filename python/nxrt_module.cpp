@@ -275,7 +275,9 @@ nxrt::Tensor ToTensor(const std::string& name, const py::handle& obj, nxrt::Data
 // float → float, str → string.
 nxrt::DataType DictItemType(const std::string& name, const py::handle& item) {
   if (py::isinstance<py::str>(item)) return nxrt::DataType::kString;
-  if (py::isinstance<py::int_>(item) && !py::isinstance<py::bool_>(item)) return nxrt::DataType::kInt64;
+  if (py::isinstance<py::int_>(item) && !py::isinstance<py::bool_>(item)) {
+    return nxrt::DataType::kInt64;
+  }
   if (py::isinstance<py::float_>(item)) return nxrt::DataType::kFloat;
   InvalidArgument("input '" + name + "': a dict holds a " + PythonTypeName(item) +
                   "; map keys are int or str and values int, float or str");
@@ -342,7 +344,8 @@ nxrt::Value ToValue(const std::string& name, const py::handle& obj, const nxrt::
   }
   if (map_key != nxrt::DataType::kUndefined) {  // seq(map(K, V)): a list of dicts
     if (!py::isinstance<py::list>(obj) && !py::isinstance<py::tuple>(obj)) {
-      InvalidArgument("input '" + name + "': a sequence of maps is given as a list of dicts, not a " +
+      InvalidArgument("input '" + name +
+                      "': a sequence of maps is given as a list of dicts, not a " +
                       PythonTypeName(obj));
     }
     py::sequence items = py::reinterpret_borrow<py::sequence>(obj);

@@ -57,7 +57,8 @@ class Value {
   // possibly empty. Errors: kInvalidArgument naming the element that is not such a map
   // ("sequence element 1 is map(string,float)[2]; every element must be map(int64,float)"), or
   // when a dtype is not one a map may have.
-  static Result<Value> MapSequence(DataType key_dtype, DataType value_dtype, std::vector<Value> maps);
+  static Result<Value> MapSequence(DataType key_dtype, DataType value_dtype,
+                                   std::vector<Value> maps);
 
   Kind kind() const { return kind_; }
   bool defined() const { return kind_ != Kind::kUnset; }

@@ -133,8 +133,8 @@ Result<Value> ToNxrtValue(const OrtValue& value, std::string_view name) {
       if (!value.elements.empty() && value.elements.front()->type == ONNX_TYPE_MAP) {
         std::vector<Value> maps;
         for (size_t i = 0; i < value.elements.size(); ++i) {
-          NXRT_ASSIGN_OR_RETURN(Value map, ToNxrtMap(*value.elements[i],
-                                                     std::string(name) + "[" + std::to_string(i) + "]"));
+          const std::string element = std::string(name) + "[" + std::to_string(i) + "]";
+          NXRT_ASSIGN_OR_RETURN(Value map, ToNxrtMap(*value.elements[i], element));
           maps.push_back(std::move(map));
         }
         const DataType key = maps.front().map_key_dtype(), element = maps.front().dtype();

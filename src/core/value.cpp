@@ -17,7 +17,8 @@ std::string MapTypeName(DataType key, DataType value) {
 
 // A new 1-D tensor of `from`'s elements at `order` (from is contiguous and 1-D).
 Result<Tensor> Gather(const Tensor& from, const std::vector<size_t>& order) {
-  NXRT_ASSIGN_OR_RETURN(Tensor out, Tensor::Allocate(from.dtype(), {static_cast<int64_t>(order.size())}));
+  NXRT_ASSIGN_OR_RETURN(Tensor out,
+                        Tensor::Allocate(from.dtype(), {static_cast<int64_t>(order.size())}));
   if (from.dtype() == DataType::kString) {
     const std::string* src = from.data<std::string>();
     std::string* dst = out.mutable_data<std::string>();
@@ -27,13 +28,17 @@ Result<Tensor> Gather(const Tensor& from, const std::vector<size_t>& order) {
   const size_t size = DataTypeBytes(from.dtype(), 1);
   const auto* src = static_cast<const std::byte*>(from.raw_data());
   auto* dst = static_cast<std::byte*>(out.mutable_raw_data());
-  for (size_t i = 0; i < order.size(); ++i) std::memcpy(dst + i * size, src + order[i] * size, size);
+  for (size_t i = 0; i < order.size(); ++i) {
+    std::memcpy(dst + i * size, src + order[i] * size, size);
+  }
   return out;
 }
 
 }  // namespace
 
-bool IsMapKeyDtype(DataType dtype) { return dtype == DataType::kInt64 || dtype == DataType::kString; }
+bool IsMapKeyDtype(DataType dtype) {
+  return dtype == DataType::kInt64 || dtype == DataType::kString;
+}
 
 bool IsMapValueDtype(DataType dtype) {
   return dtype == DataType::kInt64 || dtype == DataType::kFloat || dtype == DataType::kDouble ||
@@ -115,7 +120,8 @@ Result<Value> Value::MapSequence(DataType key_dtype, DataType value_dtype,
                       "float, double or string");
   }
   for (size_t i = 0; i < maps.size(); ++i) {
-    if (!maps[i].is_map() || maps[i].key_dtype_ != key_dtype || maps[i].elem_dtype_ != value_dtype) {
+    if (!maps[i].is_map() || maps[i].key_dtype_ != key_dtype ||
+        maps[i].elem_dtype_ != value_dtype) {
       return MakeStatus(StatusCode::kInvalidArgument, "sequence element ", i, " is ",
                         maps[i].Description(), "; every element must be ",
                         MapTypeName(key_dtype, value_dtype));
@@ -164,8 +170,8 @@ std::string Value::Description() const {
       return s + "]";
     }
     case Kind::kMap:
-      return MapTypeName(key_dtype_, elem_dtype_) + "[" + std::to_string(map_keys_.element_count()) +
-             "]";
+      return MapTypeName(key_dtype_, elem_dtype_) + "[" +
+             std::to_string(map_keys_.element_count()) + "]";
     case Kind::kMapSequence: {
       std::string s = "seq(" + MapTypeName(key_dtype_, elem_dtype_) + ")[";
       for (size_t i = 0; i < maps_->size(); ++i) {

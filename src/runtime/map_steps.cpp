@@ -77,8 +77,8 @@ Status ZipMap(const ZipKeys& zip, Inputs inputs, std::vector<Value>& outputs) {
     return MakeStatus(StatusCode::kInvalidArgument, "input 0 must be a 1-D or 2-D float tensor, ",
                       "got ", v ? v->Description() : "nothing");
   }
-  NXRT_ASSIGN_OR_RETURN(Tensor x, v->tensor().is_contiguous() ? Result<Tensor>(v->tensor())
-                                                              : v->tensor().Clone());
+  NXRT_ASSIGN_OR_RETURN(
+      Tensor x, v->tensor().is_contiguous() ? Result<Tensor>(v->tensor()) : v->tensor().Clone());
   const int64_t rows = x.rank() == 2 ? x.shape()[0] : 1;
   const int64_t width = x.shape().back();
   if (width != static_cast<int64_t>(zip.labels)) {
@@ -90,15 +90,16 @@ Status ZipMap(const ZipKeys& zip, Inputs inputs, std::vector<Value>& outputs) {
   std::vector<Value> maps;
   maps.reserve(static_cast<size_t>(rows));
   for (int64_t r = 0; r < rows; ++r) {
-    NXRT_ASSIGN_OR_RETURN(Tensor values, Tensor::Allocate(DataType::kFloat,
-                                                          {static_cast<int64_t>(zip.columns.size())}));
+    NXRT_ASSIGN_OR_RETURN(
+        Tensor values,
+        Tensor::Allocate(DataType::kFloat, {static_cast<int64_t>(zip.columns.size())}));
     float* out = values.mutable_data<float>();
     for (size_t i = 0; i < zip.columns.size(); ++i) out[i] = data[r * width + zip.columns[i]];
     NXRT_ASSIGN_OR_RETURN(Value map, Value::Map(zip.keys, values));
     maps.push_back(std::move(map));
   }
-  NXRT_ASSIGN_OR_RETURN(outputs[0], Value::MapSequence(zip.keys.dtype(), DataType::kFloat,
-                                                       std::move(maps)));
+  NXRT_ASSIGN_OR_RETURN(outputs[0],
+                        Value::MapSequence(zip.keys.dtype(), DataType::kFloat, std::move(maps)));
   return Status::Ok();
 }
 
@@ -140,15 +141,16 @@ void Vectorize(const Value& map, const std::vector<K>& vocabulary, V* out) {
 }
 
 template <typename K>
-Status DictVectorizer(const std::vector<K>& vocabulary, Inputs inputs, std::vector<Value>& outputs) {
+Status DictVectorizer(const std::vector<K>& vocabulary, Inputs inputs,
+                      std::vector<Value>& outputs) {
   NXRT_ASSIGN_OR_RETURN(const Value* map, MapInput(inputs));
   if (map->map_key_dtype() != DataTypeOf<K>()) {
     return MakeStatus(StatusCode::kInvalidArgument, "input 0 is ", map->Description(),
                       " but the node's vocabulary is of ", DataTypeName(DataTypeOf<K>()),
                       " keys; give a map with ", DataTypeName(DataTypeOf<K>()), " keys");
   }
-  NXRT_ASSIGN_OR_RETURN(Tensor y, Tensor::Allocate(map->dtype(),
-                                                   {1, static_cast<int64_t>(vocabulary.size())}));
+  NXRT_ASSIGN_OR_RETURN(
+      Tensor y, Tensor::Allocate(map->dtype(), {1, static_cast<int64_t>(vocabulary.size())}));
   switch (map->dtype()) {
     case DataType::kFloat: Vectorize(*map, vocabulary, y.mutable_data<float>()); break;
     case DataType::kDouble: Vectorize(*map, vocabulary, y.mutable_data<double>()); break;
@@ -168,7 +170,8 @@ Result<RuntimeStepFactory> MakeDictVectorizer(const NodeInfo& node) {
                       strings ? "both" : "neither");
   }
   if (strings) {
-    NXRT_ASSIGN_OR_RETURN(std::vector<std::string> vocabulary, node.GetStrings("string_vocabulary"));
+    NXRT_ASSIGN_OR_RETURN(std::vector<std::string> vocabulary,
+                          node.GetStrings("string_vocabulary"));
     return StatelessStep([vocabulary = std::move(vocabulary)](Inputs in, std::vector<Value>& out) {
       return DictVectorizer(vocabulary, in, out);
     });

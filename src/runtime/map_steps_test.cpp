@@ -141,8 +141,7 @@ class MapOpsTest : public ::testing::Test {
     if (!ort_session.ok()) return {};
     Result<std::vector<NamedValue>> want = ort_session->RunValues(feeds);
     EXPECT_TRUE(want.ok()) << what << ": ORT: " << want.status().ToString();
-    auto session = Session::CreateFromBytes(
-        std::as_bytes(std::span(bytes.data(), bytes.size())));
+    auto session = Session::CreateFromBytes(std::as_bytes(std::span(bytes.data(), bytes.size())));
     EXPECT_TRUE(session.ok()) << what << ": " << session.status().ToString();
     if (!want.ok() || !session.ok()) return {};
     Result<std::vector<NamedValue>> got = (*session)->RunValues(feeds);
@@ -185,8 +184,8 @@ class MapOpsTest : public ::testing::Test {
 
   static void ExpectSameValue(const Value& got, const Value& want, double tolerance,
                               const std::string& what) {
-    ASSERT_EQ(got.kind(), want.kind()) << what << ": " << got.Description() << " vs ORT's "
-                                       << want.Description();
+    ASSERT_EQ(got.kind(), want.kind())
+        << what << ": " << got.Description() << " vs ORT's " << want.Description();
     ASSERT_EQ(got.dtype(), want.dtype()) << what;
     ASSERT_EQ(got.map_key_dtype(), want.map_key_dtype()) << what;
     if (want.is_tensor()) return ExpectSameTensor(got.tensor(), want.tensor(), tolerance, what);
@@ -252,9 +251,8 @@ TEST_F(MapOpsTest, ZipMapOfNoRowsIsAnEmptySequence) {
   AddInts(b.Node("ZipMap", {"x"}, {"z"}), "classlabels_int64s", {3, 1});
   b.Input("x", TensorType(kFloat, {-1, 2}));
   b.Output("z", SeqMapType(kInt64, kFloat));
-  std::vector<NamedValue> got =
-      ExpectMatchesOrt(b, {{"x", Value(Tensor::Allocate(DataType::kFloat, {0, 2}).value())}},
-                       "0 rows");
+  std::vector<NamedValue> got = ExpectMatchesOrt(
+      b, {{"x", Value(Tensor::Allocate(DataType::kFloat, {0, 2}).value())}}, "0 rows");
   ASSERT_EQ(got.size(), 1U);
   EXPECT_TRUE(got[0].value.is_map_sequence());
   EXPECT_TRUE(got[0].value.maps().empty());
@@ -286,7 +284,7 @@ TEST_F(MapOpsTest, DictVectorizerMatchesOrtForEveryMapTypeOrtRuns) {
   // ORT 1.30's DictVectorizer kernels: string keys with int64, float or double values; int64
   // keys with string, float or double values.
   const std::vector<std::pair<bool, DataType>> types = {
-      {true, DataType::kInt64}, {true, DataType::kFloat}, {true, DataType::kDouble},
+      {true, DataType::kInt64},   {true, DataType::kFloat},  {true, DataType::kDouble},
       {false, DataType::kString}, {false, DataType::kFloat}, {false, DataType::kDouble}};
   for (const auto& [string_keys, value_dtype] : types) {
     for (int trial = 0; trial < 3; ++trial) {
@@ -330,7 +328,9 @@ TEST_F(MapOpsTest, CastMapMatchesOrtForEveryCastAndForm) {
         AddString(n, "map_form", sparse ? "SPARSE" : "DENSE");
         const int max_map = Uniform(rng, 1, 10);
         if (sparse) AddInt(n, "max_map", max_map);
-        const int out_type = cast_to == "TO_FLOAT" ? kFloat : cast_to == "TO_INT64" ? kInt64 : kString;
+        const int out_type = cast_to == "TO_FLOAT"   ? kFloat
+                             : cast_to == "TO_INT64" ? kInt64
+                                                     : kString;
         b.Input("m", MapType(kInt64, value_dtype == DataType::kFloat ? kFloat : kString));
         b.Output("y", TensorType(out_type, {1, -1}));
         const int count = Uniform(rng, 0, 6);
@@ -343,10 +343,11 @@ TEST_F(MapOpsTest, CastMapMatchesOrtForEveryCastAndForm) {
           }
           map = Value::Map(map.map_keys(), v).value();
         }
-        ExpectMatchesOrt(b, {{"m", map}},
-                         cast_to + (sparse ? " SPARSE max_map " + std::to_string(max_map)
-                                           : std::string(" DENSE")) +
-                             " of " + map.Description());
+        ExpectMatchesOrt(
+            b, {{"m", map}},
+            cast_to +
+                (sparse ? " SPARSE max_map " + std::to_string(max_map) : std::string(" DENSE")) +
+                " of " + map.Description());
       }
     }
   }
@@ -410,14 +411,16 @@ TEST_F(MapOpsTest, BadInputsAndAttributesAreNamed) {
   std::string bytes = b.model.SerializeAsString();
   auto session = Session::CreateFromBytes(std::as_bytes(std::span(bytes.data(), bytes.size())));
   ASSERT_TRUE(session.ok()) << session.status().ToString();
-  auto wrong_width = (*session)->RunValues({{"x", Value(Tensor::Allocate(DataType::kFloat, {2, 4}).value())}});
+  auto wrong_width =
+      (*session)->RunValues({{"x", Value(Tensor::Allocate(DataType::kFloat, {2, 4}).value())}});
   ASSERT_FALSE(wrong_width.ok());
   // A step's failure names its node (Session::Run's kRuntimeError), then the cause.
   EXPECT_EQ(wrong_width.status().code(), StatusCode::kRuntimeError);
   EXPECT_NE(wrong_width.status().message().find("ZipMap_1"), std::string::npos)
       << wrong_width.status().ToString();
-  EXPECT_NE(wrong_width.status().message().find("rows of 4 values, but the node has 3 class labels"),
-            std::string::npos)
+  EXPECT_NE(
+      wrong_width.status().message().find("rows of 4 values, but the node has 3 class labels"),
+      std::string::npos)
       << wrong_width.status().ToString();
 
   ModelBuilder both;
@@ -429,7 +432,8 @@ TEST_F(MapOpsTest, BadInputsAndAttributesAreNamed) {
   bytes = both.model.SerializeAsString();
   auto bad = Session::CreateFromBytes(std::as_bytes(std::span(bytes.data(), bytes.size())));
   ASSERT_FALSE(bad.ok());
-  EXPECT_NE(bad.status().message().find("exactly one"), std::string::npos) << bad.status().ToString();
+  EXPECT_NE(bad.status().message().find("exactly one"), std::string::npos)
+      << bad.status().ToString();
 
   ModelBuilder vectorizer;
   AddInts(vectorizer.Node("DictVectorizer", {"m"}, {"y"}), "int64_vocabulary", {1});

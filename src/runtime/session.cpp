@@ -642,12 +642,14 @@ class SessionImpl final : public Session {
     if (!fits) {
       return MakeStatus(StatusCode::kInvalidArgument, "input '", declared.name, "' is declared ",
                         declared.ToString(), " but the value given is ", value.Description(),
-                        "; give it a ", map_sequence ? "sequence of maps" : ValueKindName(declared.kind));
+                        "; give it a ",
+                        map_sequence ? "sequence of maps" : ValueKindName(declared.kind));
     }
     if (value.is_map() || value.is_map_sequence()) {
       const bool key_fits =
           declared.map_key == DataType::kUndefined || value.map_key_dtype() == declared.map_key;
-      const bool value_fits = declared.dtype == DataType::kUndefined || value.dtype() == declared.dtype;
+      const bool value_fits =
+          declared.dtype == DataType::kUndefined || value.dtype() == declared.dtype;
       if (!key_fits || !value_fits) {
         return MakeStatus(StatusCode::kInvalidArgument, "input '", declared.name, "' is ",
                           value.Description(), ", the model declares ", declared.ToString());

@@ -784,7 +784,8 @@ static void case_maps(Ctx* c) {
     const OrtValue* values[1] = {tx};
     run_and_dump(c, session, NULL, in, values, 1, out, 1);
     const int64_t wide[2] = {1, 4};
-    OrtValue* tw = make_tensor(c, ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT, wide, 2, x, 4 * sizeof(float));
+    OrtValue* tw =
+        make_tensor(c, ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT, wide, 2, x, 4 * sizeof(float));
     const OrtValue* wrong[1] = {tw};
     run_and_dump(c, session, NULL, in, wrong, 1, out, 1);
     API->ReleaseValue(tw);

@@ -41,7 +41,9 @@ ELEMENT_TYPES = {
 
 
 def save(graph, folder, name, opset=17, ml=False, **fields):
-    imports = [helper.make_opsetid("", opset)] + ([helper.make_opsetid("ai.onnx.ml", 3)] if ml else [])
+    imports = [helper.make_opsetid("", opset)]
+    if ml:
+        imports.append(helper.make_opsetid("ai.onnx.ml", 3))
     model = helper.make_model(graph, opset_imports=imports,
                               producer_name=fields.pop("producer_name", "nxrt capi tests"))
     model.ir_version = 8
@@ -121,7 +123,8 @@ def main(folder):
         [helper.make_node("ZipMap", ["X"], ["Z"], domain="ai.onnx.ml",
                           classlabels_int64s=[30, 10, 20])], "zipmap",
         [vi("X", TensorProto.FLOAT, ["n", 3])],
-        [helper.make_value_info("Z", helper.make_sequence_type_proto(map_type(TensorProto.INT64)))]),
+        [helper.make_value_info(
+            "Z", helper.make_sequence_type_proto(map_type(TensorProto.INT64)))]),
         folder, "zipmap.onnx", ml=True)
     save(helper.make_graph(
         [helper.make_node("DictVectorizer", ["M"], ["Y"], domain="ai.onnx.ml",

@@ -371,7 +371,8 @@ Result<Value> ValueFromOrtValue(const OrtApi* api, const OrtValue* value, const 
   NXRT_RETURN_IF_ERROR(ORT_CALL(api, GetTypeInfo, value, &raw_type));
   OrtPtr<OrtTypeInfo> type_info(raw_type, OrtReleaser{api});
   const OrtSequenceTypeInfo* sequence_info = nullptr;
-  NXRT_RETURN_IF_ERROR(ORT_CALL(api, CastTypeInfoToSequenceTypeInfo, type_info.get(), &sequence_info));
+  NXRT_RETURN_IF_ERROR(
+      ORT_CALL(api, CastTypeInfoToSequenceTypeInfo, type_info.get(), &sequence_info));
   OrtTypeInfo* raw_element = nullptr;
   NXRT_RETURN_IF_ERROR(ORT_CALL(api, GetSequenceElementType, sequence_info, &raw_element));
   OrtPtr<OrtTypeInfo> element(raw_element, OrtReleaser{api});

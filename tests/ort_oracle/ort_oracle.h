@@ -142,8 +142,9 @@ class OracleSession {
   // keys and values) or non-empty sequences of maps; outputs come back as tensors, maps, and
   // sequences of tensors or of maps (read with GetValueCount and GetValue), as owned copies.
   // Errors: those of Run, and kNotImplemented for an optional or an empty sequence input.
-  Result<std::vector<NamedValue>> RunValues(const std::vector<NamedValue>& inputs,
-                                            const std::vector<std::string>& output_names = {}) const;
+  Result<std::vector<NamedValue>> RunValues(
+      const std::vector<NamedValue>& inputs,
+      const std::vector<std::string>& output_names = {}) const;
 
   // Runs the model with the named `outputs` written into the caller's tensors (OrtApi::Run with
   // pre-allocated output values, as ONNX Runtime GenAI runs its decoders): each must be
