@@ -1,7 +1,8 @@
 // python/nxrt_module.cpp: `nxrt._nxrt`, the native half of the Python module (docs/python.md).
 //
 // Layer: a pybind11 extension over libnxrt.so's public C++ API only (include/nxrt). It converts
-// values between numpy and nxrt (tensors, sequences as lists, empty optionals as None), runs
+// values between numpy and nxrt (tensors, sequences as lists, maps as dicts, sequences of maps
+// as lists of dicts, empty optionals as None), runs
 // sessions with the GIL released, turns Status codes into the exception classes of
 // nxrt.capi.onnxruntime_pybind11_state (ORT's names), and lists plugin-EP devices. The
 // onnxruntime-shaped classes (InferenceSession, SessionOptions, ...) are Python, in nxrt/.
@@ -146,12 +147,17 @@ py::dtype ToNumpy(nxrt::DataType type) {
   return py::dtype("object");
 }
 
-// "tensor(float)", "seq(tensor(int64))", "optional(tensor(float))": ONNX's type strings as
-// ONNX Runtime's NodeArg.type gives them.
+// "tensor(float)", "seq(tensor(int64))", "optional(tensor(float))", "map(string,tensor(float))",
+// "seq(map(int64,tensor(float)))": ONNX's type strings as ONNX Runtime's NodeArg.type gives them.
 std::string TypeString(const nxrt::ValueInfo& info) {
   const std::string elem = info.dtype == nxrt::DataType::kUndefined
                                ? std::string("undefined")
                                : std::string(nxrt::DataTypeName(info.dtype));
+  if (info.map_key != nxrt::DataType::kUndefined) {
+    const std::string map =
+        "map(" + std::string(nxrt::DataTypeName(info.map_key)) + ",tensor(" + elem + "))";
+    return info.kind == nxrt::ValueKind::kMap ? map : "seq(" + map + ")";
+  }
   switch (info.kind) {
     case nxrt::ValueKind::kTensor: return "tensor(" + elem + ")";
     case nxrt::ValueKind::kSparseTensor: return "sparse_tensor(" + elem + ")";
@@ -265,10 +271,92 @@ nxrt::Tensor ToTensor(const std::string& name, const py::handle& obj, nxrt::Data
   return t;
 }
 
+// The dtype of a Python map key or value when the model does not declare it: int → int64,
+// float → float, str → string.
+nxrt::DataType DictItemType(const std::string& name, const py::handle& item) {
+  if (py::isinstance<py::str>(item)) return nxrt::DataType::kString;
+  if (py::isinstance<py::int_>(item) && !py::isinstance<py::bool_>(item)) {
+    return nxrt::DataType::kInt64;
+  }
+  if (py::isinstance<py::float_>(item)) return nxrt::DataType::kFloat;
+  InvalidArgument("input '" + name + "': a dict holds a " + PythonTypeName(item) +
+                  "; map keys are int or str and values int, float or str");
+}
+
+// A dict as a map of `key` → `value` dtypes (inferred from the first item when kUndefined).
+nxrt::Value MapFromDict(const std::string& name, const py::handle& obj, nxrt::DataType key,
+                        nxrt::DataType value) {
+  if (!py::isinstance<py::dict>(obj)) {
+    InvalidArgument("input '" + name + "': a map is given as a dict, not a " + PythonTypeName(obj));
+  }
+  py::dict dict = py::reinterpret_borrow<py::dict>(obj);
+  const auto n = static_cast<int64_t>(dict.size());
+  for (auto item : dict) {
+    if (key == nxrt::DataType::kUndefined) key = DictItemType(name, item.first);
+    if (value == nxrt::DataType::kUndefined) value = DictItemType(name, item.second);
+    break;
+  }
+  if (key == nxrt::DataType::kUndefined) {
+    InvalidArgument("input '" + name + "': an empty dict gives no key or value type");
+  }
+  nxrt::Tensor keys = Check(nxrt::Tensor::Allocate(key, {n}));
+  nxrt::Tensor values = Check(nxrt::Tensor::Allocate(value, {n}));
+  int64_t i = 0;
+  for (auto item : dict) {
+    const auto put = [&](nxrt::Tensor& t, const py::handle& from, const char* what) {
+      try {
+        switch (t.dtype()) {
+          case nxrt::DataType::kInt64:
+            if (py::isinstance<py::float_>(from)) throw py::cast_error();
+            t.mutable_data<int64_t>()[i] = from.cast<int64_t>();
+            break;
+          case nxrt::DataType::kFloat: t.mutable_data<float>()[i] = from.cast<float>(); break;
+          case nxrt::DataType::kDouble: t.mutable_data<double>()[i] = from.cast<double>(); break;
+          case nxrt::DataType::kString:
+            if (!py::isinstance<py::str>(from)) throw py::cast_error();
+            t.mutable_data<std::string>()[i] = from.cast<std::string>();
+            break;
+          default: throw py::cast_error();
+        }
+      } catch (const py::cast_error&) {
+        InvalidArgument("input '" + name + "': a map " + what + " is a " + PythonTypeName(from) +
+                        " (" + py::repr(from).cast<std::string>() + "), the model declares " +
+                        std::string(nxrt::DataTypeName(t.dtype())) + " " + what + "s");
+      }
+    };
+    put(keys, item.first, "key");
+    put(values, item.second, "value");
+    ++i;
+  }
+  nxrt::Result<nxrt::Value> map = nxrt::Value::Map(keys, values);
+  if (!map.ok()) Raise(map.status().WithContext("input '" + name + "'"));
+  return *map;
+}
+
 nxrt::Value ToValue(const std::string& name, const py::handle& obj, const nxrt::ValueInfo* declared,
                     std::vector<py::object>& keep) {
   const nxrt::DataType dtype = declared ? declared->dtype : nxrt::DataType::kUndefined;
   if (obj.is_none()) return nxrt::Value::None();
+  const nxrt::DataType map_key = declared ? declared->map_key : nxrt::DataType::kUndefined;
+  if ((declared && declared->kind == nxrt::ValueKind::kMap) ||
+      (!declared && py::isinstance<py::dict>(obj))) {
+    return MapFromDict(name, obj, map_key, dtype);
+  }
+  if (map_key != nxrt::DataType::kUndefined) {  // seq(map(K, V)): a list of dicts
+    if (!py::isinstance<py::list>(obj) && !py::isinstance<py::tuple>(obj)) {
+      InvalidArgument("input '" + name +
+                      "': a sequence of maps is given as a list of dicts, not a " +
+                      PythonTypeName(obj));
+    }
+    py::sequence items = py::reinterpret_borrow<py::sequence>(obj);
+    std::vector<nxrt::Value> maps;
+    for (size_t i = 0; i < items.size(); ++i) {
+      maps.push_back(MapFromDict(name + "[" + std::to_string(i) + "]", items[i], map_key, dtype));
+    }
+    nxrt::Result<nxrt::Value> seq = nxrt::Value::MapSequence(map_key, dtype, std::move(maps));
+    if (!seq.ok()) Raise(seq.status().WithContext("input '" + name + "'"));
+    return *seq;
+  }
   if (py::isinstance<py::list>(obj) || py::isinstance<py::tuple>(obj)) {
     const bool sequence = declared && (declared->kind == nxrt::ValueKind::kSequence ||
                                        declared->kind == nxrt::ValueKind::kOptional);
@@ -327,8 +415,32 @@ py::object ToNumpyArray(const nxrt::Tensor& tensor) {
   return py::array(ToNumpy(holder->dtype()), shape, holder->mutable_raw_data(), owner);
 }
 
+// A map as a dict in key order, as ONNX Runtime gives it: int or str keys; int, float or str
+// values.
+py::dict DictFromMap(const nxrt::Value& map) {
+  const auto item = [](const nxrt::Tensor& t, int64_t i) -> py::object {
+    switch (t.dtype()) {
+      case nxrt::DataType::kInt64: return py::int_(t.data<int64_t>()[i]);
+      case nxrt::DataType::kFloat: return py::float_(t.data<float>()[i]);
+      case nxrt::DataType::kDouble: return py::float_(t.data<double>()[i]);
+      default: return py::str(t.data<std::string>()[i]);
+    }
+  };
+  py::dict out;
+  for (int64_t i = 0; i < map.map_keys().element_count(); ++i) {
+    out[item(map.map_keys(), i)] = item(map.map_values(), i);
+  }
+  return out;
+}
+
 py::object ToPython(const nxrt::Value& value) {
   if (value.is_none()) return py::none();
+  if (value.is_map()) return DictFromMap(value);
+  if (value.is_map_sequence()) {
+    py::list out;
+    for (const nxrt::Value& map : value.maps()) out.append(DictFromMap(map));
+    return out;
+  }
   if (value.is_sequence()) {
     py::list out;
     for (const nxrt::Tensor& t : value.sequence()) out.append(ToNumpyArray(t));

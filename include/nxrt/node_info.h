@@ -53,9 +53,10 @@ enum class ValueKind : uint8_t {
   kUnknown,  // the model gives no type
   kTensor,
   kSparseTensor,
-  kSequence,  // dtype is the element tensors' type, when known
+  kSequence,  // dtype is the element tensors' type, when known; map_key is set when the
+              // elements are maps (seq(map(K, V))), dtype then being their value type
   kOptional,  // dtype is the contained tensor's type, when known
-  kMap,       // dtype is the map's value type, when it is a tensor type
+  kMap,       // map_key is the key type, dtype the value type, when it is a tensor type
 };
 
 // "absent", "unknown", "tensor", "sparse_tensor", "sequence", "optional", "map".
@@ -66,6 +67,9 @@ struct ValueInfo {
   std::string name;  // "" only for kAbsent
   ValueKind kind = ValueKind::kAbsent;
   DataType dtype = DataType::kUndefined;      // kUndefined when not known from the model
+  // The key type of a kMap, or of the maps of a kSequence of maps (int64 or string in ONNX-ML
+  // models); kUndefined for every other value.
+  DataType map_key = DataType::kUndefined;
   // nullopt: rank unknown; {} : a scalar. For kSequence and kOptional: the shape of the element
   // (contained) tensor, when it is a tensor.
   std::optional<std::vector<DimInfo>> shape;

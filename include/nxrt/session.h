@@ -10,9 +10,9 @@
 //   if (!session.ok()) { print(session.status().message()); ... }
 //   auto outputs = (*session)->Run({{"x", x_tensor}});
 //
-// Models whose inputs or outputs are sequences or optionals (ONNX seq(tensor(T)),
-// optional(...)) run through RunValues, which takes and returns nxrt::Value (nxrt/value.h);
-// Run is the tensors-only form of the same call.
+// Models whose inputs or outputs are sequences, optionals or ONNX-ML maps (ONNX seq(tensor(T)),
+// optional(...), map(K, V), seq(map(K, V))) run through RunValues, which takes and returns
+// nxrt::Value (nxrt/value.h); Run is the tensors-only form of the same call.
 //
 // Errors follow nxrt/status.h: every message names the model, node or value and the fix.
 #pragma once
@@ -148,7 +148,8 @@ struct NamedTensor {
   Tensor tensor;
 };
 
-// A named value (tensor, sequence or empty optional): a run's input or output in RunValues.
+// A named value (tensor, sequence, map, sequence of maps or empty optional): a run's input or
+// output in RunValues.
 struct NamedValue {
   std::string name;
   Value value;
@@ -218,17 +219,19 @@ class Session {
   // output name; kRuntimeError from a kernel, prefixed with its node; kDeadlineExceeded and
   // kOutOfMemory past a run limit (SessionOptions::run_time_limit_ms, loop_trip_limit,
   // run_memory_limit_bytes). After any error the session stays usable.
-  // Errors also: an output that is a sequence or an empty optional (kInvalidArgument: use
+  // Errors also: an output that is a sequence, a map or an empty optional (kInvalidArgument: use
   // RunValues).
   virtual Result<std::vector<NamedTensor>> Run(const std::vector<NamedTensor>& inputs,
                                                const std::vector<std::string>& output_names = {}) = 0;
 
-  // Run for models with sequence or optional inputs and outputs. Each input's kind must fit its
-  // declaration (ValueInfo::kind): a tensor for kTensor, a sequence whose element dtype is the
-  // declared one for kSequence, and for kOptional either Value::None() or the value it holds.
-  // Tensors (and sequence elements) are checked against declared dtypes; tensor shapes against
-  // declared fixed dims. Outputs come back in the order asked: tensors, sequences, or
-  // Value::None() for an optional output that holds nothing. Output buffers never alias the
+  // Run for models with sequence, optional or map inputs and outputs. Each input's kind must fit
+  // its declaration (ValueInfo::kind): a tensor for kTensor, a sequence whose element dtype is
+  // the declared one for kSequence (a sequence of maps when ValueInfo::map_key is set), a map
+  // with the declared key and value dtypes for kMap, and for kOptional either Value::None() or
+  // the value it holds. Tensors (and sequence elements) are checked against declared dtypes;
+  // tensor shapes against declared fixed dims. Outputs come back in the order asked: tensors,
+  // sequences, maps, sequences of maps, or Value::None() for an optional output that holds
+  // nothing. Output buffers never alias the
   // inputs' buffers. Errors: those of Run, plus an input of the wrong kind (kInvalidArgument,
   // naming the input, the declared type and the value given).
   virtual Result<std::vector<NamedValue>> RunValues(

@@ -601,7 +601,8 @@ class InferenceSession:
 
     def run(self, output_names, input_feed, run_options=None):
         """The outputs named (None or []: all, in model order) as numpy arrays (lists for
-        sequences, None for an empty optional)."""
+        sequences, dicts for maps, lists of dicts for sequences of maps, None for an empty
+        optional)."""
         if not isinstance(input_feed, dict):
             raise InvalidArgument(f"input_feed is a {type(input_feed).__name__}; pass a dict of "
                                   "input name → numpy array")

@@ -4,6 +4,7 @@ CTest sets PYTHONPATH to <build>/python (the module as built) and the paths belo
 Runtime 1.30's outputs come from `ort_run` (tests/ort_oracle), which loads ORT's own
 libonnxruntime.so.1 from the cache; there is no onnxruntime Python package here.
 """
+import json
 import os
 import subprocess
 
@@ -62,11 +63,21 @@ def real_inputs(name, seed=1):
 
 def ort_outputs(model_path, feeds, folder):
     """ONNX Runtime 1.30's outputs for `feeds` (all outputs, in model order), by ort_run with
-    one thread and graph optimisations off."""
+    one thread and graph optimisations off. A dict feeds a map input and a list of dicts a
+    sequence of maps (ort_run --map-input, typed as the model declares the input); map outputs
+    come back as dicts and sequences of maps as lists of dicts."""
     os.makedirs(folder, exist_ok=True)
     args = [tool("NXRT_ORT_RUN"), model_path, "--threads", "1", "--no-opt",
             "--output-dir", os.path.join(folder, "out")]
+    declared = {i.name: i.type for i in onnx.load(model_path).graph.input}
     for name, value in feeds.items():
+        if isinstance(value, dict) or (isinstance(value, list) and value
+                                       and all(isinstance(v, dict) for v in value)):
+            path = os.path.join(folder, f"in_{len(args)}.json")
+            with open(path, "w", encoding="utf-8") as f:
+                json.dump(map_json(value, declared[name]), f)
+            args += ["--map-input", f"{name}={path}"]
+            continue
         path = os.path.join(folder, f"in_{len(args)}.npy")
         numpy.save(path, value)
         args += ["--input", f"{name}={path}"]
@@ -75,8 +86,32 @@ def ort_outputs(model_path, feeds, folder):
     outputs = []
     for line in run.stdout.splitlines():
         if line.startswith("wrote '"):
-            outputs.append(numpy.load(line.rsplit(" to ", 1)[1]))
+            path = line.rsplit(" to ", 1)[1]
+            if path.endswith(".json"):
+                with open(path, encoding="utf-8") as f:
+                    outputs.append(map_from_json(json.load(f)))
+            else:
+                outputs.append(numpy.load(path))
     return outputs
+
+
+def map_json(value, type_proto):
+    """A dict (map) or list of dicts (sequence of maps) in ort_run's --map-input form, typed by
+    the model's TypeProto for the input."""
+    if isinstance(value, list):
+        return [map_json(v, type_proto.sequence_type.elem_type) for v in value]
+    names = {TensorProto.INT64: "int64", TensorProto.STRING: "string",
+             TensorProto.FLOAT: "float", TensorProto.DOUBLE: "double"}
+    return {"key_type": names[type_proto.map_type.key_type],
+            "value_type": names[type_proto.map_type.value_type.tensor_type.elem_type],
+            "keys": list(value.keys()), "values": list(value.values())}
+
+
+def map_from_json(item):
+    """ort_run's JSON of a map output as a dict, of a sequence of maps as a list of dicts."""
+    if isinstance(item, list):
+        return [map_from_json(m) for m in item]
+    return dict(zip(item["keys"], item["values"]))
 
 
 def save(model, folder, name):

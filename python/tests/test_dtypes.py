@@ -1,13 +1,14 @@
 """Values between numpy and nxrt: every ONNX tensor type both ways, sequences as lists,
-optionals as None, arrays that need converting, and outputs that share nxrt's buffer."""
+maps as dicts and sequences of maps as lists of dicts (against ONNX Runtime 1.30), optionals as
+None, arrays that need converting, and outputs that share nxrt's buffer."""
 import sys
 
 import numpy
 import pytest
-from onnx import TensorProto, helper
+from onnx import TensorProto, helper, onnx_ml_pb2
 
 import nxrt
-from conftest import DTYPES, save
+from conftest import DTYPES, ort_outputs, save
 
 
 def sample(elem, dtype, n=5):
@@ -109,6 +110,121 @@ def test_sequences_are_lists(models):
     assert session.run(None, {"seq": [numpy.arange(3), numpy.arange(2)]})[0] == 2
     with pytest.raises(nxrt.capi.onnxruntime_pybind11_state.InvalidArgument, match="'seq'"):
         session.run(None, {"seq": [numpy.ones(2, dtype=numpy.float32)]})
+
+
+def map_type(key, value):
+    """map(key, tensor(value)) as ONNX-ML declares it (Debian's onnx 1.12 has no helper)."""
+    t = onnx_ml_pb2.TypeProto()
+    t.map_type.key_type = key
+    t.map_type.value_type.tensor_type.elem_type = value
+    return t
+
+
+def ml_model(nodes, inputs, outputs, initializers=()):
+    graph = helper.make_graph(nodes, "ml", inputs, outputs, list(initializers))
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17),
+                                                   helper.make_opsetid("ai.onnx.ml", 3)])
+
+
+def assert_same_maps(got, want):
+    """Maps as ORT gives them: dicts of the same keys, in the same (sorted) order, with values
+    of the same Python types, floats within float32 rounding of a Softmax."""
+    assert type(got) is type(want), (got, want)
+    if isinstance(want, list):
+        assert len(got) == len(want)
+        for g, w in zip(got, want):
+            assert_same_maps(g, w)
+        return
+    assert list(got.keys()) == list(want.keys()), (got, want)
+    for key, value in want.items():
+        assert type(got[key]) is type(value), (key, got[key], value)
+        if isinstance(value, float):
+            assert abs(got[key] - value) <= 1e-6 * max(1.0, abs(value)), (key, got[key], value)
+        else:
+            assert got[key] == value, (key, got[key], value)
+
+
+@pytest.mark.parametrize("labels", [[0, 1, 2], ["cat", "dog", "owl"]])
+def test_zipmap_gives_a_list_of_dicts(labels, tmp_path):
+    """A scikit-learn classifier as skl2onnx writes it: label and output_probability, the
+    probabilities zipped into one dict per row."""
+    rng = numpy.random.default_rng(18)
+    key = TensorProto.INT64 if isinstance(labels[0], int) else TensorProto.STRING
+    attribute = "classlabels_int64s" if key == TensorProto.INT64 else "classlabels_strings"
+    model = ml_model(
+        [helper.make_node("MatMul", ["x", "w"], ["scores"]),
+         helper.make_node("Softmax", ["scores"], ["p"], axis=1),
+         helper.make_node("ArgMax", ["p"], ["output_label"], axis=1, keepdims=0),
+         helper.make_node("ZipMap", ["p"], ["output_probability"], domain="ai.onnx.ml",
+                          **{attribute: labels})],
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n", 4])],
+        [helper.make_tensor_value_info("output_label", TensorProto.INT64, ["n"]),
+         helper.make_value_info("output_probability",
+                                helper.make_sequence_type_proto(map_type(key, TensorProto.FLOAT)))],
+        [helper.make_tensor("w", TensorProto.FLOAT, [4, 3], rng.standard_normal(12).tolist())])
+    path = save(model, str(tmp_path), "classifier")
+    session = nxrt.InferenceSession(path)
+    key_name = "int64" if key == TensorProto.INT64 else "string"
+    assert session.get_outputs()[1].type == f"seq(map({key_name},tensor(float)))"
+    assert session.get_outputs()[1].shape == []
+    x = rng.standard_normal((5, 4)).astype(numpy.float32)
+    label, probabilities = session.run(None, {"x": x})
+    assert isinstance(probabilities, list) and len(probabilities) == 5
+    assert all(isinstance(p, dict) and list(p.keys()) == sorted(labels) for p in probabilities)
+    want_label, want_probabilities = ort_outputs(path, {"x": x}, str(tmp_path / "ort"))
+    numpy.testing.assert_array_equal(label, want_label)
+    assert_same_maps(probabilities, want_probabilities)
+    # Only the probabilities, by name.
+    assert_same_maps(session.run(["output_probability"], {"x": x})[0], want_probabilities)
+
+
+def test_dict_vectorizer_takes_a_dict(tmp_path):
+    model = ml_model(
+        [helper.make_node("DictVectorizer", ["m"], ["y"], domain="ai.onnx.ml",
+                          string_vocabulary=["a", "b", "c", "zz"])],
+        [helper.make_value_info("m", map_type(TensorProto.STRING, TensorProto.FLOAT))],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4])])
+    path = save(model, str(tmp_path), "vectorizer")
+    session = nxrt.InferenceSession(path)
+    assert session.get_inputs()[0].type == "map(string,tensor(float))"
+    assert session.get_inputs()[0].shape == []
+    for feed in [{"zz": 1.5, "a": -2.0, "q": 7.0}, {}, {"b": 3}]:
+        got = session.run(None, {"m": feed})[0]
+        if feed:  # ORT's CreateValue makes no empty map, so ort_run cannot feed one
+            numpy.testing.assert_array_equal(got, ort_outputs(path, {"m": feed},
+                                                              str(tmp_path / "ort"))[0])
+        numpy.testing.assert_array_equal(got, [[feed.get(k, 0.0) for k in ["a", "b", "c", "zz"]]])
+
+
+def test_cast_map_takes_int64_keys_and_string_values(tmp_path):
+    model = ml_model(
+        [helper.make_node("CastMap", ["m"], ["y"], domain="ai.onnx.ml", cast_to="TO_FLOAT",
+                          map_form="SPARSE", max_map=5)],
+        [helper.make_value_info("m", map_type(TensorProto.INT64, TensorProto.STRING))],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 5])])
+    path = save(model, str(tmp_path), "cast_map")
+    session = nxrt.InferenceSession(path)
+    feed = {3: "1.5", 0: "-2", 9: "4"}
+    got = session.run(None, {"m": feed})[0]
+    numpy.testing.assert_array_equal(got, ort_outputs(path, {"m": feed}, str(tmp_path / "ort"))[0])
+    numpy.testing.assert_array_equal(got, [[-2.0, 0.0, 0.0, 1.5, 0.0]])
+
+
+def test_maps_and_lists_of_dicts_round_trip(tmp_path):
+    """A graph that gives back its inputs: a map(string, double) and a seq(map(int64, float)),
+    fed as a dict and a list of dicts, come back as ONNX Runtime gives them."""
+    seq = helper.make_sequence_type_proto(map_type(TensorProto.INT64, TensorProto.FLOAT))
+    mapping = map_type(TensorProto.STRING, TensorProto.DOUBLE)
+    model = ml_model([], [helper.make_value_info("S", seq), helper.make_value_info("M", mapping)],
+                     [helper.make_value_info("S", seq), helper.make_value_info("M", mapping)])
+    path = save(model, str(tmp_path), "pass_maps")
+    session = nxrt.InferenceSession(path)
+    assert [i.type for i in session.get_inputs()] == ["seq(map(int64,tensor(float)))",
+                                                       "map(string,tensor(double))"]
+    feeds = {"S": [{3: 0.5, -1: 0.25}, {2: 1.5}], "M": {"b": 2.0, "a": -1.25, "c": 1e300}}
+    got = session.run(None, feeds)
+    assert got == [[{-1: 0.25, 3: 0.5}, {2: 1.5}], {"a": -1.25, "b": 2.0, "c": 1e300}]
+    assert_same_maps(got, ort_outputs(path, feeds, str(tmp_path / "ort")))
 
 
 def test_optional_input_none_or_value(models):

@@ -157,26 +157,27 @@ def test_run_options_terminate_from_another_thread(models):
     assert len(errors) == 1 and "terminated" in errors[0]
 
 
-def test_a_map_output_is_refused_naming_the_node(tmp_path):
-    """A scikit-learn style classifier: probabilities through ai.onnx.ml's ZipMap, which gives
-    seq(map(string, float)). nxrt has no map values (docs/python.md, "Not there")."""
+def test_a_bad_map_feed_names_the_input(tmp_path):
+    """DictVectorizer's map(string, float) input: a dict of other key or value types, or
+    something that is not a dict, gives InvalidArgument naming the input and both types."""
     from onnx import TensorProto, helper, onnx_ml_pb2, save
-    rng = numpy.random.default_rng(2)
-    probabilities = onnx_ml_pb2.TypeProto()
-    probabilities.map_type.key_type = TensorProto.STRING
-    probabilities.map_type.value_type.tensor_type.elem_type = TensorProto.FLOAT
+    map_type = onnx_ml_pb2.TypeProto()
+    map_type.map_type.key_type = TensorProto.STRING
+    map_type.map_type.value_type.tensor_type.elem_type = TensorProto.FLOAT
     graph = helper.make_graph(
-        [helper.make_node("MatMul", ["x", "w"], ["scores"]),
-         helper.make_node("Softmax", ["scores"], ["p"], axis=1),
-         helper.make_node("ZipMap", ["p"], ["probabilities"], domain="ai.onnx.ml",
-                          classlabels_strings=["cat", "dog", "owl"], name="zipmap")],
-        "classifier", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n", 4])],
-        [helper.make_value_info("probabilities", helper.make_sequence_type_proto(probabilities))],
-        [helper.make_tensor("w", TensorProto.FLOAT, [4, 3], rng.standard_normal(12).tolist())])
+        [helper.make_node("DictVectorizer", ["m"], ["y"], domain="ai.onnx.ml",
+                          string_vocabulary=["a", "b"])],
+        "vectorizer", [helper.make_value_info("m", map_type)],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 2])])
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17),
                                                     helper.make_opsetid("ai.onnx.ml", 3)])
-    path = str(tmp_path / "classifier.onnx")
+    path = str(tmp_path / "vectorizer.onnx")
     save(model, path)
-    with pytest.raises(nxrt.capi.onnxruntime_pybind11_state.NotImplemented) as info:
-        nxrt.InferenceSession(path)
-    assert "ZipMap" in str(info.value) and "zipmap" in str(info.value), str(info.value)
+    session = nxrt.InferenceSession(path)
+    invalid = nxrt.capi.onnxruntime_pybind11_state.InvalidArgument
+    with pytest.raises(invalid, match=r"input 'm'.*int.*string key"):
+        session.run(None, {"m": {1: 2.0}})
+    with pytest.raises(invalid, match=r"input 'm'.*str.*float value"):
+        session.run(None, {"m": {"a": "x"}})
+    with pytest.raises(invalid, match=r"input 'm'.*dict"):
+        session.run(None, {"m": numpy.ones(2, dtype=numpy.float32)})

@@ -87,6 +87,40 @@ std::unique_ptr<OrtTypeInfo> TensorTypeInfo(DataType dtype,
   return info;
 }
 
+// A map OrtValue (elements: keys, then values, as OrtApi::CreateValue makes it) as an nxrt map.
+Result<Value> ToNxrtMap(const OrtValue& value, std::string_view name) {
+  if (value.elements.size() != 2) {
+    return MakeStatus(StatusCode::kInvalidArgument, "value '", name, "' is a map with ",
+                      value.elements.size(), " parts; make it with OrtApi::CreateValue from keys "
+                      "and values");
+  }
+  NXRT_ASSIGN_OR_RETURN(Tensor keys, ToNxrtTensor(*value.elements[0], std::string(name) + " keys"));
+  NXRT_ASSIGN_OR_RETURN(Tensor values,
+                        ToNxrtTensor(*value.elements[1], std::string(name) + " values"));
+  Result<Value> map = Value::Map(keys, values);
+  if (!map.ok()) return map.status().WithContext("value '" + std::string(name) + "'");
+  return map;
+}
+
+// A new OrtValue holding (sharing) a map's keys and values.
+Result<std::unique_ptr<OrtValue>> MapToOrtValue(const Value& map) {
+  auto out = std::make_unique<OrtValue>();
+  out->type = ONNX_TYPE_MAP;
+  NXRT_ASSIGN_OR_RETURN(std::unique_ptr<OrtValue> keys, TensorToOrtValue(map.map_keys()));
+  NXRT_ASSIGN_OR_RETURN(std::unique_ptr<OrtValue> values, TensorToOrtValue(map.map_values()));
+  out->elements.push_back(std::move(keys));
+  out->elements.push_back(std::move(values));
+  return out;
+}
+
+std::unique_ptr<OrtTypeInfo> MapTypeInfo(DataType key, DataType value) {
+  auto map = std::make_unique<OrtTypeInfo>();
+  map->type = ONNX_TYPE_MAP;
+  map->map_key = ToOrtElementType(key);
+  if (value != DataType::kUndefined) map->element = TensorTypeInfo(value, std::nullopt);
+  return map;
+}
+
 }  // namespace
 
 Result<Value> ToNxrtValue(const OrtValue& value, std::string_view name) {
@@ -96,13 +130,23 @@ Result<Value> ToNxrtValue(const OrtValue& value, std::string_view name) {
       return Value(std::move(tensor));
     }
     case ONNX_TYPE_SEQUENCE: {
+      if (!value.elements.empty() && value.elements.front()->type == ONNX_TYPE_MAP) {
+        std::vector<Value> maps;
+        for (size_t i = 0; i < value.elements.size(); ++i) {
+          const std::string element = std::string(name) + "[" + std::to_string(i) + "]";
+          NXRT_ASSIGN_OR_RETURN(Value map, ToNxrtMap(*value.elements[i], element));
+          maps.push_back(std::move(map));
+        }
+        const DataType key = maps.front().map_key_dtype(), element = maps.front().dtype();
+        return Value::MapSequence(key, element, std::move(maps));
+      }
       std::vector<Tensor> tensors;
       DataType dtype = DataType::kUndefined;
       for (size_t i = 0; i < value.elements.size(); ++i) {
         const OrtValue& element = *value.elements[i];
         if (element.type != ONNX_TYPE_TENSOR) {
-          return MakeStatus(StatusCode::kNotImplemented, "value '", name,
-                            "' is a sequence of maps; nxrt runs sequences of tensors only");
+          return MakeStatus(StatusCode::kInvalidArgument, "value '", name, "' mixes tensors ",
+                            "and other values; a sequence holds tensors or maps of one type");
         }
         NXRT_ASSIGN_OR_RETURN(Tensor tensor,
                               ToNxrtTensor(element, std::string(name) + "[" + std::to_string(i) + "]"));
@@ -111,9 +155,7 @@ Result<Value> ToNxrtValue(const OrtValue& value, std::string_view name) {
       }
       return Value::Sequence(dtype, std::move(tensors));
     }
-    case ONNX_TYPE_MAP:
-      return MakeStatus(StatusCode::kNotImplemented, "value '", name,
-                        "' is a map; nxrt runs no operator that takes maps");
+    case ONNX_TYPE_MAP: return ToNxrtMap(value, name);
     case ONNX_TYPE_OPTIONAL: return Value::None();
     default:
       return MakeStatus(StatusCode::kInvalidArgument, "value '", name, "' has ONNX type ",
@@ -128,6 +170,15 @@ Result<std::unique_ptr<OrtValue>> ToOrtValue(const Value& value) {
     out->type = ONNX_TYPE_SEQUENCE;
     for (const Tensor& element : value.sequence()) {
       NXRT_ASSIGN_OR_RETURN(std::unique_ptr<OrtValue> converted, TensorToOrtValue(element));
+      out->elements.push_back(std::move(converted));
+    }
+    return out;
+  }
+  if (value.is_map()) return MapToOrtValue(value);
+  if (value.is_map_sequence()) {
+    out->type = ONNX_TYPE_SEQUENCE;
+    for (const Value& map : value.maps()) {
+      NXRT_ASSIGN_OR_RETURN(std::unique_ptr<OrtValue> converted, MapToOrtValue(map));
       out->elements.push_back(std::move(converted));
     }
     return out;
@@ -174,17 +225,14 @@ std::unique_ptr<OrtTypeInfo> TypeInfoOf(const ValueInfo& info) {
       auto container = std::make_unique<OrtTypeInfo>();
       container->type =
           info.kind == ValueKind::kSequence ? ONNX_TYPE_SEQUENCE : ONNX_TYPE_OPTIONAL;
-      if (info.dtype != DataType::kUndefined) {
+      if (info.map_key != DataType::kUndefined) {
+        container->element = MapTypeInfo(info.map_key, info.dtype);
+      } else if (info.dtype != DataType::kUndefined) {
         container->element = TensorTypeInfo(info.dtype, info.shape);
       }
       return container;
     }
-    case ValueKind::kMap: {
-      auto map = std::make_unique<OrtTypeInfo>();
-      map->type = ONNX_TYPE_MAP;
-      if (info.dtype != DataType::kUndefined) map->element = TensorTypeInfo(info.dtype, std::nullopt);
-      return map;
-    }
+    case ValueKind::kMap: return MapTypeInfo(info.map_key, info.dtype);
     case ValueKind::kAbsent:
     case ValueKind::kUnknown: break;
   }

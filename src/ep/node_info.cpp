@@ -71,7 +71,11 @@ std::optional<Shape> ValueInfo::static_shape() const {
 std::string ValueInfo::ToString() const {
   if (kind == ValueKind::kAbsent) return "<absent>";
   std::string out = name + ": " + std::string(ValueKindName(kind));
-  if (dtype != DataType::kUndefined) {
+  if (map_key != DataType::kUndefined) {
+    const std::string map = "map(" + std::string(DataTypeName(map_key)) + "," +
+                            std::string(DataTypeName(dtype)) + ")";
+    out = name + ": " + (kind == ValueKind::kMap ? map : "sequence(" + map + ")");
+  } else if (dtype != DataType::kUndefined) {
     out += '(';
     out += DataTypeName(dtype);
     out += ')';

@@ -102,12 +102,19 @@ ValueInfo NodeInfoBuilder::Value(ir::ValueId value) const {
       info.kind == ValueKind::kMap) {
     type = v.type.element.get();
   }
+  if (info.kind == ValueKind::kMap) info.map_key = v.type.map_key;
+  if (info.kind == ValueKind::kSequence && type != nullptr &&
+      type->kind == ir::TypeInfo::Kind::kMap) {
+    // seq(map(K, V)): the maps' key type and value type.
+    info.map_key = type->map_key;
+    type = type->element.get();
+  }
   if (type != nullptr) {
     info.dtype = type->elem_type;
     // Tensors, and the element tensors of sequences and optionals, carry their shape.
     const bool tensor_like = type->kind == ir::TypeInfo::Kind::kTensor ||
                              type->kind == ir::TypeInfo::Kind::kSparseTensor;
-    if (tensor_like && info.kind != ValueKind::kMap) {
+    if (tensor_like && info.kind != ValueKind::kMap && info.map_key == DataType::kUndefined) {
       if (type->shape) {
         std::vector<DimInfo> dims;
         dims.reserve(type->shape->size());

@@ -323,7 +323,8 @@ class ProtoValidator {
   bool sorted_ = true;
 };
 
-// ONNX's type string of `type` ("tensor(float)", "seq(tensor(int64))"), or "" when unknown.
+// ONNX's type string of `type` ("tensor(float)", "seq(tensor(int64))", "map(int64, float)"), or
+// "" when unknown.
 std::string TypeString(const TypeInfo& type) {
   switch (type.kind) {
     case TypeInfo::Kind::kTensor:
@@ -339,10 +340,15 @@ std::string TypeString(const TypeInfo& type) {
       return (type.kind == TypeInfo::Kind::kSequence ? "seq(" : "optional(") + inner + ")";
     }
     case TypeInfo::Kind::kMap: {
+      // As ONNX-ML's schemas spell map types: "map(string, float)", a tensor value by its
+      // element type.
       if (!type.element || type.map_key == DataType::kUndefined) return "";
-      const std::string inner = TypeString(*type.element);
+      const bool tensor = type.element->kind == TypeInfo::Kind::kTensor;
+      if (tensor && type.element->elem_type == DataType::kUndefined) return "";
+      const std::string inner = tensor ? std::string(DataTypeName(type.element->elem_type))
+                                       : TypeString(*type.element);
       if (inner.empty()) return "";
-      return "map(" + std::string(DataTypeName(type.map_key)) + "," + inner + ")";
+      return "map(" + std::string(DataTypeName(type.map_key)) + ", " + inner + ")";
     }
     case TypeInfo::Kind::kUnknown: break;
   }

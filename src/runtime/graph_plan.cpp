@@ -12,6 +12,10 @@ int64_t ValueBytes(const Value& value) {
   if (value.is_sequence()) {
     for (const Tensor& t : value.sequence()) bytes += static_cast<int64_t>(t.byte_size());
   }
+  if (value.is_map()) {
+    bytes += static_cast<int64_t>(value.map_keys().byte_size() + value.map_values().byte_size());
+  }
+  for (const Value& map : value.maps()) bytes += ValueBytes(map);
   return bytes;
 }
 

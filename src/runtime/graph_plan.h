@@ -92,7 +92,8 @@ struct RunLimits {
   Status OverMemoryLimit(int64_t bytes, std::string_view what);
 };
 
-// Bytes of the tensors `value` holds: a tensor's, the sum of a sequence's, 0 for an empty optional.
+// Bytes of the tensors `value` holds: a tensor's, the sum of a sequence's, a map's keys and
+// values (summed over the maps of a sequence of maps), 0 for an empty optional.
 int64_t ValueBytes(const Value& value);
 
 // What a run records. The executor hands it down to the sub-plans that control-flow steps run,

@@ -443,15 +443,18 @@ Result<std::vector<NamedTensor>> GenerateInputs(const std::vector<ValueInfo>& in
                         "'; the inputs are ", names.empty() ? "(none)" : names);
     }
   }
-  NXRT_RETURN_IF_ERROR(CheckSizesKnown(inputs, options));
-  std::vector<NamedTensor> tensors;
+  // Before sizes: a map or sequence input has no shape to ask for.
   for (const ValueInfo& input : inputs) {
-    const InputSpec* spec = FindSpec(options.inputs, input.name);
     if (input.kind != ValueKind::kTensor || input.dtype == DataType::kUndefined) {
       return MakeStatus(StatusCode::kNotImplemented, "input '", input.name, "' is ",
                         input.ToString(),
                         "; only tensors of nxrt's element types are generated");
     }
+  }
+  NXRT_RETURN_IF_ERROR(CheckSizesKnown(inputs, options));
+  std::vector<NamedTensor> tensors;
+  for (const ValueInfo& input : inputs) {
+    const InputSpec* spec = FindSpec(options.inputs, input.name);
     if (spec != nullptr && spec->dtype.has_value() && *spec->dtype != input.dtype) {
       return MakeStatus(StatusCode::kInvalidArgument, "input '", input.name, "' is given type ",
                         DataTypeName(*spec->dtype), " but the model declares ",

@@ -14,6 +14,7 @@
 #include "runtime/control_flow.h"
 #include "runtime/ep_context_model.h"
 #include "runtime/ep_factory.h"
+#include "runtime/map_steps.h"
 #include "runtime/sequence_steps.h"
 
 namespace nxrt::runtime {
@@ -82,7 +83,7 @@ std::vector<bool> NonTensorValues(const ir::GraphView& view) {
 }
 
 // Nodes the runtime runs itself (no EP is asked): control flow, the sequence and optional ops,
-// and Identity of a sequence or optional.
+// ONNX-ML's map ops, and Identity of a sequence or optional.
 std::vector<bool> RuntimeNodes(const ir::GraphView& view) {
   const ir::Graph& g = view.graph();
   const std::vector<bool> non_tensor = NonTensorValues(view);
@@ -90,7 +91,7 @@ std::vector<bool> RuntimeNodes(const ir::GraphView& view) {
   for (size_t n = 0; n < g.nodes.size(); ++n) {
     const ir::Node& node = g.nodes[n];
     runtime[n] = IsControlFlowOp(node.domain, node.op_type) ||
-                 IsSequenceOp(node.domain, node.op_type);
+                 IsSequenceOp(node.domain, node.op_type) || IsMapOp(node.domain, node.op_type);
     if (node.domain.empty() && node.op_type == "Identity") {
       auto is_non_tensor = [&](ir::ValueId v) { return v != ir::kNoValue && non_tensor[v]; };
       runtime[n] = std::any_of(node.inputs.begin(), node.inputs.end(), is_non_tensor) ||

@@ -8,6 +8,7 @@
 #include "ep/node_info_builder.h"
 #include "runtime/control_flow.h"
 #include "runtime/device_copies.h"
+#include "runtime/map_steps.h"
 #include "runtime/sequence_steps.h"
 
 namespace nxrt::runtime {
@@ -157,7 +158,9 @@ Result<std::shared_ptr<GraphPlan>> PlanBuilder::Build(const ir::Graph& graph) {
       NXRT_ASSIGN_OR_RETURN(step.make_runtime_step,
                             BuildControlFlow(view, n, info, std::move(helpers), step.subgraphs));
     } else if (runtime_nodes[n]) {
-      NXRT_ASSIGN_OR_RETURN(step.make_runtime_step, MakeSequenceStep(info));
+      NXRT_ASSIGN_OR_RETURN(step.make_runtime_step, IsMapOp(node.domain, node.op_type)
+                                                        ? MakeMapStep(info)
+                                                        : MakeSequenceStep(info));
     } else if (claimer != nullptr) {
       step.node_info = std::make_shared<NodeInfo>(std::move(info));
       step.make_kernel = [claimer, &graph, n] { return claimer->CreateNodeKernel(graph, n); };

@@ -11,25 +11,19 @@ namespace nxrt::runtime {
 namespace {
 
 using Inputs = std::span<const Value* const>;
-using StepFn = std::function<Status(Inputs, std::vector<Value>&)>;
 
 // A stateless step: the same function for every PlanInstance.
 class FunctionStep final : public RuntimeStep {
  public:
-  explicit FunctionStep(std::shared_ptr<const StepFn> fn) : fn_(std::move(fn)) {}
+  explicit FunctionStep(std::shared_ptr<const StatelessStepFn> fn) : fn_(std::move(fn)) {}
   Status Run(Inputs inputs, std::vector<Value>& outputs, ThreadPool&,
              const RunRecord&) override {
     return (*fn_)(inputs, outputs);
   }
 
  private:
-  std::shared_ptr<const StepFn> fn_;
+  std::shared_ptr<const StatelessStepFn> fn_;
 };
-
-RuntimeStepFactory Factory(StepFn fn) {
-  auto shared = std::make_shared<const StepFn>(std::move(fn));
-  return [shared] { return std::unique_ptr<RuntimeStep>(new FunctionStep(shared)); };
-}
 
 const Value* InputAt(Inputs inputs, size_t i) { return i < inputs.size() ? inputs[i] : nullptr; }
 
@@ -274,6 +268,11 @@ Status PassThrough(Inputs inputs, std::vector<Value>& outputs, bool none_is_erro
 
 }  // namespace
 
+RuntimeStepFactory StatelessStep(StatelessStepFn fn) {
+  auto shared = std::make_shared<const StatelessStepFn>(std::move(fn));
+  return [shared] { return std::unique_ptr<RuntimeStep>(new FunctionStep(shared)); };
+}
+
 bool IsSequenceOp(std::string_view domain, std::string_view op_type) {
   static constexpr std::array<std::string_view, 11> kOps = {
       "SequenceConstruct", "SequenceEmpty",      "SequenceAt",         "SequenceInsert",
@@ -284,11 +283,11 @@ bool IsSequenceOp(std::string_view domain, std::string_view op_type) {
 
 Result<RuntimeStepFactory> MakeSequenceStep(const NodeInfo& node) {
   const std::string& op = node.op_type();
-  if (op == "SequenceConstruct") return Factory(SequenceConstruct);
-  if (op == "SequenceAt") return Factory(SequenceAt);
-  if (op == "SequenceInsert") return Factory(SequenceInsert);
-  if (op == "SequenceErase") return Factory(SequenceErase);
-  if (op == "SequenceLength") return Factory(SequenceLength);
+  if (op == "SequenceConstruct") return StatelessStep(SequenceConstruct);
+  if (op == "SequenceAt") return StatelessStep(SequenceAt);
+  if (op == "SequenceInsert") return StatelessStep(SequenceInsert);
+  if (op == "SequenceErase") return StatelessStep(SequenceErase);
+  if (op == "SequenceLength") return StatelessStep(SequenceLength);
   if (op == "SequenceEmpty") {
     NXRT_ASSIGN_OR_RETURN(int64_t code, node.GetInt("dtype", 1));
     const std::optional<DataType> dtype = DataTypeFromOnnx(static_cast<int32_t>(code));
@@ -296,7 +295,7 @@ Result<RuntimeStepFactory> MakeSequenceStep(const NodeInfo& node) {
       return node.Error(StatusCode::kInvalidModel, "attribute 'dtype' = ", code,
                         " is not an ONNX tensor element type");
     }
-    return Factory([dtype = *dtype](Inputs, std::vector<Value>& outputs) -> Status {
+    return StatelessStep([dtype = *dtype](Inputs, std::vector<Value>& outputs) -> Status {
       NXRT_ASSIGN_OR_RETURN(outputs[0], Value::Sequence(dtype, {}));
       return Status::Ok();
     });
@@ -304,7 +303,7 @@ Result<RuntimeStepFactory> MakeSequenceStep(const NodeInfo& node) {
   if (op == "SplitToSequence") {
     NXRT_ASSIGN_OR_RETURN(int64_t axis, node.GetInt("axis", 0));
     NXRT_ASSIGN_OR_RETURN(int64_t keepdims, node.GetInt("keepdims", 1));
-    return Factory([axis, keepdims](Inputs inputs, std::vector<Value>& outputs) {
+    return StatelessStep([axis, keepdims](Inputs inputs, std::vector<Value>& outputs) {
       return SplitToSequence(inputs, outputs, axis, keepdims != 0);
     });
   }
@@ -315,12 +314,12 @@ Result<RuntimeStepFactory> MakeSequenceStep(const NodeInfo& node) {
       return node.Error(StatusCode::kInvalidModel, "attribute 'new_axis' = ", new_axis,
                         "; it must be 0 or 1");
     }
-    return Factory([axis, new_axis](Inputs inputs, std::vector<Value>& outputs) {
+    return StatelessStep([axis, new_axis](Inputs inputs, std::vector<Value>& outputs) {
       return ConcatFromSequence(inputs, outputs, axis, new_axis == 1);
     });
   }
   if (op == "Optional") {
-    return Factory([](Inputs inputs, std::vector<Value>& outputs) -> Status {
+    return StatelessStep([](Inputs inputs, std::vector<Value>& outputs) -> Status {
       if (InputAt(inputs, 0) == nullptr) {
         outputs[0] = Value::None();
         return Status::Ok();
@@ -329,19 +328,19 @@ Result<RuntimeStepFactory> MakeSequenceStep(const NodeInfo& node) {
     });
   }
   if (op == "OptionalHasElement") {
-    return Factory([](Inputs inputs, std::vector<Value>& outputs) -> Status {
+    return StatelessStep([](Inputs inputs, std::vector<Value>& outputs) -> Status {
       const Value* v = InputAt(inputs, 0);
       outputs[0] = Value(Tensor::Scalar<bool>(v != nullptr && !v->is_none()));
       return Status::Ok();
     });
   }
   if (op == "OptionalGetElement") {
-    return Factory([](Inputs inputs, std::vector<Value>& outputs) {
+    return StatelessStep([](Inputs inputs, std::vector<Value>& outputs) {
       return PassThrough(inputs, outputs, true);
     });
   }
   if (op == "Identity") {
-    return Factory([](Inputs inputs, std::vector<Value>& outputs) {
+    return StatelessStep([](Inputs inputs, std::vector<Value>& outputs) {
       return PassThrough(inputs, outputs, false);
     });
   }

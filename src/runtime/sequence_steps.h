@@ -26,13 +26,23 @@
 // Source: ONNX operator spec (onnx/defs/sequence/defs.cc, onnx/defs/optional/defs.cc).
 #pragma once
 
+#include <functional>
+#include <span>
 #include <string_view>
+#include <vector>
 
 #include "nxrt/node_info.h"
 #include "nxrt/status.h"
 #include "runtime/graph_plan.h"
 
 namespace nxrt::runtime {
+
+// A runtime step that holds no state: `fn` fills the outputs from the inputs (RuntimeStep::Run's
+// contract), the same function for every PlanInstance. Also the form of the map ops
+// (runtime/map_steps.h).
+using StatelessStepFn =
+    std::function<Status(std::span<const Value* const> inputs, std::vector<Value>& outputs)>;
+RuntimeStepFactory StatelessStep(StatelessStepFn fn);
 
 // True for the ops listed above except Identity (which is a sequence op only on a non-tensor).
 bool IsSequenceOp(std::string_view domain, std::string_view op_type);

@@ -73,7 +73,7 @@ class SessionImpl final : public Session {
       if (!out.value.is_tensor()) {
         return MakeStatus(StatusCode::kInvalidArgument, "output '", out.name, "' is ",
                           out.value.Description(), ", not a tensor; call RunValues to get ",
-                          "sequences and optionals");
+                          "sequences, maps and optionals");
       }
       result.push_back({std::move(out.name), out.value.tensor()});
     }
@@ -625,19 +625,36 @@ class SessionImpl final : public Session {
       return MakeStatus(StatusCode::kInvalidArgument, "input '", declared.name,
                         "' is an empty tensor with no dtype");
     }
+    const bool map_sequence = declared.kind == ValueKind::kSequence &&
+                              declared.map_key != DataType::kUndefined;
     const bool fits = declared.kind == ValueKind::kUnknown ||
                       (declared.kind == ValueKind::kTensor && value.is_tensor()) ||
-                      (declared.kind == ValueKind::kSequence && value.is_sequence()) ||
+                      (declared.kind == ValueKind::kSequence && !map_sequence &&
+                       value.is_sequence()) ||
+                      (map_sequence && value.is_map_sequence()) ||
+                      (declared.kind == ValueKind::kMap && value.is_map()) ||
                       declared.kind == ValueKind::kOptional;
-    if (declared.kind == ValueKind::kSparseTensor || declared.kind == ValueKind::kMap) {
+    if (declared.kind == ValueKind::kSparseTensor) {
       return MakeStatus(StatusCode::kNotImplemented, "input '", declared.name, "' is a ",
-                        ValueKindName(declared.kind), "; nxrt runs tensors, sequences and ",
+                        ValueKindName(declared.kind), "; nxrt runs tensors, sequences, maps and ",
                         "optionals only");
     }
     if (!fits) {
       return MakeStatus(StatusCode::kInvalidArgument, "input '", declared.name, "' is declared ",
                         declared.ToString(), " but the value given is ", value.Description(),
-                        "; give it a ", ValueKindName(declared.kind));
+                        "; give it a ",
+                        map_sequence ? "sequence of maps" : ValueKindName(declared.kind));
+    }
+    if (value.is_map() || value.is_map_sequence()) {
+      const bool key_fits =
+          declared.map_key == DataType::kUndefined || value.map_key_dtype() == declared.map_key;
+      const bool value_fits =
+          declared.dtype == DataType::kUndefined || value.dtype() == declared.dtype;
+      if (!key_fits || !value_fits) {
+        return MakeStatus(StatusCode::kInvalidArgument, "input '", declared.name, "' is ",
+                          value.Description(), ", the model declares ", declared.ToString());
+      }
+      return Status::Ok();
     }
     if (!value.is_tensor()) {
       if (declared.dtype != DataType::kUndefined && value.is_sequence() &&

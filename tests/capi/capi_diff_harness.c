@@ -257,6 +257,21 @@ void dump_type_info(Ctx* c, const char* label, const OrtTypeInfo* info) {
       dump_type_info(c, sub, contained);
       api->ReleaseTypeInfo(contained);
     }
+  } else if (type == ONNX_TYPE_MAP) {
+    const OrtMapTypeInfo* map = NULL;
+    ONNXTensorElementDataType key = ONNX_TENSOR_ELEMENT_DATA_TYPE_UNDEFINED;
+    OrtTypeInfo* value = NULL;
+    rec_status(c, "CastTypeInfoToMapTypeInfo", api->CastTypeInfoToMapTypeInfo(info, &map));
+    if (map != NULL) {
+      rec_status(c, "GetMapKeyType", api->GetMapKeyType(map, &key));
+      rec(c, "%s.key: %s", label, element_name(key));
+      if (rec_status(c, "GetMapValueType", api->GetMapValueType(map, &value))) {
+        char sub[256];
+        snprintf(sub, sizeof sub, "%s.value", label);
+        dump_type_info(c, sub, value);
+        api->ReleaseTypeInfo(value);
+      }
+    }
   }
 }
 

@@ -769,6 +769,41 @@ static void case_maps(Ctx* c) {
   }
   const OrtValue* mixed[2] = {map, string_map};
   rec_status(c, "CreateValue(sequence of different maps)", API->CreateValue(mixed, 2, ONNX_TYPE_SEQUENCE, &seq));
+
+  /* Maps through sessions: ZipMap's seq(map(int64, float)) output, DictVectorizer's map input. */
+  OrtEnv* env = NULL;
+  rec_status(c, "CreateEnv", API->CreateEnv(ORT_LOGGING_LEVEL_WARNING, "maps", &env));
+  OrtSession* session = open_session(c, env, "zipmap.onnx", NULL);
+  if (session != NULL) {
+    dump_session_io(c, session);
+    const float x[6] = {0.1f, 0.7f, 0.2f, -1.5f, 2.5f, 0.0f};
+    const int64_t x_shape[2] = {2, 3};
+    OrtValue* tx = make_tensor(c, ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT, x_shape, 2, x, sizeof x);
+    const char* in[1] = {"X"};
+    const char* out[1] = {"Z"};
+    const OrtValue* values[1] = {tx};
+    run_and_dump(c, session, NULL, in, values, 1, out, 1);
+    const int64_t wide[2] = {1, 4};
+    OrtValue* tw =
+        make_tensor(c, ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT, wide, 2, x, 4 * sizeof(float));
+    const OrtValue* wrong[1] = {tw};
+    run_and_dump(c, session, NULL, in, wrong, 1, out, 1);
+    API->ReleaseValue(tw);
+    API->ReleaseValue(tx);
+    API->ReleaseSession(session);
+  }
+  session = open_session(c, env, "dict_vectorizer.onnx", NULL);
+  if (session != NULL) {
+    dump_session_io(c, session);
+    const char* in[1] = {"M"};
+    const char* out[1] = {"Y"};
+    const OrtValue* values[1] = {string_map};
+    run_and_dump(c, session, NULL, in, values, 1, out, 1);
+    const OrtValue* wrong_map[1] = {map};
+    run_and_dump(c, session, NULL, in, wrong_map, 1, out, 1);
+    API->ReleaseSession(session);
+  }
+  API->ReleaseEnv(env);
   API->ReleaseValue(map);
   API->ReleaseValue(string_map);
   API->ReleaseValue(k);

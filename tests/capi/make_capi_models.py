@@ -11,6 +11,10 @@ version 8 unless said otherwise; ONNX Runtime 1.30 and nxrt both read them.
   optional_none.onnx  O = Optional(): an optional(tensor(float)) output holding nothing
   concat_strings.onnx Y = Concat(X, X, axis=0), string[n] (a string kernel that needs no locale)
   reshape.onnx        Y = Reshape(X, S): fails at run time when S does not fit X
+  zipmap.onnx         Z = ZipMap(X), X float[n, 3], labels 30, 10, 20: a seq(map(int64, float))
+                      output, as scikit-learn classifiers converted by skl2onnx end (ai.onnx.ml 3)
+  dict_vectorizer.onnx Y = DictVectorizer(M), M map(string, float), vocabulary eel, cat, ant:
+                      a map input
 """
 import os
 import sys
@@ -36,8 +40,11 @@ ELEMENT_TYPES = {
 }
 
 
-def save(graph, folder, name, opset=17, **fields):
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)],
+def save(graph, folder, name, opset=17, ml=False, **fields):
+    imports = [helper.make_opsetid("", opset)]
+    if ml:
+        imports.append(helper.make_opsetid("ai.onnx.ml", 3))
+    model = helper.make_model(graph, opset_imports=imports,
                               producer_name=fields.pop("producer_name", "nxrt capi tests"))
     model.ir_version = 8
     for key, value in fields.items():
@@ -106,6 +113,24 @@ def main(folder):
         [helper.make_node("Reshape", ["X", "S"], ["Y"])], "reshape",
         [vi("X", TensorProto.FLOAT, ["n"]), vi("S", TensorProto.INT64, [2])],
         [vi("Y", TensorProto.FLOAT, ["a", "b"])]), folder, "reshape.onnx")
+
+    def map_type(key):  # map(key, tensor(float)); Debian's onnx 1.12 has no helper for it
+        t = onnx.TypeProto()
+        t.map_type.key_type = key
+        t.map_type.value_type.tensor_type.elem_type = TensorProto.FLOAT
+        return t
+    save(helper.make_graph(
+        [helper.make_node("ZipMap", ["X"], ["Z"], domain="ai.onnx.ml",
+                          classlabels_int64s=[30, 10, 20])], "zipmap",
+        [vi("X", TensorProto.FLOAT, ["n", 3])],
+        [helper.make_value_info(
+            "Z", helper.make_sequence_type_proto(map_type(TensorProto.INT64)))]),
+        folder, "zipmap.onnx", ml=True)
+    save(helper.make_graph(
+        [helper.make_node("DictVectorizer", ["M"], ["Y"], domain="ai.onnx.ml",
+                          string_vocabulary=["eel", "cat", "ant"])], "dict_vectorizer",
+        [helper.make_value_info("M", map_type(TensorProto.STRING))],
+        [vi("Y", TensorProto.FLOAT, [1, 3])]), folder, "dict_vectorizer.onnx", ml=True)
 
 
 if __name__ == "__main__":

@@ -10,7 +10,7 @@ ONNX Runtime's own version functions through ctypes, and docs/cli.md for the hel
 
 Cases: test_onnx_plugin, exit_codes, plugin_fallback_notes, ep_option_commas,
 claims_svg_chromium, flag_set, progress, profile_breakdown, scriptable_output, output_names,
-optimize, compile, docs_match_help, low_bit_types, generate, run_limits.
+optimize, compile, docs_match_help, low_bit_types, generate, run_limits, map_outputs.
 """
 import argparse
 import ctypes
@@ -1123,6 +1123,69 @@ def shared_default(docs, flag):
     row = re.search(r"^\| `%s(?: [^`]*)?` \|([^|]*)\|" % re.escape(flag), table, re.M)
     expect(row, f"the shared-flags table documents {flag}")
     return row.group(1).strip()
+
+
+def classifier_model(path, labels):
+    """A scikit-learn classifier as skl2onnx writes it: label, and output_probability through
+    ai.onnx.ml's ZipMap (seq(map(int64, tensor(float))))."""
+    rng = np.random.default_rng(11)
+    probabilities = onnx.TypeProto()
+    probabilities.map_type.key_type = TensorProto.INT64
+    probabilities.map_type.value_type.tensor_type.elem_type = TensorProto.FLOAT
+    graph = helper.make_graph(
+        [helper.make_node("MatMul", ["x", "w"], ["scores"]),
+         helper.make_node("Softmax", ["scores"], ["p"], axis=1),
+         helper.make_node("ArgMax", ["p"], ["label"], axis=1, keepdims=0),
+         helper.make_node("ZipMap", ["p"], ["output_probability"], domain="ai.onnx.ml",
+                          classlabels_int64s=labels)],
+        "classifier", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n", 4])],
+        [helper.make_tensor_value_info("label", TensorProto.INT64, ["n"]),
+         helper.make_value_info("output_probability",
+                                helper.make_sequence_type_proto(probabilities))],
+        [numpy_helper.from_array(rng.standard_normal((4, len(labels))).astype(np.float32), "w")])
+    return save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17),
+                                                        helper.make_opsetid("ai.onnx.ml", 3)]),
+                path)
+
+
+def case_map_outputs(tmp):
+    """`nxrt run` prints a sequence of maps (ZipMap's output) key → value, as text and in --json,
+    equal to ONNX Runtime's maps for the same generated input (ort_run's JSON of them)."""
+    labels = [7, 3, 11]
+    model = classifier_model(os.path.join(tmp, "classifier.onnx"), labels)
+    flags = ["--random", "--seed", "5", "--shape", "x=3,4"]
+    folder = os.path.join(tmp, "ort")
+    result = subprocess.run([ARGS.ort_run, model, *flags, "--output-dir", folder, "--no-opt"],
+                            capture_output=True, text=True, timeout=300)
+    expect(result.returncode == 0, f"ort_run {model}: {result.stderr}")
+    with open(os.path.join(folder, "output_probability.json"), encoding="utf-8") as f:
+        want = json.load(f)
+    expect(len(want) == 3 and all(m["keys"] == sorted(labels) for m in want), str(want))
+
+    run = nxrt("run", model, *flags, "--json")
+    expect_exit(run, 0, "run --json")
+    outputs = {o["name"]: o for o in json.loads(run.stdout)["outputs"]}
+    got = outputs["output_probability"]
+    expect(got["kind"] == "map_sequence" and got["key_type"] == "int64" and
+           got["value_type"] == "float" and got["maps"] == 3, str(got))
+    expect(got["description"].startswith("seq(map(int64,float))[map(int64,float)[3]"), str(got))
+    for g, w in zip(got["first"], want):
+        expect(g["keys"] == w["keys"], f"keys {g} vs ORT's {w}")
+        expect(all(abs(a - b) <= 1e-5 for a, b in zip(g["values"], w["values"])),
+               f"values {g} vs ORT's {w}")
+    expect(outputs["label"]["kind"] == "tensor", str(outputs["label"]))
+
+    text = nxrt("run", model, *flags)
+    expect_exit(text, 0, "run")
+    line = next((l for l in text.stdout.splitlines() if l.strip().startswith("output_probability")),
+                "")
+    entries = re.findall(r"\{([^}]*)\}", line)
+    expect(len(entries) == 3, f"three maps in {line!r}")
+    for entry, w in zip(entries, want):
+        pairs = [p.split(": ") for p in entry.split(", ")]
+        expect([int(k) for k, _ in pairs] == w["keys"], f"{entry!r} vs ORT's {w}")
+        expect(all(abs(float(v) - b) <= 1e-5 for (_, v), b in zip(pairs, w["values"])),
+               f"{entry!r} vs ORT's {w}")
 
 
 def main():

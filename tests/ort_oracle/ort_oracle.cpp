@@ -306,6 +306,102 @@ Result<Tensor> TensorFromOrtValue(const OrtApi* api, const OrtValue* value,
   return tensor;
 }
 
+// An ORT map or sequence made with OrtApi::CreateValue from `value` (a kMap or a non-empty
+// kMapSequence); its keys and values are copied by ORT.
+Result<OrtPtr<OrtValue>> MakeOrtMapValue(const OrtLibrary& library, const Value& value) {
+  const OrtApi* api = library.api;
+  if (value.is_map()) {
+    NXRT_ASSIGN_OR_RETURN(OrtPtr<OrtValue> keys, MakeOrtValue(library, value.map_keys()));
+    NXRT_ASSIGN_OR_RETURN(OrtPtr<OrtValue> values, MakeOrtValue(library, value.map_values()));
+    const OrtValue* parts[] = {keys.get(), values.get()};
+    OrtValue* raw = nullptr;
+    NXRT_RETURN_IF_ERROR(ORT_CALL(api, CreateValue, parts, 2, ONNX_TYPE_MAP, &raw));
+    return OrtPtr<OrtValue>(raw, OrtReleaser{api});
+  }
+  if (value.maps().empty()) {
+    return MakeStatus(StatusCode::kNotImplemented,
+                      "ORT's CreateValue makes no empty sequence; give at least one map");
+  }
+  std::vector<OrtPtr<OrtValue>> maps;
+  std::vector<const OrtValue*> parts;
+  for (const Value& map : value.maps()) {
+    NXRT_ASSIGN_OR_RETURN(OrtPtr<OrtValue> m, MakeOrtMapValue(library, map));
+    parts.push_back(m.get());
+    maps.push_back(std::move(m));
+  }
+  OrtValue* raw = nullptr;
+  NXRT_RETURN_IF_ERROR(
+      ORT_CALL(api, CreateValue, parts.data(), parts.size(), ONNX_TYPE_SEQUENCE, &raw));
+  return OrtPtr<OrtValue>(raw, OrtReleaser{api});
+}
+
+// An owned nxrt Value copied out of an ORT output: a tensor, a map (GetValue 0 is its keys, 1
+// its values), or a sequence of tensors or maps.
+Result<Value> ValueFromOrtValue(const OrtApi* api, const OrtValue* value, const std::string& name) {
+  ONNXType type;
+  NXRT_RETURN_IF_ERROR(ORT_CALL(api, GetValueType, value, &type));
+  if (type == ONNX_TYPE_TENSOR) {
+    NXRT_ASSIGN_OR_RETURN(Tensor t, TensorFromOrtValue(api, value, name));
+    return Value(std::move(t));
+  }
+  if (type != ONNX_TYPE_MAP && type != ONNX_TYPE_SEQUENCE) {
+    return MakeStatus(StatusCode::kNotImplemented, "output '", name, "' has ONNXType ",
+                      static_cast<int>(type), "; the oracle returns tensors, maps and sequences");
+  }
+  OrtAllocator* allocator = nullptr;
+  NXRT_RETURN_IF_ERROR(ORT_CALL(api, GetAllocatorWithDefaultOptions, &allocator));
+  size_t count = 0;
+  NXRT_RETURN_IF_ERROR(ORT_CALL(api, GetValueCount, value, &count));
+  std::vector<Value> parts;
+  for (size_t i = 0; i < count; ++i) {
+    OrtValue* raw = nullptr;
+    NXRT_RETURN_IF_ERROR(ORT_CALL(api, GetValue, value, static_cast<int>(i), allocator, &raw));
+    OrtPtr<OrtValue> part(raw, OrtReleaser{api});
+    NXRT_ASSIGN_OR_RETURN(Value v, ValueFromOrtValue(api, part.get(),
+                                                     name + "[" + std::to_string(i) + "]"));
+    parts.push_back(std::move(v));
+  }
+  if (type == ONNX_TYPE_MAP) return Value::Map(parts.at(0).tensor(), parts.at(1).tensor());
+  if (!parts.empty() && parts.front().is_map()) {
+    const DataType key = parts.front().map_key_dtype();
+    const DataType element = parts.front().dtype();
+    return Value::MapSequence(key, element, std::move(parts));
+  }
+  OrtTypeInfo* raw_type = nullptr;
+  NXRT_RETURN_IF_ERROR(ORT_CALL(api, GetTypeInfo, value, &raw_type));
+  OrtPtr<OrtTypeInfo> type_info(raw_type, OrtReleaser{api});
+  const OrtSequenceTypeInfo* sequence_info = nullptr;
+  NXRT_RETURN_IF_ERROR(
+      ORT_CALL(api, CastTypeInfoToSequenceTypeInfo, type_info.get(), &sequence_info));
+  OrtTypeInfo* raw_element = nullptr;
+  NXRT_RETURN_IF_ERROR(ORT_CALL(api, GetSequenceElementType, sequence_info, &raw_element));
+  OrtPtr<OrtTypeInfo> element(raw_element, OrtReleaser{api});
+  ONNXType element_type;
+  NXRT_RETURN_IF_ERROR(ORT_CALL(api, GetOnnxTypeFromTypeInfo, element.get(), &element_type));
+  if (element_type == ONNX_TYPE_MAP) {  // an empty sequence of maps
+    const OrtMapTypeInfo* map_info = nullptr;
+    NXRT_RETURN_IF_ERROR(ORT_CALL(api, CastTypeInfoToMapTypeInfo, element.get(), &map_info));
+    ONNXTensorElementDataType key = ONNX_TENSOR_ELEMENT_DATA_TYPE_UNDEFINED;
+    NXRT_RETURN_IF_ERROR(ORT_CALL(api, GetMapKeyType, map_info, &key));
+    OrtTypeInfo* raw_value = nullptr;
+    NXRT_RETURN_IF_ERROR(ORT_CALL(api, GetMapValueType, map_info, &raw_value));
+    OrtPtr<OrtTypeInfo> value_type(raw_value, OrtReleaser{api});
+    const OrtTensorTypeAndShapeInfo* value_info = nullptr;
+    NXRT_RETURN_IF_ERROR(ORT_CALL(api, CastTypeInfoToTensorInfo, value_type.get(), &value_info));
+    ValueInfo map_values;
+    NXRT_RETURN_IF_ERROR(ReadTensorShapeInfo(api, value_info, map_values));
+    return Value::MapSequence(DataTypeFromOnnx(key).value_or(DataType::kUndefined),
+                              map_values.dtype, {});
+  }
+  const OrtTensorTypeAndShapeInfo* tensor_info = nullptr;
+  NXRT_RETURN_IF_ERROR(ORT_CALL(api, CastTypeInfoToTensorInfo, element.get(), &tensor_info));
+  ValueInfo element_info;
+  NXRT_RETURN_IF_ERROR(ReadTensorShapeInfo(api, tensor_info, element_info));
+  std::vector<Tensor> tensors;
+  for (Value& part : parts) tensors.push_back(part.tensor());
+  return Value::Sequence(element_info.dtype, std::move(tensors));
+}
+
 std::string_view DeviceTypeName(OrtHardwareDeviceType type) {
   switch (type) {
     case OrtHardwareDeviceType_CPU: return "cpu";
@@ -644,12 +740,12 @@ struct OrtFeeds {
   std::vector<const OrtValue*> raw;
 };
 
-Status MakeFeeds(const OrtSessionHandle& handle, const std::vector<NamedTensor>& inputs,
+Status MakeFeeds(const OrtSessionHandle& handle, const std::vector<NamedValue>& inputs,
                  OrtFeeds& feeds) {
   const OrtLibrary& library = *handle.library;
   const std::string context = ModelContext(handle.model_path);
   feeds.contiguous.reserve(inputs.size());
-  for (const NamedTensor& input : inputs) {
+  for (const NamedValue& input : inputs) {
     const ValueInfo* declared = FindValue(handle.inputs, input.name);
     if (declared == nullptr) {
       return MakeStatus(StatusCode::kInvalidArgument, context, ": it has no input named '",
@@ -661,20 +757,34 @@ Status MakeFeeds(const OrtSessionHandle& handle, const std::vector<NamedTensor>&
                           "' is given twice");
       }
     }
-    if (!input.tensor.defined()) {
+    if (!input.value.defined()) {
       return MakeStatus(StatusCode::kInvalidArgument, context, ": input '", input.name,
                         "' is an undefined (empty) tensor");
     }
-    if (declared->kind != ValueKind::kTensor) {
-      return MakeStatus(StatusCode::kNotImplemented, context, ": input '", input.name, "' is a ",
-                        declared->Description(), "; the oracle feeds tensors only");
+    if (input.value.is_map() || input.value.is_map_sequence()) {
+      const ValueKind kind = input.value.is_map() ? ValueKind::kMap : ValueKind::kSequence;
+      if (declared->kind != kind) {
+        return MakeStatus(StatusCode::kInvalidArgument, context, ": input '", input.name,
+                          "' is ", input.value.Description(), " but the model declares it ",
+                          declared->Description());
+      }
+      Result<OrtPtr<OrtValue>> value = MakeOrtMapValue(library, input.value);
+      if (!value.ok()) return value.status().WithContext(context + ": input '" + input.name + "'");
+      feeds.names.push_back(input.name.c_str());
+      feeds.values.push_back(std::move(value).value());
+      continue;
     }
-    if (declared->dtype != input.tensor.dtype()) {
+    if (declared->kind != ValueKind::kTensor || !input.value.is_tensor()) {
+      return MakeStatus(StatusCode::kNotImplemented, context, ": input '", input.name, "' is a ",
+                        declared->Description(), " given ", input.value.Description(),
+                        "; the oracle feeds tensors, maps and sequences of maps only");
+    }
+    if (declared->dtype != input.value.dtype()) {
       return MakeStatus(StatusCode::kInvalidArgument, context, ": input '", input.name, "' is ",
-                        input.tensor.Description(), " but the model declares it ",
+                        input.value.Description(), " but the model declares it ",
                         declared->Description());
     }
-    const Tensor* tensor = &input.tensor;
+    const Tensor* tensor = &input.value.tensor();
     if (!tensor->is_contiguous()) {
       NXRT_ASSIGN_OR_RETURN(Tensor copy, tensor->Clone());
       feeds.contiguous.push_back(std::move(copy));
@@ -697,42 +807,70 @@ Status MakeFeeds(const OrtSessionHandle& handle, const std::vector<NamedTensor>&
   return Status::Ok();
 }
 
-}  // namespace
+std::vector<NamedValue> AsValues(const std::vector<NamedTensor>& tensors) {
+  std::vector<NamedValue> values;
+  values.reserve(tensors.size());
+  for (const NamedTensor& t : tensors) values.push_back({t.name, Value(t.tensor)});
+  return values;
+}
 
-Result<std::vector<NamedTensor>> OracleSession::Run(
-    const std::vector<NamedTensor>& inputs, const std::vector<std::string>& output_names) const {
-  const OrtLibrary& library = *handle_->library;
-  const OrtApi* api = library.api;
-  const std::string context = ModelContext(handle_->model_path);
+// One ORT run: the names of the outputs asked for (all when `output_names` is empty) and ORT's
+// values for them.
+Result<std::pair<std::vector<const char*>, std::vector<OrtPtr<OrtValue>>>> RunOrt(
+    const OrtSessionHandle& handle, const std::vector<NamedValue>& inputs,
+    const std::vector<std::string>& output_names) {
+  const OrtApi* api = handle.library->api;
+  const std::string context = ModelContext(handle.model_path);
   OrtFeeds feeds;
-  NXRT_RETURN_IF_ERROR(MakeFeeds(*handle_, inputs, feeds));
+  NXRT_RETURN_IF_ERROR(MakeFeeds(handle, inputs, feeds));
 
   std::vector<const char*> wanted;
   if (output_names.empty()) {
-    for (const ValueInfo& output : handle_->outputs) wanted.push_back(output.name.c_str());
+    for (const ValueInfo& output : handle.outputs) wanted.push_back(output.name.c_str());
   } else {
     for (const std::string& name : output_names) {
-      if (FindValue(handle_->outputs, name) == nullptr) {
+      if (FindValue(handle.outputs, name) == nullptr) {
         return MakeStatus(StatusCode::kInvalidArgument, context, ": it has no output named '",
-                          name, "'; its outputs are ", ListValues(handle_->outputs));
+                          name, "'; its outputs are ", ListValues(handle.outputs));
       }
       wanted.push_back(name.c_str());
     }
   }
 
   std::vector<OrtValue*> raw_outputs(wanted.size(), nullptr);
-  Status run = ORT_CALL(api, Run, handle_->session, nullptr, feeds.names.data(),
+  Status run = ORT_CALL(api, Run, handle.session, nullptr, feeds.names.data(),
                         feeds.raw.data(), feeds.raw.size(), wanted.data(), wanted.size(),
                         raw_outputs.data());
   std::vector<OrtPtr<OrtValue>> output_values;
   for (OrtValue* value : raw_outputs) output_values.emplace_back(value, OrtReleaser{api});
   NXRT_RETURN_IF_ERROR(run.WithContext(context));
+  return std::make_pair(std::move(wanted), std::move(output_values));
+}
 
+}  // namespace
+
+Result<std::vector<NamedTensor>> OracleSession::Run(
+    const std::vector<NamedTensor>& inputs, const std::vector<std::string>& output_names) const {
+  NXRT_ASSIGN_OR_RETURN(auto run, RunOrt(*handle_, AsValues(inputs), output_names));
   std::vector<NamedTensor> outputs;
-  for (size_t i = 0; i < wanted.size(); ++i) {
-    Result<Tensor> tensor = TensorFromOrtValue(api, output_values[i].get(), wanted[i]);
-    if (!tensor.ok()) return tensor.status().WithContext(context);
-    outputs.push_back({wanted[i], std::move(tensor).value()});
+  for (size_t i = 0; i < run.first.size(); ++i) {
+    Result<Tensor> tensor = TensorFromOrtValue(handle_->library->api, run.second[i].get(),
+                                               run.first[i]);
+    if (!tensor.ok()) return tensor.status().WithContext(ModelContext(handle_->model_path));
+    outputs.push_back({run.first[i], std::move(tensor).value()});
+  }
+  return outputs;
+}
+
+Result<std::vector<NamedValue>> OracleSession::RunValues(
+    const std::vector<NamedValue>& inputs, const std::vector<std::string>& output_names) const {
+  NXRT_ASSIGN_OR_RETURN(auto run, RunOrt(*handle_, inputs, output_names));
+  std::vector<NamedValue> outputs;
+  for (size_t i = 0; i < run.first.size(); ++i) {
+    Result<Value> value = ValueFromOrtValue(handle_->library->api, run.second[i].get(),
+                                            run.first[i]);
+    if (!value.ok()) return value.status().WithContext(ModelContext(handle_->model_path));
+    outputs.push_back({run.first[i], std::move(value).value()});
   }
   return outputs;
 }
@@ -742,7 +880,7 @@ Status OracleSession::RunInto(const std::vector<NamedTensor>& inputs,
   const OrtLibrary& library = *handle_->library;
   const std::string context = ModelContext(handle_->model_path);
   OrtFeeds feeds;
-  NXRT_RETURN_IF_ERROR(MakeFeeds(*handle_, inputs, feeds));
+  NXRT_RETURN_IF_ERROR(MakeFeeds(*handle_, AsValues(inputs), feeds));
   std::vector<const char*> names;
   std::vector<OrtPtr<OrtValue>> values;
   std::vector<OrtValue*> raw;

@@ -137,6 +137,15 @@ class OracleSession {
   Result<std::vector<NamedTensor>> Run(const std::vector<NamedTensor>& inputs,
                                        const std::vector<std::string>& output_names = {}) const;
 
+  // Run for models whose inputs or outputs are maps or sequences (ONNX-ML's ZipMap,
+  // DictVectorizer, CastMap): inputs are tensors, maps (made with OrtApi::CreateValue from their
+  // keys and values) or non-empty sequences of maps; outputs come back as tensors, maps, and
+  // sequences of tensors or of maps (read with GetValueCount and GetValue), as owned copies.
+  // Errors: those of Run, and kNotImplemented for an optional or an empty sequence input.
+  Result<std::vector<NamedValue>> RunValues(
+      const std::vector<NamedValue>& inputs,
+      const std::vector<std::string>& output_names = {}) const;
+
   // Runs the model with the named `outputs` written into the caller's tensors (OrtApi::Run with
   // pre-allocated output values, as ONNX Runtime GenAI runs its decoders): each must be
   // contiguous, of the declared dtype and of the shape the run computes (ORT fails the run

@@ -11,6 +11,11 @@
 // flags override them. It prints the model's inputs and outputs, each output's summary and the
 // run times, and writes the outputs as .npy (.pb for bfloat16 and strings, which .npy cannot hold)
 // with --output-dir.
+// Maps (ONNX-ML's DictVectorizer and CastMap inputs) come from JSON files, --map-input
+// NAME=FILE: {"key_type": "int64"|"string", "value_type": "int64"|"float"|"double"|"string",
+// "keys": [...], "values": [...]}, or a list of such objects for a sequence of maps. Map and
+// sequence-of-map outputs are printed as their type and written by --output-dir as FILE.json in
+// the same form.
 // --bench measures like `nxrt bench` (nxrt/bench_report.h: warm-up, timed runs, session
 // creation, latency statistics, peak RSS; the same JSON fields with --json). Its inputs follow the
 // flags only (no real-model table), as nxrt bench's do, so the same flags feed the same bytes.
@@ -24,12 +29,15 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <map>
 #include <set>
 #include <sstream>
 
 #include <unistd.h>
+
+#include <nlohmann/json.hpp>
 
 #include "ir/tensor_io.h"
 #include "nxrt/bench_report.h"
@@ -52,6 +60,7 @@ struct Flags {
   std::string output_dir;
   std::vector<std::string> plugins;
   std::vector<std::string> config;
+  std::vector<std::string> map_inputs;
   std::string profile;
   int repeat = 1;
   bool info = false;
@@ -78,20 +87,130 @@ Result<std::pair<std::string, std::string>> SplitConfigEntry(const std::string& 
   return std::pair(text.substr(0, eq), text.substr(eq + 1));
 }
 
-std::vector<nxrt::ValueInfo> NxrtInputs(const OracleSession& session) {
+// The session's inputs, less those named in `skip` (given by --map-input).
+std::vector<nxrt::ValueInfo> NxrtInputs(const OracleSession& session,
+                                        const std::set<std::string>& skip = {}) {
   std::vector<nxrt::ValueInfo> inputs;
-  for (const ValueInfo& input : session.inputs()) inputs.push_back(ToNxrtValueInfo(input));
+  for (const ValueInfo& input : session.inputs()) {
+    if (!skip.count(input.name)) inputs.push_back(ToNxrtValueInfo(input));
+  }
   return inputs;
 }
 
-// Inputs from the flags over the real-model table's specs when MODEL is one of them.
-Result<std::vector<NamedTensor>> BuildInputs(const Flags& flags, const OracleSession& session) {
+Result<DataType> MapDtype(const nlohmann::json& object, const char* field) {
+  const std::string name = object.value(field, "");
+  for (DataType t : {DataType::kInt64, DataType::kFloat, DataType::kDouble, DataType::kString}) {
+    if (name == DataTypeName(t)) return t;
+  }
+  return MakeStatus(StatusCode::kInvalidArgument, "\"", field, "\" is \"", name,
+                    "\"; give int64, float, double or string");
+}
+
+Result<Tensor> MapTensor(const nlohmann::json& items, DataType dtype) {
+  if (!items.is_array()) {
+    return MakeStatus(StatusCode::kInvalidArgument, "\"keys\" and \"values\" must be arrays");
+  }
+  NXRT_ASSIGN_OR_RETURN(Tensor t, Tensor::Allocate(dtype, {static_cast<int64_t>(items.size())}));
+  for (size_t i = 0; i < items.size(); ++i) {
+    switch (dtype) {
+      case DataType::kInt64: t.mutable_data<int64_t>()[i] = items[i].get<int64_t>(); break;
+      case DataType::kFloat: t.mutable_data<float>()[i] = items[i].get<float>(); break;
+      case DataType::kDouble: t.mutable_data<double>()[i] = items[i].get<double>(); break;
+      default: t.mutable_data<std::string>()[i] = items[i].get<std::string>(); break;
+    }
+  }
+  return t;
+}
+
+// One map of the --map-input JSON form.
+Result<Value> MapFromJson(const nlohmann::json& object) {
+  if (!object.is_object()) {
+    return MakeStatus(StatusCode::kInvalidArgument, "a map is a JSON object with key_type, "
+                      "value_type, keys and values");
+  }
+  NXRT_ASSIGN_OR_RETURN(DataType key, MapDtype(object, "key_type"));
+  NXRT_ASSIGN_OR_RETURN(DataType value, MapDtype(object, "value_type"));
+  NXRT_ASSIGN_OR_RETURN(Tensor keys, MapTensor(object.value("keys", nlohmann::json()), key));
+  NXRT_ASSIGN_OR_RETURN(Tensor values, MapTensor(object.value("values", nlohmann::json()), value));
+  return Value::Map(keys, values);
+}
+
+// --map-input NAME=FILE: a map, or a list of maps (a sequence of maps).
+Result<NamedValue> ReadMapInput(const std::string& spec) {
+  const size_t eq = spec.find('=');
+  if (eq == std::string::npos || eq == 0) {
+    return MakeStatus(StatusCode::kInvalidArgument, "--map-input '", spec,
+                      "': expected NAME=FILE.json");
+  }
+  const std::string name = spec.substr(0, eq), file = spec.substr(eq + 1);
+  std::ifstream in(file);
+  if (!in) return MakeStatus(StatusCode::kIoError, "--map-input '", spec, "': cannot open ", file);
+  const nlohmann::json json = nlohmann::json::parse(in, nullptr, false);
+  Result<Value> value = [&]() -> Result<Value> {
+    if (!json.is_array()) return MapFromJson(json);
+    std::vector<Value> maps;
+    for (const nlohmann::json& item : json) {
+      NXRT_ASSIGN_OR_RETURN(Value map, MapFromJson(item));
+      maps.push_back(std::move(map));
+    }
+    if (maps.empty()) {
+      return MakeStatus(StatusCode::kInvalidArgument, "an empty list gives no map type");
+    }
+    const DataType key = maps.front().map_key_dtype(), element = maps.front().dtype();
+    return Value::MapSequence(key, element, std::move(maps));
+  }();
+  if (!value.ok()) return value.status().WithContext("--map-input '" + spec + "'");
+  return NamedValue{name, std::move(value).value()};
+}
+
+// Inputs from the flags over the real-model table's specs when MODEL is one of them, then the
+// --map-input maps.
+Result<std::vector<NamedValue>> BuildInputs(const Flags& flags, const OracleSession& session) {
   std::vector<InputSpec> base;
   if (const RealModel* real = FindRealModel(fs::path(flags.model).stem().string())) {
     std::cout << "generated inputs follow tests/real_models.h for '" << real->name << "'\n";
     base = real->inputs;
   }
-  return BuildInputsFromFlags(flags.inputs, NxrtInputs(session), flags.random, std::move(base));
+  std::vector<NamedValue> maps;
+  std::set<std::string> map_names;
+  for (const std::string& spec : flags.map_inputs) {
+    NXRT_ASSIGN_OR_RETURN(NamedValue map, ReadMapInput(spec));
+    map_names.insert(map.name);
+    maps.push_back(std::move(map));
+  }
+  NXRT_ASSIGN_OR_RETURN(std::vector<NamedTensor> tensors,
+                        BuildInputsFromFlags(flags.inputs, NxrtInputs(session, map_names),
+                                             flags.random, std::move(base)));
+  std::vector<NamedValue> inputs;
+  for (NamedTensor& t : tensors) inputs.push_back({std::move(t.name), Value(std::move(t.tensor))});
+  for (NamedValue& map : maps) inputs.push_back(std::move(map));
+  return inputs;
+}
+
+nlohmann::json MapTensorJson(const Tensor& t) {
+  nlohmann::json items = nlohmann::json::array();
+  for (int64_t i = 0; i < t.element_count(); ++i) {
+    switch (t.dtype()) {
+      case DataType::kInt64: items.push_back(t.data<int64_t>()[i]); break;
+      case DataType::kFloat: items.push_back(t.data<float>()[i]); break;
+      case DataType::kDouble: items.push_back(t.data<double>()[i]); break;
+      default: items.push_back(t.data<std::string>()[i]); break;
+    }
+  }
+  return items;
+}
+
+// A map, or a sequence of maps, in the --map-input JSON form.
+nlohmann::json MapJson(const Value& value) {
+  if (value.is_map_sequence()) {
+    nlohmann::json maps = nlohmann::json::array();
+    for (const Value& map : value.maps()) maps.push_back(MapJson(map));
+    return maps;
+  }
+  return {{"key_type", DataTypeName(value.map_key_dtype())},
+          {"value_type", DataTypeName(value.dtype())},
+          {"keys", MapTensorJson(value.map_keys())},
+          {"values", MapTensorJson(value.map_values())}};
 }
 
 double ElementAsDouble(const Tensor& t, int64_t i) {
@@ -148,7 +267,7 @@ std::string FileStem(const std::string& name) {
   return stem;
 }
 
-Status WriteOutputs(const std::string& folder, const std::vector<NamedTensor>& outputs) {
+Status WriteOutputs(const std::string& folder, const std::vector<NamedValue>& outputs) {
   std::error_code error;
   fs::create_directories(folder, error);
   if (error) {
@@ -157,11 +276,22 @@ Status WriteOutputs(const std::string& folder, const std::vector<NamedTensor>& o
   }
   std::set<std::string> used;
   for (size_t i = 0; i < outputs.size(); ++i) {
-    const Tensor& tensor = outputs[i].tensor;
-    const bool npy = tensor.dtype() != DataType::kBFloat16 && tensor.dtype() != DataType::kString;
     std::string stem = FileStem(outputs[i].name);
     if (!used.insert(stem).second) stem += "_" + std::to_string(i);
     used.insert(stem);
+    const Value& value = outputs[i].value;
+    if (value.is_map() || value.is_map_sequence()) {
+      const fs::path path = fs::path(folder) / (stem + ".json");
+      std::ofstream(path) << MapJson(value).dump() << "\n";
+      std::cout << "wrote '" << outputs[i].name << "' to " << path.string() << "\n";
+      continue;
+    }
+    if (!value.is_tensor()) {
+      return MakeStatus(StatusCode::kNotImplemented, "output '", outputs[i].name, "' is ",
+                        value.Description(), "; ort_run writes tensors and maps");
+    }
+    const Tensor& tensor = value.tensor();
+    const bool npy = tensor.dtype() != DataType::kBFloat16 && tensor.dtype() != DataType::kString;
     const fs::path path = fs::path(folder) / (stem + (npy ? ".npy" : ".pb"));
     NXRT_RETURN_IF_ERROR(npy ? ir::WriteNpy(path, tensor)
                              : ir::WriteTensorProtoFile(path, tensor, outputs[i].name));
@@ -304,21 +434,24 @@ Status RunTool(const Flags& flags) {
   PrintValues("outputs", session.outputs());
   if (flags.info) return Status::Ok();
 
-  NXRT_ASSIGN_OR_RETURN(std::vector<NamedTensor> inputs, BuildInputs(flags, session));
-  for (const NamedTensor& input : inputs) {
-    std::cout << "input '" << input.name << "' " << input.tensor.Description() << "  "
-              << Summary(input.tensor) << "\n";
+  NXRT_ASSIGN_OR_RETURN(std::vector<NamedValue> inputs, BuildInputs(flags, session));
+  // A value's type and shape, with a summary of a tensor's elements.
+  auto describe = [](const Value& value) {
+    return value.is_tensor() ? value.Description() + "  " + Summary(value.tensor())
+                             : value.Description();
+  };
+  for (const NamedValue& input : inputs) {
+    std::cout << "input '" << input.name << "' " << describe(input.value) << "\n";
   }
   std::vector<double> times;
-  std::vector<NamedTensor> outputs;
+  std::vector<NamedValue> outputs;
   for (int run = 0; run < flags.repeat; ++run) {
     const Clock::time_point start = Clock::now();
-    NXRT_ASSIGN_OR_RETURN(outputs, session.Run(inputs));
+    NXRT_ASSIGN_OR_RETURN(outputs, session.RunValues(inputs));
     times.push_back(std::chrono::duration<double, std::milli>(Clock::now() - start).count());
   }
-  for (const NamedTensor& output : outputs) {
-    std::cout << "output '" << output.name << "' " << output.tensor.Description() << "  "
-              << Summary(output.tensor) << "\n";
+  for (const NamedValue& output : outputs) {
+    std::cout << "output '" << output.name << "' " << describe(output.value) << "\n";
   }
   std::cout << "first run: " << times.front() << " ms";
   if (times.size() > 1) {
@@ -347,6 +480,8 @@ int main(int argc, char** argv) {
   app.add_option("--output-dir", flags.output_dir, "write the outputs there");
   app.add_option("--plugin", flags.plugins, "PATH[:registration_name]: plugin EP, in order");
   app.add_option("--config", flags.config, "KEY=VALUE session config entry");
+  app.add_option("--map-input", flags.map_inputs,
+                 "NAME=FILE.json: a map input, or a list of maps (see the file's header)");
   app.add_option("--profile", flags.profile,
                  "PREFIX: ORT's own profile of every run, a Chrome trace PREFIX_<date>.json");
   app.add_option("--repeat", flags.repeat, "runs; the first is reported apart (warm-up)")

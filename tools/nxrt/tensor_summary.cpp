@@ -42,11 +42,61 @@ bool IsNumeric(DataType t) {
          t != DataType::kUndefined;
 }
 
+// Element i of a map's keys or values (int64, float, double or string) as JSON; null for a
+// value that is not finite.
+nlohmann::ordered_json MapItemJson(const Tensor& t, int64_t i) {
+  double v = 0;
+  switch (t.dtype()) {
+    case DataType::kInt64: return t.data<int64_t>()[i];
+    case DataType::kFloat: v = t.data<float>()[i]; break;
+    case DataType::kDouble: v = t.data<double>()[i]; break;
+    default: return t.data<std::string>()[i];
+  }
+  return std::isfinite(v) ? nlohmann::ordered_json(v) : nlohmann::ordered_json(nullptr);
+}
+
+// "{1: 0.25, 2: 0.75}", strings quoted ('cat').
+std::string MapText(const Tensor& keys, const Tensor& values) {
+  std::ostringstream os;
+  os << std::setprecision(6) << "{";
+  const auto item = [&os](const Tensor& t, int64_t i) {
+    switch (t.dtype()) {
+      case DataType::kInt64: os << t.data<int64_t>()[i]; break;
+      case DataType::kFloat: os << t.data<float>()[i]; break;
+      case DataType::kDouble: os << t.data<double>()[i]; break;
+      default: os << "'" << t.data<std::string>()[i] << "'"; break;
+    }
+  };
+  for (int64_t i = 0; i < keys.element_count(); ++i) {
+    if (i) os << ", ";
+    item(keys, i);
+    os << ": ";
+    item(values, i);
+  }
+  os << "}";
+  return os.str();
+}
+
 }  // namespace
 
 ValueSummary Summarize(const Value& value) {
   ValueSummary s;
   s.description = value.Description();
+  if (value.is_map() || value.is_map_sequence()) {
+    s.maps = true;
+    s.key_type = std::string(DataTypeName(value.map_key_dtype()));
+    s.value_type = std::string(DataTypeName(value.dtype()));
+    if (value.is_map()) {
+      s.map_count = 1;
+      s.first_maps.emplace_back(value.map_keys(), value.map_values());
+    } else {
+      s.map_count = static_cast<int64_t>(value.maps().size());
+      for (size_t i = 0; i < value.maps().size() && i < ValueSummary::kMaxMaps; ++i) {
+        s.first_maps.emplace_back(value.maps()[i].map_keys(), value.maps()[i].map_values());
+      }
+    }
+    return s;
+  }
   if (!value.is_tensor()) return s;
   Tensor t = value.tensor();
   if (!t.is_contiguous()) {
@@ -89,6 +139,16 @@ ValueSummary Summarize(const Value& value) {
 std::string SummaryText(const ValueSummary& s) {
   std::ostringstream os;
   os << s.description;
+  if (s.maps) {
+    const bool sequence = s.description.starts_with("seq(");
+    os << "  " << (sequence ? "[" : "");
+    for (size_t i = 0; i < s.first_maps.size(); ++i) {
+      os << (i ? ", " : "") << MapText(s.first_maps[i].first, s.first_maps[i].second);
+    }
+    if (s.map_count > static_cast<int64_t>(s.first_maps.size())) os << ", ...";
+    os << (sequence ? "]" : "");
+    return os.str();
+  }
   if (!s.first_text.empty()) os << "  first '" << s.first_text.front() << "'";
   if (!s.numeric || s.elements == 0) return os.str();
   os << std::setprecision(6);
@@ -104,8 +164,31 @@ std::string SummaryText(const ValueSummary& s) {
 nlohmann::ordered_json SummaryJson(const ValueSummary& s) {
   using Json = nlohmann::ordered_json;
   Json j;
-  j["kind"] = s.tensor ? "tensor" : s.description == "none" ? "none" : "sequence";
+  const bool sequence_of_maps = s.maps && s.description.starts_with("seq(");
+  j["kind"] = s.tensor            ? "tensor"
+              : sequence_of_maps  ? "map_sequence"
+              : s.maps            ? "map"
+              : s.description == "none" ? "none"
+                                        : "sequence";
   j["description"] = s.description;
+  if (s.maps) {
+    j["key_type"] = s.key_type;
+    j["value_type"] = s.value_type;
+    j["maps"] = s.map_count;
+    Json first = Json::array();
+    for (const auto& [keys, values] : s.first_maps) {
+      Json map;
+      map["keys"] = Json::array();
+      map["values"] = Json::array();
+      for (int64_t i = 0; i < keys.element_count(); ++i) {
+        map["keys"].push_back(MapItemJson(keys, i));
+        map["values"].push_back(MapItemJson(values, i));
+      }
+      first.push_back(std::move(map));
+    }
+    j["first"] = std::move(first);
+    return j;
+  }
   if (!s.tensor) return j;
   j["dtype"] = s.dtype;
   j["shape"] = s.shape;

@@ -21,6 +21,8 @@
 
 #include "ep/ort_plugin/api_internal.h"
 #include "ep/ort_plugin/api_table.h"
+#include "ep/ort_plugin/ort_c_api.h"
+#include "nxrt/value.h"
 
 namespace nxrt::ort_plugin {
 namespace {
@@ -246,16 +248,30 @@ std::shared_ptr<OrtValue> CloneValue(const OrtValue& from) {
   return copy;
 }
 
-bool MapKeyType(ONNXTensorElementDataType type) {
-  return type == ONNX_TENSOR_ELEMENT_DATA_TYPE_INT64 || type == ONNX_TENSOR_ELEMENT_DATA_TYPE_STRING;
-}
-bool MapValueType(ONNXTensorElementDataType type) {
-  return type == ONNX_TENSOR_ELEMENT_DATA_TYPE_INT64 || type == ONNX_TENSOR_ELEMENT_DATA_TYPE_STRING ||
-         type == ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT || type == ONNX_TENSOR_ELEMENT_DATA_TYPE_DOUBLE;
+// `value` (a CPU tensor) as an nxrt tensor over its buffer.
+Result<Tensor> BorrowTensor(const OrtValue& value) {
+  const DataType dtype = FromOrtElementType(value.element_type);
+  Shape shape(value.shape.begin(), value.shape.end());
+  if (value.data == nullptr) return Tensor::Allocate(dtype, std::move(shape));  // no elements
+  return Tensor::Borrow(dtype, std::move(shape), value.data);
 }
 
-// A map from `keys` and `values` (1-D tensors of equal length), sorted by key; a repeated key
-// keeps its first value.
+// A new OrtValue owning (sharing) `tensor`, contiguous and in host memory.
+std::shared_ptr<OrtValue> HoldTensor(Tensor tensor) {
+  auto value = std::make_shared<OrtValue>();
+  value->element_type = ToOrtElementType(tensor.dtype());
+  value->shape = tensor.shape();
+  value->bytes = tensor.byte_size();
+  value->memory_info = &DefaultCpuAllocator().info;
+  auto owner = std::make_shared<Tensor>(std::move(tensor));
+  value->data = owner->mutable_raw_data();
+  value->owner = std::move(owner);
+  return value;
+}
+
+// A map from `keys` and `values` (1-D tensors of equal length) as nxrt::Value::Map makes it:
+// sorted by key, a repeated key keeps its first value; keys int64 or string, values int64,
+// float, double or string.
 OrtStatus* MakeMap(const char* function, const OrtValue& keys, const OrtValue& values,
                    OrtValue** out) {
   if (!keys.is_tensor() || !values.is_tensor() || keys.shape.size() != 1 ||
@@ -266,40 +282,20 @@ OrtStatus* MakeMap(const char* function, const OrtValue& keys, const OrtValue& v
     return Fail(function, "the map has " + std::to_string(keys.shape[0]) + " keys but " +
                               std::to_string(values.shape[0]) + " values; give as many of each");
   }
-  if (!MapKeyType(keys.element_type) || !MapValueType(values.element_type)) {
+  if (!IsMapKeyDtype(FromOrtElementType(keys.element_type)) ||
+      !IsMapValueDtype(FromOrtElementType(values.element_type))) {
     return Fail(function, "map keys must be int64 or string and values int64, float, double or "
                           "string (the maps ONNX-ML operators make)");
   }
-  const size_t n = static_cast<size_t>(keys.shape[0]);
-  std::vector<size_t> order(n);
-  std::iota(order.begin(), order.end(), size_t{0});
-  auto key_less = [&](size_t a, size_t b) {
-    if (keys.element_type == ONNX_TENSOR_ELEMENT_DATA_TYPE_STRING) return Strings(keys)[a] < Strings(keys)[b];
-    return static_cast<const int64_t*>(keys.data)[a] < static_cast<const int64_t*>(keys.data)[b];
-  };
-  std::stable_sort(order.begin(), order.end(), key_less);
-  order.erase(std::unique(order.begin(), order.end(),
-                          [&](size_t a, size_t b) { return !key_less(a, b) && !key_less(b, a); }),
-              order.end());
-  auto gather = [&](const OrtValue& from) {
-    auto picked = CloneTensor(from);
-    picked->shape = {static_cast<int64_t>(order.size())};
-    if (from.element_type == ONNX_TENSOR_ELEMENT_DATA_TYPE_STRING) {
-      for (size_t i = 0; i < order.size(); ++i) Strings(*picked)[i] = Strings(from)[order[i]];
-      picked->bytes = order.size() * sizeof(std::string);
-    } else {
-      const size_t size = OrtElementSize(from.element_type);
-      for (size_t i = 0; i < order.size(); ++i) {
-        std::memcpy(static_cast<char*>(picked->data) + i * size,
-                    static_cast<const char*>(from.data) + order[i] * size, size);
-      }
-      picked->bytes = order.size() * size;
-    }
-    return picked;
-  };
+  Result<Value> made = [&]() -> Result<Value> {
+    NXRT_ASSIGN_OR_RETURN(Tensor k, BorrowTensor(keys));
+    NXRT_ASSIGN_OR_RETURN(Tensor v, BorrowTensor(values));
+    return Value::Map(k, v);
+  }();
+  if (!made.ok()) return Fail(function, made.status().message());
   auto map = std::make_unique<OrtValue>();
   map->type = ONNX_TYPE_MAP;
-  map->elements = {gather(keys), gather(values)};
+  map->elements = {HoldTensor(made->map_keys()), HoldTensor(made->map_values())};
   *out = map.release();
   return nullptr;
 }
