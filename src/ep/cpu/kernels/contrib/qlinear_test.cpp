@@ -1,7 +1,9 @@
 // ep/cpu/kernels/contrib/qlinear_test.cpp: the com.microsoft quantized elementwise ops
 // (QLinearAdd, QLinearMul, QLinearSigmoid, QLinearGlobalAveragePool, QLinearConcat) as one-node
 // models against ONNX Runtime 1.30's CPU EP on random int8 and uint8 tensors with random scales
-// and zero points (fixed seed), broadcasting shapes and both pooling layouts. ORT computes some
+// and zero points (fixed seed), broadcasting shapes and both pooling layouts, at 1 and 2 threads.
+// Shapes run from a few elements to a few hundred thousand with odd sizes, so the AVX2 loops'
+// tails (not a multiple of 32) and the splits over threads are both exercised. ORT computes some
 // of these with fixed-point or lookup arithmetic, so an element may differ by one quantization
 // step; more is a failure.
 #include <gtest/gtest.h>
@@ -44,19 +46,22 @@ int Element(const Tensor& t, int64_t i) {
   return t.dtype() == DataType::kInt8 ? t.data<int8_t>()[i] : t.data<uint8_t>()[i];
 }
 
-// Runs `model` in both engines; every element within one step of ORT's.
+// Runs `model` in ORT and in nxrt at 1 and 2 threads; every element within one step of ORT's.
 void ExpectWithinOneStep(const oracle::OrtOracle& ort, const cpu::testing::SingleOpModel& model,
                          const std::vector<NamedTensor>& feeds, const std::string& what) {
   Result<std::vector<Tensor>> want = RunOrt(ort, model, feeds);
   ASSERT_TRUE(want.ok()) << what << ": ORT: " << want.status().ToString();
-  Result<std::vector<Tensor>> got = model.Run();
-  ASSERT_TRUE(got.ok()) << what << ": " << got.status().ToString();
-  const Tensor &g = (*got)[0], &w = (*want)[0];
-  ASSERT_EQ(g.shape(), w.shape()) << what;
-  ASSERT_EQ(g.dtype(), w.dtype()) << what;
-  for (int64_t i = 0; i < g.element_count(); ++i) {
-    ASSERT_LE(std::abs(Element(g, i) - Element(w, i)), 1)
-        << what << " element " << i << ": " << Element(g, i) << " vs ORT " << Element(w, i);
+  for (int threads : {1, 2}) {
+    Result<std::vector<Tensor>> got = model.Run(AsWritten(threads));
+    ASSERT_TRUE(got.ok()) << what << ": " << got.status().ToString();
+    const Tensor &g = (*got)[0], &w = (*want)[0];
+    ASSERT_EQ(g.shape(), w.shape()) << what;
+    ASSERT_EQ(g.dtype(), w.dtype()) << what;
+    for (int64_t i = 0; i < g.element_count(); ++i) {
+      ASSERT_LE(std::abs(Element(g, i) - Element(w, i)), 1)
+          << what << " at " << threads << " thread(s), element " << i << ": " << Element(g, i)
+          << " vs ORT " << Element(w, i);
+    }
   }
 }
 
@@ -74,7 +79,7 @@ class QLinearVsOrt : public ::testing::Test {
 TEST_F(QLinearVsOrt, AddAndMulBroadcast) {
   for (int iter = 0; iter < 16; ++iter) {
     const DataType type = iter % 2 == 0 ? DataType::kUint8 : DataType::kInt8;
-    const Shape a_shape = {RandomInt(rng_, 1, 3), RandomInt(rng_, 1, 5), RandomInt(rng_, 1, 9)};
+    const Shape a_shape = {RandomInt(rng_, 1, 3), RandomInt(rng_, 1, 5), RandomInt(rng_, 1, 75)};
     Shape b_shape = a_shape;
     if (iter % 3 == 1) b_shape = {a_shape[2]};
     if (iter % 3 == 2) b_shape = {a_shape[0], 1, a_shape[2]};
@@ -96,8 +101,8 @@ TEST_F(QLinearVsOrt, SigmoidGlobalAveragePoolAndConcat) {
   for (int iter = 0; iter < 18; ++iter) {
     const DataType type = iter % 2 == 0 ? DataType::kUint8 : DataType::kInt8;
     const int op = iter % 3;
-    const Shape shape = {RandomInt(rng_, 1, 2), RandomInt(rng_, 1, 6), RandomInt(rng_, 1, 5),
-                         RandomInt(rng_, 1, 5)};
+    const Shape shape = {RandomInt(rng_, 1, 2), RandomInt(rng_, 1, 40), RandomInt(rng_, 1, 9),
+                         RandomInt(rng_, 1, 9)};
     const Tensor x = RandomQuantized(rng_, type, shape);
     std::string what = std::string(DataTypeName(type)) + ShapeToString(shape);
     if (op == 0 || op == 1) {
@@ -122,6 +127,47 @@ TEST_F(QLinearVsOrt, SigmoidGlobalAveragePoolAndConcat) {
     model.AddOutput(type).AddAttribute(IntAttr("axis", axis));
     ExpectWithinOneStep(*ort_, model, {{"x2", x}, {"x5", x2}},
                         "concat axis " + std::to_string(axis) + " " + what);
+  }
+}
+
+// Outputs of a few hundred thousand elements (odd sizes), large enough to be split over 2 threads:
+// same-shape and broadcast QLinearAdd/QLinearMul, QLinearSigmoid, QLinearGlobalAveragePool in both
+// layouts and QLinearConcat with one input copied and one requantized.
+TEST_F(QLinearVsOrt, LargeOddShapesSplitOverThreads) {
+  for (int iter = 0; iter < 4; ++iter) {
+    const DataType type = iter % 2 == 0 ? DataType::kUint8 : DataType::kInt8;
+    const Shape shape = {3, 331, 337};
+    const Tensor x = RandomQuantized(rng_, type, shape);
+    const std::string what = std::string(DataTypeName(type)) + ShapeToString(shape);
+    for (const char* op : {"QLinearAdd", "QLinearMul"}) {
+      const Shape b_shape = iter < 2 ? shape : Shape{331, 1};
+      const Tensor b = RandomQuantized(rng_, type, b_shape);
+      cpu::testing::SingleOpModel model(op, 1, "com.microsoft");
+      model.AddInput(In(x)).AddInput(Const(Scale(rng_))).AddInput(Const(ZeroPoint(rng_, type)));
+      model.AddInput(In(b)).AddInput(Const(Scale(rng_))).AddInput(Const(ZeroPoint(rng_, type)));
+      model.AddInput(Const(Scale(rng_))).AddInput(Const(ZeroPoint(rng_, type)));
+      model.AddOutput(type);
+      ExpectWithinOneStep(*ort_, model, {{"x0", x}, {"x3", b}},
+                          std::string(op) + " " + what + " with " + ShapeToString(b_shape));
+    }
+    for (const char* op : {"QLinearSigmoid", "QLinearGlobalAveragePool"}) {
+      cpu::testing::SingleOpModel model(op, 1, "com.microsoft");
+      model.AddInput(In(x)).AddInput(Const(Scale(rng_))).AddInput(Const(ZeroPoint(rng_, type)));
+      model.AddInput(Const(Scale(rng_))).AddInput(Const(ZeroPoint(rng_, type)));
+      model.AddOutput(type);
+      if (std::string(op) == "QLinearGlobalAveragePool") {
+        model.AddAttribute(IntAttr("channels_last", iter / 2));
+      }
+      ExpectWithinOneStep(*ort_, model, {{"x0", x}}, std::string(op) + " " + what);
+    }
+    const Tensor x2 = RandomQuantized(rng_, type, {3, 101, 337});
+    cpu::testing::SingleOpModel model("QLinearConcat", 1, "com.microsoft");
+    const Tensor y_scale = Scale(rng_), y_zero_point = ZeroPoint(rng_, type);
+    model.AddInput(Const(y_scale)).AddInput(Const(y_zero_point));
+    model.AddInput(In(x)).AddInput(Const(y_scale)).AddInput(Const(y_zero_point));
+    model.AddInput(In(x2)).AddInput(Const(Scale(rng_))).AddInput(Const(ZeroPoint(rng_, type)));
+    model.AddOutput(type).AddAttribute(IntAttr("axis", 1));
+    ExpectWithinOneStep(*ort_, model, {{"x2", x}, {"x5", x2}}, "QLinearConcat " + what);
   }
 }
 
