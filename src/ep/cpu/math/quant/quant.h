@@ -57,16 +57,21 @@ Result<QuantGeometry> ResolveQuantGeometry(std::string_view op, std::span<const 
 // to nearest even, saturating to the largest finite value when `saturate` (QuantizeLinear-19's
 // attribute, default 1) and otherwise giving NaN (or infinity for float8e5m2), as in
 // nxrt/data_type.h's Float8.
+// Float x to int8/uint8 is MLAS's x86 QuantizeLinear (quantize_avx2.h): AVX2 loops when the CPU
+// has them, and a NaN x gives the type's minimum, as in ONNX Runtime; other integer outputs give
+// the zero point for a NaN.
 struct QuantizePlan {
   QuantGeometry geometry;
   bool saturate = true;
   void (*fn)(const QuantizePlan&, const void* x, const void* scale, const void* zero_point,
-             void* y) = nullptr;
+             void* y, int64_t begin, int64_t end) = nullptr;
 };
 Result<QuantizePlan> PrepareQuantize(DataType x_dtype, DataType scale_dtype, DataType y_dtype,
                                      QuantGeometry geometry, bool saturate = true);
+// Elements [begin, end) of y, so that callers may split y over threads; for 4-bit outputs (two
+// elements a byte) begin and end must be even or end the tensor.
 void Quantize(const QuantizePlan& plan, const void* x, const void* scale, const void* zero_point,
-              void* y);
+              void* y, int64_t begin, int64_t end);
 
 // DequantizeLinear: x int4/uint4/int8/uint8/int16/uint16/int32 or float8, scale (and y)
 // float/float16/bfloat16: y = (x - zero_point) * scale.
@@ -83,8 +88,8 @@ void Dequantize(const DequantizePlan& plan, const void* x, const void* scale,
 // DynamicQuantizeLinear (opset 11): float x of `count` elements → uint8 y, float scale and uint8
 // zero point, as ONNX Runtime 1.30 computes them: the range of x extended to include 0 (NaN
 // elements ignored), scale = (max - min) / 255 (1 when the range is all 0), zero_point =
-// round(clamp(0 - min / scale, 0, 255)), y = round(clamp(x / scale, -zero_point, 255 - zero_point))
-// + zero_point (NaN x gives 0). Rounding is half to even. AVX2 loops when the CPU has them.
+// round(clamp(0 - min / scale, 0, 255)), y = QuantizeLinear(x, scale, zero_point) (NaN x gives 0).
+// Rounding is half to even. AVX2 loops when the CPU has them.
 void DynamicQuantizeLinear(const float* x, int64_t count, uint8_t* y, float* scale,
                            uint8_t* zero_point);
 
