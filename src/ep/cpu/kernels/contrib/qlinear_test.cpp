@@ -171,28 +171,32 @@ TEST_F(QLinearVsOrt, LargeOddShapesSplitOverThreads) {
   }
 }
 
-// ORT has no MatMulIntegerToFloat for int8 A with uint8 B, and its uint8 x int8 products on AVX2
-// saturate pairs of products in 16 bits (MLAS's u8s8 kernel), so signed weights stay within
-// [-64, 63] here, where that cannot happen; nxrt computes in 32 bits throughout.
+// ORT has no MatMulIntegerToFloat for int8 A with uint8 B. Weights take their whole range: ORT's
+// uint8 x int8 products on AVX2 saturate pairs of products in 16 bits (MLAS's u8s8 kernel), and so
+// must nxrt's. Some shapes are large enough to be split over 2 threads; the b scale and zero
+// point are per tensor or per column independently.
 TEST_F(QLinearVsOrt, MatMulIntegerToFloatAndDynamicQuantizeMatMulMatch) {
-  for (int iter = 0; iter < 16; ++iter) {
+  for (int iter = 0; iter < 20; ++iter) {
     const bool dynamic = iter % 2 == 1;
     const DataType a_type = iter % 4 < 2 ? DataType::kUint8 : DataType::kInt8;
     const DataType b_type =
         iter % 3 == 0 && (dynamic || a_type == DataType::kUint8) ? DataType::kUint8
                                                                  : DataType::kInt8;
-    const int64_t k = RandomInt(rng_, 1, 40), n = RandomInt(rng_, 1, 23);
-    const Shape a_shape = {RandomInt(rng_, 1, 2), RandomInt(rng_, 1, 5), k};
+    const bool large = iter >= 16;
+    const int64_t k = large ? RandomInt(rng_, 200, 300) : RandomInt(rng_, 1, 40);
+    const int64_t n = large ? RandomInt(rng_, 300, 400) : RandomInt(rng_, 1, 23);
+    const Shape a_shape = {RandomInt(rng_, 1, 2),
+                           large ? RandomInt(rng_, 60, 90) : RandomInt(rng_, 1, 5), k};
     const bool per_column = iter % 5 < 3, with_zero_points = iter % 3 != 2, bias = iter % 4 == 1;
+    const bool zero_point_per_column = iter % 7 < 4 ? per_column : !per_column;
     Tensor b = RandomQuantized(rng_, b_type, {k, n});
-    if (b_type == DataType::kInt8) {
-      for (int64_t i = 0; i < b.element_count(); ++i) {
-        int8_t& v = b.mutable_data<int8_t>()[i];
-        v = static_cast<int8_t>((v + 128) % 128 - 64);
-      }
+    // Runs of the extreme weights, where the pairs saturate.
+    for (int64_t i = 0; i + 1 < b.element_count(); i += 13) {
+      static_cast<uint8_t*>(b.mutable_raw_data())[i] = b_type == DataType::kInt8 ? 0x80 : 0xFF;
+      static_cast<uint8_t*>(b.mutable_raw_data())[i + 1] = b_type == DataType::kInt8 ? 0x80 : 0xFF;
     }
     const Tensor b_scale = RandomFloats(rng_, per_column ? Shape{n} : Shape{}, 0.001, 0.05);
-    Tensor b_zp = Tensor::Allocate(b_type, per_column ? Shape{n} : Shape{}).value();
+    Tensor b_zp = Tensor::Allocate(b_type, zero_point_per_column ? Shape{n} : Shape{}).value();
     for (int64_t j = 0; j < b_zp.element_count(); ++j) {
       Tensor one = ZeroPoint(rng_, b_type);
       std::memcpy(static_cast<uint8_t*>(b_zp.mutable_raw_data()) + j, one.raw_data(), 1);
@@ -207,6 +211,10 @@ TEST_F(QLinearVsOrt, MatMulIntegerToFloatAndDynamicQuantizeMatMulMatch) {
       model.AddInput(with_zero_points ? Const(b_zp) : cpu::testing::Omitted());
     } else {
       a = RandomQuantized(rng_, a_type, a_shape);
+      // Runs of 255 in A meet the extreme weights.
+      if (a_type == DataType::kUint8) {
+        for (int64_t i = 0; i < a.element_count(); i += 3) a.mutable_data<uint8_t>()[i] = 255;
+      }
       model.AddInput(In(a)).AddInput(Const(b)).AddInput(Const(Scale(rng_)));
       model.AddInput(Const(b_scale));
       model.AddInput(with_zero_points ? Const(ZeroPoint(rng_, a_type)) : cpu::testing::Omitted());
@@ -214,11 +222,16 @@ TEST_F(QLinearVsOrt, MatMulIntegerToFloatAndDynamicQuantizeMatMulMatch) {
     }
     if (bias) model.AddInput(Const(bias_t));
     model.AddOutput(DataType::kFloat);
-    ExpectMatchesOrt(*ort_, model, {{"x0", a}}, 1e-4,
-                     std::string(dynamic ? "dynamic " : "") + ShapeToString(a_shape) + " x [" +
-                         std::to_string(k) + "," + std::to_string(n) + "]" +
-                         (per_column ? " per column" : "") +
-                         (with_zero_points ? " zero points" : "") + (bias ? " bias" : ""));
+    for (int threads : {1, 2}) {
+      ExpectMatchesOrt(*ort_, model, {{"x0", a}}, 1e-6,
+                       std::string(dynamic ? "dynamic " : "") + ShapeToString(a_shape) + " x [" +
+                           std::to_string(k) + "," + std::to_string(n) + "]" +
+                           (per_column ? " scale per column" : "") +
+                           (with_zero_points ? " zero points" : "") +
+                           (zero_point_per_column ? " per column" : "") + (bias ? " bias" : "") +
+                           " at " + std::to_string(threads) + " thread(s)",
+                       AsWritten(threads));
+    }
   }
 }
 

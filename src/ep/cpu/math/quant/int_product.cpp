@@ -232,8 +232,9 @@ inline Q Requantize(int32_t acc, float multiplier, int32_t zero_point) {
 }
 
 // What turns one row of raw products into output values (quant.h): per column j the right
-// operand's converted zero point zb[j] and sum sum_b[j], and for QLinear outputs the bias (or
-// null), the multiplier and the output zero point.
+// operand's converted zero point zb[j] and sum sum_b[j]; for QLinear outputs the bias (or null),
+// the multiplier and the output zero point; for float outputs the multiplier and the float bias
+// (or null).
 struct RowEpilogue {
   int64_t n = 0;
   bool split = false;  // the row holds hi [0, n) and lo [n, 2n)
@@ -244,6 +245,7 @@ struct RowEpilogue {
   const int32_t* bias = nullptr;
   const float* multiplier = nullptr;
   const int32_t* y_zero_point = nullptr;  // per column
+  const float* float_bias = nullptr;
 };
 
 // Wrapping int32 arithmetic, as ORT's.
@@ -257,6 +259,10 @@ void RowScalar(const RowEpilogue& e, const int32_t* raw, int32_t za, int32_t sum
     int32_t acc = Correct(r, za, e.zb[j], sum_a, e.sum_b[j], e.k);
     if constexpr (std::is_same_v<Q, int32_t>) {
       out[j] = acc;
+    } else if constexpr (std::is_same_v<Q, float>) {
+      // MLAS's scale-bias output processor: a multiply, then an add.
+      const float v = static_cast<float>(acc) * e.multiplier[j];
+      out[j] = e.float_bias != nullptr ? v + e.float_bias[j] : v;
     } else {
       if (e.bias != nullptr) acc = Wrap(static_cast<int64_t>(acc) + e.bias[j]);
       out[j] = Requantize<Q>(acc, e.multiplier[j], e.y_zero_point[j]);
@@ -289,6 +295,10 @@ __attribute__((target("avx2"))) int64_t RowAvx2(const RowEpilogue& e, const int3
     acc = _mm256_add_epi32(acc, _mm256_mullo_epi32(vk_za, zb));
     if constexpr (std::is_same_v<Q, int32_t>) {
       _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + j), acc);
+    } else if constexpr (std::is_same_v<Q, float>) {
+      __m256 v = _mm256_mul_ps(_mm256_cvtepi32_ps(acc), _mm256_loadu_ps(e.multiplier + j));
+      if (e.float_bias != nullptr) v = _mm256_add_ps(v, _mm256_loadu_ps(e.float_bias + j));
+      _mm256_storeu_ps(out + j, v);
     } else {
       if (e.bias != nullptr) {
         acc = _mm256_add_epi32(acc, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(e.bias + j)));
@@ -317,6 +327,7 @@ void EpilogueRow(const RowEpilogue& e, const int32_t* raw, int32_t za, int32_t s
   switch (e.y_dtype) {
     case DataType::kInt8: run(static_cast<int8_t*>(out)); break;
     case DataType::kUint8: run(static_cast<uint8_t*>(out)); break;
+    case DataType::kFloat: run(static_cast<float*>(out)); break;
     default: run(static_cast<int32_t*>(out)); break;
   }
 }
@@ -489,14 +500,21 @@ Status IntMatMul(const IntMatMulPlan& plan, const QuantOperands& q, void* y,
   int32_t* a_sums = carve.Take<int32_t>(longest);
   int32_t* zb = carve.Take<int32_t>(longest);
   int32_t* raw = carve.Take<int32_t>(m * g.columns);
+  // Scaled outputs: QLinearMatMul's (requantized) and float ones.
   const bool requantize = plan.y_dtype != DataType::kInt32;
+  const bool float_out = plan.y_dtype == DataType::kFloat;
   std::vector<float> multipliers(requantize ? static_cast<size_t>(n) : 0);
-  std::vector<int32_t> y_zero_points(requantize ? static_cast<size_t>(n) : 0);
+  std::vector<int32_t> y_zero_points(requantize && !float_out ? static_cast<size_t>(n) : 0);
   for (int64_t j = 0; j < static_cast<int64_t>(y_zero_points.size()); ++j) {
     y_zero_points[static_cast<size_t>(j)] =
         LoadInt8(plan.y_dtype, q.y_zero_point, j * plan.y_param_stride);
   }
-  const size_t y_bytes = plan.y_dtype == DataType::kInt32 ? 4 : 1;
+  // ORT's multiplier: a_scale * b_scale, divided by y_scale unless the output is float.
+  const auto multiplier = [&](float a_scale, int64_t bb, int64_t j) {
+    const float ab = a_scale * LoadScale(q.scale_dtype, q.b_scale, plan.b_param.At(bb, j));
+    return float_out ? ab : ab / LoadScale(q.scale_dtype, q.y_scale, j * plan.y_param_stride);
+  };
+  const size_t y_bytes = plan.y_dtype == DataType::kInt32 || float_out ? 4 : 1;
   RowEpilogue e;
   e.n = n;
   e.split = g.split;
@@ -505,6 +523,7 @@ Status IntMatMul(const IntMatMulPlan& plan, const QuantOperands& q, void* y,
   e.y_dtype = plan.y_dtype;
   e.multiplier = multipliers.data();
   e.y_zero_point = y_zero_points.data();
+  e.float_bias = q.float_bias;
   for (size_t t = 0; t < plan.a_batch.size(); ++t) {
     const int64_t ab = plan.a_batch[t], bb = plan.b_batch[t];
     const uint8_t* a = static_cast<const uint8_t*>(q.a) + ab * m * k;
@@ -536,11 +555,7 @@ Status IntMatMul(const IntMatMulPlan& plan, const QuantOperands& q, void* y,
     const bool shared_scale = plan.a_param.batch_stride == 0 && plan.a_param.position_stride == 0;
     if (requantize && shared_scale) {
       const float a_scale = LoadScale(q.scale_dtype, q.a_scale, 0);
-      for (int64_t j = 0; j < n; ++j) {
-        multipliers[static_cast<size_t>(j)] =
-            a_scale * LoadScale(q.scale_dtype, q.b_scale, plan.b_param.At(bb, j)) /
-            LoadScale(q.scale_dtype, q.y_scale, j * plan.y_param_stride);
-      }
+      for (int64_t j = 0; j < n; ++j) multipliers[static_cast<size_t>(j)] = multiplier(a_scale, bb, j);
     }
     if (!requantize || shared_scale) {
       const int threads = m * n >= (int64_t{1} << 15) ? plan.threads : 1;
@@ -560,13 +575,10 @@ Status IntMatMul(const IntMatMulPlan& plan, const QuantOperands& q, void* y,
       const int32_t za =
           LoadInt8(plan.a_dtype, q.a_zero_point, plan.a_param.At(ab, i)) + conv.left_shift;
       {
-        // ORT's multiplier: a_scale * b_scale / y_scale, in float.
         const float a_scale = LoadScale(q.scale_dtype, q.a_scale, plan.a_param.At(ab, i));
         if (!(a_scale == last_a_scale)) {
           for (int64_t j = 0; j < n; ++j) {
-            multipliers[static_cast<size_t>(j)] =
-                a_scale * LoadScale(q.scale_dtype, q.b_scale, plan.b_param.At(bb, j)) /
-                LoadScale(q.scale_dtype, q.y_scale, j * plan.y_param_stride);
+            multipliers[static_cast<size_t>(j)] = multiplier(a_scale, bb, j);
           }
           last_a_scale = a_scale;
         }

@@ -143,7 +143,9 @@ struct IntProductOptions {
 struct IntMatMulPlan {
   DataType a_dtype = DataType::kUndefined;
   DataType b_dtype = DataType::kUndefined;
-  DataType y_dtype = DataType::kInt32;  // int32 (MatMulInteger) or int8/uint8 (QLinearMatMul)
+  // int32 (MatMulInteger), int8/uint8 (QLinearMatMul) or float (com.microsoft
+  // MatMulIntegerToFloat: float(sum) * (a_scale * b_scale) + float bias, math/contrib/quant_matmul.h)
+  DataType y_dtype = DataType::kInt32;
   int64_t m = 0, k = 0, n = 0;
   Shape output_shape;
   std::vector<int64_t> a_batch;  // per output batch: A's batch index
@@ -181,10 +183,12 @@ struct QuantOperands {
   const void* y_scale = nullptr;
   const void* y_zero_point = nullptr;
   const int32_t* bias = nullptr;  // QLinearConv only, [M]
+  const float* float_bias = nullptr;  // float outputs only, [N] (null: none)
   DataType scale_dtype = DataType::kFloat;
 };
 
-// MatMulInteger: y int32. QLinearMatMul: y int8/uint8 (plan.y_dtype) from the int32 sums.
+// MatMulInteger: y int32. QLinearMatMul: y int8/uint8 (plan.y_dtype) from the int32 sums. Float
+// outputs: the int32 sums times a_scale * b_scale (in float, per column), plus float_bias.
 // `workspace` holds plan.workspace_bytes. Errors: kInvalidArgument for a smaller workspace,
 // oneDNN's failures.
 Status IntMatMul(const IntMatMulPlan& plan, const QuantOperands& operands, void* y,
