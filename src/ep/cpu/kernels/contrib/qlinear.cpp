@@ -4,8 +4,9 @@
 //
 // Layer: nxrt_ep_cpu (kernel glue). Scales and zero points are per-tensor scalars read when the
 // kernel computes (they may be graph inputs); an omitted zero point is 0. Outputs are split over
-// the thread pool in shares of at least kMinShare elements (or, for QLinearGlobalAveragePool,
-// of the outputs reading that many).
+// the thread pool in shares of at least kMinShare elements; the loops that only sum or copy bytes
+// (QLinearGlobalAveragePool, QLinearConcat without requantization) take kMinCopyShare input
+// elements a share.
 #include <algorithm>
 #include <memory>
 #include <vector>
@@ -21,6 +22,7 @@ using contrib::QuantParams;
 
 // Below about this many elements a thread's share costs more to hand out than to compute.
 constexpr int64_t kMinShare = int64_t{1} << 17;
+constexpr int64_t kMinCopyShare = int64_t{1} << 21;
 
 Status CheckScalar(const PrepareContext& ctx, int i, std::string_view what) {
   if (i >= ctx.input_count() || !ctx.has_input(i)) return Status::Ok();
@@ -104,7 +106,7 @@ class QLinearGlobalAveragePoolKernel final : public Kernel {
     const QuantParams x_params = Params(ctx, 1, 2), y_params = Params(ctx, 3, 4);
     const int64_t outputs = ctx.output(0)->element_count();
     const int64_t per_output = x.element_count() / std::max<int64_t>(outputs, 1);
-    ctx.ParallelFor(outputs, kMinShare / std::max<int64_t>(per_output, 1) + 1,
+    ctx.ParallelFor(outputs, kMinCopyShare / std::max<int64_t>(per_output, 1) + 1,
                     [&](int64_t begin, int64_t end) {
                       contrib::QLinearGlobalAveragePool(
                           x.dtype() == DataType::kInt8, x.raw_data(), x.shape(), channels_last_,
@@ -161,7 +163,12 @@ class QLinearConcatKernel final : public Kernel {
       params.push_back(Params(ctx, i + 1, i + 2));
     }
     const QuantParams y_params = Params(ctx, 0, 1);
-    ctx.ParallelFor(ctx.output(0)->element_count(), kMinShare, [&](int64_t begin, int64_t end) {
+    bool copies = true;
+    for (const QuantParams& p : params) {
+      copies = copies && p.scale == y_params.scale && p.zero_point == y_params.zero_point;
+    }
+    ctx.ParallelFor(ctx.output(0)->element_count(), copies ? kMinCopyShare : kMinShare,
+                    [&](int64_t begin, int64_t end) {
       contrib::QLinearConcat(ctx.input(2)->dtype() == DataType::kInt8, inputs, shapes_, params,
                              axis_index_, y_params, ctx.output(0)->mutable_raw_data(), begin, end);
     });

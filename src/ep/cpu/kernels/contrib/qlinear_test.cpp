@@ -160,6 +160,19 @@ TEST_F(QLinearVsOrt, LargeOddShapesSplitOverThreads) {
       }
       ExpectWithinOneStep(*ort_, model, {{"x0", x}}, std::string(op) + " " + what);
     }
+    if (iter < 2) {
+      // Two million elements: QLinearGlobalAveragePool's shares (of a copy loop's size) split
+      // between and within images.
+      const Shape big = {2, 1031, 1033};
+      const Tensor x_big = RandomQuantized(rng_, type, big);
+      cpu::testing::SingleOpModel model("QLinearGlobalAveragePool", 1, "com.microsoft");
+      model.AddInput(In(x_big)).AddInput(Const(Scale(rng_)));
+      model.AddInput(Const(ZeroPoint(rng_, type))).AddInput(Const(Scale(rng_)));
+      model.AddInput(Const(ZeroPoint(rng_, type))).AddOutput(type);
+      model.AddAttribute(IntAttr("channels_last", iter));
+      ExpectWithinOneStep(*ort_, model, {{"x0", x_big}},
+                          "QLinearGlobalAveragePool " + ShapeToString(big));
+    }
     const Tensor x2 = RandomQuantized(rng_, type, {3, 101, 337});
     cpu::testing::SingleOpModel model("QLinearConcat", 1, "com.microsoft");
     const Tensor y_scale = Scale(rng_), y_zero_point = ZeroPoint(rng_, type);

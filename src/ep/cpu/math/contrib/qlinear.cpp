@@ -36,18 +36,36 @@ int32_t CodeValue(int32_t code) {
   return static_cast<int32_t>(static_cast<Q>(static_cast<uint8_t>(code)));
 }
 
-// y[i] = table[x[i]] for i < n, bytes read as uint8.
-void LookupBytes(const uint8_t* table, const uint8_t* x, uint8_t* y, int64_t n) {
-  int64_t i = 0;
-  for (; i + 4 <= n; i += 4) {
-    const uint8_t t0 = table[x[i]], t1 = table[x[i + 1]], t2 = table[x[i + 2]],
-                  t3 = table[x[i + 3]];
-    y[i] = t0;
-    y[i + 1] = t1;
-    y[i + 2] = t2;
-    y[i + 3] = t3;
+// y[i] = table[x[i]] for i < n, bytes read as uint8: 32 bytes a step in registers, the table as
+// 16 rows of 16 bytes. Row h answers the bytes whose high nibble is h: x ^ (h << 4) is below 16
+// exactly for them, and adding 0x70 with unsigned saturation sets bit 7 (PSHUFB's "give 0") for
+// every other byte while keeping the low nibble, so the 16 lookups OR together into the result.
+__attribute__((target("avx2"))) int64_t LookupBytesAvx2(const uint8_t* table, const uint8_t* x,
+                                                        uint8_t* y, int64_t n) {
+  __m256i rows[16];
+  for (int h = 0; h < 16; ++h) {
+    rows[h] = _mm256_broadcastsi128_si256(
+        _mm_loadu_si128(reinterpret_cast<const __m128i*>(table + 16 * h)));
   }
-  for (; i < n; ++i) y[i] = table[x[i]];
+  const __m256i bias = _mm256_set1_epi8(0x70);
+  int64_t i = 0;
+  for (; i + 32 <= n; i += 32) {
+    const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x + i));
+    __m256i r = _mm256_setzero_si256();
+    for (int h = 0; h < 16; ++h) {
+      const __m256i index =
+          _mm256_adds_epu8(_mm256_xor_si256(v, _mm256_set1_epi8(static_cast<char>(h << 4))), bias);
+      r = _mm256_or_si256(r, _mm256_shuffle_epi8(rows[h], index));
+    }
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(y + i), r);
+  }
+  return i;
+}
+
+void LookupBytes(const uint8_t* table, const uint8_t* x, uint8_t* y, int64_t n) {
+  for (int64_t i = CpuHasAvx2() ? LookupBytesAvx2(table, x, y, n) : 0; i < n; ++i) {
+    y[i] = table[x[i]];
+  }
 }
 
 // ---- QLinearAdd, QLinearMul ----
