@@ -228,6 +228,39 @@ TEST(QLinearMatMulKernel, EveryPairingAndScaleMatchesReference) {
   ExpectMatMulsMatchReference(true, 1602, 5);
 }
 
+// The exact pairings with every operand at an extreme of its type (all at the lowest, or a mix
+// of both ends) over a K of about a thousand, where no pair and no sum may lose a bit: batched A,
+// constant and runtime B, 1 and 2 threads.
+TEST(MatMulIntegerKernel, ExactPairingsWithExtremeOperands) {
+  std::mt19937 rng(1603);
+  const std::vector<std::pair<DataType, DataType>> pairings = {
+      {kU8, kU8}, {kS8, kS8}, {kS8, kU8}};
+  for (auto [a_t, b_t] : pairings) {
+    for (int64_t k : {1023, 1024, 1025}) {
+      for (bool all_lowest : {true, false}) {
+        MatMulCase c = RandomMatMul(rng, false, a_t, b_t);
+        c.k = k;
+        c.batch = 2;
+        c.b_batched = false;
+        c.no_zero_points = all_lowest;
+        const auto extreme = [&](DataType t) {
+          return all_lowest || RandomInt(rng, 0, 1) == 0 ? Lowest(t) : Highest(t);
+        };
+        c.a.resize(static_cast<size_t>(c.batch * c.m * c.k));
+        for (int32_t& v : c.a) v = extreme(a_t);
+        c.b.resize(static_cast<size_t>(c.k * c.n));
+        for (int32_t& v : c.b) v = extreme(b_t);
+        const std::vector<int32_t> expected = MatMulReference(c);
+        for (int threads : {1, 2}) {
+          const OpCase op{"MatMulInteger", 10, MatMulInputs(c)};
+          NXRT_ASSERT_OK_AND_ASSIGN(std::vector<Tensor> y, RunOp(op, AsWritten(threads)));
+          EXPECT_EQ(Ints(y[0]), expected) << Describe(c) << ", " << threads << " threads";
+        }
+      }
+    }
+  }
+}
+
 TEST(MatMulIntegerKernel, LargeProductSaturatesPairsAsOrtDoes) {
   // 255 * 127 twice is 64770, saturated to 32767 per pair: the result ORT gives without VNNI.
   MatMulCase c;
