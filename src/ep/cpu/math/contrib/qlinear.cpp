@@ -15,9 +15,8 @@ namespace nxrt::cpu::contrib {
 namespace {
 
 using math::LoadLanes;
-using math::MakeQuantizeBounds;
-using math::QuantizeLanes;
 using math::QuantizeScalar;
+using math::RoundScalar;
 using math::StoreCodes;
 
 // fn(Q{}) with Q int8_t (`is_signed`) or uint8_t.
@@ -70,7 +69,8 @@ void LookupBytes(const uint8_t* table, const uint8_t* x, uint8_t* y, int64_t n) 
 
 // ---- QLinearAdd, QLinearMul ----
 
-// Add: v = a * ra + (b * rb + offset) (fused); Mul: v = (a - za) * (b - zb) * ratio.
+// The output's value with its zero point: Add: v = a * ra + (b * rb + offset) (fused);
+// Mul: v = (a - za) * (b - zb) * ratio + zc (fused).
 struct BinaryCoefficients {
   float ra = 0, rb = 0, offset = 0, ratio = 0;
   int32_t za = 0, zb = 0, zc = 0;
@@ -83,11 +83,12 @@ void BinaryScalar(const Q* a, int64_t sa, const Q* b, int64_t sb, Q* c, int64_t 
     const int32_t x = a[i * sa], y = b[i * sb];
     float v;
     if constexpr (kMul) {
-      v = static_cast<float>(x - k.za) * static_cast<float>(y - k.zb) * k.ratio;
+      v = std::fma(static_cast<float>(x - k.za) * static_cast<float>(y - k.zb), k.ratio,
+                   static_cast<float>(k.zc));
     } else {
       v = std::fma(static_cast<float>(x), k.ra, std::fma(static_cast<float>(y), k.rb, k.offset));
     }
-    c[i] = QuantizeScalar<Q>(v, k.zc);
+    c[i] = RoundScalar<Q>(v);
   }
 }
 
@@ -103,7 +104,6 @@ template <typename Q, bool kMul>
 __attribute__((target("avx2,fma"))) inline void Binary32(const Q* a, int64_t sa, const Q* b,
                                                          int64_t sb, Q* c,
                                                          const BinaryCoefficients& k) {
-  const math::QuantizeBounds<Q> bounds = MakeQuantizeBounds<Q>(k.zc);
   __m256i q[4];
   for (int j = 0; j < 4; ++j) {
     const __m256i x = StridedLanes(a, sa, 8 * j), y = StridedLanes(b, sb, 8 * j);
@@ -111,13 +111,14 @@ __attribute__((target("avx2,fma"))) inline void Binary32(const Q* a, int64_t sa,
     if constexpr (kMul) {
       const __m256 fx = _mm256_cvtepi32_ps(_mm256_sub_epi32(x, _mm256_set1_epi32(k.za)));
       const __m256 fy = _mm256_cvtepi32_ps(_mm256_sub_epi32(y, _mm256_set1_epi32(k.zb)));
-      v = _mm256_mul_ps(_mm256_mul_ps(fx, fy), _mm256_set1_ps(k.ratio));
+      v = _mm256_fmadd_ps(_mm256_mul_ps(fx, fy), _mm256_set1_ps(k.ratio),
+                          _mm256_set1_ps(static_cast<float>(k.zc)));
     } else {
       v = _mm256_fmadd_ps(_mm256_cvtepi32_ps(x), _mm256_set1_ps(k.ra),
                           _mm256_fmadd_ps(_mm256_cvtepi32_ps(y), _mm256_set1_ps(k.rb),
                                           _mm256_set1_ps(k.offset)));
     }
-    q[j] = QuantizeLanes(v, bounds);
+    q[j] = math::RoundLanes<Q>(v);
   }
   StoreCodes(c, q[0], q[1], q[2], q[3]);
 }
@@ -246,7 +247,8 @@ void QLinearBinary(const QLinearBinaryPlan& p, const void* a, const QuantParams&
   k.zc = c_params.zero_point;
   k.ra = a_params.scale / c_params.scale;
   k.rb = b_params.scale / c_params.scale;
-  k.offset = -(static_cast<float>(k.za) * k.ra + static_cast<float>(k.zb) * k.rb);
+  k.offset = static_cast<float>(k.zc) -
+             (static_cast<float>(k.za) * k.ra + static_cast<float>(k.zb) * k.rb);
   k.ratio = a_params.scale * b_params.scale / c_params.scale;
   const int64_t sa = p.geometry.inner_stride(0), sb = p.geometry.inner_stride(1);
   const bool avx2 = CpuHasAvx2() && sa <= 1 && sb <= 1;

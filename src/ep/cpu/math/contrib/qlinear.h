@@ -7,10 +7,12 @@
 //
 // Each op computes in float and quantizes its result as ONNX Runtime's MLAS does on x86
 // (math/quant/quantize_avx2.h): round half to even, plus the output zero point, saturated to the
-// type's range (a NaN becomes the type's minimum):
-//   QLinearAdd: C = (A - a_zp) * (a_scale / c_scale) + (B - b_zp) * (b_scale / c_scale), NumPy
-//     broadcasting, as fused multiply-adds A * ra + (B * rb + -(a_zp * ra + b_zp * rb)).
-//   QLinearMul: C = (A - a_zp) * (B - b_zp) * (a_scale * b_scale / c_scale).
+// type's range (a NaN becomes the type's minimum); QLinearAdd and QLinearMul fold the zero point
+// into the float value before rounding, as MLAS's QLinearAdd does:
+//   QLinearAdd: C = (A - a_zp) * (a_scale / c_scale) + (B - b_zp) * (b_scale / c_scale) + c_zp,
+//     NumPy broadcasting, as fused multiply-adds A * ra + (B * rb + (c_zp - (a_zp * ra +
+//     b_zp * rb))).
+//   QLinearMul: C = (A - a_zp) * (B - b_zp) * (a_scale * b_scale / c_scale) + c_zp (fused).
 //   QLinearSigmoid: Y = sigmoid(X), through a 256-entry table of codes.
 //   QLinearGlobalAveragePool: Y[n, c] = (sum over the spatial dims of X [N, C, ...] (or of
 //     X [N, ..., C] when channels_last) - x_zp * size) * (x_scale / (y_scale * size)), Y of X's

@@ -5,11 +5,13 @@
 // CpuHasAvx2). The rounding is ONNX Runtime's (MLAS's QuantizeLinear and requantization on x86):
 // v clamped to [Q min - zero_point, Q max - zero_point] with MAXPS/MINPS (a NaN v becomes the lower
 // bound), converted with CVTPS2DQ (round half to even in the default MXCSR mode), plus the zero
-// point. Each scalar loop that must agree with these steps uses QuantizeScalar below.
+// point; or, where the zero point is already in v, RoundLanes. Each scalar loop that must agree
+// with these steps uses QuantizeScalar or RoundScalar below.
 #pragma once
 
 #include <immintrin.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -36,6 +38,15 @@ template <typename Q>
 __attribute__((target("avx2"))) inline __m256i QuantizeLanes(__m256 v, const QuantizeBounds<Q>& b) {
   v = _mm256_min_ps(_mm256_max_ps(v, b.lo), b.hi);
   return _mm256_add_epi32(_mm256_cvtps_epi32(v), b.zero_point);
+}
+
+// v with the zero point already added (as MLAS's QLinearAdd folds it in): round half to even;
+// StoreCodes then saturates the lanes to Q's range. MINPS (NaN passes through it) keeps values
+// past int32's range from wrapping; a NaN becomes INT32_MIN and so Q's minimum.
+template <typename Q>
+__attribute__((target("avx2"))) inline __m256i RoundLanes(__m256 v) {
+  return _mm256_cvtps_epi32(
+      _mm256_min_ps(_mm256_set1_ps(static_cast<float>(std::numeric_limits<Q>::max())), v));
 }
 
 // 8 elements of p as int32 lanes.
@@ -65,6 +76,14 @@ inline Q QuantizeScalar(float v, int32_t zero_point) {
   v = v > lo ? v : lo;
   v = v < hi ? v : hi;
   return static_cast<Q>(static_cast<int32_t>(std::nearbyint(v)) + zero_point);
+}
+
+// The scalar form of RoundLanes followed by StoreCodes.
+template <typename Q>
+inline Q RoundScalar(float v) {
+  if (std::isnan(v)) return std::numeric_limits<Q>::min();
+  const float lo = std::numeric_limits<Q>::min(), hi = std::numeric_limits<Q>::max();
+  return static_cast<Q>(std::clamp(std::nearbyint(v), lo, hi));
 }
 
 }  // namespace nxrt::cpu::math
