@@ -31,6 +31,15 @@ struct IntGemm {
   dnnl::memory::desc src_md, weights_md, plain_weights_md, dst_md, scratchpad_md;
 };
 
+// A constant right operand of an exact pairing in 16 bits for the AVX2 product (Int16Panels):
+// panels of 16 columns, each [ceil(K / 2)][16][2] (the pair k = 2p, 2p + 1 of each column side by
+// side, zeros past K and N), and its per-column sums over k.
+struct Int16Operand {
+  int64_t panels = 0, pairs = 0;
+  std::vector<int16_t> data;
+  std::vector<int32_t> sums;
+};
+
 struct PackedIntOperand {
   struct Free {
     void operator()(std::byte* p) const { ::operator delete[](p, std::align_val_t{64}); }
@@ -356,9 +365,108 @@ struct Carver {
 
 // ---- MatMul ----
 
+// The exact pairings with a constant B on AVX2: both operands as they are in 16 bits, products of
+// pairs of k added into int32 by VPMADDWD (exact: at most 2 * 255 * 255), the sums wrapping in
+// int32 as ORT's. A row's pairs are read as one int32 each.
+constexpr int kInt16Rows = 4;  // 8 accumulators, 2 of B and 4 of A: 14 of the 16 registers
+
+std::shared_ptr<const Int16Operand> PackInt16(DataType dtype, const void* b, int64_t k,
+                                              int64_t n) {
+  auto packed = std::make_shared<Int16Operand>();
+  packed->panels = (n + 15) / 16;
+  packed->pairs = (k + 1) / 2;
+  packed->data.assign(static_cast<size_t>(packed->panels * packed->pairs * 32), 0);
+  packed->sums.assign(static_cast<size_t>(n), 0);
+  for (int64_t kk = 0; kk < k; ++kk) {
+    for (int64_t j = 0; j < n; ++j) {
+      const int32_t v = LoadInt8(dtype, b, kk * n + j);
+      packed->sums[static_cast<size_t>(j)] += v;
+      const int64_t at = ((j / 16 * packed->pairs + kk / 2) * 16 + j % 16) * 2 + kk % 2;
+      packed->data[static_cast<size_t>(at)] = static_cast<int16_t>(v);
+    }
+  }
+  return packed;
+}
+
+// a_pairs [rows][pairs]: each row of A as int32 words holding the int16 pair (a[2p], a[2p + 1]).
+void PairRows(DataType dtype, const void* a, int64_t rows, int64_t k, int64_t pairs,
+              int32_t* a_pairs, int32_t* sums) {
+  for (int64_t r = 0; r < rows; ++r) {
+    int32_t sum = 0;
+    for (int64_t p = 0; p < pairs; ++p) {
+      const int32_t lo = LoadInt8(dtype, a, r * k + 2 * p);
+      const int32_t hi = 2 * p + 1 < k ? LoadInt8(dtype, a, r * k + 2 * p + 1) : 0;
+      sum += lo + hi;
+      a_pairs[r * pairs + p] = static_cast<int32_t>((static_cast<uint32_t>(lo) & 0xFFFFu) |
+                                                    (static_cast<uint32_t>(hi) << 16));
+    }
+    sums[r] = sum;
+  }
+}
+
+// raw[r][16 * panel + c] for R rows of a_pairs and one panel of B (c < width).
+template <int R>
+__attribute__((target("avx2"))) void Int16Block(const int32_t* a_pairs, int64_t pairs,
+                                                const int16_t* panel, int32_t* raw, int64_t ldr,
+                                                int64_t width) {
+  // Fully unrolled over the rows, so that the 2R accumulators stay in registers.
+  __m256i acc[R][2];
+#pragma GCC unroll 8
+  for (int r = 0; r < R; ++r) acc[r][0] = acc[r][1] = _mm256_setzero_si256();
+  for (int64_t p = 0; p < pairs; ++p) {
+    const __m256i b0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(panel + 32 * p));
+    const __m256i b1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(panel + 32 * p + 16));
+#pragma GCC unroll 8
+    for (int r = 0; r < R; ++r) {
+      const __m256i a = _mm256_set1_epi32(a_pairs[r * pairs + p]);
+      acc[r][0] = _mm256_add_epi32(acc[r][0], _mm256_madd_epi16(a, b0));
+      acc[r][1] = _mm256_add_epi32(acc[r][1], _mm256_madd_epi16(a, b1));
+    }
+  }
+  for (int r = 0; r < R; ++r) {
+    if (width == 16) {
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(raw + r * ldr), acc[r][0]);
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(raw + r * ldr + 8), acc[r][1]);
+    } else {
+      alignas(32) int32_t row[16];
+      _mm256_store_si256(reinterpret_cast<__m256i*>(row), acc[r][0]);
+      _mm256_store_si256(reinterpret_cast<__m256i*>(row + 8), acc[r][1]);
+      std::copy(row, row + width, raw + r * ldr);
+    }
+  }
+}
+
+// raw [rows, n] = A x B from a_pairs and the packed B, panels spread over `threads`.
+void Int16Product(const Int16Operand& b, const int32_t* a_pairs, int64_t rows, int64_t n,
+                  int32_t* raw, int threads) {
+  const int64_t row_blocks = (rows + kInt16Rows - 1) / kInt16Rows;
+#pragma omp parallel for num_threads(threads) if (threads > 1) schedule(static)
+  for (int64_t panel = 0; panel < b.panels; ++panel) {
+    const int16_t* packed = b.data.data() + panel * b.pairs * 32;
+    const int64_t width = std::min<int64_t>(16, n - 16 * panel);
+    for (int64_t block = 0; block < row_blocks; ++block) {
+      const int64_t r0 = block * kInt16Rows;
+      const int32_t* a = a_pairs + r0 * b.pairs;
+      int32_t* out = raw + r0 * n + 16 * panel;
+      switch (std::min<int64_t>(kInt16Rows, rows - r0)) {
+        case 4: Int16Block<4>(a, b.pairs, packed, out, n, width); break;
+        case 3: Int16Block<3>(a, b.pairs, packed, out, n, width); break;
+        case 2: Int16Block<2>(a, b.pairs, packed, out, n, width); break;
+        default: Int16Block<1>(a, b.pairs, packed, out, n, width); break;
+      }
+    }
+  }
+}
+
 // Workspace: [scratchpad | A as uint8 | B converted (when not packed) | B sums | A sums | zb' |
 // raw products].
 size_t MatMulWorkspace(const IntMatMulPlan& p, bool packed) {
+  if (p.int16_b != nullptr) {
+    // [A's pairs | A sums | zb | raw [m, n]]
+    return Align64(static_cast<size_t>(p.m * p.int16_b->pairs) * sizeof(int32_t)) +
+           2 * Align64(static_cast<size_t>(std::max(p.m, p.n)) * sizeof(int32_t)) +
+           Align64(static_cast<size_t>(p.m * p.n) * sizeof(int32_t));
+  }
   const IntGemm& g = *p.gemm;
   size_t bytes = Align64(g.scratchpad_md.get_size());
   bytes += Align64(static_cast<size_t>(p.m * p.k));
@@ -462,6 +570,11 @@ Result<IntMatMulPlan> PrepareIntMatMul(std::string_view op, DataType a_dtype, Da
 
   const Conversion conv = ConversionFor(a_dtype, b_dtype);
   plan.threads = std::max(options.threads, 1);
+  if (!conv.saturate && options.constant_b != nullptr && b_batches == 1 && CpuHasAvx2()) {
+    plan.int16_b = PackInt16(b_dtype, options.constant_b, plan.k, plan.n);
+    plan.workspace_bytes = MatMulWorkspace(plan, true);
+    return plan;
+  }
   NXRT_ASSIGN_OR_RETURN(plan.gemm, CreateIntGemm(plan.m, plan.k, plan.n, !conv.saturate,
                                                  options.constant_b != nullptr, plan.threads));
   if (options.constant_b != nullptr) {
@@ -483,23 +596,35 @@ Result<IntMatMulPlan> PrepareIntMatMul(std::string_view op, DataType a_dtype, Da
 
 Status IntMatMul(const IntMatMulPlan& plan, const QuantOperands& q, void* y,
                  std::span<std::byte> workspace) {
-  if (plan.gemm == nullptr) return Status::Ok();
+  if (plan.gemm == nullptr && plan.int16_b == nullptr) return Status::Ok();
   if (workspace.size() < plan.workspace_bytes) {
     return MakeStatus(StatusCode::kInvalidArgument, "integer MatMul: workspace of ",
                       workspace.size(), " bytes, expected ", plan.workspace_bytes);
   }
-  const IntGemm& g = *plan.gemm;
-  const Conversion conv = ConversionFor(plan.a_dtype, plan.b_dtype);
+  const bool in_int16 = plan.int16_b != nullptr;
+  // The 16-bit product takes the operands as they are.
+  const Conversion conv = in_int16 ? Conversion{} : ConversionFor(plan.a_dtype, plan.b_dtype);
   const int64_t m = plan.m, k = plan.k, n = plan.n;
-  Carver carve{workspace.data()};
-  std::byte* scratchpad = carve.Take<std::byte>(static_cast<int64_t>(g.scratchpad_md.get_size()));
-  uint8_t* a_u8 = carve.Take<uint8_t>(m * k);
-  int8_t* b_converted = plan.packed_b.empty() ? carve.Take<int8_t>(k * g.columns) : nullptr;
   const int64_t longest = std::max(m, n);
-  int32_t* b_sums = carve.Take<int32_t>(longest);
+  Carver carve{workspace.data()};
+  std::byte* scratchpad = nullptr;
+  uint8_t* a_u8 = nullptr;
+  int8_t* b_converted = nullptr;
+  int32_t *a_pairs = nullptr, *b_sums = nullptr;
+  int64_t columns = n;  // of a row of raw products
+  if (in_int16) {
+    a_pairs = carve.Take<int32_t>(m * plan.int16_b->pairs);
+  } else {
+    const IntGemm& g = *plan.gemm;
+    scratchpad = carve.Take<std::byte>(static_cast<int64_t>(g.scratchpad_md.get_size()));
+    a_u8 = carve.Take<uint8_t>(m * k);
+    b_converted = plan.packed_b.empty() ? carve.Take<int8_t>(k * g.columns) : nullptr;
+    b_sums = carve.Take<int32_t>(longest);
+    columns = g.columns;
+  }
   int32_t* a_sums = carve.Take<int32_t>(longest);
   int32_t* zb = carve.Take<int32_t>(longest);
-  int32_t* raw = carve.Take<int32_t>(m * g.columns);
+  int32_t* raw = carve.Take<int32_t>(m * columns);
   // Scaled outputs: QLinearMatMul's (requantized) and float ones.
   const bool requantize = plan.y_dtype != DataType::kInt32;
   const bool float_out = plan.y_dtype == DataType::kFloat;
@@ -517,7 +642,7 @@ Status IntMatMul(const IntMatMulPlan& plan, const QuantOperands& q, void* y,
   const size_t y_bytes = plan.y_dtype == DataType::kInt32 || float_out ? 4 : 1;
   RowEpilogue e;
   e.n = n;
-  e.split = g.split;
+  e.split = !in_int16 && plan.gemm->split;
   e.k = static_cast<int32_t>(k);
   e.zb = zb;
   e.y_dtype = plan.y_dtype;
@@ -526,6 +651,14 @@ Status IntMatMul(const IntMatMulPlan& plan, const QuantOperands& q, void* y,
   e.float_bias = q.float_bias;
   for (size_t t = 0; t < plan.a_batch.size(); ++t) {
     const int64_t ab = plan.a_batch[t], bb = plan.b_batch[t];
+    if (in_int16) {
+      PairRows(plan.a_dtype, static_cast<const uint8_t*>(q.a) + ab * m * k, m, k,
+               plan.int16_b->pairs, a_pairs, a_sums);
+      const int threads = m * n * k >= (int64_t{1} << 20) ? plan.threads : 1;
+      Int16Product(*plan.int16_b, a_pairs, m, n, raw, threads);
+      e.sum_b = plan.int16_b->sums.data();
+    } else {
+    const IntGemm& g = *plan.gemm;
     const uint8_t* a = static_cast<const uint8_t*>(q.a) + ab * m * k;
     if (conv.left_shift != 0) {
       for (int64_t i = 0; i < m * k; ++i) a_u8[i] = static_cast<uint8_t>(a[i] ^ 0x80u);
@@ -548,6 +681,7 @@ Status IntMatMul(const IntMatMulPlan& plan, const QuantOperands& q, void* y,
       e.sum_b = b_sums;
     }
     NXRT_RETURN_IF_ERROR(RunIntGemm(g, a, b_gemm, raw, scratchpad));
+    }
     for (int64_t j = 0; j < n; ++j) {
       zb[j] = LoadInt8(plan.b_dtype, q.b_zero_point, plan.b_param.At(bb, j)) + conv.right_shift;
     }
@@ -563,7 +697,7 @@ Status IntMatMul(const IntMatMulPlan& plan, const QuantOperands& q, void* y,
       for (int64_t i = 0; i < m; ++i) {
         const int32_t za =
             LoadInt8(plan.a_dtype, q.a_zero_point, plan.a_param.At(ab, i)) + conv.left_shift;
-        EpilogueRow(e, raw + i * g.columns, za, a_sums[i],
+        EpilogueRow(e, raw + i * columns, za, a_sums[i],
                     static_cast<std::byte*>(y) +
                         (static_cast<int64_t>(t) * m + i) * n * static_cast<int64_t>(y_bytes));
       }
@@ -583,7 +717,7 @@ Status IntMatMul(const IntMatMulPlan& plan, const QuantOperands& q, void* y,
           last_a_scale = a_scale;
         }
       }
-      EpilogueRow(e, raw + i * g.columns, za, a_sums[i],
+      EpilogueRow(e, raw + i * columns, za, a_sums[i],
                   static_cast<std::byte*>(y) + out_row * n * static_cast<int64_t>(y_bytes));
     }
   }

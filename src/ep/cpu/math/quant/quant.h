@@ -126,6 +126,7 @@ struct QuantParamIndex {
 struct IntGemm;
 struct IntDirectConv;
 struct PackedIntOperand;
+struct Int16Operand;
 
 // How to prepare an integer product (every field optional).
 struct IntProductOptions {
@@ -156,6 +157,10 @@ struct IntMatMulPlan {
   int threads = 1;
   std::shared_ptr<const IntGemm> gemm;
   std::vector<std::shared_ptr<const PackedIntOperand>> packed_b;
+  // Internal, instead of `gemm` for the exact pairings (not uint8 A with int8 B) with a constant B
+  // without batch dims on AVX2: B in 16 bits, multiplied by nxrt's own VPMADDWD loop, where the
+  // split into two int8 halves would double oneDNN's work.
+  std::shared_ptr<const Int16Operand> int16_b;
   // Bytes of workspace IntMatMul needs (64-byte aligned).
   size_t workspace_bytes = 0;
 };
