@@ -8,9 +8,9 @@
 // exactly otherwise; and
 // requantization float(acc + bias) * (a_scale * b_scale / y_scale), rounded half to even, plus
 // the zero point, saturated. Then the same models in ONNX Runtime 1.30: bit for bit.
-// DynamicQuantizeLinear's edge cases (all zero, NaN, long inputs for the vector loops) likewise, and
-// QuantizeLinear of float to int8/uint8 (per tensor and per axis, odd lengths, exact ties, NaN,
-// infinities) against ONNX Runtime at 1 and 2 threads.
+// DynamicQuantizeLinear's edge cases (all zero, NaN, long inputs for the vector loops) likewise,
+// and QuantizeLinear of float to int8/uint8 (per tensor and per axis, odd lengths, exact ties,
+// NaN, infinities) against ONNX Runtime at 1 and 2 threads.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -674,7 +674,8 @@ TEST(QuantizeLinearKernel, FloatToInt8MatchesOrtBitForBit) {
     int64_t n = 1;
     for (int64_t d : shape) n *= d;
     std::vector<float> scales(static_cast<size_t>(channels));
-    for (float& s : scales) s = iter % 3 == 0 ? 0.5f : std::uniform_real_distribution<float>(0.01f, 2.0f)(rng);
+    std::uniform_real_distribution<float> random_scale(0.01f, 2.0f);
+    for (float& s : scales) s = iter % 3 == 0 ? 0.5f : random_scale(rng);
     std::vector<float> x(static_cast<size_t>(n));
     std::uniform_real_distribution<float> values(-400.0f, 400.0f);
     for (size_t i = 0; i < x.size(); ++i) {

@@ -658,29 +658,29 @@ Status IntMatMul(const IntMatMulPlan& plan, const QuantOperands& q, void* y,
       Int16Product(*plan.int16_b, a_pairs, m, n, raw, threads);
       e.sum_b = plan.int16_b->sums.data();
     } else {
-    const IntGemm& g = *plan.gemm;
-    const uint8_t* a = static_cast<const uint8_t*>(q.a) + ab * m * k;
-    if (conv.left_shift != 0) {
-      for (int64_t i = 0; i < m * k; ++i) a_u8[i] = static_cast<uint8_t>(a[i] ^ 0x80u);
-      a = a_u8;
-    }
-    RowSums(a, m, k, a_sums);
-    const void* b_gemm = nullptr;
-    if (!plan.packed_b.empty()) {
-      b_gemm = plan.packed_b[static_cast<size_t>(bb)]->data.get();
-      e.sum_b = plan.packed_b[static_cast<size_t>(bb)]->sums.data();
-    } else {
-      if (plan.b_dtype == DataType::kInt8) {
-        ConvertRight(g, conv, MatrixAt(static_cast<const int8_t*>(q.b) + bb * k * n, n),
-                     b_converted, b_sums);
-      } else {
-        ConvertRight(g, conv, MatrixAt(static_cast<const uint8_t*>(q.b) + bb * k * n, n),
-                     b_converted, b_sums);
+      const IntGemm& g = *plan.gemm;
+      const uint8_t* a = static_cast<const uint8_t*>(q.a) + ab * m * k;
+      if (conv.left_shift != 0) {
+        for (int64_t i = 0; i < m * k; ++i) a_u8[i] = static_cast<uint8_t>(a[i] ^ 0x80u);
+        a = a_u8;
       }
-      b_gemm = b_converted;
-      e.sum_b = b_sums;
-    }
-    NXRT_RETURN_IF_ERROR(RunIntGemm(g, a, b_gemm, raw, scratchpad));
+      RowSums(a, m, k, a_sums);
+      const void* b_gemm = nullptr;
+      if (!plan.packed_b.empty()) {
+        b_gemm = plan.packed_b[static_cast<size_t>(bb)]->data.get();
+        e.sum_b = plan.packed_b[static_cast<size_t>(bb)]->sums.data();
+      } else {
+        if (plan.b_dtype == DataType::kInt8) {
+          ConvertRight(g, conv, MatrixAt(static_cast<const int8_t*>(q.b) + bb * k * n, n),
+                       b_converted, b_sums);
+        } else {
+          ConvertRight(g, conv, MatrixAt(static_cast<const uint8_t*>(q.b) + bb * k * n, n),
+                       b_converted, b_sums);
+        }
+        b_gemm = b_converted;
+        e.sum_b = b_sums;
+      }
+      NXRT_RETURN_IF_ERROR(RunIntGemm(g, a, b_gemm, raw, scratchpad));
     }
     for (int64_t j = 0; j < n; ++j) {
       zb[j] = LoadInt8(plan.b_dtype, q.b_zero_point, plan.b_param.At(bb, j)) + conv.right_shift;
@@ -689,7 +689,9 @@ Status IntMatMul(const IntMatMulPlan& plan, const QuantOperands& q, void* y,
     const bool shared_scale = plan.a_param.batch_stride == 0 && plan.a_param.position_stride == 0;
     if (requantize && shared_scale) {
       const float a_scale = LoadScale(q.scale_dtype, q.a_scale, 0);
-      for (int64_t j = 0; j < n; ++j) multipliers[static_cast<size_t>(j)] = multiplier(a_scale, bb, j);
+      for (int64_t j = 0; j < n; ++j) {
+        multipliers[static_cast<size_t>(j)] = multiplier(a_scale, bb, j);
+      }
     }
     if (!requantize || shared_scale) {
       const int threads = m * n >= (int64_t{1} << 15) ? plan.threads : 1;
