@@ -404,55 +404,66 @@ void PairRows(DataType dtype, const void* a, int64_t rows, int64_t k, int64_t pa
   }
 }
 
-// raw[r][16 * panel + c] for R rows of a_pairs and one panel of B (c < width).
+// raw[r][c] (c < width) for R rows of `count` pairs of a_pairs (rows `lda` apart) and as many
+// pairs of a panel of B; added to raw's values when `accumulate`.
 template <int R>
-__attribute__((target("avx2"))) void Int16Block(const int32_t* a_pairs, int64_t pairs,
-                                                const int16_t* panel, int32_t* raw, int64_t ldr,
-                                                int64_t width) {
+__attribute__((target("avx2"))) void Int16Block(const int32_t* a_pairs, int64_t lda,
+                                                int64_t count, const int16_t* panel,
+                                                int32_t* raw, int64_t ldr, int64_t width,
+                                                bool accumulate) {
   // Fully unrolled over the rows, so that the 2R accumulators stay in registers.
   __m256i acc[R][2];
 #pragma GCC unroll 8
   for (int r = 0; r < R; ++r) acc[r][0] = acc[r][1] = _mm256_setzero_si256();
-  for (int64_t p = 0; p < pairs; ++p) {
+#pragma GCC unroll 2
+  for (int64_t p = 0; p < count; ++p) {
     const __m256i b0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(panel + 32 * p));
     const __m256i b1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(panel + 32 * p + 16));
 #pragma GCC unroll 8
     for (int r = 0; r < R; ++r) {
-      const __m256i a = _mm256_set1_epi32(a_pairs[r * pairs + p]);
-      acc[r][0] = _mm256_add_epi32(acc[r][0], _mm256_madd_epi16(a, b0));
-      acc[r][1] = _mm256_add_epi32(acc[r][1], _mm256_madd_epi16(a, b1));
+      const __m256i a = _mm256_set1_epi32(a_pairs[r * lda + p]);
+      acc[r][0] = _mm256_add_epi32(_mm256_madd_epi16(a, b0), acc[r][0]);
+      acc[r][1] = _mm256_add_epi32(_mm256_madd_epi16(a, b1), acc[r][1]);
     }
   }
   for (int r = 0; r < R; ++r) {
-    if (width == 16) {
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(raw + r * ldr), acc[r][0]);
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(raw + r * ldr + 8), acc[r][1]);
-    } else {
-      alignas(32) int32_t row[16];
-      _mm256_store_si256(reinterpret_cast<__m256i*>(row), acc[r][0]);
-      _mm256_store_si256(reinterpret_cast<__m256i*>(row + 8), acc[r][1]);
-      std::copy(row, row + width, raw + r * ldr);
-    }
+    alignas(32) int32_t row[16] = {};
+    int32_t* out = raw + r * ldr;
+    if (accumulate) std::copy(out, out + width, row);
+    _mm256_store_si256(reinterpret_cast<__m256i*>(row),
+                       _mm256_add_epi32(acc[r][0], _mm256_load_si256(
+                                                       reinterpret_cast<const __m256i*>(row))));
+    _mm256_store_si256(reinterpret_cast<__m256i*>(row + 8),
+                       _mm256_add_epi32(acc[r][1], _mm256_load_si256(
+                                                       reinterpret_cast<const __m256i*>(row + 8))));
+    std::copy(row, row + width, out);
   }
 }
 
-// raw [rows, n] = A x B from a_pairs and the packed B, panels spread over `threads`.
+// raw [rows, n] = A x B from a_pairs and the packed B, panels spread over `threads`. K goes in
+// chunks of kInt16Pairs pairs, so that a panel's chunk (8 KiB) and a block of A's rows stay in L1.
+constexpr int64_t kInt16Pairs = 128;
+
 void Int16Product(const Int16Operand& b, const int32_t* a_pairs, int64_t rows, int64_t n,
                   int32_t* raw, int threads) {
   const int64_t row_blocks = (rows + kInt16Rows - 1) / kInt16Rows;
 #pragma omp parallel for num_threads(threads) if (threads > 1) schedule(static)
   for (int64_t panel = 0; panel < b.panels; ++panel) {
-    const int16_t* packed = b.data.data() + panel * b.pairs * 32;
     const int64_t width = std::min<int64_t>(16, n - 16 * panel);
-    for (int64_t block = 0; block < row_blocks; ++block) {
-      const int64_t r0 = block * kInt16Rows;
-      const int32_t* a = a_pairs + r0 * b.pairs;
-      int32_t* out = raw + r0 * n + 16 * panel;
-      switch (std::min<int64_t>(kInt16Rows, rows - r0)) {
-        case 4: Int16Block<4>(a, b.pairs, packed, out, n, width); break;
-        case 3: Int16Block<3>(a, b.pairs, packed, out, n, width); break;
-        case 2: Int16Block<2>(a, b.pairs, packed, out, n, width); break;
-        default: Int16Block<1>(a, b.pairs, packed, out, n, width); break;
+    for (int64_t p0 = 0; p0 < b.pairs; p0 += kInt16Pairs) {
+      const int64_t count = std::min(kInt16Pairs, b.pairs - p0);
+      const int16_t* packed = b.data.data() + (panel * b.pairs + p0) * 32;
+      for (int64_t block = 0; block < row_blocks; ++block) {
+        const int64_t r0 = block * kInt16Rows;
+        const int32_t* a = a_pairs + r0 * b.pairs + p0;
+        int32_t* out = raw + r0 * n + 16 * panel;
+        const bool more = p0 > 0;
+        switch (std::min<int64_t>(kInt16Rows, rows - r0)) {
+          case 4: Int16Block<4>(a, b.pairs, count, packed, out, n, width, more); break;
+          case 3: Int16Block<3>(a, b.pairs, count, packed, out, n, width, more); break;
+          case 2: Int16Block<2>(a, b.pairs, count, packed, out, n, width, more); break;
+          default: Int16Block<1>(a, b.pairs, count, packed, out, n, width, more); break;
+        }
       }
     }
   }
