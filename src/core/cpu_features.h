@@ -13,8 +13,8 @@ namespace nxrt {
 bool CpuHasAvx512();
 
 // True when the CPU runs AVX2 with FMA (cpuid, checked once): the integer products' epilogues,
-// DynamicQuantizeLinear (math/quant/), simd_map.h's AVX2 builds and MatMulNBits' packed-weight
-// loops.
+// QuantizeLinear and DynamicQuantizeLinear (math/quant/), the QLinear contrib ops
+// (math/contrib/qlinear.h), simd_map.h's AVX2 builds and MatMulNBits' packed-weight loops.
 bool CpuHasAvx2();
 
 // True when the CPU runs AVX512-VNNI or AVX-VNNI (cpuid, checked once): there ONNX Runtime's and

@@ -12,6 +12,7 @@
 // are one run, a scalar operand is one run with stride 0, and [N,C] + [C] is N runs of C.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <span>
@@ -59,6 +60,29 @@ void ForEachRun(const BroadcastGeometry& geometry, Fn&& fn) {
   const int64_t n = geometry.run_length();
   ForEachOffset<K>(outer, outer_strides,
                    [&](const std::array<int64_t, K>& offsets) { fn(offsets, n); });
+}
+
+// ForEachRun restricted to output elements [begin, end): fn(offsets, n) for consecutive pieces
+// of runs, each starting where the previous one ended (the first at `begin`), input k at element
+// offsets[k]. Pieces of one output split over threads cover it exactly once.
+template <size_t K, typename Fn>
+void ForEachRunInRange(const BroadcastGeometry& geometry, int64_t begin, int64_t end, Fn&& fn) {
+  const int64_t length = geometry.run_length();
+  if (length == 0) return;
+  for (int64_t pos = begin; pos < end;) {
+    int64_t run = pos / length;
+    const int64_t first = pos % length;
+    const int64_t n = std::min(length - first, end - pos);
+    std::array<int64_t, K> offsets{};
+    for (size_t d = geometry.dims.size() - 1; d-- > 0;) {
+      const int64_t index = run % geometry.dims[d];
+      run /= geometry.dims[d];
+      for (size_t k = 0; k < K; ++k) offsets[k] += index * geometry.strides[k][d];
+    }
+    for (size_t k = 0; k < K; ++k) offsets[k] += first * geometry.strides[k].back();
+    fn(offsets, n);
+    pos += n;
+  }
 }
 
 }  // namespace nxrt::cpu::math

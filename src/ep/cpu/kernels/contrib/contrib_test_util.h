@@ -70,15 +70,16 @@ inline Result<std::vector<Tensor>> RunOrt(const oracle::OrtOracle& ort,
   return tensors;
 }
 
-// Runs `model` in nxrt and ONNX Runtime and expects every output within `tolerance` (relative
-// to max(1, |ORT's value|)); returns nxrt's outputs.
+// Runs `model` in nxrt (with `options`) and ONNX Runtime and expects every output within
+// `tolerance` (relative to max(1, |ORT's value|)); returns nxrt's outputs.
 inline std::vector<Tensor> ExpectMatchesOrt(const oracle::OrtOracle& ort,
                                             const cpu::testing::SingleOpModel& model,
                                             const std::vector<NamedTensor>& feeds,
-                                            double tolerance, const std::string& what) {
+                                            double tolerance, const std::string& what,
+                                            const SessionOptions& options = {}) {
   Result<std::vector<Tensor>> expected = RunOrt(ort, model, feeds);
   EXPECT_TRUE(expected.ok()) << what << ": ORT: " << expected.status().ToString();
-  Result<std::vector<Tensor>> got = model.Run();
+  Result<std::vector<Tensor>> got = model.Run(options);
   EXPECT_TRUE(got.ok()) << what << ": " << got.status().ToString();
   if (!expected.ok() || !got.ok()) return {};
   EXPECT_EQ(got->size(), expected->size()) << what;

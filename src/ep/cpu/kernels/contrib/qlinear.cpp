@@ -3,7 +3,11 @@
 // QLinearConcat.
 //
 // Layer: nxrt_ep_cpu (kernel glue). Scales and zero points are per-tensor scalars read when the
-// kernel computes (they may be graph inputs); an omitted zero point is 0.
+// kernel computes (they may be graph inputs); an omitted zero point is 0. Outputs are split over
+// the thread pool in shares of at least kMinShare elements; the loops that only sum or copy bytes
+// (QLinearGlobalAveragePool, QLinearConcat without requantization) take kMinCopyShare input
+// elements a share.
+#include <algorithm>
 #include <memory>
 #include <vector>
 
@@ -15,6 +19,10 @@ namespace nxrt::cpu::kernels {
 namespace {
 
 using contrib::QuantParams;
+
+// Below about this many elements a thread's share costs more to hand out than to compute.
+constexpr int64_t kMinShare = int64_t{1} << 17;
+constexpr int64_t kMinCopyShare = int64_t{1} << 21;
 
 Status CheckScalar(const PrepareContext& ctx, int i, std::string_view what) {
   if (i >= ctx.input_count() || !ctx.has_input(i)) return Status::Ok();
@@ -54,9 +62,11 @@ class QLinearBinaryKernel final : public Kernel {
   }
 
   Status Compute(ComputeContext& ctx) override {
-    contrib::QLinearBinary(plan_, ctx.input(0)->raw_data(), Params(ctx, 1, 2),
-                           ctx.input(3)->raw_data(), Params(ctx, 4, 5), Params(ctx, 6, 7),
-                           ctx.output(0)->mutable_raw_data());
+    const QuantParams a = Params(ctx, 1, 2), b = Params(ctx, 4, 5), c = Params(ctx, 6, 7);
+    ctx.ParallelFor(plan_.geometry.output_count, kMinShare, [&](int64_t begin, int64_t end) {
+      contrib::QLinearBinary(plan_, ctx.input(0)->raw_data(), a, ctx.input(3)->raw_data(), b, c,
+                             ctx.output(0)->mutable_raw_data(), begin, end);
+    });
     return Status::Ok();
   }
 
@@ -73,9 +83,11 @@ class QLinearSigmoidKernel final : public Kernel {
   }
   Status Compute(ComputeContext& ctx) override {
     const Tensor& x = *ctx.input(0);
-    contrib::QLinearSigmoid(x.dtype() == DataType::kInt8, x.raw_data(), Params(ctx, 1, 2),
-                            Params(ctx, 3, 4), ctx.output(0)->mutable_raw_data(),
-                            x.element_count());
+    const QuantParams x_params = Params(ctx, 1, 2), y_params = Params(ctx, 3, 4);
+    ctx.ParallelFor(x.element_count(), kMinShare, [&](int64_t begin, int64_t end) {
+      contrib::QLinearSigmoid(x.dtype() == DataType::kInt8, x.raw_data(), x_params, y_params,
+                              ctx.output(0)->mutable_raw_data(), begin, end);
+    });
     return Status::Ok();
   }
 };
@@ -91,9 +103,15 @@ class QLinearGlobalAveragePoolKernel final : public Kernel {
   }
   Status Compute(ComputeContext& ctx) override {
     const Tensor& x = *ctx.input(0);
-    contrib::QLinearGlobalAveragePool(x.dtype() == DataType::kInt8, x.raw_data(), x.shape(),
-                                      channels_last_, Params(ctx, 1, 2), Params(ctx, 3, 4),
-                                      ctx.output(0)->mutable_raw_data());
+    const QuantParams x_params = Params(ctx, 1, 2), y_params = Params(ctx, 3, 4);
+    const int64_t outputs = ctx.output(0)->element_count();
+    const int64_t per_output = x.element_count() / std::max<int64_t>(outputs, 1);
+    ctx.ParallelFor(outputs, kMinCopyShare / std::max<int64_t>(per_output, 1) + 1,
+                    [&](int64_t begin, int64_t end) {
+                      contrib::QLinearGlobalAveragePool(
+                          x.dtype() == DataType::kInt8, x.raw_data(), x.shape(), channels_last_,
+                          x_params, y_params, ctx.output(0)->mutable_raw_data(), begin, end);
+                    });
     return Status::Ok();
   }
 
@@ -144,8 +162,16 @@ class QLinearConcatKernel final : public Kernel {
       inputs.push_back(ctx.input(i)->raw_data());
       params.push_back(Params(ctx, i + 1, i + 2));
     }
-    contrib::QLinearConcat(ctx.input(2)->dtype() == DataType::kInt8, inputs, shapes_, params,
-                           axis_index_, Params(ctx, 0, 1), ctx.output(0)->mutable_raw_data());
+    const QuantParams y_params = Params(ctx, 0, 1);
+    bool copies = true;
+    for (const QuantParams& p : params) {
+      copies = copies && p.scale == y_params.scale && p.zero_point == y_params.zero_point;
+    }
+    ctx.ParallelFor(ctx.output(0)->element_count(), copies ? kMinCopyShare : kMinShare,
+                    [&](int64_t begin, int64_t end) {
+      contrib::QLinearConcat(ctx.input(2)->dtype() == DataType::kInt8, inputs, shapes_, params,
+                             axis_index_, y_params, ctx.output(0)->mutable_raw_data(), begin, end);
+    });
     return Status::Ok();
   }
 

@@ -8,7 +8,9 @@
 // exactly otherwise; and
 // requantization float(acc + bias) * (a_scale * b_scale / y_scale), rounded half to even, plus
 // the zero point, saturated. Then the same models in ONNX Runtime 1.30: bit for bit.
-// DynamicQuantizeLinear's edge cases (all zero, NaN, long inputs for the vector loops) likewise.
+// DynamicQuantizeLinear's edge cases (all zero, NaN, long inputs for the vector loops) likewise,
+// and QuantizeLinear of float to int8/uint8 (per tensor and per axis, odd lengths, exact ties,
+// NaN, infinities) against ONNX Runtime at 1 and 2 threads.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -224,6 +226,39 @@ TEST(MatMulIntegerKernel, EveryPairingAndZeroPointMatchesReference) {
 
 TEST(QLinearMatMulKernel, EveryPairingAndScaleMatchesReference) {
   ExpectMatMulsMatchReference(true, 1602, 5);
+}
+
+// The exact pairings with every operand at an extreme of its type (all at the lowest, or a mix
+// of both ends) over a K of about a thousand, where no pair and no sum may lose a bit: batched A,
+// constant and runtime B, 1 and 2 threads.
+TEST(MatMulIntegerKernel, ExactPairingsWithExtremeOperands) {
+  std::mt19937 rng(1603);
+  const std::vector<std::pair<DataType, DataType>> pairings = {
+      {kU8, kU8}, {kS8, kS8}, {kS8, kU8}};
+  for (auto [a_t, b_t] : pairings) {
+    for (int64_t k : {1023, 1024, 1025}) {
+      for (bool all_lowest : {true, false}) {
+        MatMulCase c = RandomMatMul(rng, false, a_t, b_t);
+        c.k = k;
+        c.batch = 2;
+        c.b_batched = false;
+        c.no_zero_points = all_lowest;
+        const auto extreme = [&](DataType t) {
+          return all_lowest || RandomInt(rng, 0, 1) == 0 ? Lowest(t) : Highest(t);
+        };
+        c.a.resize(static_cast<size_t>(c.batch * c.m * c.k));
+        for (int32_t& v : c.a) v = extreme(a_t);
+        c.b.resize(static_cast<size_t>(c.k * c.n));
+        for (int32_t& v : c.b) v = extreme(b_t);
+        const std::vector<int32_t> expected = MatMulReference(c);
+        for (int threads : {1, 2}) {
+          const OpCase op{"MatMulInteger", 10, MatMulInputs(c)};
+          NXRT_ASSERT_OK_AND_ASSIGN(std::vector<Tensor> y, RunOp(op, AsWritten(threads)));
+          EXPECT_EQ(Ints(y[0]), expected) << Describe(c) << ", " << threads << " threads";
+        }
+      }
+    }
+  }
 }
 
 TEST(MatMulIntegerKernel, LargeProductSaturatesPairsAsOrtDoes) {
@@ -619,6 +654,54 @@ TEST(DynamicQuantizeLinearKernel, LongInputsZerosAndNanMatchReferenceAndOrt) {
     EXPECT_EQ(Ints(ort_y[0].tensor), Ints(y[0])) << "size " << n;
     EXPECT_EQ(*ort_y[1].tensor.data<float>(), *y[1].data<float>()) << "size " << n;
     EXPECT_EQ(*ort_y[2].tensor.data<uint8_t>(), *y[2].data<uint8_t>()) << "size " << n;
+  }
+  std::remove(path.c_str());
+}
+
+// Float x to int8/uint8, per tensor and per axis, with lengths around the vector steps and large
+// enough to be split over 2 threads. x holds exact ties (multiples of half the scale, a power of
+// two), values far outside the range, NaN and infinities.
+TEST(QuantizeLinearKernel, FloatToInt8MatchesOrtBitForBit) {
+  NXRT_ASSERT_OK_AND_ASSIGN(oracle::OrtOracle ort, oracle::OrtOracle::Load());
+  const std::string path = ::testing::TempDir() + "nxrt_quantize_linear_test.onnx";
+  std::mt19937 rng(1616);
+  const std::vector<Shape> shapes = {{1}, {31}, {33}, {3, 7, 45}, {4099}, {3, 5, 20011}};
+  for (size_t iter = 0; iter < 2 * shapes.size(); ++iter) {
+    const Shape& shape = shapes[iter / 2];
+    const DataType type = iter % 2 == 0 ? kU8 : kS8;
+    const bool per_axis = shape.size() == 3 && iter % 4 < 2;
+    const int64_t channels = per_axis ? shape[1] : 1;
+    int64_t n = 1;
+    for (int64_t d : shape) n *= d;
+    std::vector<float> scales(static_cast<size_t>(channels));
+    std::uniform_real_distribution<float> random_scale(0.01f, 2.0f);
+    for (float& s : scales) s = iter % 3 == 0 ? 0.5f : random_scale(rng);
+    std::vector<float> x(static_cast<size_t>(n));
+    std::uniform_real_distribution<float> values(-400.0f, 400.0f);
+    for (size_t i = 0; i < x.size(); ++i) {
+      switch (RandomInt(rng, 0, 9)) {
+        case 0: x[i] = 0.25f * static_cast<float>(RandomInt(rng, -600, 600)); break;  // ties
+        case 1: x[i] = std::numeric_limits<float>::quiet_NaN(); break;
+        case 2: x[i] = (i % 2 == 0 ? 1 : -1) * std::numeric_limits<float>::infinity(); break;
+        case 3: x[i] = values(rng) * 1e6f; break;
+        default: x[i] = values(rng); break;
+      }
+    }
+    const std::vector<int32_t> zero_points = RandomValues(rng, channels, type);
+    const Shape param_shape = per_axis ? Shape{channels} : Shape{};
+    const OpCase op{"QuantizeLinear", 13,
+                    {In(Tensor::FromVector<float>(shape, x).value()),
+                     Const(Tensor::FromVector<float>(param_shape, scales).value()),
+                     Const(MakeInt8(type, param_shape, zero_points))},
+                    {IntAttr("axis", 1)}};
+    for (int threads : {1, 2}) {
+      NXRT_ASSERT_OK_AND_ASSIGN(std::vector<Tensor> expected, RunInOrt(ort, op, path, threads));
+      NXRT_ASSERT_OK_AND_ASSIGN(std::vector<Tensor> y, RunOp(op, AsWritten(threads)));
+      ASSERT_EQ(y[0].dtype(), type);
+      EXPECT_EQ(Ints(y[0]), Ints(expected[0]))
+          << DataTypeName(type) << ShapeToString(shape) << (per_axis ? " per axis" : "") << " at "
+          << threads << " thread(s)";
+    }
   }
   std::remove(path.c_str());
 }

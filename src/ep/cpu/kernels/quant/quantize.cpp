@@ -4,6 +4,7 @@
 // Layer: nxrt_ep_cpu (kernel glue). Inputs: x, scale, optional zero point (ONNX
 // onnx/defs/quantization/defs.cc). The plan depends on the dtypes and shapes only, so Prepare
 // rebuilds it only when they change.
+#include <algorithm>
 #include <memory>
 #include <optional>
 #include <string>
@@ -92,8 +93,13 @@ class QuantizeLinearKernel final : public Kernel {
   }
 
   Status Compute(ComputeContext& ctx) override {
-    nn::Quantize(plan_, ctx.input(0)->raw_data(), ctx.input(1)->raw_data(), OptionalData(ctx, 2),
-                 ctx.output(0)->mutable_raw_data());
+    // Split over threads in pairs of elements (a 4-bit output packs a pair into a byte), at least
+    // 128Ki elements a share.
+    const int64_t count = ctx.input(0)->element_count();
+    ctx.ParallelFor((count + 1) / 2, int64_t{1} << 16, [&](int64_t begin, int64_t end) {
+      nn::Quantize(plan_, ctx.input(0)->raw_data(), ctx.input(1)->raw_data(), OptionalData(ctx, 2),
+                   ctx.output(0)->mutable_raw_data(), 2 * begin, std::min(2 * end, count));
+    });
     return Status::Ok();
   }
 

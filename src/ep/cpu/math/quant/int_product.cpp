@@ -31,6 +31,15 @@ struct IntGemm {
   dnnl::memory::desc src_md, weights_md, plain_weights_md, dst_md, scratchpad_md;
 };
 
+// A constant right operand of an exact pairing in 16 bits for the AVX2 product (Int16Panels):
+// panels of 16 columns, each [ceil(K / 2)][16][2] (the pair k = 2p, 2p + 1 of each column side by
+// side, zeros past K and N), and its per-column sums over k.
+struct Int16Operand {
+  int64_t panels = 0, pairs = 0;
+  std::vector<int16_t> data;
+  std::vector<int32_t> sums;
+};
+
 struct PackedIntOperand {
   struct Free {
     void operator()(std::byte* p) const { ::operator delete[](p, std::align_val_t{64}); }
@@ -232,8 +241,9 @@ inline Q Requantize(int32_t acc, float multiplier, int32_t zero_point) {
 }
 
 // What turns one row of raw products into output values (quant.h): per column j the right
-// operand's converted zero point zb[j] and sum sum_b[j], and for QLinear outputs the bias (or
-// null), the multiplier and the output zero point.
+// operand's converted zero point zb[j] and sum sum_b[j]; for QLinear outputs the bias (or null),
+// the multiplier and the output zero point; for float outputs the multiplier and the float bias
+// (or null).
 struct RowEpilogue {
   int64_t n = 0;
   bool split = false;  // the row holds hi [0, n) and lo [n, 2n)
@@ -244,6 +254,7 @@ struct RowEpilogue {
   const int32_t* bias = nullptr;
   const float* multiplier = nullptr;
   const int32_t* y_zero_point = nullptr;  // per column
+  const float* float_bias = nullptr;
 };
 
 // Wrapping int32 arithmetic, as ORT's.
@@ -257,6 +268,10 @@ void RowScalar(const RowEpilogue& e, const int32_t* raw, int32_t za, int32_t sum
     int32_t acc = Correct(r, za, e.zb[j], sum_a, e.sum_b[j], e.k);
     if constexpr (std::is_same_v<Q, int32_t>) {
       out[j] = acc;
+    } else if constexpr (std::is_same_v<Q, float>) {
+      // MLAS's scale-bias output processor: a multiply, then an add.
+      const float v = static_cast<float>(acc) * e.multiplier[j];
+      out[j] = e.float_bias != nullptr ? v + e.float_bias[j] : v;
     } else {
       if (e.bias != nullptr) acc = Wrap(static_cast<int64_t>(acc) + e.bias[j]);
       out[j] = Requantize<Q>(acc, e.multiplier[j], e.y_zero_point[j]);
@@ -289,6 +304,10 @@ __attribute__((target("avx2"))) int64_t RowAvx2(const RowEpilogue& e, const int3
     acc = _mm256_add_epi32(acc, _mm256_mullo_epi32(vk_za, zb));
     if constexpr (std::is_same_v<Q, int32_t>) {
       _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + j), acc);
+    } else if constexpr (std::is_same_v<Q, float>) {
+      __m256 v = _mm256_mul_ps(_mm256_cvtepi32_ps(acc), _mm256_loadu_ps(e.multiplier + j));
+      if (e.float_bias != nullptr) v = _mm256_add_ps(v, _mm256_loadu_ps(e.float_bias + j));
+      _mm256_storeu_ps(out + j, v);
     } else {
       if (e.bias != nullptr) {
         acc = _mm256_add_epi32(acc, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(e.bias + j)));
@@ -317,6 +336,7 @@ void EpilogueRow(const RowEpilogue& e, const int32_t* raw, int32_t za, int32_t s
   switch (e.y_dtype) {
     case DataType::kInt8: run(static_cast<int8_t*>(out)); break;
     case DataType::kUint8: run(static_cast<uint8_t*>(out)); break;
+    case DataType::kFloat: run(static_cast<float*>(out)); break;
     default: run(static_cast<int32_t*>(out)); break;
   }
 }
@@ -345,9 +365,119 @@ struct Carver {
 
 // ---- MatMul ----
 
+// The exact pairings with a constant B on AVX2: both operands as they are in 16 bits, products of
+// pairs of k added into int32 by VPMADDWD (exact: at most 2 * 255 * 255), the sums wrapping in
+// int32 as ORT's. A row's pairs are read as one int32 each.
+constexpr int kInt16Rows = 4;  // 8 accumulators, 2 of B and 4 of A: 14 of the 16 registers
+
+std::shared_ptr<const Int16Operand> PackInt16(DataType dtype, const void* b, int64_t k,
+                                              int64_t n) {
+  auto packed = std::make_shared<Int16Operand>();
+  packed->panels = (n + 15) / 16;
+  packed->pairs = (k + 1) / 2;
+  packed->data.assign(static_cast<size_t>(packed->panels * packed->pairs * 32), 0);
+  packed->sums.assign(static_cast<size_t>(n), 0);
+  for (int64_t kk = 0; kk < k; ++kk) {
+    for (int64_t j = 0; j < n; ++j) {
+      const int32_t v = LoadInt8(dtype, b, kk * n + j);
+      packed->sums[static_cast<size_t>(j)] += v;
+      const int64_t at = ((j / 16 * packed->pairs + kk / 2) * 16 + j % 16) * 2 + kk % 2;
+      packed->data[static_cast<size_t>(at)] = static_cast<int16_t>(v);
+    }
+  }
+  return packed;
+}
+
+// a_pairs [rows][pairs]: each row of A as int32 words holding the int16 pair (a[2p], a[2p + 1]).
+void PairRows(DataType dtype, const void* a, int64_t rows, int64_t k, int64_t pairs,
+              int32_t* a_pairs, int32_t* sums) {
+  for (int64_t r = 0; r < rows; ++r) {
+    int32_t sum = 0;
+    for (int64_t p = 0; p < pairs; ++p) {
+      const int32_t lo = LoadInt8(dtype, a, r * k + 2 * p);
+      const int32_t hi = 2 * p + 1 < k ? LoadInt8(dtype, a, r * k + 2 * p + 1) : 0;
+      sum += lo + hi;
+      a_pairs[r * pairs + p] = static_cast<int32_t>((static_cast<uint32_t>(lo) & 0xFFFFu) |
+                                                    (static_cast<uint32_t>(hi) << 16));
+    }
+    sums[r] = sum;
+  }
+}
+
+// raw[r][c] (c < width) for R rows of `count` pairs of a_pairs (rows `lda` apart) and as many
+// pairs of a panel of B; added to raw's values when `accumulate`.
+template <int R>
+__attribute__((target("avx2"))) void Int16Block(const int32_t* a_pairs, int64_t lda,
+                                                int64_t count, const int16_t* panel,
+                                                int32_t* raw, int64_t ldr, int64_t width,
+                                                bool accumulate) {
+  // Fully unrolled over the rows, so that the 2R accumulators stay in registers.
+  __m256i acc[R][2];
+#pragma GCC unroll 8
+  for (int r = 0; r < R; ++r) acc[r][0] = acc[r][1] = _mm256_setzero_si256();
+#pragma GCC unroll 2
+  for (int64_t p = 0; p < count; ++p) {
+    const __m256i b0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(panel + 32 * p));
+    const __m256i b1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(panel + 32 * p + 16));
+#pragma GCC unroll 8
+    for (int r = 0; r < R; ++r) {
+      const __m256i a = _mm256_set1_epi32(a_pairs[r * lda + p]);
+      acc[r][0] = _mm256_add_epi32(_mm256_madd_epi16(a, b0), acc[r][0]);
+      acc[r][1] = _mm256_add_epi32(_mm256_madd_epi16(a, b1), acc[r][1]);
+    }
+  }
+  for (int r = 0; r < R; ++r) {
+    alignas(32) int32_t row[16] = {};
+    int32_t* out = raw + r * ldr;
+    if (accumulate) std::copy(out, out + width, row);
+    _mm256_store_si256(reinterpret_cast<__m256i*>(row),
+                       _mm256_add_epi32(acc[r][0], _mm256_load_si256(
+                                                       reinterpret_cast<const __m256i*>(row))));
+    _mm256_store_si256(reinterpret_cast<__m256i*>(row + 8),
+                       _mm256_add_epi32(acc[r][1], _mm256_load_si256(
+                                                       reinterpret_cast<const __m256i*>(row + 8))));
+    std::copy(row, row + width, out);
+  }
+}
+
+// raw [rows, n] = A x B from a_pairs and the packed B, panels spread over `threads`. K goes in
+// chunks of kInt16Pairs pairs, so that a panel's chunk (8 KiB) and a block of A's rows stay in L1.
+constexpr int64_t kInt16Pairs = 128;
+
+void Int16Product(const Int16Operand& b, const int32_t* a_pairs, int64_t rows, int64_t n,
+                  int32_t* raw, int threads) {
+  const int64_t row_blocks = (rows + kInt16Rows - 1) / kInt16Rows;
+#pragma omp parallel for num_threads(threads) if (threads > 1) schedule(static)
+  for (int64_t panel = 0; panel < b.panels; ++panel) {
+    const int64_t width = std::min<int64_t>(16, n - 16 * panel);
+    for (int64_t p0 = 0; p0 < b.pairs; p0 += kInt16Pairs) {
+      const int64_t count = std::min(kInt16Pairs, b.pairs - p0);
+      const int16_t* packed = b.data.data() + (panel * b.pairs + p0) * 32;
+      for (int64_t block = 0; block < row_blocks; ++block) {
+        const int64_t r0 = block * kInt16Rows;
+        const int32_t* a = a_pairs + r0 * b.pairs + p0;
+        int32_t* out = raw + r0 * n + 16 * panel;
+        const bool more = p0 > 0;
+        switch (std::min<int64_t>(kInt16Rows, rows - r0)) {
+          case 4: Int16Block<4>(a, b.pairs, count, packed, out, n, width, more); break;
+          case 3: Int16Block<3>(a, b.pairs, count, packed, out, n, width, more); break;
+          case 2: Int16Block<2>(a, b.pairs, count, packed, out, n, width, more); break;
+          default: Int16Block<1>(a, b.pairs, count, packed, out, n, width, more); break;
+        }
+      }
+    }
+  }
+}
+
 // Workspace: [scratchpad | A as uint8 | B converted (when not packed) | B sums | A sums | zb' |
 // raw products].
 size_t MatMulWorkspace(const IntMatMulPlan& p, bool packed) {
+  if (p.int16_b != nullptr) {
+    // [A's pairs | A sums | zb | raw [m, n]]
+    return Align64(static_cast<size_t>(p.m * p.int16_b->pairs) * sizeof(int32_t)) +
+           2 * Align64(static_cast<size_t>(std::max(p.m, p.n)) * sizeof(int32_t)) +
+           Align64(static_cast<size_t>(p.m * p.n) * sizeof(int32_t));
+  }
   const IntGemm& g = *p.gemm;
   size_t bytes = Align64(g.scratchpad_md.get_size());
   bytes += Align64(static_cast<size_t>(p.m * p.k));
@@ -451,6 +581,11 @@ Result<IntMatMulPlan> PrepareIntMatMul(std::string_view op, DataType a_dtype, Da
 
   const Conversion conv = ConversionFor(a_dtype, b_dtype);
   plan.threads = std::max(options.threads, 1);
+  if (!conv.saturate && options.constant_b != nullptr && b_batches == 1 && CpuHasAvx2()) {
+    plan.int16_b = PackInt16(b_dtype, options.constant_b, plan.k, plan.n);
+    plan.workspace_bytes = MatMulWorkspace(plan, true);
+    return plan;
+  }
   NXRT_ASSIGN_OR_RETURN(plan.gemm, CreateIntGemm(plan.m, plan.k, plan.n, !conv.saturate,
                                                  options.constant_b != nullptr, plan.threads));
   if (options.constant_b != nullptr) {
@@ -472,63 +607,92 @@ Result<IntMatMulPlan> PrepareIntMatMul(std::string_view op, DataType a_dtype, Da
 
 Status IntMatMul(const IntMatMulPlan& plan, const QuantOperands& q, void* y,
                  std::span<std::byte> workspace) {
-  if (plan.gemm == nullptr) return Status::Ok();
+  if (plan.gemm == nullptr && plan.int16_b == nullptr) return Status::Ok();
   if (workspace.size() < plan.workspace_bytes) {
     return MakeStatus(StatusCode::kInvalidArgument, "integer MatMul: workspace of ",
                       workspace.size(), " bytes, expected ", plan.workspace_bytes);
   }
-  const IntGemm& g = *plan.gemm;
-  const Conversion conv = ConversionFor(plan.a_dtype, plan.b_dtype);
+  const bool in_int16 = plan.int16_b != nullptr;
+  // The 16-bit product takes the operands as they are.
+  const Conversion conv = in_int16 ? Conversion{} : ConversionFor(plan.a_dtype, plan.b_dtype);
   const int64_t m = plan.m, k = plan.k, n = plan.n;
-  Carver carve{workspace.data()};
-  std::byte* scratchpad = carve.Take<std::byte>(static_cast<int64_t>(g.scratchpad_md.get_size()));
-  uint8_t* a_u8 = carve.Take<uint8_t>(m * k);
-  int8_t* b_converted = plan.packed_b.empty() ? carve.Take<int8_t>(k * g.columns) : nullptr;
   const int64_t longest = std::max(m, n);
-  int32_t* b_sums = carve.Take<int32_t>(longest);
+  Carver carve{workspace.data()};
+  std::byte* scratchpad = nullptr;
+  uint8_t* a_u8 = nullptr;
+  int8_t* b_converted = nullptr;
+  int32_t *a_pairs = nullptr, *b_sums = nullptr;
+  int64_t columns = n;  // of a row of raw products
+  if (in_int16) {
+    a_pairs = carve.Take<int32_t>(m * plan.int16_b->pairs);
+  } else {
+    const IntGemm& g = *plan.gemm;
+    scratchpad = carve.Take<std::byte>(static_cast<int64_t>(g.scratchpad_md.get_size()));
+    a_u8 = carve.Take<uint8_t>(m * k);
+    b_converted = plan.packed_b.empty() ? carve.Take<int8_t>(k * g.columns) : nullptr;
+    b_sums = carve.Take<int32_t>(longest);
+    columns = g.columns;
+  }
   int32_t* a_sums = carve.Take<int32_t>(longest);
   int32_t* zb = carve.Take<int32_t>(longest);
-  int32_t* raw = carve.Take<int32_t>(m * g.columns);
+  int32_t* raw = carve.Take<int32_t>(m * columns);
+  // Scaled outputs: QLinearMatMul's (requantized) and float ones.
   const bool requantize = plan.y_dtype != DataType::kInt32;
+  const bool float_out = plan.y_dtype == DataType::kFloat;
   std::vector<float> multipliers(requantize ? static_cast<size_t>(n) : 0);
-  std::vector<int32_t> y_zero_points(requantize ? static_cast<size_t>(n) : 0);
+  std::vector<int32_t> y_zero_points(requantize && !float_out ? static_cast<size_t>(n) : 0);
   for (int64_t j = 0; j < static_cast<int64_t>(y_zero_points.size()); ++j) {
     y_zero_points[static_cast<size_t>(j)] =
         LoadInt8(plan.y_dtype, q.y_zero_point, j * plan.y_param_stride);
   }
-  const size_t y_bytes = plan.y_dtype == DataType::kInt32 ? 4 : 1;
+  // ORT's multiplier: a_scale * b_scale, divided by y_scale unless the output is float.
+  const auto multiplier = [&](float a_scale, int64_t bb, int64_t j) {
+    const float ab = a_scale * LoadScale(q.scale_dtype, q.b_scale, plan.b_param.At(bb, j));
+    return float_out ? ab : ab / LoadScale(q.scale_dtype, q.y_scale, j * plan.y_param_stride);
+  };
+  const size_t y_bytes = plan.y_dtype == DataType::kInt32 || float_out ? 4 : 1;
   RowEpilogue e;
   e.n = n;
-  e.split = g.split;
+  e.split = !in_int16 && plan.gemm->split;
   e.k = static_cast<int32_t>(k);
   e.zb = zb;
   e.y_dtype = plan.y_dtype;
   e.multiplier = multipliers.data();
   e.y_zero_point = y_zero_points.data();
+  e.float_bias = q.float_bias;
   for (size_t t = 0; t < plan.a_batch.size(); ++t) {
     const int64_t ab = plan.a_batch[t], bb = plan.b_batch[t];
-    const uint8_t* a = static_cast<const uint8_t*>(q.a) + ab * m * k;
-    if (conv.left_shift != 0) {
-      for (int64_t i = 0; i < m * k; ++i) a_u8[i] = static_cast<uint8_t>(a[i] ^ 0x80u);
-      a = a_u8;
-    }
-    RowSums(a, m, k, a_sums);
-    const void* b_gemm = nullptr;
-    if (!plan.packed_b.empty()) {
-      b_gemm = plan.packed_b[static_cast<size_t>(bb)]->data.get();
-      e.sum_b = plan.packed_b[static_cast<size_t>(bb)]->sums.data();
+    if (in_int16) {
+      PairRows(plan.a_dtype, static_cast<const uint8_t*>(q.a) + ab * m * k, m, k,
+               plan.int16_b->pairs, a_pairs, a_sums);
+      const int threads = m * n * k >= (int64_t{1} << 20) ? plan.threads : 1;
+      Int16Product(*plan.int16_b, a_pairs, m, n, raw, threads);
+      e.sum_b = plan.int16_b->sums.data();
     } else {
-      if (plan.b_dtype == DataType::kInt8) {
-        ConvertRight(g, conv, MatrixAt(static_cast<const int8_t*>(q.b) + bb * k * n, n),
-                     b_converted, b_sums);
-      } else {
-        ConvertRight(g, conv, MatrixAt(static_cast<const uint8_t*>(q.b) + bb * k * n, n),
-                     b_converted, b_sums);
+      const IntGemm& g = *plan.gemm;
+      const uint8_t* a = static_cast<const uint8_t*>(q.a) + ab * m * k;
+      if (conv.left_shift != 0) {
+        for (int64_t i = 0; i < m * k; ++i) a_u8[i] = static_cast<uint8_t>(a[i] ^ 0x80u);
+        a = a_u8;
       }
-      b_gemm = b_converted;
-      e.sum_b = b_sums;
+      RowSums(a, m, k, a_sums);
+      const void* b_gemm = nullptr;
+      if (!plan.packed_b.empty()) {
+        b_gemm = plan.packed_b[static_cast<size_t>(bb)]->data.get();
+        e.sum_b = plan.packed_b[static_cast<size_t>(bb)]->sums.data();
+      } else {
+        if (plan.b_dtype == DataType::kInt8) {
+          ConvertRight(g, conv, MatrixAt(static_cast<const int8_t*>(q.b) + bb * k * n, n),
+                       b_converted, b_sums);
+        } else {
+          ConvertRight(g, conv, MatrixAt(static_cast<const uint8_t*>(q.b) + bb * k * n, n),
+                       b_converted, b_sums);
+        }
+        b_gemm = b_converted;
+        e.sum_b = b_sums;
+      }
+      NXRT_RETURN_IF_ERROR(RunIntGemm(g, a, b_gemm, raw, scratchpad));
     }
-    NXRT_RETURN_IF_ERROR(RunIntGemm(g, a, b_gemm, raw, scratchpad));
     for (int64_t j = 0; j < n; ++j) {
       zb[j] = LoadInt8(plan.b_dtype, q.b_zero_point, plan.b_param.At(bb, j)) + conv.right_shift;
     }
@@ -537,9 +701,7 @@ Status IntMatMul(const IntMatMulPlan& plan, const QuantOperands& q, void* y,
     if (requantize && shared_scale) {
       const float a_scale = LoadScale(q.scale_dtype, q.a_scale, 0);
       for (int64_t j = 0; j < n; ++j) {
-        multipliers[static_cast<size_t>(j)] =
-            a_scale * LoadScale(q.scale_dtype, q.b_scale, plan.b_param.At(bb, j)) /
-            LoadScale(q.scale_dtype, q.y_scale, j * plan.y_param_stride);
+        multipliers[static_cast<size_t>(j)] = multiplier(a_scale, bb, j);
       }
     }
     if (!requantize || shared_scale) {
@@ -548,7 +710,7 @@ Status IntMatMul(const IntMatMulPlan& plan, const QuantOperands& q, void* y,
       for (int64_t i = 0; i < m; ++i) {
         const int32_t za =
             LoadInt8(plan.a_dtype, q.a_zero_point, plan.a_param.At(ab, i)) + conv.left_shift;
-        EpilogueRow(e, raw + i * g.columns, za, a_sums[i],
+        EpilogueRow(e, raw + i * columns, za, a_sums[i],
                     static_cast<std::byte*>(y) +
                         (static_cast<int64_t>(t) * m + i) * n * static_cast<int64_t>(y_bytes));
       }
@@ -560,18 +722,15 @@ Status IntMatMul(const IntMatMulPlan& plan, const QuantOperands& q, void* y,
       const int32_t za =
           LoadInt8(plan.a_dtype, q.a_zero_point, plan.a_param.At(ab, i)) + conv.left_shift;
       {
-        // ORT's multiplier: a_scale * b_scale / y_scale, in float.
         const float a_scale = LoadScale(q.scale_dtype, q.a_scale, plan.a_param.At(ab, i));
         if (!(a_scale == last_a_scale)) {
           for (int64_t j = 0; j < n; ++j) {
-            multipliers[static_cast<size_t>(j)] =
-                a_scale * LoadScale(q.scale_dtype, q.b_scale, plan.b_param.At(bb, j)) /
-                LoadScale(q.scale_dtype, q.y_scale, j * plan.y_param_stride);
+            multipliers[static_cast<size_t>(j)] = multiplier(a_scale, bb, j);
           }
           last_a_scale = a_scale;
         }
       }
-      EpilogueRow(e, raw + i * g.columns, za, a_sums[i],
+      EpilogueRow(e, raw + i * columns, za, a_sums[i],
                   static_cast<std::byte*>(y) + out_row * n * static_cast<int64_t>(y_bytes));
     }
   }

@@ -12,6 +12,7 @@
 
 #include "core/cpu_features.h"
 #include "ep/cpu/math/element_types.h"
+#include "ep/cpu/math/quant/quantize_avx2.h"
 
 namespace nxrt::cpu::nn {
 namespace {
@@ -100,37 +101,68 @@ int64_t Product(std::span<const int64_t> dims) {
   return n;
 }
 
-// Calls fn(scale_index, x_begin, count) for every run of x elements sharing one scale.
+// Calls fn(scale_index, x_begin, count) for every run of x elements in [begin, end) sharing one
+// scale, in order.
 template <typename Fn>
-void ForEachScaleRun(const QuantGeometry& g, Fn&& fn) {
+void ForEachScaleRun(const QuantGeometry& g, int64_t begin, int64_t end, Fn&& fn) {
   using Mode = QuantGeometry::Mode;
+  if (begin >= end) return;
   if (g.mode == Mode::kPerTensor) {
-    fn(int64_t{0}, int64_t{0}, g.outer * g.axis_dim * g.inner);
+    fn(int64_t{0}, begin, end - begin);
     return;
   }
-  const int64_t blocks = g.mode == Mode::kBlocked ? (g.axis_dim + g.block - 1) / g.block : 0;
-  for (int64_t o = 0; o < g.outer; ++o) {
-    for (int64_t a = 0; a < g.axis_dim; ++a) {
-      const int64_t base = (o * g.axis_dim + a) * g.inner;
-      if (g.mode == Mode::kPerAxis) {
-        fn(a, base, g.inner);
-      } else {
-        for (int64_t i = 0; i < g.inner; ++i) {
-          fn((o * blocks + a / g.block) * g.inner + i, base + i, int64_t{1});
-        }
-      }
+  if (g.mode == Mode::kPerAxis) {
+    for (int64_t row = begin / g.inner; row * g.inner < end; ++row) {
+      const int64_t first = std::max(begin, row * g.inner);
+      const int64_t last = std::min(end, (row + 1) * g.inner);
+      fn(row % g.axis_dim, first, last - first);
     }
+    return;
   }
+  const int64_t blocks = (g.axis_dim + g.block - 1) / g.block;
+  for (int64_t e = begin; e < end; ++e) {
+    const int64_t i = e % g.inner, a = (e / g.inner) % g.axis_dim, o = e / g.inner / g.axis_dim;
+    fn((o * blocks + a / g.block) * g.inner + i, e, int64_t{1});
+  }
+}
+
+// MLAS's QuantizeLinear of float x to int8/uint8 (quantize_avx2.h): x / scale, clamped, rounded
+// half to even, plus the zero point; a NaN gives Q's minimum.
+template <typename Q>
+__attribute__((target("avx2"))) int64_t QuantizeFloatsAvx2(const float* x, int64_t count,
+                                                           float scale, int32_t zero_point, Q* y) {
+  const math::QuantizeBounds<Q> bounds = math::MakeQuantizeBounds<Q>(zero_point);
+  const __m256 vscale = _mm256_set1_ps(scale);
+  int64_t i = 0;
+  for (; i + 32 <= count; i += 32) {
+    __m256i q[4];
+    for (int j = 0; j < 4; ++j) {
+      q[j] = math::QuantizeLanes(_mm256_div_ps(_mm256_loadu_ps(x + i + 8 * j), vscale), bounds);
+    }
+    math::StoreCodes(y + i, q[0], q[1], q[2], q[3]);
+  }
+  return i;
+}
+
+template <typename Q>
+void QuantizeFloats(const float* x, int64_t count, float scale, int32_t zero_point, Q* y) {
+  const int64_t done = CpuHasAvx2() ? QuantizeFloatsAvx2(x, count, scale, zero_point, y) : 0;
+  for (int64_t i = done; i < count; ++i) y[i] = math::QuantizeScalar<Q>(x[i] / scale, zero_point);
 }
 
 template <typename X, typename S, typename Q>
 void QuantizeTyped(const QuantizePlan& plan, const void* x_raw, const void* scale_raw,
-                   const void* zp_raw, void* y_raw) {
+                   const void* zp_raw, void* y_raw, int64_t range_begin, int64_t range_end) {
   const X* x = static_cast<const X*>(x_raw);
   const S* scale = static_cast<const S*>(scale_raw);
-  ForEachScaleRun(plan.geometry, [&](int64_t s, int64_t begin, int64_t count) {
+  ForEachScaleRun(plan.geometry, range_begin, range_end,
+                  [&](int64_t s, int64_t begin, int64_t count) {
     const float sc = ToFloat(scale[s]);
-    if constexpr (math::kIsFloat8<Q>) {
+    if constexpr (std::is_same_v<X, float> &&
+                  (std::is_same_v<Q, int8_t> || std::is_same_v<Q, uint8_t>)) {
+      const int32_t z = zp_raw != nullptr ? LoadQuantized<Q>(zp_raw, s) : 0;
+      QuantizeFloats(x + begin, count, sc, z, static_cast<Q*>(y_raw) + begin);
+    } else if constexpr (math::kIsFloat8<Q>) {
       // float8: x / scale + zero_point rounded to nearest even, saturated unless told not to.
       const float z = zp_raw != nullptr ? static_cast<float>(static_cast<const Q*>(zp_raw)[s]) : 0;
       Q* y = static_cast<Q*>(y_raw);
@@ -152,7 +184,7 @@ void QuantizeTyped(const QuantizePlan& plan, const void* x_raw, const void* scal
     // An odd count leaves the last byte's high nibble unused: 0, as ONNX packs it.
     const QuantGeometry& g = plan.geometry;
     const int64_t n = g.outer * g.axis_dim * g.inner;
-    if (n % 2 == 1) static_cast<uint8_t*>(y_raw)[n / 2] &= 0x0F;
+    if (n % 2 == 1 && range_end == n) static_cast<uint8_t*>(y_raw)[n / 2] &= 0x0F;
   }
 }
 
@@ -161,7 +193,9 @@ void DequantizeTyped(const DequantizePlan& plan, const void* x_raw, const void* 
                      const void* zp_raw, void* y_raw) {
   const S* scale = static_cast<const S*>(scale_raw);
   S* y = static_cast<S*>(y_raw);
-  ForEachScaleRun(plan.geometry, [&](int64_t s, int64_t begin, int64_t count) {
+  const QuantGeometry& g = plan.geometry;
+  ForEachScaleRun(g, 0, g.outer * g.axis_dim * g.inner,
+                  [&](int64_t s, int64_t begin, int64_t count) {
     const float sc = ToFloat(scale[s]);
     if constexpr (math::kIsFloat8<X>) {
       const X* x = static_cast<const X*>(x_raw);
@@ -254,8 +288,8 @@ Result<QuantizePlan> PrepareQuantize(DataType x_dtype, DataType scale_dtype, Dat
 }
 
 void Quantize(const QuantizePlan& plan, const void* x, const void* scale, const void* zero_point,
-              void* y) {
-  plan.fn(plan, x, scale, zero_point, y);
+              void* y, int64_t begin, int64_t end) {
+  plan.fn(plan, x, scale, zero_point, y, begin, end);
 }
 
 Result<DequantizePlan> PrepareDequantize(DataType x_dtype, DataType scale_dtype,
@@ -290,8 +324,8 @@ void Dequantize(const DequantizePlan& plan, const void* x, const void* scale,
 namespace {
 
 // DynamicQuantizeLinear's two passes, as ONNX Runtime's MLAS runs them: the range ignores NaN
-// (a NaN element never replaces the running min or max); each y is x / scale clamped to
-// [-zero_point, 255 - zero_point] (NaN to the lower end), rounded half to even, plus the zero point.
+// (a NaN element never replaces the running min or max); y is QuantizeLinear's of the float x
+// (QuantizeFloats: NaN to 0).
 void MinMaxScalar(const float* x, int64_t count, float& lo, float& hi) {
   for (int64_t i = 0; i < count; ++i) {
     if (x[i] < lo) lo = x[i];
@@ -299,18 +333,7 @@ void MinMaxScalar(const float* x, int64_t count, float& lo, float& hi) {
   }
 }
 
-void QuantizeScalar(const float* x, int64_t count, float scale, uint8_t zero_point, uint8_t* y) {
-  const float lo = -static_cast<float>(zero_point), hi = 255.0f - static_cast<float>(zero_point);
-  for (int64_t i = 0; i < count; ++i) {
-    float v = x[i] / scale;
-    v = v > lo ? v : lo;  // NaN: lo
-    v = v < hi ? v : hi;
-    y[i] = static_cast<uint8_t>(static_cast<int32_t>(std::nearbyint(v)) + zero_point);
-  }
-}
-
-// AVX2 builds of the two passes, 32 floats a step; the tails go to the scalar loops, which give
-// the same values.
+// The AVX2 build of the range pass, 16 floats a step; the tail goes to the scalar loop.
 __attribute__((target("avx2"))) int64_t MinMaxAvx2(const float* x, int64_t count, float& lo,
                                                    float& hi) {
   __m256 vlo = _mm256_set1_ps(lo), vhi = _mm256_set1_ps(hi);
@@ -336,31 +359,6 @@ __attribute__((target("avx2"))) int64_t MinMaxAvx2(const float* x, int64_t count
   return i;
 }
 
-__attribute__((target("avx2"))) int64_t QuantizeAvx2(const float* x, int64_t count, float scale,
-                                                     uint8_t zero_point, uint8_t* y) {
-  const __m256 vscale = _mm256_set1_ps(scale);
-  const __m256 vlo = _mm256_set1_ps(-static_cast<float>(zero_point));
-  const __m256 vhi = _mm256_set1_ps(255.0f - static_cast<float>(zero_point));
-  const __m256i vzp = _mm256_set1_epi32(zero_point);
-  const __m256i order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
-  int64_t i = 0;
-  for (; i + 32 <= count; i += 32) {
-    __m256i q[4];
-    for (int j = 0; j < 4; ++j) {
-      __m256 v = _mm256_div_ps(_mm256_loadu_ps(x + i + 8 * j), vscale);
-      v = _mm256_max_ps(v, vlo);  // NaN: vlo
-      v = _mm256_min_ps(v, vhi);
-      q[j] = _mm256_add_epi32(_mm256_cvtps_epi32(v), vzp);
-    }
-    // Values are in [0, 255]: pack to 16 then 8 bits and undo the lane interleave.
-    const __m256i w01 = _mm256_packus_epi32(q[0], q[1]);
-    const __m256i w23 = _mm256_packus_epi32(q[2], q[3]);
-    const __m256i b = _mm256_packus_epi16(w01, w23);
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(y + i), _mm256_permutevar8x32_epi32(b, order));
-  }
-  return i;
-}
-
 }  // namespace
 
 void DynamicQuantizeLinear(const float* x, int64_t count, uint8_t* y, float* scale,
@@ -375,8 +373,7 @@ void DynamicQuantizeLinear(const float* x, int64_t count, uint8_t* y, float* sca
   const float initial = std::clamp(0.0f - lo / s, 0.0f, 255.0f);
   const uint8_t zp = static_cast<uint8_t>(std::nearbyint(initial));
   *zero_point = zp;
-  const int64_t quantized = avx2 ? QuantizeAvx2(x, count, s, zp, y) : 0;
-  QuantizeScalar(x + quantized, count - quantized, s, zp, y + quantized);
+  QuantizeFloats<uint8_t>(x, count, s, zp, y);
 }
 
 }  // namespace nxrt::cpu::nn

@@ -57,16 +57,21 @@ Result<QuantGeometry> ResolveQuantGeometry(std::string_view op, std::span<const 
 // to nearest even, saturating to the largest finite value when `saturate` (QuantizeLinear-19's
 // attribute, default 1) and otherwise giving NaN (or infinity for float8e5m2), as in
 // nxrt/data_type.h's Float8.
+// Float x to int8/uint8 is MLAS's x86 QuantizeLinear (quantize_avx2.h): AVX2 loops when the CPU
+// has them, and a NaN x gives the type's minimum, as in ONNX Runtime; other integer outputs give
+// the zero point for a NaN.
 struct QuantizePlan {
   QuantGeometry geometry;
   bool saturate = true;
   void (*fn)(const QuantizePlan&, const void* x, const void* scale, const void* zero_point,
-             void* y) = nullptr;
+             void* y, int64_t begin, int64_t end) = nullptr;
 };
 Result<QuantizePlan> PrepareQuantize(DataType x_dtype, DataType scale_dtype, DataType y_dtype,
                                      QuantGeometry geometry, bool saturate = true);
+// Elements [begin, end) of y, so that callers may split y over threads; for 4-bit outputs (two
+// elements a byte) begin and end must be even or end the tensor.
 void Quantize(const QuantizePlan& plan, const void* x, const void* scale, const void* zero_point,
-              void* y);
+              void* y, int64_t begin, int64_t end);
 
 // DequantizeLinear: x int4/uint4/int8/uint8/int16/uint16/int32 or float8, scale (and y)
 // float/float16/bfloat16: y = (x - zero_point) * scale.
@@ -83,8 +88,8 @@ void Dequantize(const DequantizePlan& plan, const void* x, const void* scale,
 // DynamicQuantizeLinear (opset 11): float x of `count` elements → uint8 y, float scale and uint8
 // zero point, as ONNX Runtime 1.30 computes them: the range of x extended to include 0 (NaN
 // elements ignored), scale = (max - min) / 255 (1 when the range is all 0), zero_point =
-// round(clamp(0 - min / scale, 0, 255)), y = round(clamp(x / scale, -zero_point, 255 - zero_point))
-// + zero_point (NaN x gives 0). Rounding is half to even. AVX2 loops when the CPU has them.
+// round(clamp(0 - min / scale, 0, 255)), y = QuantizeLinear(x, scale, zero_point) (NaN x gives 0).
+// Rounding is half to even. AVX2 loops when the CPU has them.
 void DynamicQuantizeLinear(const float* x, int64_t count, uint8_t* y, float* scale,
                            uint8_t* zero_point);
 
@@ -99,7 +104,9 @@ void DynamicQuantizeLinear(const float* x, int64_t count, uint8_t* y, float* sca
 // (vpmaddubsw); oneDNN's AVX2 kernel does the same, so these products go to it as they are. Every
 // other pairing of dtypes is exact in ORT, and here too: an int8 left operand is offset by 128 into
 // uint8, a uint8 right operand by -128 into int8, and the int8 right operand is split into
-// 2 * hi + lo with hi in [-64, 63] and lo in {0, 1}, two products that cannot saturate. The left
+// 2 * hi + lo with hi in [-64, 63] and lo in {0, 1}, two products that cannot saturate; a MatMul
+// of an exact pairing whose B is a constant without batch dims instead multiplies the operands
+// as they are in 16 bits (VPMADDWD, exact) on AVX2, at half the split's work. The left
 // and right operands are ORT's: MatMul's A and B; ConvInteger's W and the im2col columns of X
 // (k ordered as channel, kernel position); QLinearConv's X columns (k ordered as kernel position,
 // channel) and W. QLinear outputs are requantized as ORT does: the int32 sum (plus the bias)
@@ -121,6 +128,7 @@ struct QuantParamIndex {
 struct IntGemm;
 struct IntDirectConv;
 struct PackedIntOperand;
+struct Int16Operand;
 
 // How to prepare an integer product (every field optional).
 struct IntProductOptions {
@@ -138,7 +146,9 @@ struct IntProductOptions {
 struct IntMatMulPlan {
   DataType a_dtype = DataType::kUndefined;
   DataType b_dtype = DataType::kUndefined;
-  DataType y_dtype = DataType::kInt32;  // int32 (MatMulInteger) or int8/uint8 (QLinearMatMul)
+  // int32 (MatMulInteger), int8/uint8 (QLinearMatMul) or float (com.microsoft
+  // MatMulIntegerToFloat: float(sum) * (a_scale * b_scale) + float bias, math/contrib/quant_matmul.h)
+  DataType y_dtype = DataType::kInt32;
   int64_t m = 0, k = 0, n = 0;
   Shape output_shape;
   std::vector<int64_t> a_batch;  // per output batch: A's batch index
@@ -149,6 +159,10 @@ struct IntMatMulPlan {
   int threads = 1;
   std::shared_ptr<const IntGemm> gemm;
   std::vector<std::shared_ptr<const PackedIntOperand>> packed_b;
+  // Internal, instead of `gemm` for the exact pairings (not uint8 A with int8 B) with a constant B
+  // without batch dims on AVX2: B in 16 bits, multiplied by nxrt's own VPMADDWD loop, where the
+  // split into two int8 halves would double oneDNN's work.
+  std::shared_ptr<const Int16Operand> int16_b;
   // Bytes of workspace IntMatMul needs (64-byte aligned).
   size_t workspace_bytes = 0;
 };
@@ -176,10 +190,12 @@ struct QuantOperands {
   const void* y_scale = nullptr;
   const void* y_zero_point = nullptr;
   const int32_t* bias = nullptr;  // QLinearConv only, [M]
+  const float* float_bias = nullptr;  // float outputs only, [N] (null: none)
   DataType scale_dtype = DataType::kFloat;
 };
 
-// MatMulInteger: y int32. QLinearMatMul: y int8/uint8 (plan.y_dtype) from the int32 sums.
+// MatMulInteger: y int32. QLinearMatMul: y int8/uint8 (plan.y_dtype) from the int32 sums. Float
+// outputs: the int32 sums times a_scale * b_scale (in float, per column), plus float_bias.
 // `workspace` holds plan.workspace_bytes. Errors: kInvalidArgument for a smaller workspace,
 // oneDNN's failures.
 Status IntMatMul(const IntMatMulPlan& plan, const QuantOperands& operands, void* y,
