@@ -5,9 +5,10 @@
 // A functor template Op<C> maps one value of compute type C (float for the 16-bit floats); ops
 // with attributes take them in a constructor. Loops over float/double/int are plain and
 // contiguous; the 16-bit floats go through a float block on the stack. In float (so also for
-// the 16-bit floats), Erf, Tanh, Sigmoid, Gelu and Mish use the inline FastErf, FastTanh,
-// FastSigmoid and FastExp of fast_math.h (erf, tanh and sigmoid within 9e-8 of the exact value),
-// so their loops vectorise; double keeps the std:: functions. float loops run in the widest SIMD
+// the 16-bit floats), Exp, Erf, Tanh, Sigmoid, Gelu, Mish, Atan, Asin and Acos use the inline
+// FastExp, FastErf, FastTanh, FastSigmoid, FastAtan, FastAsin and FastAcos of fast_math.h and
+// fast_exp.h (each within 2.5 ULP of the exact value), so their loops vectorise; double keeps the
+// std:: functions. float loops run in the widest SIMD
 // build the CPU has (simd_map.h).
 #include "ep/cpu/math/elementwise/unary.h"
 
@@ -65,7 +66,10 @@ struct SqrtOp {
 };
 template <typename C>
 struct ExpOp {
-  C operator()(C x) const { return std::exp(x); }
+  C operator()(C x) const {
+    if constexpr (std::is_same_v<C, float>) return FastExp(x);
+    else return std::exp(x);
+  }
 };
 template <typename C>
 struct LogOp {
@@ -267,15 +271,24 @@ struct TanOp {
 };
 template <typename C>
 struct AsinOp {
-  C operator()(C x) const { return std::asin(x); }
+  C operator()(C x) const {
+    if constexpr (std::is_same_v<C, float>) return FastAsin(x);
+    else return std::asin(x);
+  }
 };
 template <typename C>
 struct AcosOp {
-  C operator()(C x) const { return std::acos(x); }
+  C operator()(C x) const {
+    if constexpr (std::is_same_v<C, float>) return FastAcos(x);
+    else return std::acos(x);
+  }
 };
 template <typename C>
 struct AtanOp {
-  C operator()(C x) const { return std::atan(x); }
+  C operator()(C x) const {
+    if constexpr (std::is_same_v<C, float>) return FastAtan(x);
+    else return std::atan(x);
+  }
 };
 template <typename C>
 struct SinhOp {
@@ -315,14 +328,16 @@ struct IsNanOp {
 
 template <typename C>
 struct IsInfOp {
+  // An infinity not to detect is replaced by NaN, which equals nothing: two compares and no
+  // branch per element, so the loop vectorises.
   explicit IsInfOp(const UnaryAttrs& a)
-      : negative_(a.detect_negative), positive_(a.detect_positive) {}
-  bool operator()(C x) const {
-    constexpr C kInf = std::numeric_limits<C>::infinity();
-    return (positive_ && x == kInf) || (negative_ && x == -kInf);
-  }
-  bool negative_;
-  bool positive_;
+      : negative_(a.detect_negative ? -std::numeric_limits<C>::infinity()
+                                    : std::numeric_limits<C>::quiet_NaN()),
+        positive_(a.detect_positive ? std::numeric_limits<C>::infinity()
+                                    : std::numeric_limits<C>::quiet_NaN()) {}
+  bool operator()(C x) const { return (x == positive_) | (x == negative_); }
+  C negative_;
+  C positive_;
 };
 
 template <typename Op>
