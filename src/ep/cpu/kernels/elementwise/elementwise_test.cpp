@@ -427,6 +427,22 @@ TEST(ElementwiseKernelsTest, LargeInputsSplitOverThreadsGiveTheSameResult) {
                    expected, op + " at " + std::to_string(threads) + " thread(s)", at);
     }
   }
+  // Where's masked pick over broadcast parts cut for the threads: a row of conditions against
+  // the odd-length planes and a scalar Y.
+  Tensor condition = RandomTensor(rng, DataType::kBool, {20011}, 0, 1);
+  Tensor scalar = RandomTensor(rng, DataType::kFloat, {}, -1, 1);
+  Tensor picked;
+  ASSERT_TRUE(math::Where(condition, odd, scalar, &picked).ok());
+  for (int threads : {1, 2}) {
+    SessionOptions at;
+    at.intra_op_threads = threads;
+    ExpectRunsTo(SingleOpModel("Where", kOpset)
+                     .AddInput(Input(condition))
+                     .AddInput(Input(odd))
+                     .AddInput(Input(scalar))
+                     .AddOutput(DataType::kFloat),
+                 picked, "Where at " + std::to_string(threads) + " thread(s)", at);
+  }
   Tensor half;
   ASSERT_TRUE(math::Cast(a, DataType::kFloat16, &half).ok());
   SingleOpModel cast("Cast", kOpset);

@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 #include "ep/cpu/math/elementwise/where.h"
@@ -426,6 +427,40 @@ TEST(Where, SpecExampleAndBroadcast) {
   ASSERT_TRUE(Where(Make<bool>({2}, {false, true}), Make<std::string>({2}, {"x", "y"}),
                     Make<std::string>({1}, {"z"}), &out).ok());
   EXPECT_EQ(Values<std::string>(out), (std::vector<std::string>{"z", "y"}));
+}
+
+// The masked pick (where.cpp) for each element size, every length 1..40 (vector bodies and
+// tails), contiguous and with a scalar Y: the chosen side's bits exactly, NaN payloads included.
+TEST(Where, EveryElementSizeAndLengthPicksTheBits) {
+  std::mt19937_64 rng(41);
+  for (DataType type :
+       {DataType::kUint8, DataType::kFloat16, DataType::kFloat, DataType::kDouble}) {
+    const size_t size = DataTypeSize(type);
+    for (int64_t n = 1; n <= 40; ++n) {
+      for (bool scalar_y : {false, true}) {
+        const Shape y_shape = scalar_y ? Shape{} : Shape{n};
+        Tensor c = RandomTensor(rng, DataType::kBool, {n}, 0, 1);
+        Tensor x = Tensor::Allocate(type, {n}).value();
+        Tensor y = Tensor::Allocate(type, y_shape).value();
+        for (Tensor* t : {&x, &y}) {
+          auto* bytes = static_cast<uint8_t*>(t->mutable_raw_data());
+          for (size_t i = 0; i < static_cast<size_t>(t->element_count()) * size; ++i) {
+            bytes[i] = static_cast<uint8_t>(rng());
+          }
+        }
+        Tensor out;
+        ASSERT_TRUE(Where(c, x, y, &out).ok());
+        const auto* xb = static_cast<const uint8_t*>(x.raw_data());
+        const auto* yb = static_cast<const uint8_t*>(y.raw_data());
+        const auto* ob = static_cast<const uint8_t*>(out.raw_data());
+        for (int64_t i = 0; i < n; ++i) {
+          const uint8_t* want = c.data<bool>()[i] ? xb + i * size : yb + (scalar_y ? 0 : i * size);
+          ASSERT_EQ(std::memcmp(ob + i * size, want, size), 0)
+              << DataTypeName(type) << " n=" << n << " i=" << i << " scalar_y=" << scalar_y;
+        }
+      }
+    }
+  }
 }
 
 TEST(Where, RandomThreeWayBroadcast) {
