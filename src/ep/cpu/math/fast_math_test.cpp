@@ -87,6 +87,13 @@ TEST(FastMath, SigmoidWithinBoundOverEveryExponent) {
                2e-7, 3.0);
 }
 
+TEST(FastMath, Expm1WithinBoundOverEveryExponent) {
+  // 0.5: the Taylor polynomial / FastExp(x) - 1 split; -87.3 and 88.7: FastExp's clamps.
+  ExpectWithin(Sweep([](float x) { return FastExpm1(x); }, [](double x) { return std::expm1(x); },
+                     {0.5f, 87.33654f, 88.72283f}),
+               std::numeric_limits<double>::infinity(), 2.5);  // unbounded: ULPs only
+}
+
 TEST(FastMath, AtanWithinBoundOverEveryExponent) {
   // tan(pi/8) and tan(3pi/8): where the reduction changes.
   ExpectWithin(Sweep([](float x) { return FastAtan(x); }, [](double x) { return std::atan(x); },
@@ -130,6 +137,11 @@ TEST(FastMath, SpecialValues) {
   EXPECT_TRUE(!std::signbit(FastErf(0.0f)) && FastErf(0.0f) == 0.0f);
   EXPECT_TRUE(std::signbit(FastTanh(-0.0f)) && FastTanh(-0.0f) == 0.0f);
   EXPECT_TRUE(!std::signbit(FastTanh(0.0f)) && FastTanh(0.0f) == 0.0f);
+  EXPECT_TRUE(std::isnan(FastExpm1(nan)));
+  EXPECT_EQ(FastExpm1(-inf), -1.0f);
+  EXPECT_EQ(FastExpm1(inf), inf);
+  EXPECT_EQ(FastExpm1(0.0f), 0.0f);
+  EXPECT_EQ(FastExpm1(-1e-30f), -1e-30f);
   EXPECT_TRUE(std::isnan(FastAtan(nan)));
   EXPECT_TRUE(std::isnan(FastAsin(nan)));
   EXPECT_TRUE(std::isnan(FastAcos(nan)));

@@ -416,7 +416,8 @@ TEST(ElementwiseKernelsTest, LargeInputsSplitOverThreadsGiveTheSameResult) {
     math::testing::SetValue(&odd, i + 2, -std::numeric_limits<double>::infinity(), 0);
   }
   for (UnaryKind kind : {UnaryKind::kExp, UnaryKind::kAtan, UnaryKind::kAsin, UnaryKind::kAcos,
-                         UnaryKind::kSqrt, UnaryKind::kIsInf}) {
+                         UnaryKind::kSqrt, UnaryKind::kIsInf, UnaryKind::kElu, UnaryKind::kSelu,
+                         UnaryKind::kCelu, UnaryKind::kHardSwish}) {
     Tensor expected;
     ASSERT_TRUE(math::Unary(kind, odd, &expected).ok());
     const std::string op(math::UnaryKindName(kind));

@@ -53,8 +53,9 @@ double RefFloat(UnaryKind kind, const UnaryAttrs& a, double x) {
     case UnaryKind::kElu: return x >= 0 ? x : a.alpha * (std::exp(x) - 1);
     case UnaryKind::kSelu:
       return x > 0 ? a.gamma * x : a.gamma * (a.alpha * std::exp(x) - a.alpha);
-    case UnaryKind::kCelu:
-      return std::max(0.0, x) + std::min(0.0, a.alpha * (std::exp(x / a.alpha) - 1));
+    case UnaryKind::kCelu:  // std::max and std::min would drop a NaN x
+      return std::isnan(x) ? x
+                           : std::max(0.0, x) + std::min(0.0, a.alpha * (std::exp(x / a.alpha) - 1));
     case UnaryKind::kHardSigmoid: return std::max(0.0, std::min(1.0, a.alpha * x + a.beta));
     case UnaryKind::kHardSwish: return x * std::max(0.0, std::min(1.0, x / 6 + 0.5));
     case UnaryKind::kSoftplus: return std::log(std::exp(x) + 1);
@@ -219,8 +220,10 @@ TEST(Unary, GeluBothApproximations) {
 // 88.7 only for the large specials, Asin and Acos are NaN outside [-1, 1]), plus NaN and the
 // infinities.
 constexpr UnaryKind kFastFloatKinds[] = {
-    UnaryKind::kErf,  UnaryKind::kTanh, UnaryKind::kSigmoid, UnaryKind::kGelu, UnaryKind::kMish,
-    UnaryKind::kExp,  UnaryKind::kAtan, UnaryKind::kAsin,    UnaryKind::kAcos};
+    UnaryKind::kErf,  UnaryKind::kTanh, UnaryKind::kSigmoid, UnaryKind::kGelu,
+    UnaryKind::kMish, UnaryKind::kExp,  UnaryKind::kAtan,    UnaryKind::kAsin,
+    UnaryKind::kAcos, UnaryKind::kElu,  UnaryKind::kSelu,    UnaryKind::kCelu,
+    UnaryKind::kHardSwish};
 
 TEST(Unary, FloatTranscendentalsMatchDoubleOnDenseSweep) {
   std::vector<float> x;
