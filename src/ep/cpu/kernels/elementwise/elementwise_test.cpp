@@ -434,6 +434,9 @@ TEST(ElementwiseKernelsTest, LargeInputsSplitOverThreadsGiveTheSameResult) {
   Tensor scalar = RandomTensor(rng, DataType::kFloat, {}, -1, 1);
   Tensor picked;
   ASSERT_TRUE(math::Where(condition, odd, scalar, &picked).ok());
+  Tensor slopes = RandomTensor(rng, DataType::kFloat, {20011}, -1, 1);
+  Tensor prelu;
+  ASSERT_TRUE(math::Binary(BinaryKind::kPRelu, odd, slopes, &prelu).ok());
   for (int threads : {1, 2}) {
     SessionOptions at;
     at.intra_op_threads = threads;
@@ -443,6 +446,11 @@ TEST(ElementwiseKernelsTest, LargeInputsSplitOverThreadsGiveTheSameResult) {
                      .AddInput(Input(scalar))
                      .AddOutput(DataType::kFloat),
                  picked, "Where at " + std::to_string(threads) + " thread(s)", at);
+    ExpectRunsTo(SingleOpModel("PRelu", kOpset)
+                     .AddInput(Input(odd))
+                     .AddInput(Input(slopes))
+                     .AddOutput(DataType::kFloat),
+                 prelu, "PRelu at " + std::to_string(threads) + " thread(s)", at);
   }
   Tensor half;
   ASSERT_TRUE(math::Cast(a, DataType::kFloat16, &half).ok());
