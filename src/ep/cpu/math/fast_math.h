@@ -37,7 +37,7 @@
 // expm1 of -inf is -1 and of -0 is +0;
 // atan of ±inf is ±pi/2; asin and acos of |x| > 1 are NaN; erf, tanh, atan and asin keep the sign
 // of zero. The sqrt in FastAsin and FastAcos vectorises only where errno is not set
-// (-fno-math-errno, as nxrt_cpu_math builds).
+// (-fno-math-errno, as elementwise/unary.cpp builds).
 #pragma once
 
 #include <cmath>
@@ -155,7 +155,6 @@ inline float FastAtan(float x) {
   p = p * z + -3.33333164e-1f;  // close to -1/3, the t³ coefficient of atan's Taylor series
   return std::copysign(offset + (t + (t * z * p + offset_lo)), x);
 }
-
 
 inline float FastAsin(float x) {
   using namespace fast_math_internal;
