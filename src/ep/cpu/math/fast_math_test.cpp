@@ -94,6 +94,14 @@ TEST(FastMath, Expm1WithinBoundOverEveryExponent) {
                std::numeric_limits<double>::infinity(), 2.5);  // unbounded: ULPs only
 }
 
+// Below 0 the exact value is NaN and the sweep skips it; SpecialValues checks those.
+TEST(FastMath, LogWithinBoundOverEveryExponent) {
+  // sqrt(2): where m is halved; 1: where log changes sign; 1.18e-38: the subnormal scaling.
+  ExpectWithin(Sweep([](float x) { return FastLog(x); }, [](double x) { return std::log(x); },
+                     {1.41421356f, 1.0f, 1.17549435e-38f}),
+               4e-6, 2.0);
+}
+
 TEST(FastMath, AtanWithinBoundOverEveryExponent) {
   // tan(pi/8) and tan(3pi/8): where the reduction changes.
   ExpectWithin(Sweep([](float x) { return FastAtan(x); }, [](double x) { return std::atan(x); },
@@ -142,6 +150,16 @@ TEST(FastMath, SpecialValues) {
   EXPECT_EQ(FastExpm1(inf), inf);
   EXPECT_EQ(FastExpm1(0.0f), 0.0f);
   EXPECT_EQ(FastExpm1(-1e-30f), -1e-30f);
+  EXPECT_TRUE(std::isnan(FastLog(nan)));
+  EXPECT_TRUE(std::isnan(FastLog(-1.0f)));
+  EXPECT_TRUE(std::isnan(FastLog(-inf)));
+  EXPECT_TRUE(std::isnan(FastLog(-std::numeric_limits<float>::denorm_min())));
+  EXPECT_EQ(FastLog(0.0f), -inf);
+  EXPECT_EQ(FastLog(-0.0f), -inf);
+  EXPECT_EQ(FastLog(inf), inf);
+  EXPECT_EQ(FastLog(1.0f), 0.0f);
+  EXPECT_FLOAT_EQ(FastLog(std::numeric_limits<float>::denorm_min()), -103.27893f);
+  EXPECT_FLOAT_EQ(FastLog(max), 88.7228394f);
   EXPECT_TRUE(std::isnan(FastAtan(nan)));
   EXPECT_TRUE(std::isnan(FastAsin(nan)));
   EXPECT_TRUE(std::isnan(FastAcos(nan)));

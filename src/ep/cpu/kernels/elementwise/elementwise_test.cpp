@@ -417,7 +417,7 @@ TEST(ElementwiseKernelsTest, LargeInputsSplitOverThreadsGiveTheSameResult) {
   }
   for (UnaryKind kind : {UnaryKind::kExp, UnaryKind::kAtan, UnaryKind::kAsin, UnaryKind::kAcos,
                          UnaryKind::kSqrt, UnaryKind::kIsInf, UnaryKind::kElu, UnaryKind::kSelu,
-                         UnaryKind::kCelu, UnaryKind::kHardSwish}) {
+                         UnaryKind::kCelu, UnaryKind::kHardSwish, UnaryKind::kLog}) {
     Tensor expected;
     ASSERT_TRUE(math::Unary(kind, odd, &expected).ok());
     const std::string op(math::UnaryKindName(kind));

@@ -5,9 +5,9 @@
 // A functor template Op<C> maps one value of compute type C (float for the 16-bit floats); ops
 // with attributes take them in a constructor. Loops over float/double/int are plain and
 // contiguous; the 16-bit floats go through a float block on the stack. In float (so also for
-// the 16-bit floats), Exp, Erf, Tanh, Sigmoid, Gelu, Mish, Elu, Selu, Celu, Atan, Asin and Acos
-// use the inline FastExp, FastErf, FastTanh, FastSigmoid, FastExpm1, FastAtan, FastAsin and
-// FastAcos of fast_math.h and fast_exp.h (each within 2.5 ULP of the exact value), so their loops
+// the 16-bit floats), Exp, Log, Erf, Tanh, Sigmoid, Gelu, Mish, Elu, Selu, Celu, Atan, Asin and
+// Acos use the inline FastExp, FastLog, FastErf, FastTanh, FastSigmoid, FastExpm1, FastAtan,
+// FastAsin and FastAcos of fast_math.h and fast_exp.h (each within 2.5 ULP of the exact value), so their loops
 // vectorise; double keeps the std:: functions. float loops run in the widest SIMD
 // build the CPU has (simd_map.h).
 #include "ep/cpu/math/elementwise/unary.h"
@@ -73,7 +73,10 @@ struct ExpOp {
 };
 template <typename C>
 struct LogOp {
-  C operator()(C x) const { return std::log(x); }
+  C operator()(C x) const {
+    if constexpr (std::is_same_v<C, float>) return FastLog(x);
+    else return std::log(x);
+  }
 };
 // erf and tanh: the inline approximations of fast_math.h in float, the library functions in double.
 template <typename C>

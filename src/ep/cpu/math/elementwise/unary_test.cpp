@@ -223,7 +223,7 @@ constexpr UnaryKind kFastFloatKinds[] = {
     UnaryKind::kErf,  UnaryKind::kTanh, UnaryKind::kSigmoid, UnaryKind::kGelu,
     UnaryKind::kMish, UnaryKind::kExp,  UnaryKind::kAtan,    UnaryKind::kAsin,
     UnaryKind::kAcos, UnaryKind::kElu,  UnaryKind::kSelu,    UnaryKind::kCelu,
-    UnaryKind::kHardSwish};
+    UnaryKind::kHardSwish, UnaryKind::kLog};
 
 TEST(Unary, FloatTranscendentalsMatchDoubleOnDenseSweep) {
   std::vector<float> x;
