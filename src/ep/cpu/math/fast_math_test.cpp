@@ -1,5 +1,5 @@
-// ep/cpu/math/fast_math_test.cpp: FastErf, FastTanh and FastSigmoid against std::erf, std::tanh
-// and 1 / (1 + e^-x) in double, over every 97th float bit pattern (44M values, all signs and
+// ep/cpu/math/fast_math_test.cpp: FastErf, FastTanh, FastSigmoid, FastAtan, FastAsin and FastAcos
+// against std::erf, std::tanh, 1 / (1 + e^-x), std::atan, std::asin and std::acos in double, over every 97th float bit pattern (44M values, all signs and
 // exponents), the floats next to each piece boundary, and the special values.
 #include "ep/cpu/math/fast_math.h"
 
@@ -87,6 +87,41 @@ TEST(FastMath, SigmoidWithinBoundOverEveryExponent) {
                2e-7, 3.0);
 }
 
+TEST(FastMath, Expm1WithinBoundOverEveryExponent) {
+  // 0.5: the Taylor polynomial / FastExp(x) - 1 split; -87.3 and 88.7: FastExp's clamps.
+  ExpectWithin(Sweep([](float x) { return FastExpm1(x); }, [](double x) { return std::expm1(x); },
+                     {0.5f, 87.33654f, 88.72283f}),
+               std::numeric_limits<double>::infinity(), 2.5);  // unbounded: ULPs only
+}
+
+// Below 0 the exact value is NaN and the sweep skips it; SpecialValues checks those.
+TEST(FastMath, LogWithinBoundOverEveryExponent) {
+  // sqrt(2): where m is halved; 1: where log changes sign; 1.18e-38: the subnormal scaling.
+  ExpectWithin(Sweep([](float x) { return FastLog(x); }, [](double x) { return std::log(x); },
+                     {1.41421356f, 1.0f, 1.17549435e-38f}),
+               4e-6, 2.0);
+}
+
+TEST(FastMath, AtanWithinBoundOverEveryExponent) {
+  // tan(pi/8) and tan(3pi/8): where the reduction changes.
+  ExpectWithin(Sweep([](float x) { return FastAtan(x); }, [](double x) { return std::atan(x); },
+                     {0.414213562f, 2.41421356f}),
+               2e-7, 2.0);
+}
+
+// Outside [-1, 1] the exact value is NaN and the sweep skips it; SpecialValues checks those.
+TEST(FastMath, AsinWithinBoundOverEveryExponent) {
+  ExpectWithin(Sweep([](float x) { return FastAsin(x); }, [](double x) { return std::asin(x); },
+                     {0.5f, 1.0f}),
+               2e-7, 2.5);
+}
+
+TEST(FastMath, AcosWithinBoundOverEveryExponent) {
+  ExpectWithin(Sweep([](float x) { return FastAcos(x); }, [](double x) { return std::acos(x); },
+                     {0.5f, 1.0f}),
+               3e-7, 1.5);
+}
+
 TEST(FastMath, SpecialValues) {
   const float inf = std::numeric_limits<float>::infinity();
   const float nan = std::numeric_limits<float>::quiet_NaN();
@@ -110,6 +145,41 @@ TEST(FastMath, SpecialValues) {
   EXPECT_TRUE(!std::signbit(FastErf(0.0f)) && FastErf(0.0f) == 0.0f);
   EXPECT_TRUE(std::signbit(FastTanh(-0.0f)) && FastTanh(-0.0f) == 0.0f);
   EXPECT_TRUE(!std::signbit(FastTanh(0.0f)) && FastTanh(0.0f) == 0.0f);
+  EXPECT_TRUE(std::isnan(FastExpm1(nan)));
+  EXPECT_EQ(FastExpm1(-inf), -1.0f);
+  EXPECT_EQ(FastExpm1(inf), inf);
+  EXPECT_EQ(FastExpm1(0.0f), 0.0f);
+  EXPECT_EQ(FastExpm1(-1e-30f), -1e-30f);
+  EXPECT_TRUE(std::isnan(FastLog(nan)));
+  EXPECT_TRUE(std::isnan(FastLog(-1.0f)));
+  EXPECT_TRUE(std::isnan(FastLog(-inf)));
+  EXPECT_TRUE(std::isnan(FastLog(-std::numeric_limits<float>::denorm_min())));
+  EXPECT_EQ(FastLog(0.0f), -inf);
+  EXPECT_EQ(FastLog(-0.0f), -inf);
+  EXPECT_EQ(FastLog(inf), inf);
+  EXPECT_EQ(FastLog(1.0f), 0.0f);
+  EXPECT_FLOAT_EQ(FastLog(std::numeric_limits<float>::denorm_min()), -103.27893f);
+  EXPECT_FLOAT_EQ(FastLog(max), 88.7228394f);
+  EXPECT_TRUE(std::isnan(FastAtan(nan)));
+  EXPECT_TRUE(std::isnan(FastAsin(nan)));
+  EXPECT_TRUE(std::isnan(FastAcos(nan)));
+  EXPECT_FLOAT_EQ(FastAtan(inf), static_cast<float>(M_PI / 2));
+  EXPECT_FLOAT_EQ(FastAtan(-inf), static_cast<float>(-M_PI / 2));
+  EXPECT_FLOAT_EQ(FastAtan(max), static_cast<float>(M_PI / 2));
+  for (const float x : {1.0000001f, -1.0000001f, 2.0f, -1e30f, inf, -inf}) {
+    EXPECT_TRUE(std::isnan(FastAsin(x))) << x;
+    EXPECT_TRUE(std::isnan(FastAcos(x))) << x;
+  }
+  EXPECT_FLOAT_EQ(FastAsin(1.0f), static_cast<float>(M_PI / 2));
+  EXPECT_FLOAT_EQ(FastAsin(-1.0f), static_cast<float>(-M_PI / 2));
+  EXPECT_EQ(FastAcos(1.0f), 0.0f);
+  EXPECT_FLOAT_EQ(FastAcos(-1.0f), static_cast<float>(M_PI));
+  EXPECT_FLOAT_EQ(FastAcos(0.0f), static_cast<float>(M_PI / 2));
+  // atan and asin keep the sign of zero.
+  EXPECT_TRUE(std::signbit(FastAtan(-0.0f)) && FastAtan(-0.0f) == 0.0f);
+  EXPECT_TRUE(!std::signbit(FastAtan(0.0f)) && FastAtan(0.0f) == 0.0f);
+  EXPECT_TRUE(std::signbit(FastAsin(-0.0f)) && FastAsin(-0.0f) == 0.0f);
+  EXPECT_TRUE(!std::signbit(FastAsin(0.0f)) && FastAsin(0.0f) == 0.0f);
   const float tiny = std::numeric_limits<float>::denorm_min();
   EXPECT_EQ(FastTanh(tiny), tiny);
   EXPECT_EQ(FastTanh(-1e-20f), -1e-20f);

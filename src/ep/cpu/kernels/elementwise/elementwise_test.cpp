@@ -407,6 +407,51 @@ TEST(ElementwiseKernelsTest, LargeInputsSplitOverThreadsGiveTheSameResult) {
   ASSERT_TRUE(math::Unary(UnaryKind::kTanh, a, &tanh).ok());
   ExpectRunsTo(SingleOpModel("Tanh", kOpset).AddInput(Input(a)).AddOutput(DataType::kFloat),
                tanh, "large Tanh", options);
+  // The vectorised float loops of fast_math.h at 1 and 2 threads, on an odd length (vector tails
+  // at each range's end) with NaN and the infinities inside the ranges.
+  Tensor odd = RandomTensor(rng, DataType::kFloat, {3, 20011}, -1.2, 1.2);
+  for (int64_t i : {7, 20011, 40000}) {
+    math::testing::SetValue(&odd, i, std::numeric_limits<double>::quiet_NaN(), 0);
+    math::testing::SetValue(&odd, i + 1, std::numeric_limits<double>::infinity(), 0);
+    math::testing::SetValue(&odd, i + 2, -std::numeric_limits<double>::infinity(), 0);
+  }
+  for (UnaryKind kind : {UnaryKind::kExp, UnaryKind::kAtan, UnaryKind::kAsin, UnaryKind::kAcos,
+                         UnaryKind::kSqrt, UnaryKind::kIsInf, UnaryKind::kElu, UnaryKind::kSelu,
+                         UnaryKind::kCelu, UnaryKind::kHardSwish, UnaryKind::kLog}) {
+    Tensor expected;
+    ASSERT_TRUE(math::Unary(kind, odd, &expected).ok());
+    const std::string op(math::UnaryKindName(kind));
+    for (int threads : {1, 2}) {
+      SessionOptions at;
+      at.intra_op_threads = threads;
+      ExpectRunsTo(SingleOpModel(op, kOpset).AddInput(Input(odd)).AddOutput(expected.dtype()),
+                   expected, op + " at " + std::to_string(threads) + " thread(s)", at);
+    }
+  }
+  // Where's masked pick over broadcast parts cut for the threads: a row of conditions against
+  // the odd-length planes and a scalar Y.
+  Tensor condition = RandomTensor(rng, DataType::kBool, {20011}, 0, 1);
+  Tensor scalar = RandomTensor(rng, DataType::kFloat, {}, -1, 1);
+  Tensor picked;
+  ASSERT_TRUE(math::Where(condition, odd, scalar, &picked).ok());
+  Tensor slopes = RandomTensor(rng, DataType::kFloat, {20011}, -1, 1);
+  Tensor prelu;
+  ASSERT_TRUE(math::Binary(BinaryKind::kPRelu, odd, slopes, &prelu).ok());
+  for (int threads : {1, 2}) {
+    SessionOptions at;
+    at.intra_op_threads = threads;
+    ExpectRunsTo(SingleOpModel("Where", kOpset)
+                     .AddInput(Input(condition))
+                     .AddInput(Input(odd))
+                     .AddInput(Input(scalar))
+                     .AddOutput(DataType::kFloat),
+                 picked, "Where at " + std::to_string(threads) + " thread(s)", at);
+    ExpectRunsTo(SingleOpModel("PRelu", kOpset)
+                     .AddInput(Input(odd))
+                     .AddInput(Input(slopes))
+                     .AddOutput(DataType::kFloat),
+                 prelu, "PRelu at " + std::to_string(threads) + " thread(s)", at);
+  }
   Tensor half;
   ASSERT_TRUE(math::Cast(a, DataType::kFloat16, &half).ok());
   SingleOpModel cast("Cast", kOpset);

@@ -2,9 +2,11 @@
 // GroupNormalization (math/normalization/normalization.h).
 //
 // Layer: nxrt_ep_cpu (kernel glue). InstanceNormalization is the group normalisation with one
-// group per channel. Prepare checks scale/B against X; Compute runs the plan over the batch.
+// group per channel. Prepare checks scale/B against X and cuts the (n, group) rows for the
+// threads; Compute runs the plan over those ranges in parallel.
 #include <memory>
 #include <optional>
+#include <vector>
 
 #include "ep/cpu/kernels/kernel_util.h"
 #include "ep/cpu/kernels/normalization/normalization.h"
@@ -37,12 +39,20 @@ class GroupNormKernel final : public Kernel {
     NXRT_ASSIGN_OR_RETURN(plan_, math::PrepareGroupNorm(type, x_shape, groups_.value_or(x_shape[1]),
                                                         InputShape(ctx, 1), InputShape(ctx, 2),
                                                         epsilon_));
+    ranges_ = SplitRows(plan_.batch * plan_.groups,
+                        plan_.channels / plan_.groups * plan_.spatial);
     return ctx.SetOutput(0, type, x_shape);
   }
 
   Status Compute(ComputeContext& ctx) override {
-    plan_.fn(plan_, ctx.input(0)->raw_data(), ctx.input(1)->raw_data(), ctx.input(2)->raw_data(),
-             ctx.output(0)->mutable_raw_data());
+    const void* x = ctx.input(0)->raw_data();
+    const void* scale = ctx.input(1)->raw_data();
+    const void* bias = ctx.input(2)->raw_data();
+    void* y = ctx.output(0)->mutable_raw_data();
+    ForEachIndex(ctx, static_cast<int64_t>(ranges_.size()), [&](int64_t p) {
+      const RowRange& range = ranges_[static_cast<size_t>(p)];
+      math::RunGroupNorm(plan_, x, scale, bias, y, range.begin, range.end);
+    });
     return Status::Ok();
   }
 
@@ -50,6 +60,7 @@ class GroupNormKernel final : public Kernel {
   std::optional<int64_t> groups_;
   float epsilon_;
   math::GroupNormPlan plan_;
+  std::vector<RowRange> ranges_;  // the (n, group) rows cut for the threads
 };
 
 }  // namespace

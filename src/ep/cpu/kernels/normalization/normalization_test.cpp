@@ -289,6 +289,25 @@ TEST(NormalizationKernelsTest, LargeInputsSplitOverThreadsGiveTheSameResult) {
                    .AddInput(Initializer(channel))
                    .AddOutput(DataType::kFloat),
                {expected}, "large BatchNormalization", options);
+
+  // InstanceNormalization's (n, channel) rows cut over 1 and 2 threads; an odd spatial size.
+  Tensor planes = RandomTensor(rng, DataType::kFloat, {3, 7, 41, 43}, -3, 3);
+  planes.mutable_data<float>()[5 * 41 * 43 + 17] = NAN;
+  Tensor channel_scale = RandomTensor(rng, DataType::kFloat, {7}, 0.5, 1.5);
+  Tensor channel_bias = RandomTensor(rng, DataType::kFloat, {7}, -1, 1);
+  expected = Tensor();
+  ASSERT_TRUE(math::InstanceNorm(planes, channel_scale, channel_bias, 1e-5f, &expected).ok());
+  for (int threads : {1, 2}) {
+    SessionOptions at;
+    at.intra_op_threads = threads;
+    ExpectRunsTo(SingleOpModel("InstanceNormalization", 6)
+                     .AddInput(Input(planes))
+                     .AddInput(Initializer(channel_scale))
+                     .AddInput(Initializer(channel_bias))
+                     .AddOutput(DataType::kFloat),
+                 {expected}, "InstanceNormalization at " + std::to_string(threads) + " thread(s)",
+                 at);
+  }
 }
 
 // Float Softmax and LogSoftmax rows (math/normalization/softmax.cpp: AVX-512, or simd_map.h's

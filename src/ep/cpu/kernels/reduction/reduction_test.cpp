@@ -262,6 +262,22 @@ TEST(ReductionKernelsTest, LargeReductionsSplitOverThreadsGiveTheSameResult) {
     model.AddInput(Input(x)).AddInput(Initializer(Int64s(axes))).AddOutput(DataType::kFloat);
     ExpectRunsTo(model, expected, "large ReduceMean axes " + ShapeToString(axes), options);
   }
+  // Max and Min over long inner runs (FoldRun's partial results), rows cut over 1 and 2 threads,
+  // one row holding NaN.
+  Tensor runs = RandomTensor(rng, DataType::kFloat, {64, 1001}, -1, 1);
+  runs.mutable_data<float>()[5 * 1001 + 700] = NAN;
+  for (ReduceKind kind : {ReduceKind::kMax, ReduceKind::kMin}) {
+    Tensor expected;
+    ASSERT_TRUE(math::Reduce(kind, runs, std::vector<int64_t>{1}, {}, &expected).ok());
+    for (int threads : {1, 2}) {
+      SessionOptions at;
+      at.intra_op_threads = threads;
+      const std::string op(math::ReduceKindName(kind));
+      SingleOpModel model(op, 18);
+      model.AddInput(Input(runs)).AddInput(Initializer(Int64s({1}))).AddOutput(DataType::kFloat);
+      ExpectRunsTo(model, expected, op + " at " + std::to_string(threads) + " thread(s)", at);
+    }
+  }
   math::ArgReduceAttrs attrs;
   attrs.axis = 1;
   Tensor expected;

@@ -14,6 +14,7 @@
 #include <type_traits>
 
 #include "ep/cpu/math/element_types.h"
+#include "ep/cpu/math/fast_exp.h"
 #include "ep/cpu/math/shape_util.h"
 
 namespace nxrt::cpu::math {
@@ -201,11 +202,15 @@ struct BitwiseXorOp {
   C operator()(C a, C b) const { return static_cast<C>(a ^ b); }
 };
 
+// In float (so also for the 16-bit floats) FloatSelect computes both arms: a `?:` with the
+// product in one arm keeps GCC from vectorising the loop (fast_exp.h).
 template <typename C>
 struct PReluOp {
   C operator()(C x, C slope) const {
     if constexpr (std::is_integral_v<C>) {
       return x < 0 ? WrapMul(x, slope) : x;
+    } else if constexpr (std::is_same_v<C, float>) {
+      return FloatSelect(x < 0.0f, x * slope, x);
     } else {
       return x < 0 ? x * slope : x;
     }

@@ -4,9 +4,14 @@
 
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <limits>
+#include <random>
+#include <vector>
 
 #include "ep/cpu/math/elementwise/where.h"
 #include "ep/cpu/math/testing/test_util.h"
@@ -316,6 +321,39 @@ TEST(Binary, MaxMinPropagateNan) {
   EXPECT_EQ(out.data<float>()[2], 3);
 }
 
+// The float PRelu loop (FloatSelect, both arms computed) against `x < 0 ? x * slope : x` bit for
+// bit: every length 1..40 (vector bodies and tails), per-element and broadcast slopes, with NaN,
+// the infinities and both zeros among x and the slopes (a positive x keeps its value even when its
+// slope is inf or NaN).
+TEST(Binary, FloatPReluOfEveryLengthWithSpecialValues) {
+  std::mt19937 rng(19);
+  std::uniform_real_distribution<float> dist(-5.0f, 5.0f);
+  const float specials[] = {NAN, INFINITY, -INFINITY, 0.0f, -0.0f, 2.5f, -2.5f};
+  for (int64_t n = 1; n <= 40; ++n) {
+    for (bool broadcast : {false, true}) {
+      std::vector<float> x(static_cast<size_t>(n));
+      std::vector<float> slope(broadcast ? 1 : static_cast<size_t>(n));
+      for (float& v : x) v = dist(rng);
+      for (float& v : slope) v = dist(rng);
+      for (int64_t i = 0; i < n; i += 3) x[i] = specials[(i / 3 + n) % 7];
+      for (size_t i = 0; i < slope.size(); i += 2) slope[i] = specials[(i / 2 + n + 3) % 7];
+      Tensor out;
+      ASSERT_TRUE(Binary(BinaryKind::kPRelu, Make<float>({n}, x),
+                         Make<float>({static_cast<int64_t>(slope.size())}, slope), &out)
+                      .ok());
+      for (int64_t i = 0; i < n; ++i) {
+        const float s = slope[broadcast ? 0 : i];
+        const float want = x[i] < 0 ? x[i] * s : x[i];
+        const float got = out.data<float>()[i];
+        ASSERT_TRUE(std::bit_cast<uint32_t>(want) == std::bit_cast<uint32_t>(got) ||
+                    (std::isnan(want) && std::isnan(got)))
+            << "n=" << n << " x=" << x[i] << " slope=" << s << ": want " << want << ", got "
+            << got;
+      }
+    }
+  }
+}
+
 TEST(Binary, EqualOnStrings) {
   Tensor out;
   ASSERT_TRUE(Binary(BinaryKind::kEqual, Make<std::string>({3}, {"a", "bc", ""}),
@@ -426,6 +464,40 @@ TEST(Where, SpecExampleAndBroadcast) {
   ASSERT_TRUE(Where(Make<bool>({2}, {false, true}), Make<std::string>({2}, {"x", "y"}),
                     Make<std::string>({1}, {"z"}), &out).ok());
   EXPECT_EQ(Values<std::string>(out), (std::vector<std::string>{"z", "y"}));
+}
+
+// The masked pick (where.cpp) for each element size, every length 1..40 (vector bodies and
+// tails), contiguous and with a scalar Y: the chosen side's bits exactly, NaN payloads included.
+TEST(Where, EveryElementSizeAndLengthPicksTheBits) {
+  std::mt19937_64 rng(41);
+  for (DataType type :
+       {DataType::kUint8, DataType::kFloat16, DataType::kFloat, DataType::kDouble}) {
+    const size_t size = DataTypeSize(type);
+    for (int64_t n = 1; n <= 40; ++n) {
+      for (bool scalar_y : {false, true}) {
+        const Shape y_shape = scalar_y ? Shape{} : Shape{n};
+        Tensor c = RandomTensor(rng, DataType::kBool, {n}, 0, 1);
+        Tensor x = Tensor::Allocate(type, {n}).value();
+        Tensor y = Tensor::Allocate(type, y_shape).value();
+        for (Tensor* t : {&x, &y}) {
+          auto* bytes = static_cast<uint8_t*>(t->mutable_raw_data());
+          for (size_t i = 0; i < static_cast<size_t>(t->element_count()) * size; ++i) {
+            bytes[i] = static_cast<uint8_t>(rng());
+          }
+        }
+        Tensor out;
+        ASSERT_TRUE(Where(c, x, y, &out).ok());
+        const auto* xb = static_cast<const uint8_t*>(x.raw_data());
+        const auto* yb = static_cast<const uint8_t*>(y.raw_data());
+        const auto* ob = static_cast<const uint8_t*>(out.raw_data());
+        for (int64_t i = 0; i < n; ++i) {
+          const uint8_t* want = c.data<bool>()[i] ? xb + i * size : yb + (scalar_y ? 0 : i * size);
+          ASSERT_EQ(std::memcmp(ob + i * size, want, size), 0)
+              << DataTypeName(type) << " n=" << n << " i=" << i << " scalar_y=" << scalar_y;
+        }
+      }
+    }
+  }
 }
 
 TEST(Where, RandomThreeWayBroadcast) {

@@ -53,8 +53,9 @@ double RefFloat(UnaryKind kind, const UnaryAttrs& a, double x) {
     case UnaryKind::kElu: return x >= 0 ? x : a.alpha * (std::exp(x) - 1);
     case UnaryKind::kSelu:
       return x > 0 ? a.gamma * x : a.gamma * (a.alpha * std::exp(x) - a.alpha);
-    case UnaryKind::kCelu:
-      return std::max(0.0, x) + std::min(0.0, a.alpha * (std::exp(x / a.alpha) - 1));
+    case UnaryKind::kCelu:  // std::max and std::min would drop a NaN x
+      return std::isnan(x) ? x
+                           : std::max(0.0, x) + std::min(0.0, a.alpha * (std::exp(x / a.alpha) - 1));
     case UnaryKind::kHardSigmoid: return std::max(0.0, std::min(1.0, a.alpha * x + a.beta));
     case UnaryKind::kHardSwish: return x * std::max(0.0, std::min(1.0, x / 6 + 0.5));
     case UnaryKind::kSoftplus: return std::log(std::exp(x) + 1);
@@ -214,15 +215,22 @@ TEST(Unary, GeluBothApproximations) {
   EXPECT_NEAR(out.data<float>()[2], 0.841192f, 1e-6);
 }
 
-// The float paths of these ops use the approximations of fast_math.h; a dense sweep well past
-// where each saturates (Mish switches to x above 20), plus NaN and the infinities.
+// The float paths of these ops use the approximations of fast_math.h and fast_exp.h; a dense sweep
+// over [-60, 60], well past where each saturates (Mish switches to x above 20, Exp overflows past
+// 88.7 only for the large specials, Asin and Acos are NaN outside [-1, 1]), plus NaN and the
+// infinities.
+constexpr UnaryKind kFastFloatKinds[] = {
+    UnaryKind::kErf,  UnaryKind::kTanh, UnaryKind::kSigmoid, UnaryKind::kGelu,
+    UnaryKind::kMish, UnaryKind::kExp,  UnaryKind::kAtan,    UnaryKind::kAsin,
+    UnaryKind::kAcos, UnaryKind::kElu,  UnaryKind::kSelu,    UnaryKind::kCelu,
+    UnaryKind::kHardSwish, UnaryKind::kLog};
+
 TEST(Unary, FloatTranscendentalsMatchDoubleOnDenseSweep) {
   std::vector<float> x;
   for (int i = -120000; i <= 120000; ++i) x.push_back(static_cast<float>(i) * 5e-4f);
   for (float v : {NAN, INFINITY, -INFINITY, 1e30f, -1e30f}) x.push_back(v);
   const Tensor in = Make<float>({static_cast<int64_t>(x.size())}, x);
-  for (UnaryKind kind : {UnaryKind::kErf, UnaryKind::kTanh, UnaryKind::kSigmoid, UnaryKind::kGelu,
-                         UnaryKind::kMish}) {
+  for (UnaryKind kind : kFastFloatKinds) {
     for (bool gelu_tanh : {false, true}) {
       if (gelu_tanh && kind != UnaryKind::kGelu) continue;
       UnaryAttrs attrs = DefaultUnaryAttrs(kind);
@@ -247,8 +255,7 @@ TEST(Unary, FloatVectorBodiesAndTailsOfEveryLength) {
   std::mt19937 rng(16);
   std::uniform_real_distribution<float> dist(-6.0f, 6.0f);
   const float specials[] = {NAN, INFINITY, -INFINITY, 1e30f, -1e30f, -0.0f};
-  for (UnaryKind kind : {UnaryKind::kErf, UnaryKind::kTanh, UnaryKind::kSigmoid, UnaryKind::kGelu,
-                         UnaryKind::kMish}) {
+  for (UnaryKind kind : kFastFloatKinds) {
     for (int64_t n = 1; n <= 40; ++n) {
       std::vector<float> x(static_cast<size_t>(n));
       for (float& v : x) v = dist(rng);
@@ -265,6 +272,28 @@ TEST(Unary, FloatVectorBodiesAndTailsOfEveryLength) {
                     RoundTo(DataType::kFloat, RefFloat(kind, DefaultUnaryAttrs(kind), x[i])),
                     out.data<float>()[i], where);
         if (::testing::Test::HasFailure()) return;
+      }
+    }
+  }
+}
+
+// Every length 1..40 with the infinities, NaN and finite values at every position mod 5, for
+// each pair of detect flags: the vector bodies and tails of the branch-free loop.
+TEST(Unary, IsInfOfEveryLengthAndFlagPair) {
+  const float pattern[] = {INFINITY, 1.5f, NAN, -INFINITY, -3e38f};
+  for (int flags = 0; flags < 4; ++flags) {
+    UnaryAttrs attrs = DefaultUnaryAttrs(UnaryKind::kIsInf);
+    attrs.detect_negative = (flags & 1) != 0;
+    attrs.detect_positive = (flags & 2) != 0;
+    for (int64_t n = 1; n <= 40; ++n) {
+      std::vector<float> x(static_cast<size_t>(n));
+      for (int64_t i = 0; i < n; ++i) x[i] = pattern[(i + n) % 5];
+      Tensor out;
+      ASSERT_TRUE(Unary(UnaryKind::kIsInf, Make<float>({n}, x), &out, attrs).ok());
+      for (int64_t i = 0; i < n; ++i) {
+        const bool expected = (attrs.detect_positive && x[i] == INFINITY) ||
+                              (attrs.detect_negative && x[i] == -INFINITY);
+        ASSERT_EQ(out.data<bool>()[i], expected) << "flags " << flags << " n=" << n << " i=" << i;
       }
     }
   }

@@ -1,9 +1,13 @@
 // ep/cpu/math/elementwise/where.cpp: ONNX Where over the broadcast geometry.
 //
 // Layer: nxrt_cpu_math (framework-free reference math of the CPU EP).
+// Elements are moved as unsigned integers of their size. For those the pick is a bit mask, not a
+// `?:`: both sides are read (every index is in range) and no branch is left, so the loops
+// vectorise instead of mispredicting on random conditions.
 #include "ep/cpu/math/elementwise/where.h"
 
 #include <string>
+#include <type_traits>
 
 #include "ep/cpu/math/element_types.h"
 #include "ep/cpu/math/shape_util.h"
@@ -16,9 +20,21 @@ struct Bytes16 {
   uint64_t hi;
 };
 
+// `condition ? a : b` (condition: a bool's byte); a mask for the unsigned integer types.
+template <typename E>
+E Pick(uint8_t condition, const E& a, const E& b) {
+  if constexpr (std::is_unsigned_v<E>) {
+    const E mask = static_cast<E>(E{0} - static_cast<E>(condition != 0));
+    return static_cast<E>((a & mask) | (b & static_cast<E>(~mask)));
+  } else {
+    return condition != 0 ? a : b;
+  }
+}
+
 template <typename E>
 void RunWhereTyped(const BroadcastGeometry& g, const bool* condition, const void* x,
                    const void* y, void* out) {
+  const auto* pc = reinterpret_cast<const uint8_t*>(condition);
   const auto* px = static_cast<const E*>(x);
   const auto* py = static_cast<const E*>(y);
   auto* po = static_cast<E*>(out);
@@ -27,14 +43,14 @@ void RunWhereTyped(const BroadcastGeometry& g, const bool* condition, const void
   const int64_t sy = g.inner_stride(2);
   int64_t written = 0;
   ForEachRun<3>(g, [&](const std::array<int64_t, 3>& offsets, int64_t n) {
-    const bool* c = condition + offsets[0];
+    const uint8_t* c = pc + offsets[0];
     const E* a = px + offsets[1];
     const E* b = py + offsets[2];
     E* o = po + written;
     if (sc == 1 && sx == 1 && sy == 1) {
-      for (int64_t i = 0; i < n; ++i) o[i] = c[i] ? a[i] : b[i];
+      for (int64_t i = 0; i < n; ++i) o[i] = Pick(c[i], a[i], b[i]);
     } else {
-      for (int64_t i = 0; i < n; ++i) o[i] = c[i * sc] ? a[i * sx] : b[i * sy];
+      for (int64_t i = 0; i < n; ++i) o[i] = Pick(c[i * sc], a[i * sx], b[i * sy]);
     }
     written += n;
   });

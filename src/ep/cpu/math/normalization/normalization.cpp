@@ -2,8 +2,9 @@
 //
 // Layer: nxrt_cpu_math (framework-free reference math of the CPU EP).
 // Statistics are accumulated in double, except for float LayerNormalization (transformers' hot
-// path), which sums in float with 8 partial sums; the per-element affine step runs in the
-// compute type (float for the 16-bit floats) in plain contiguous loops.
+// path) and float Instance/GroupNormalization, which sum in float with 8 partial sums; the
+// per-element affine step runs in the compute type (float for the 16-bit floats) in plain
+// contiguous loops.
 #include "ep/cpu/math/normalization/normalization.h"
 
 #include <cmath>
@@ -151,9 +152,13 @@ void BatchNormTyped(const BatchNormPlan& p, const void* x, const void* scale, co
   }
 }
 
+// Rows r in [begin, end) are the (n, g) pairs, r = n * groups + g. Float sums in float with
+// SumFloat (two passes, as LayerNormFloat); the other types in double (MeanVar). The affine step
+// is (x - mean) * a + bias with a = scale / std per channel; folding the mean into the bias
+// instead would cancel digits when the mean is large against the spread.
 template <typename T>
 void GroupNormTyped(const GroupNormPlan& p, const void* x, const void* scale, const void* bias,
-                    void* y) {
+                    void* y, int64_t begin, int64_t end) {
   using C = Compute<T>;
   const auto* xs = static_cast<const T*>(x);
   const auto* sc = static_cast<const T*>(scale);
@@ -161,23 +166,31 @@ void GroupNormTyped(const GroupNormPlan& p, const void* x, const void* scale, co
   auto* ys = static_cast<T*>(y);
   const int64_t channels_per_group = p.channels / p.groups;
   const int64_t group_size = channels_per_group * p.spatial;
-  for (int64_t n = 0; n < p.batch; ++n) {
-    for (int64_t g = 0; g < p.groups; ++g) {
-      const int64_t offset = (n * p.groups + g) * group_size;
-      double mu = 0;
+  for (int64_t r = begin; r < end; ++r) {
+    const int64_t g = r % p.groups;
+    const int64_t offset = r * group_size;
+    double mu = 0;
+    double inv_std = 0;
+    if constexpr (std::is_same_v<T, float>) {
+      const auto n = static_cast<float>(group_size);
+      const float m = SumFloat(xs + offset, group_size, [](float v) { return v; }) / n;
+      const float var =
+          SumFloat(xs + offset, group_size, [m](float v) { return (v - m) * (v - m); }) / n;
+      mu = m;
+      inv_std = 1.0f / std::sqrt(var + p.epsilon);
+    } else {
       double var = 0;
       MeanVar(xs + offset, group_size, 1, &mu, &var);
-      const auto m = static_cast<C>(mu);
-      const auto is = static_cast<C>(1.0 / std::sqrt(var + static_cast<double>(p.epsilon)));
-      for (int64_t j = 0; j < channels_per_group; ++j) {
-        const int64_t k = p.per_channel_params ? g * channels_per_group + j : g;
-        const C s = Load(sc[k]);
-        const C b = Load(bs[k]);
-        const int64_t base = offset + j * p.spatial;
-        for (int64_t i = 0; i < p.spatial; ++i) {
-          ys[base + i] = Store<T>((Load(xs[base + i]) - m) * is * s + b);
-        }
-      }
+      inv_std = 1.0 / std::sqrt(var + static_cast<double>(p.epsilon));
+    }
+    const auto m = static_cast<C>(mu);
+    for (int64_t j = 0; j < channels_per_group; ++j) {
+      const int64_t k = p.per_channel_params ? g * channels_per_group + j : g;
+      const auto a = static_cast<C>(inv_std * static_cast<double>(Load(sc[k])));
+      const C b = Load(bs[k]);
+      const T* in = xs + offset + j * p.spatial;
+      T* out = ys + offset + j * p.spatial;
+      for (int64_t i = 0; i < p.spatial; ++i) out[i] = Store<T>((Load(in[i]) - m) * a + b);
     }
   }
 }
@@ -379,8 +392,8 @@ Result<GroupNormPlan> PrepareGroupNorm(DataType type, const Shape& x_shape, int6
 }
 
 void RunGroupNorm(const GroupNormPlan& plan, const void* x, const void* scale, const void* bias,
-                  void* y) {
-  plan.fn(plan, x, scale, bias, y);
+                  void* y, int64_t begin, int64_t end) {
+  plan.fn(plan, x, scale, bias, y, begin, end);
 }
 
 namespace {
@@ -398,7 +411,8 @@ Status GroupNormImpl(std::string_view op, const Tensor& x, const Tensor& scale, 
   auto plan = PrepareGroupNorm(x.dtype(), x.shape(), groups, scale.shape(), bias.shape(), epsilon);
   if (!plan.ok()) return plan.status();
   NXRT_RETURN_IF_ERROR(PrepareOutput(op, x.dtype(), x.shape(), y));
-  RunGroupNorm(*plan, x.raw_data(), scale.raw_data(), bias.raw_data(), y->mutable_raw_data());
+  RunGroupNorm(*plan, x.raw_data(), scale.raw_data(), bias.raw_data(), y->mutable_raw_data(), 0,
+               plan->batch * plan->groups);
   return Status::Ok();
 }
 

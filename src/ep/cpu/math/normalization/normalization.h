@@ -99,7 +99,7 @@ struct GroupNormPlan {
   bool per_channel_params = true;
   float epsilon = 0;
   void (*fn)(const GroupNormPlan& plan, const void* x, const void* scale, const void* bias,
-             void* y) = nullptr;
+             void* y, int64_t begin, int64_t end) = nullptr;
 };
 
 // Errors: kInvalidArgument when C is not a multiple of groups or scale/bias hold neither C nor
@@ -107,8 +107,10 @@ struct GroupNormPlan {
 Result<GroupNormPlan> PrepareGroupNorm(DataType type, const Shape& x_shape, int64_t groups,
                                        const Shape& scale_shape, const Shape& bias_shape,
                                        float epsilon);
+// Normalises the (n, group) rows [begin, end) of [0, batch * groups), row r = n * groups + group:
+// X's and Y's elements [r * (C / groups) * spatial, (r + 1) * (C / groups) * spatial).
 void RunGroupNorm(const GroupNormPlan& plan, const void* x, const void* scale, const void* bias,
-                  void* y);
+                  void* y, int64_t begin, int64_t end);
 Status GroupNorm(const Tensor& x, const Tensor& scale, const Tensor& bias, int64_t groups,
                  float epsilon, Tensor* y);
 // InstanceNormalization: GroupNorm with groups = C and per-channel scale/bias.

@@ -6,7 +6,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bit>
+#include <cstdint>
 #include <cmath>
+#include <string>
 #include <vector>
 
 #include "ep/cpu/math/testing/test_util.h"
@@ -224,6 +227,61 @@ TEST(InstanceNorm, RandomAgainstReference) {
     Tensor y;
     ASSERT_TRUE(InstanceNorm(x, scale, bias, 1e-5f, &y).ok());
     CheckGroupNorm(x, scale, bias, 3, 1e-5f, y, true);
+  }
+}
+
+// The float path (8 partial sums, normalization.cpp: SumFloat): group sizes around and past the
+// 8-element blocks, an offset that a float sum must not lose, and rows (n, group) holding NaN
+// or an infinity, which make the whole group NaN, as the double reference does. The rows are
+// also run in two halves, as the kernel splits them over threads.
+TEST(GroupNorm, FloatGroupsOfOddSizesWithOffsetNanAndInf) {
+  std::mt19937_64 rng(37);
+  for (int64_t spatial : {1, 7, 8, 9, 63, 1001}) {
+    for (double offset : {0.0, 10.0}) {
+      const int64_t groups = 2;
+      const int64_t c = 4;
+      const Shape shape = {3, c, spatial};
+      Tensor x = RandomTensor(rng, DataType::kFloat, shape, offset - 1, offset + 1);
+      const int64_t block = c / groups * spatial;
+      float* xv = x.mutable_data<float>();
+      xv[1 * block + block / 2] = NAN;
+      xv[3 * block + block - 1] = INFINITY;
+      xv[4 * block] = -INFINITY;
+      const Tensor scale = RandomTensor(rng, DataType::kFloat, {c}, -2, 2);
+      const Tensor bias = RandomTensor(rng, DataType::kFloat, {c}, -2, 2);
+      Tensor y;
+      ASSERT_TRUE(GroupNorm(x, scale, bias, groups, 1e-5f, &y).ok());
+      Tensor halves = Tensor::Allocate(DataType::kFloat, shape).value();
+      auto plan = PrepareGroupNorm(DataType::kFloat, shape, groups, {c}, {c}, 1e-5f);
+      ASSERT_TRUE(plan.ok());
+      RunGroupNorm(*plan, x.raw_data(), scale.raw_data(), bias.raw_data(),
+                   halves.mutable_raw_data(), 0, 2);
+      RunGroupNorm(*plan, x.raw_data(), scale.raw_data(), bias.raw_data(),
+                   halves.mutable_raw_data(), 2, 3 * groups);
+      for (int64_t r = 0; r < 3 * groups; ++r) {
+        std::vector<double> row;
+        for (int64_t k = 0; k < block; ++k) row.push_back(GetDouble(x, r * block + k));
+        const auto [mu, var] = Stats(row);
+        const double inv = 1 / std::sqrt(var + 1e-5);
+        for (int64_t k = 0; k < block; ++k) {
+          const int64_t channel = (r % groups) * (c / groups) + k / spatial;
+          const double expected =
+              (row[static_cast<size_t>(k)] - mu) * inv * GetDouble(scale, channel) +
+              GetDouble(bias, channel);
+          const double got = GetDouble(y, r * block + k);
+          const std::string where = "spatial " + std::to_string(spatial) + " offset " +
+                                    std::to_string(offset) + " row " + std::to_string(r);
+          ASSERT_EQ(std::bit_cast<uint32_t>(y.data<float>()[r * block + k]),
+                    std::bit_cast<uint32_t>(halves.data<float>()[r * block + k]))
+              << where;
+          if (std::isnan(expected)) {
+            ASSERT_TRUE(std::isnan(got)) << where;
+          } else {
+            ASSERT_NEAR(got, expected, 4e-6 * std::max(1.0, offset)) << where;
+          }
+        }
+      }
+    }
   }
 }
 

@@ -16,6 +16,7 @@
 #include <type_traits>
 
 #include "ep/cpu/math/element_types.h"
+#include "ep/cpu/math/simd_map.h"
 
 namespace nxrt::cpu::math {
 namespace {
@@ -173,20 +174,28 @@ typename R::A Widen(const T& x) {
   return static_cast<typename R::A>(Load(x));
 }
 
-// Folds the contiguous run p[0, n) into acc. Floating accumulators use 8 partial results, which
-// the compiler may not introduce itself (it would reorder the additions); integer folds are
-// associative, so the plain loop already vectorises. (GCC 12.2 at -O3 also miscompiled the
-// 8-lane form for int8 inputs widened to int64 when inlined here; reduce_test caught it.)
+// Folds the contiguous run p[0, n) into acc. Floating accumulators use 32 partial results, which
+// the compiler may not introduce itself (it would reorder the additions): four independent
+// vectors of 8, so a Combine longer than one add (Max and Min test for NaN and blend, about 7
+// cycles of latency) does not make the loop wait on its own previous step; in the widest SIMD
+// build (simd_map.h). Integer folds are associative, so the plain loop already vectorises. (GCC
+// 12.2 at -O3 also miscompiled the lane form for int8 inputs widened to int64 when inlined here;
+// reduce_test caught it.)
 template <typename R, typename T>
 typename R::A FoldRun(const T* p, int64_t n, typename R::A acc, typename R::A shift) {
   using A = typename R::A;
+  constexpr int kFoldLanes = 32;
   int64_t i = 0;
-  if (std::is_floating_point_v<A> && n >= 16) {
-    A lanes[8];
+  if (std::is_floating_point_v<A> && n >= 2 * kFoldLanes) {
+    A lanes[kFoldLanes];
     for (A& lane : lanes) lane = R::Init();
-    for (; i + 8 <= n; i += 8) {
-      for (int j = 0; j < 8; ++j) lanes[j] = R::Combine(lanes[j], R::Map(Widen<R>(p[i + j]), shift));
-    }
+    CallWidest([&] {
+      for (; i + kFoldLanes <= n; i += kFoldLanes) {
+        for (int j = 0; j < kFoldLanes; ++j) {
+          lanes[j] = R::Combine(lanes[j], R::Map(Widen<R>(p[i + j]), shift));
+        }
+      }
+    });
     for (A lane : lanes) acc = R::Combine(acc, lane);
   }
   for (; i < n; ++i) acc = R::Combine(acc, R::Map(Widen<R>(p[i]), shift));

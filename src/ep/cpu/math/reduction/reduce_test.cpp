@@ -239,6 +239,26 @@ TEST(Reduce, LargeReductionsUseAllPaths) {
               RandomTensor(rng, DataType::kInt32, {5, 4, 130}, -1000, 1000), {0, 1}, drop);
 }
 
+// Inner runs around the 32 partial results of FoldRun (reduce.cpp): below 64 (the plain loop),
+// lane bodies with every kind of tail, for float and float16, with rows holding NaN or an
+// infinity in the lanes and in the tail.
+TEST(Reduce, LongRunsWithTailsNanAndInf) {
+  std::mt19937_64 rng(43);
+  for (int64_t run : {63, 64, 65, 95, 96, 127, 200, 1001}) {
+    for (DataType type : {DataType::kFloat, DataType::kFloat16}) {
+      for (ReduceKind kind : AllKinds()) {
+        const auto [lo, hi] = Range(kind, type);
+        Tensor in = RandomTensor(rng, type, {4, run}, lo, hi);
+        testing::SetValue(&in, 1 * run + 3, NAN, 0);
+        testing::SetValue(&in, 2 * run + run - 1, INFINITY, 0);
+        testing::SetValue(&in, 3 * run + run / 2, -INFINITY, 0);
+        CheckReduce(kind, type, in, {1}, {});
+        if (HasFatalFailure()) return;
+      }
+    }
+  }
+}
+
 TEST(Reduce, SpecExampleKeepdims) {
   const Tensor data = Make<float>({3, 2, 2}, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12});
   const int64_t axis1[] = {1};
