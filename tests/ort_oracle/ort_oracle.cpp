@@ -734,7 +734,7 @@ namespace {
 
 // A run's inputs as ORT values, checked against the session's declarations.
 struct OrtFeeds {
-  std::vector<const char*> names;
+  std::vector<const char*> names;  // the session's own names: they outlive the caller's values
   std::vector<Tensor> contiguous;  // keeps gathered copies alive during the run
   std::vector<OrtPtr<OrtValue>> values;
   std::vector<const OrtValue*> raw;
@@ -770,7 +770,7 @@ Status MakeFeeds(const OrtSessionHandle& handle, const std::vector<NamedValue>& 
       }
       Result<OrtPtr<OrtValue>> value = MakeOrtMapValue(library, input.value);
       if (!value.ok()) return value.status().WithContext(context + ": input '" + input.name + "'");
-      feeds.names.push_back(input.name.c_str());
+      feeds.names.push_back(declared->name.c_str());
       feeds.values.push_back(std::move(value).value());
       continue;
     }
@@ -792,7 +792,7 @@ Status MakeFeeds(const OrtSessionHandle& handle, const std::vector<NamedValue>& 
     }
     Result<OrtPtr<OrtValue>> value = MakeOrtValue(library, *tensor);
     if (!value.ok()) return value.status().WithContext(context + ": input '" + input.name + "'");
-    feeds.names.push_back(input.name.c_str());
+    feeds.names.push_back(declared->name.c_str());
     feeds.values.push_back(std::move(value).value());
   }
   for (const ValueInfo& declared : handle.inputs) {
