@@ -105,7 +105,9 @@ class GroupQueryAttentionKernel final : public Kernel {
     b.present_value = present_value->mutable_data<float>();
     b.workspace = reinterpret_cast<float*>(ctx.workspace().data());
     NXRT_RETURN_IF_ERROR(contrib::GqaFillCache(plan_, b));
-    return ParallelForTry(ctx, plan_.batch * attributes_.num_heads, 1,
+    // Per (batch, head): two products of S x total x H multiply-adds.
+    const int64_t head_work = 2 * plan_.sequence * total_ * plan_.head_size;
+    return ParallelForTry(ctx, plan_.batch * attributes_.num_heads, ItemsPerChunk(head_work),
                           [&](int64_t begin, int64_t end) {
                             return contrib::GqaAttend(plan_, b, begin, end);
                           });

@@ -2,14 +2,12 @@
 #include "ep/cpu/math/contrib/matmul_nbits.h"
 
 #include <immintrin.h>
-#include <oneapi/dnnl/dnnl.h>
 
 #include <algorithm>
 #include <cstring>
 #include <string>
 
 #include "core/cpu_features.h"
-#include "ep/cpu/math/nn/dnnl_threads.h"
 
 namespace nxrt::cpu::contrib {
 namespace {
@@ -17,8 +15,11 @@ namespace {
 // Rows up to which the direct path re-reads the packed weights once per row rather than
 // dequantizing them for sgemm.
 constexpr int64_t kDirectRows = 4;
-// Columns the dequantized path expands at once (bounds the workspace to kChunk * K floats).
-constexpr int64_t kChunk = 256;
+// The blocked GEMM's geometry: output columns per panel, rows of A per register tile, and the
+// run of K dequantized at once (kPanelDepth x kPanelColumns floats, 16 KB).
+constexpr int64_t kPanelColumns = 16;
+constexpr int64_t kTileRows = 6;
+constexpr int64_t kPanelDepth = 256;
 
 int64_t Count(std::span<const int64_t> shape) {
   int64_t n = 1;
@@ -169,40 +170,191 @@ __attribute__((target("avx2,fma"))) void ColumnsAvx2(const MatMulNBitsPlan& p,
   }
 }
 
-// Columns [n_begin, n_end) of W, dequantized with AVX2 into rows of w (no g_idx): per block
-// w = q * scale - zero_point * scale, 16 values at a time.
-__attribute__((target("avx2,fma"))) void DequantizeAvx2(const MatMulNBitsPlan& p,
-                                                         const MatMulNBitsOperands& o,
-                                                         int64_t n_begin, int64_t n_end,
-                                                         float* w) {
-  const int64_t k = p.attributes.k, bs = p.attributes.block_size, bits = p.attributes.bits;
-  const __m128i low_nibbles = _mm_set1_epi8(0x0F);
-  for (int64_t n = n_begin; n < n_end; ++n) {
+// ---- blocked GEMM (more than kDirectRows rows) ----
+//
+// Output columns go in panels of kPanelColumns. For each panel and each run of kPanelDepth along
+// K, the weights are dequantized once into a small buffer laid out [depth][kPanelColumns] (16 KB,
+// it stays in L1), and every group of kTileRows rows of A is multiplied with it in a register
+// tile of kTileRows x kPanelColumns accumulators. Runs of kPanelDepth either hold whole
+// quantization blocks or lie inside one (both are powers of two), and 8 consecutive k from a
+// multiple of 8 always share a block.
+
+// The zero point and scale of one (column, block) as the two terms of w = q * scale + offset.
+inline void ScaleAndOffset(const MatMulNBitsPlan& p, const MatMulNBitsOperands& o, int64_t n,
+                           int64_t b, float* scale, float* offset) {
+  *scale = o.scales[n * p.k_blocks + b];
+  *offset = -ZeroPoint(p, o.zero_points, n, b) * *scale;
+}
+
+// Panel rows [k0, k1) of columns [n0, n0 + cols), element by element (any g_idx); columns past
+// `cols` are zero.
+void DequantizePanelScalar(const MatMulNBitsPlan& p, const MatMulNBitsOperands& o, int64_t n0,
+                           int64_t cols, int64_t k0, int64_t k1, float* panel) {
+  const int64_t bs = p.attributes.block_size, bits = p.attributes.bits;
+  for (int64_t j = 0; j < kPanelColumns; ++j) {
+    const int64_t n = n0 + j;
     const uint8_t* column = o.b + n * p.k_blocks * p.blob_size;
-    float* out = w + (n - n_begin) * k;
-    for (int64_t b = 0; b < p.k_blocks; ++b) {
-      const int64_t k0 = b * bs, len = std::min(bs, k - k0);
-      const uint8_t* block = column + b * p.blob_size;
-      const float scale = o.scales[n * p.k_blocks + b];
-      const float offset = -ZeroPoint(p, o.zero_points, n, b) * scale;
-      const __m256 scale8 = _mm256_set1_ps(scale), offset8 = _mm256_set1_ps(offset);
-      int64_t i = 0;
-      for (; i + 16 <= len; i += 16) {
-        __m128i values;
-        if (bits == 4) {
-          const __m128i packed = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(block + i / 2));
-          values = _mm_unpacklo_epi8(_mm_and_si128(packed, low_nibbles),
-                                     _mm_and_si128(_mm_srli_epi16(packed, 4), low_nibbles));
-        } else {
-          values = _mm_loadu_si128(reinterpret_cast<const __m128i*>(block + i));
+    for (int64_t k = k0; k < k1; ++k) {
+      float value = 0;
+      if (j < cols) {
+        const int64_t g = o.g_idx != nullptr ? o.g_idx[k] : k / bs;
+        const float q =
+            static_cast<float>(Quantized(column + (k / bs) * p.blob_size, k % bs, bits));
+        value = (q - ZeroPoint(p, o.zero_points, n, g)) * o.scales[n * p.k_blocks + g];
+      }
+      panel[(k - k0) * kPanelColumns + j] = value;
+    }
+  }
+}
+
+// Transposes the 8x8 matrix held in r (row i in r[i]) in place.
+__attribute__((target("avx2,fma"))) inline void Transpose8x8(__m256* r) {
+  __m256 t[8], u[8];
+  for (int i = 0; i < 8; i += 2) {
+    t[i] = _mm256_unpacklo_ps(r[i], r[i + 1]);
+    t[i + 1] = _mm256_unpackhi_ps(r[i], r[i + 1]);
+  }
+  for (int i = 0; i < 8; i += 4) {
+    u[i] = _mm256_shuffle_ps(t[i], t[i + 2], 0x44);
+    u[i + 1] = _mm256_shuffle_ps(t[i], t[i + 2], 0xEE);
+    u[i + 2] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0x44);
+    u[i + 3] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0xEE);
+  }
+  for (int i = 0; i < 4; ++i) {
+    r[i] = _mm256_permute2f128_ps(u[i], u[i + 4], 0x20);
+    r[i + 4] = _mm256_permute2f128_ps(u[i], u[i + 4], 0x31);
+  }
+}
+
+// DequantizePanelScalar without a g_idx, with AVX2: per 8 columns and 8 k, the quantized values
+// of each column are widened into one register (4 bits: a broadcast word shifted per lane), the
+// 8x8 block is transposed, and each row (one k, 8 columns) becomes q * scale + offset with the
+// columns' scales and offsets of that block in two registers. Lanes of columns past `cols` read
+// the last column and get scale and offset 0.
+__attribute__((target("avx2,fma"))) void DequantizePanelAvx2(const MatMulNBitsPlan& p,
+                                                              const MatMulNBitsOperands& o,
+                                                              int64_t n0, int64_t cols,
+                                                              int64_t k0, int64_t k1,
+                                                              float* panel) {
+  const int64_t bs = p.attributes.block_size, bits = p.attributes.bits;
+  const __m256i nibble_shifts = _mm256_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28);
+  const __m256i nibble_mask = _mm256_set1_epi32(0x0F);
+  const int64_t k_vector_end = k0 + (k1 - k0) / 8 * 8;
+  for (int64_t g = 0; g < kPanelColumns; g += 8) {
+    const uint8_t* columns[8];
+    for (int j = 0; j < 8; ++j) {
+      columns[j] = o.b + std::min(n0 + g + j, n0 + cols - 1) * p.k_blocks * p.blob_size;
+    }
+    alignas(32) float scale[8], offset[8];
+    int64_t scale_block = -1;
+    __m256 scale8 = _mm256_setzero_ps(), offset8 = _mm256_setzero_ps();
+    for (int64_t k = k0; k < k_vector_end; k += 8) {
+      const int64_t b = k / bs, i = k % bs;
+      if (b != scale_block) {
+        for (int j = 0; j < 8; ++j) {
+          scale[j] = offset[j] = 0;
+          if (g + j < cols) ScaleAndOffset(p, o, n0 + g + j, b, &scale[j], &offset[j]);
         }
-        _mm256_storeu_ps(out + k0 + i, _mm256_fmadd_ps(Widen8(values), scale8, offset8));
-        _mm256_storeu_ps(out + k0 + i + 8,
-                         _mm256_fmadd_ps(Widen8(_mm_srli_si128(values, 8)), scale8, offset8));
+        scale8 = _mm256_load_ps(scale);
+        offset8 = _mm256_load_ps(offset);
+        scale_block = b;
       }
-      for (; i < len; ++i) {
-        out[k0 + i] = static_cast<float>(Quantized(block, i, bits)) * scale + offset;
+      __m256 rows[8];
+      for (int j = 0; j < 8; ++j) {
+        const uint8_t* block = columns[j] + b * p.blob_size;
+        __m256i q;
+        if (bits == 4) {
+          int32_t word;
+          std::memcpy(&word, block + i / 2, 4);
+          q = _mm256_and_si256(_mm256_srlv_epi32(_mm256_set1_epi32(word), nibble_shifts),
+                               nibble_mask);
+        } else {
+          q = _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(block + i)));
+        }
+        rows[j] = _mm256_cvtepi32_ps(q);
       }
+      Transpose8x8(rows);
+      float* out = panel + (k - k0) * kPanelColumns + g;
+      for (int t = 0; t < 8; ++t) {
+        _mm256_store_ps(out + t * kPanelColumns, _mm256_fmadd_ps(rows[t], scale8, offset8));
+      }
+    }
+    for (int64_t k = k_vector_end; k < k1; ++k) {  // K's last few, past a multiple of 8
+      const int64_t b = k / bs;
+      for (int j = 0; j < 8; ++j) {
+        float s = 0, off = 0;
+        if (g + j < cols) ScaleAndOffset(p, o, n0 + g + j, b, &s, &off);
+        const float q = static_cast<float>(Quantized(columns[j] + b * p.blob_size, k % bs, bits));
+        panel[(k - k0) * kPanelColumns + g + j] = q * s + off;
+      }
+    }
+  }
+}
+
+// c[r][0:cols] (+)= sum_d a[r][d] * panel[d][0:cols] for kRows rows (row r of A at a + r * lda,
+// of C at c + r * ldc), AVX2: 2 * kRows accumulators, one broadcast of A per row and depth.
+template <int kRows>
+__attribute__((target("avx2,fma"))) void TileAvx2(const float* a, int64_t lda,
+                                                   const float* panel, int64_t depth, float* c,
+                                                   int64_t ldc, int64_t cols, bool accumulate) {
+  // Unrolled row loops keep the accumulators in registers (GCC otherwise spills them).
+  __m256 lo[kRows], hi[kRows];
+#pragma GCC unroll 6
+  for (int r = 0; r < kRows; ++r) lo[r] = hi[r] = _mm256_setzero_ps();
+  for (int64_t d = 0; d < depth; ++d) {
+    const __m256 w0 = _mm256_load_ps(panel + d * kPanelColumns);
+    const __m256 w1 = _mm256_load_ps(panel + d * kPanelColumns + 8);
+#pragma GCC unroll 6
+    for (int r = 0; r < kRows; ++r) {
+      const __m256 x = _mm256_broadcast_ss(a + r * lda + d);
+      lo[r] = _mm256_fmadd_ps(x, w0, lo[r]);
+      hi[r] = _mm256_fmadd_ps(x, w1, hi[r]);
+    }
+  }
+  if (cols == kPanelColumns) {
+#pragma GCC unroll 6
+    for (int r = 0; r < kRows; ++r) {
+      float* row = c + r * ldc;
+      const __m256 y0 = accumulate ? _mm256_add_ps(lo[r], _mm256_loadu_ps(row)) : lo[r];
+      const __m256 y1 = accumulate ? _mm256_add_ps(hi[r], _mm256_loadu_ps(row + 8)) : hi[r];
+      _mm256_storeu_ps(row, y0);
+      _mm256_storeu_ps(row + 8, y1);
+    }
+    return;
+  }
+  alignas(32) float tile[kRows][kPanelColumns];
+#pragma GCC unroll 6
+  for (int r = 0; r < kRows; ++r) {
+    _mm256_store_ps(tile[r], lo[r]);
+    _mm256_store_ps(tile[r] + 8, hi[r]);
+  }
+  for (int r = 0; r < kRows; ++r) {
+    float* row = c + r * ldc;
+    for (int64_t j = 0; j < cols; ++j) row[j] = (accumulate ? row[j] : 0.0f) + tile[r][j];
+  }
+}
+
+// TileAvx2 for 1 to kTileRows rows.
+void TileRowsAvx2(int64_t rows, const float* a, int64_t lda, const float* panel, int64_t depth,
+                  float* c, int64_t ldc, int64_t cols, bool accumulate) {
+  switch (rows) {  // kTileRows = 6
+    case 1: TileAvx2<1>(a, lda, panel, depth, c, ldc, cols, accumulate); break;
+    case 2: TileAvx2<2>(a, lda, panel, depth, c, ldc, cols, accumulate); break;
+    case 3: TileAvx2<3>(a, lda, panel, depth, c, ldc, cols, accumulate); break;
+    case 4: TileAvx2<4>(a, lda, panel, depth, c, ldc, cols, accumulate); break;
+    case 5: TileAvx2<5>(a, lda, panel, depth, c, ldc, cols, accumulate); break;
+    default: TileAvx2<6>(a, lda, panel, depth, c, ldc, cols, accumulate); break;
+  }
+}
+
+// TileAvx2's product in scalar code, for CPUs without AVX2.
+void TileRowsScalar(int64_t rows, const float* a, int64_t lda, const float* panel,
+                    int64_t depth, float* c, int64_t ldc, int64_t cols, bool accumulate) {
+  for (int64_t r = 0; r < rows; ++r) {
+    for (int64_t j = 0; j < cols; ++j) {
+      float sum = accumulate ? c[r * ldc + j] : 0.0f;
+      for (int64_t d = 0; d < depth; ++d) sum += a[r * lda + d] * panel[d * kPanelColumns + j];
+      c[r * ldc + j] = sum;
     }
   }
 }
@@ -288,12 +440,7 @@ Result<MatMulNBitsPlan> PrepareMatMulNBits(const MatMulNBitsAttributes& attribut
   p.output_shape.assign(a_shape.begin(), a_shape.end());
   p.output_shape.back() = n;
   p.direct = !p.g_idx && p.m <= kDirectRows;
-  if (p.direct) {
-    p.workspace_bytes = static_cast<size_t>(p.m * p.k_blocks) * sizeof(float);
-  } else {
-    p.chunk = std::min(n, kChunk);
-    p.workspace_bytes = static_cast<size_t>(p.chunk * k) * sizeof(float);
-  }
+  if (p.direct) p.workspace_bytes = static_cast<size_t>(p.m * p.k_blocks) * sizeof(float);
   return p;
 }
 
@@ -345,43 +492,42 @@ void MatMulNBitsDirect(const MatMulNBitsPlan& p, const MatMulNBitsOperands& o,
   }
 }
 
-void MatMulNBitsDequantize(const MatMulNBitsPlan& p, const MatMulNBitsOperands& o,
-                           int64_t n_begin, int64_t n_end, float* w) {
-  if (o.g_idx == nullptr && CpuHasAvx2()) {
-    DequantizeAvx2(p, o, n_begin, n_end, w);
-    return;
-  }
-  const int64_t k = p.attributes.k, bs = p.attributes.block_size, bits = p.attributes.bits;
-  for (int64_t n = n_begin; n < n_end; ++n) {
-    const uint8_t* column = o.b + n * p.k_blocks * p.blob_size;
-    float* out = w + (n - n_begin) * k;
-    for (int64_t i = 0; i < k; ++i) {
-      const int64_t b = i / bs;
-      const int64_t g = o.g_idx != nullptr ? o.g_idx[i] : b;
-      const float q = static_cast<float>(Quantized(column + b * p.blob_size, i % bs, bits));
-      out[i] = (q - ZeroPoint(p, o.zero_points, n, g)) * o.scales[n * p.k_blocks + g];
-    }
-  }
+int64_t MatMulNBitsPanels(const MatMulNBitsPlan& p) {
+  return (p.attributes.n + kPanelColumns - 1) / kPanelColumns;
 }
 
-Status MatMulNBitsMultiply(const MatMulNBitsPlan& p, const MatMulNBitsOperands& o,
-                           const float* w, int64_t n_begin, int64_t count, float* y, int threads) {
-  const int64_t k = p.attributes.k, n = p.attributes.n;
-  if (p.m == 0) return Status::Ok();
-  nn::SetDnnlThreads(threads);
-  const dnnl_status_t status = dnnl_sgemm('N', 'T', p.m, count, k, 1.0f, o.a, k, w, k, 0.0f,
-                                          y + n_begin, n);
-  if (status != dnnl_success) {
-    return MakeStatus(StatusCode::kRuntimeError, "MatMulNBits: oneDNN sgemm failed (status ",
-                      static_cast<int>(status), ") on [", p.m, "x", k, "] x [", k, "x", count,
-                      "]");
-  }
-  if (p.bias) {
-    for (int64_t row = 0; row < p.m; ++row) {
-      for (int64_t j = n_begin; j < n_begin + count; ++j) y[row * n + j] += o.bias[j];
+void MatMulNBitsGemm(const MatMulNBitsPlan& p, const MatMulNBitsOperands& o, float* y,
+                     int64_t panel_begin, int64_t panel_end) {
+  const int64_t k = p.attributes.k, n_total = p.attributes.n;
+  const bool avx2 = CpuHasAvx2();
+  alignas(32) float panel[kPanelDepth * kPanelColumns];
+  for (int64_t panel_index = panel_begin; panel_index < panel_end; ++panel_index) {
+    const int64_t n0 = panel_index * kPanelColumns;
+    const int64_t cols = std::min(kPanelColumns, n_total - n0);
+    for (int64_t k0 = 0; k0 < k; k0 += kPanelDepth) {
+      const int64_t k1 = std::min(k, k0 + kPanelDepth);
+      if (avx2 && o.g_idx == nullptr) {
+        DequantizePanelAvx2(p, o, n0, cols, k0, k1, panel);
+      } else {
+        DequantizePanelScalar(p, o, n0, cols, k0, k1, panel);
+      }
+      for (int64_t row = 0; row < p.m; row += kTileRows) {
+        const int64_t rows = std::min(kTileRows, p.m - row);
+        const float* a = o.a + row * k + k0;
+        float* c = y + row * n_total + n0;
+        if (avx2) {
+          TileRowsAvx2(rows, a, k, panel, k1 - k0, c, n_total, cols, k0 > 0);
+        } else {
+          TileRowsScalar(rows, a, k, panel, k1 - k0, c, n_total, cols, k0 > 0);
+        }
+      }
+    }
+    if (p.bias) {
+      for (int64_t row = 0; row < p.m; ++row) {
+        for (int64_t j = n0; j < n0 + cols; ++j) y[row * n_total + j] += o.bias[j];
+      }
     }
   }
-  return Status::Ok();
 }
 
 }  // namespace nxrt::cpu::contrib
