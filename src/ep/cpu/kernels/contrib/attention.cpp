@@ -107,7 +107,8 @@ class GroupQueryAttentionKernel final : public Kernel {
     NXRT_RETURN_IF_ERROR(contrib::GqaFillCache(plan_, b));
     // Per (batch, head): two products of S x total x H multiply-adds.
     const int64_t head_work = 2 * plan_.sequence * total_ * plan_.head_size;
-    return ParallelForTry(ctx, plan_.batch * attributes_.num_heads, ItemsPerChunk(head_work),
+    return ParallelForTry(ctx, plan_.batch * attributes_.num_heads,
+                          ItemsPerChunk(head_work, kMinProductWork),
                           [&](int64_t begin, int64_t end) {
                             return contrib::GqaAttend(plan_, b, begin, end);
                           });

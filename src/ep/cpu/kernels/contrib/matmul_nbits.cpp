@@ -66,7 +66,7 @@ class MatMulNBitsKernel final : public Kernel {
     const int64_t n = plan_.attributes.n;
     if (plan_.direct) {
       contrib::MatMulNBitsBlockSums(plan_, o.a, workspace);
-      ctx.ParallelFor(n, ItemsPerChunk(plan_.m * plan_.attributes.k),
+      ctx.ParallelFor(n, ItemsPerChunk(plan_.m * plan_.attributes.k, kMinProductWork),
                       [&](int64_t begin, int64_t end) {
         contrib::MatMulNBitsDirect(plan_, o, workspace, y, begin, end);
       });
@@ -74,7 +74,7 @@ class MatMulNBitsKernel final : public Kernel {
     }
     if (o.g_idx != nullptr) NXRT_RETURN_IF_ERROR(contrib::CheckGIdx(plan_, o.g_idx));
     ctx.ParallelFor(contrib::MatMulNBitsPanels(plan_),
-                    ItemsPerChunk(plan_.m * plan_.attributes.k * 16),
+                    ItemsPerChunk(plan_.m * plan_.attributes.k * 16, kMinProductWork),
                     [&](int64_t begin, int64_t end) {
                       contrib::MatMulNBitsGemm(plan_, o, y, begin, end);
                     });
