@@ -61,7 +61,7 @@ bool ThreadPool::RunChunks() {
 
 void ThreadPool::WorkerLoop() {
   in_pool_work = true;
-  omp_set_num_threads(1);  // oneDNN called from a chunk stays on this thread
+  bool single_threaded_omp = false;
   uint64_t seen = Generation(ticket_.load(std::memory_order_acquire));
   for (;;) {
     const auto spin_end = std::chrono::steady_clock::now() + kSpin;
@@ -83,6 +83,13 @@ void ThreadPool::WorkerLoop() {
       if (stop_.load()) return;
     }
     seen = Generation(ticket_.load(std::memory_order_acquire));
+    if (!single_threaded_omp) {
+      // oneDNN called from a chunk stays on this thread. Not at thread start: the OpenMP runtime
+      // takes a global lock to register the thread, and a worker the OS deschedules while
+      // holding it stalls the caller's own OpenMP calls (milliseconds on a busy machine).
+      omp_set_num_threads(1);
+      single_threaded_omp = true;
+    }
     RunChunks();
   }
 }
