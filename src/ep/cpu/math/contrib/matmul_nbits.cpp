@@ -207,38 +207,19 @@ void DequantizePanelScalar(const MatMulNBitsPlan& p, const MatMulNBitsOperands& 
   }
 }
 
-// Transposes the 8x8 matrix held in r (row i in r[i]) in place.
-__attribute__((target("avx2,fma"))) inline void Transpose8x8(__m256* r) {
-  __m256 t[8], u[8];
-  for (int i = 0; i < 8; i += 2) {
-    t[i] = _mm256_unpacklo_ps(r[i], r[i + 1]);
-    t[i + 1] = _mm256_unpackhi_ps(r[i], r[i + 1]);
-  }
-  for (int i = 0; i < 8; i += 4) {
-    u[i] = _mm256_shuffle_ps(t[i], t[i + 2], 0x44);
-    u[i + 1] = _mm256_shuffle_ps(t[i], t[i + 2], 0xEE);
-    u[i + 2] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0x44);
-    u[i + 3] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0xEE);
-  }
-  for (int i = 0; i < 4; ++i) {
-    r[i] = _mm256_permute2f128_ps(u[i], u[i + 4], 0x20);
-    r[i + 4] = _mm256_permute2f128_ps(u[i], u[i + 4], 0x31);
-  }
-}
-
-// DequantizePanelScalar without a g_idx, with AVX2: per 8 columns and 8 k, the quantized values
-// of each column are widened into one register (4 bits: a broadcast word shifted per lane), the
-// 8x8 block is transposed, and each row (one k, 8 columns) becomes q * scale + offset with the
-// columns' scales and offsets of that block in two registers. Lanes of columns past `cols` read
-// the last column and get scale and offset 0.
+// DequantizePanelScalar without a g_idx, with AVX2. Per 8 columns and 8 k (which share a block),
+// lane j of one register holds column j's next 32 bits: 8 nibbles (4 bits) or 4 bytes (8 bits,
+// two registers), so shifting the register right by 4t (or 8t) and masking gives row k + t of
+// the panel for all 8 columns at once, with no transpose; each row becomes q * scale + offset
+// with the columns' scales and offsets of that block in two registers. Lanes of columns past
+// `cols` read the last column and get scale and offset 0.
 __attribute__((target("avx2,fma"))) void DequantizePanelAvx2(const MatMulNBitsPlan& p,
                                                               const MatMulNBitsOperands& o,
                                                               int64_t n0, int64_t cols,
                                                               int64_t k0, int64_t k1,
                                                               float* panel) {
   const int64_t bs = p.attributes.block_size, bits = p.attributes.bits;
-  const __m256i nibble_shifts = _mm256_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28);
-  const __m256i nibble_mask = _mm256_set1_epi32(0x0F);
+  const __m256i mask = _mm256_set1_epi32(bits == 4 ? 0x0F : 0xFF);
   const int64_t k_vector_end = k0 + (k1 - k0) / 8 * 8;
   for (int64_t g = 0; g < kPanelColumns; g += 8) {
     const uint8_t* columns[8];
@@ -259,24 +240,21 @@ __attribute__((target("avx2,fma"))) void DequantizePanelAvx2(const MatMulNBitsPl
         offset8 = _mm256_load_ps(offset);
         scale_block = b;
       }
-      __m256 rows[8];
-      for (int j = 0; j < 8; ++j) {
-        const uint8_t* block = columns[j] + b * p.blob_size;
-        __m256i q;
-        if (bits == 4) {
-          int32_t word;
-          std::memcpy(&word, block + i / 2, 4);
-          q = _mm256_and_si256(_mm256_srlv_epi32(_mm256_set1_epi32(word), nibble_shifts),
-                               nibble_mask);
-        } else {
-          q = _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(block + i)));
-        }
-        rows[j] = _mm256_cvtepi32_ps(q);
-      }
-      Transpose8x8(rows);
       float* out = panel + (k - k0) * kPanelColumns + g;
-      for (int t = 0; t < 8; ++t) {
-        _mm256_store_ps(out + t * kPanelColumns, _mm256_fmadd_ps(rows[t], scale8, offset8));
+      // Words 0 and 1 of each column: 8 nibbles in word 0 (4 bits), 4 bytes in each (8 bits).
+      const int64_t byte = b * p.blob_size + i * bits / 8;
+      const int words = bits == 4 ? 1 : 2;
+      for (int w = 0; w < words; ++w) {
+        alignas(32) int32_t lanes[8];
+        for (int j = 0; j < 8; ++j) std::memcpy(&lanes[j], columns[j] + byte + 4 * w, 4);
+        const __m256i packed = _mm256_load_si256(reinterpret_cast<const __m256i*>(lanes));
+        const int per_word = 32 / static_cast<int>(bits);
+        for (int t = 0; t < per_word; ++t) {
+          const __m256i q = _mm256_and_si256(
+              _mm256_srl_epi32(packed, _mm_cvtsi32_si128(t * static_cast<int>(bits))), mask);
+          _mm256_store_ps(out + (w * per_word + t) * kPanelColumns,
+                          _mm256_fmadd_ps(_mm256_cvtepi32_ps(q), scale8, offset8));
+        }
       }
     }
     for (int64_t k = k_vector_end; k < k1; ++k) {  // K's last few, past a multiple of 8
@@ -511,8 +489,11 @@ void MatMulNBitsGemm(const MatMulNBitsPlan& p, const MatMulNBitsOperands& o, flo
       } else {
         DequantizePanelScalar(p, o, n0, cols, k0, k1, panel);
       }
-      for (int64_t row = 0; row < p.m; row += kTileRows) {
-        const int64_t rows = std::min(kTileRows, p.m - row);
+      // As few tiles as kTileRows allows, of nearly equal rows (32 rows: 6,6,5,5,5,5, not
+      // 6,6,6,6,6,2, whose 2-row tile has too few accumulators to hide the FMA latency).
+      const int64_t tiles = (p.m + kTileRows - 1) / kTileRows;
+      for (int64_t tile = 0, row = 0; tile < tiles; ++tile) {
+        const int64_t rows = (p.m - row) / (tiles - tile);
         const float* a = o.a + row * k + k0;
         float* c = y + row * n_total + n0;
         if (avx2) {
@@ -520,6 +501,7 @@ void MatMulNBitsGemm(const MatMulNBitsPlan& p, const MatMulNBitsOperands& o, flo
         } else {
           TileRowsScalar(rows, a, k, panel, k1 - k0, c, n_total, cols, k0 > 0);
         }
+        row += rows;
       }
     }
     if (p.bias) {
