@@ -45,7 +45,6 @@ class MatMulNBitsKernel final : public Kernel {
                                      attributes_, ctx.input_dtype(0), ctx.input_shape(0),
                                      ctx.input_shape(1), ctx.input_shape(2), zero_point_dtype,
                                      zero_point_shape, g_idx, optional_shape(5)));
-    ctx.SetWorkspaceBytes(plan_.workspace_bytes);
     return ctx.SetOutput(0, DataType::kFloat, plan_.output_shape);
   }
 
@@ -62,13 +61,11 @@ class MatMulNBitsKernel final : public Kernel {
     o.g_idx = ignore_g_idx_ ? nullptr : static_cast<const int32_t*>(optional(4));
     o.bias = static_cast<const float*>(optional(5));
     float* y = ctx.output(0)->mutable_data<float>();
-    auto* workspace = reinterpret_cast<float*>(ctx.workspace().data());
     const int64_t n = plan_.attributes.n;
     if (plan_.direct) {
-      contrib::MatMulNBitsBlockSums(plan_, o.a, workspace);
       ctx.ParallelFor(n, ItemsPerChunk(plan_.m * plan_.attributes.k, kMinProductWork),
                       [&](int64_t begin, int64_t end) {
-        contrib::MatMulNBitsDirect(plan_, o, workspace, y, begin, end);
+        contrib::MatMulNBitsDirect(plan_, o, y, begin, end);
       });
       return Status::Ok();
     }

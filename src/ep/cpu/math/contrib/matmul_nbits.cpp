@@ -46,22 +46,27 @@ inline float ZeroPoint(const MatMulNBitsPlan& p, const void* zero_points, int64_
   return static_cast<float>(Quantized(row, b, bits));
 }
 
-// sum_{i < len} q_i * a_i over one block, scalar.
-float BlockDotScalar(const uint8_t* block, const float* a, int64_t len, int64_t bits) {
+// sum_{i < len} (q_i * scale + offset) * a_i over (part of) one block, scalar.
+float BlockDotScalar(const uint8_t* block, const float* a, int64_t len, int64_t bits,
+                     float scale, float offset) {
   float sum = 0;
-  for (int64_t i = 0; i < len; ++i) sum += static_cast<float>(Quantized(block, i, bits)) * a[i];
+  for (int64_t i = 0; i < len; ++i) {
+    sum += (static_cast<float>(Quantized(block, i, bits)) * scale + offset) * a[i];
+  }
   return sum;
 }
 
 float ColumnScalar(const MatMulNBitsPlan& p, const MatMulNBitsOperands& o, const float* a,
-                   const float* block_sums, int64_t n) {
+                   int64_t n) {
   const int64_t k = p.attributes.k, bs = p.attributes.block_size;
   const uint8_t* column = o.b + n * p.k_blocks * p.blob_size;
   float total = 0;
   for (int64_t b = 0; b < p.k_blocks; ++b) {
     const int64_t k0 = b * bs, len = std::min(bs, k - k0);
-    const float dot = BlockDotScalar(column + b * p.blob_size, a + k0, len, p.attributes.bits);
-    total += o.scales[n * p.k_blocks + b] * (dot - ZeroPoint(p, o.zero_points, n, b) * block_sums[b]);
+    const float scale = o.scales[n * p.k_blocks + b];
+    const float offset = -ZeroPoint(p, o.zero_points, n, b) * scale;
+    total += BlockDotScalar(column + b * p.blob_size, a + k0, len, p.attributes.bits, scale,
+                            offset);
   }
   return total;
 }
@@ -73,14 +78,14 @@ __attribute__((target("avx2,fma"))) inline __m256 Widen8(__m128i bytes) {
 
 // Column n of y for kRows rows of A (row r at a + r * K, its output at y + r * N) with AVX2: per
 // block, the 4- or 8-bit values are unpacked to floats 32 (4 bits: variable shifts of broadcast
-// words) or 16 (8 bits) at a time, once for all the rows, and multiplied with each row in registers; the block's scale is applied to
-// the vector sums, the zero points through the block sums of A. One row keeps
-// four accumulator chains to cover the FMA latency, more rows two each.
+// words) or 16 at a time, once for all the rows, dequantized (q * scale + offset, the offset
+// -zero_point * scale) and multiplied with each row in registers. The accumulators run across
+// blocks: no reduction or scalar term per block, which small blocks would pay every 16 values.
+// One row keeps four accumulator chains to cover the FMA latency, more rows two each.
 template <int kRows>
 __attribute__((target("avx2,fma"))) void ColumnsAvx2(const MatMulNBitsPlan& p,
                                                       const MatMulNBitsOperands& o,
-                                                      const float* a, const float* block_sums,
-                                                      int64_t n, float* y) {
+                                                      const float* a, int64_t n, float* y) {
   constexpr int kChains = kRows == 1 ? 4 : 2;
   const int64_t k = p.attributes.k, bs = p.attributes.block_size, bits = p.attributes.bits;
   const int64_t n_total = p.attributes.n;
@@ -89,19 +94,17 @@ __attribute__((target("avx2,fma"))) void ColumnsAvx2(const MatMulNBitsPlan& p,
   const __m128i low_nibbles = _mm_set1_epi8(0x0F);
   const __m256i nibble_shifts = _mm256_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28);
   const __m256i nibble_mask = _mm256_set1_epi32(0x0F);
-  __m256 total[kRows];
-  float scalar[kRows];
+  __m256 acc[kRows][kChains];
+  float scalar[kRows];  // K's last few elements, past a multiple of 16
   for (int r = 0; r < kRows; ++r) {
-    total[r] = _mm256_setzero_ps();
+    for (int c = 0; c < kChains; ++c) acc[r][c] = _mm256_setzero_ps();
     scalar[r] = 0;
   }
   for (int64_t b = 0; b < p.k_blocks; ++b) {
     const int64_t k0 = b * bs, len = std::min(bs, k - k0);
     const uint8_t* block = column + b * p.blob_size;
-    __m256 acc[kRows][kChains];
-    for (int r = 0; r < kRows; ++r) {
-      for (int c = 0; c < kChains; ++c) acc[r][c] = _mm256_setzero_ps();
-    }
+    const float offset_value = -ZeroPoint(p, o.zero_points, n, b) * scales[b];
+    const __m256 scale = _mm256_set1_ps(scales[b]), offset = _mm256_set1_ps(offset_value);
     int64_t i = 0;
     if (bits == 4) {
       for (; i + 32 <= len; i += 32) {
@@ -113,7 +116,8 @@ __attribute__((target("avx2,fma"))) void ColumnsAvx2(const MatMulNBitsPlan& p,
           int32_t word;
           std::memcpy(&word, block + i / 2 + 4 * j, 4);
           const __m256i lanes = _mm256_srlv_epi32(_mm256_set1_epi32(word), nibble_shifts);
-          w[j] = _mm256_cvtepi32_ps(_mm256_and_si256(lanes, nibble_mask));
+          w[j] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(_mm256_and_si256(lanes, nibble_mask)), scale,
+                                 offset);
         }
         for (int r = 0; r < kRows; ++r) {
           const float* ak = a + r * k + k0 + i;
@@ -128,7 +132,8 @@ __attribute__((target("avx2,fma"))) void ColumnsAvx2(const MatMulNBitsPlan& p,
         const __m128i lo = _mm_and_si128(packed, low_nibbles);
         const __m128i hi = _mm_and_si128(_mm_srli_epi16(packed, 4), low_nibbles);
         const __m128i values = _mm_unpacklo_epi8(lo, hi);
-        const __m256 w0 = Widen8(values), w1 = Widen8(_mm_srli_si128(values, 8));
+        const __m256 w0 = _mm256_fmadd_ps(Widen8(values), scale, offset);
+        const __m256 w1 = _mm256_fmadd_ps(Widen8(_mm_srli_si128(values, 8)), scale, offset);
         for (int r = 0; r < kRows; ++r) {
           const float* ak = a + r * k + k0 + i;
           acc[r][0] = _mm256_fmadd_ps(w0, _mm256_loadu_ps(ak), acc[r][0]);
@@ -138,7 +143,8 @@ __attribute__((target("avx2,fma"))) void ColumnsAvx2(const MatMulNBitsPlan& p,
     } else {
       for (; i + 16 <= len; i += 16) {
         const __m128i values = _mm_loadu_si128(reinterpret_cast<const __m128i*>(block + i));
-        const __m256 w0 = Widen8(values), w1 = Widen8(_mm_srli_si128(values, 8));
+        const __m256 w0 = _mm256_fmadd_ps(Widen8(values), scale, offset);
+        const __m256 w1 = _mm256_fmadd_ps(Widen8(_mm_srli_si128(values, 8)), scale, offset);
         for (int r = 0; r < kRows; ++r) {
           const float* ak = a + r * k + k0 + i;
           acc[r][0] = _mm256_fmadd_ps(w0, _mm256_loadu_ps(ak), acc[r][0]);
@@ -146,24 +152,18 @@ __attribute__((target("avx2,fma"))) void ColumnsAvx2(const MatMulNBitsPlan& p,
         }
       }
     }
-    const __m256 scale = _mm256_set1_ps(scales[b]);
-    const float zero_point_scale = ZeroPoint(p, o.zero_points, n, b) * scales[b];
-    for (int r = 0; r < kRows; ++r) {
-      __m256 sum = acc[r][0];
-      for (int c = 1; c < kChains; ++c) sum = _mm256_add_ps(sum, acc[r][c]);
-      total[r] = _mm256_fmadd_ps(scale, sum, total[r]);
-      scalar[r] -= zero_point_scale * block_sums[r * p.k_blocks + b];
-    }
     if (i < len) {  // a last block shorter than 16 elements' multiple
       for (int r = 0; r < kRows; ++r) {
-        scalar[r] += scales[b] * BlockDotScalar(block + (bits == 4 ? i / 2 : i),
-                                                a + r * k + k0 + i, len - i, bits);
+        scalar[r] += BlockDotScalar(block + (bits == 4 ? i / 2 : i), a + r * k + k0 + i,
+                                    len - i, bits, scales[b], offset_value);
       }
     }
   }
   for (int r = 0; r < kRows; ++r) {
+    __m256 total = acc[r][0];
+    for (int c = 1; c < kChains; ++c) total = _mm256_add_ps(total, acc[r][c]);
     const __m128 half =
-        _mm_add_ps(_mm256_castps256_ps128(total[r]), _mm256_extractf128_ps(total[r], 1));
+        _mm_add_ps(_mm256_castps256_ps128(total), _mm256_extractf128_ps(total, 1));
     const __m128 pair = _mm_add_ps(half, _mm_movehl_ps(half, half));
     const float dot = _mm_cvtss_f32(_mm_add_ss(pair, _mm_shuffle_ps(pair, pair, 1)));
     y[r * n_total] = dot + scalar[r];
@@ -418,7 +418,6 @@ Result<MatMulNBitsPlan> PrepareMatMulNBits(const MatMulNBitsAttributes& attribut
   p.output_shape.assign(a_shape.begin(), a_shape.end());
   p.output_shape.back() = n;
   p.direct = !p.g_idx && p.m <= kDirectRows;
-  if (p.direct) p.workspace_bytes = static_cast<size_t>(p.m * p.k_blocks) * sizeof(float);
   return p;
 }
 
@@ -432,34 +431,22 @@ Status CheckGIdx(const MatMulNBitsPlan& p, const int32_t* g_idx) {
   return Status::Ok();
 }
 
-void MatMulNBitsBlockSums(const MatMulNBitsPlan& p, const float* a, float* block_sums) {
-  const int64_t k = p.attributes.k, bs = p.attributes.block_size;
-  for (int64_t row = 0; row < p.m; ++row) {
-    for (int64_t b = 0; b < p.k_blocks; ++b) {
-      float sum = 0;
-      for (int64_t i = b * bs; i < std::min(k, (b + 1) * bs); ++i) sum += a[row * k + i];
-      block_sums[row * p.k_blocks + b] = sum;
-    }
-  }
-}
-
-void MatMulNBitsDirect(const MatMulNBitsPlan& p, const MatMulNBitsOperands& o,
-                       const float* block_sums, float* y, int64_t n_begin, int64_t n_end) {
+void MatMulNBitsDirect(const MatMulNBitsPlan& p, const MatMulNBitsOperands& o, float* y,
+                       int64_t n_begin, int64_t n_end) {
   const int64_t k = p.attributes.k, n_total = p.attributes.n;
   if (CpuHasAvx2()) {
     for (int64_t n = n_begin; n < n_end; ++n) {
       switch (p.m) {  // kDirectRows = 4
-        case 1: ColumnsAvx2<1>(p, o, o.a, block_sums, n, y + n); break;
-        case 2: ColumnsAvx2<2>(p, o, o.a, block_sums, n, y + n); break;
-        case 3: ColumnsAvx2<3>(p, o, o.a, block_sums, n, y + n); break;
-        default: ColumnsAvx2<4>(p, o, o.a, block_sums, n, y + n); break;
+        case 1: ColumnsAvx2<1>(p, o, o.a, n, y + n); break;
+        case 2: ColumnsAvx2<2>(p, o, o.a, n, y + n); break;
+        case 3: ColumnsAvx2<3>(p, o, o.a, n, y + n); break;
+        default: ColumnsAvx2<4>(p, o, o.a, n, y + n); break;
       }
     }
   } else {
     for (int64_t row = 0; row < p.m; ++row) {
       for (int64_t n = n_begin; n < n_end; ++n) {
-        y[row * n_total + n] =
-            ColumnScalar(p, o, o.a + row * k, block_sums + row * p.k_blocks, n);
+        y[row * n_total + n] = ColumnScalar(p, o, o.a + row * k, n);
       }
     }
   }

@@ -17,10 +17,9 @@
 // (kernels/contrib/matmul_nbits.cpp), so outputs agree.
 //
 // Two ways to compute. Few rows (decode, up to 4) read the packed weights directly, column by
-// column, never making a float copy: with the block sums of A, y[n] = sum_b scale[n,b] * (sum_{k
-// in b} q[n,k] a[k] - zero_point[n,b] * sum_{k in b} a[k]), the inner sums unpacked once for all
-// the rows and multiplied in AVX2 registers (function-attribute build, used when the CPU has AVX2
-// and FMA) or scalar code. More rows (prefill), or a g_idx that is not k / block_size, take a
+// column, never making a float copy: each run of 8 to 32 packed values is unpacked and
+// dequantized in AVX2 registers once for all the rows and multiplied with each
+// (function-attribute build, used when the CPU has AVX2 and FMA), or in scalar code. More rows (prefill), or a g_idx that is not k / block_size, take a
 // blocked GEMM (MatMulNBitsGemm): a panel of 16 columns by 256 k is dequantized once into a small
 // buffer that stays in cache and multiplied with every row of A in register tiles, so the
 // weights are expanded once per call and never as a whole.
@@ -60,7 +59,6 @@ struct MatMulNBitsPlan {
   bool bias = false;
   bool direct = false;      // read the packed weights directly (few rows, no g_idx)
   Shape output_shape;
-  size_t workspace_bytes = 0;
 };
 
 // Shapes of the optional inputs: nullopt when absent. Errors (kInvalidArgument) name the input,
@@ -88,13 +86,10 @@ struct MatMulNBitsOperands {
 // Checks g_idx (every entry a block index in [0, k_blocks)); kRuntimeError naming the entry.
 Status CheckGIdx(const MatMulNBitsPlan& plan, const int32_t* g_idx);
 
-// Direct path, step 1: the block sums of A (m * k_blocks floats) into `block_sums`.
-void MatMulNBitsBlockSums(const MatMulNBitsPlan& plan, const float* a, float* block_sums);
-
-// Direct path, step 2: output columns [n_begin, n_end) of every row of y. Column ranges are
-// independent (callers spread them over threads).
-void MatMulNBitsDirect(const MatMulNBitsPlan& plan, const MatMulNBitsOperands& operands,
-                       const float* block_sums, float* y, int64_t n_begin, int64_t n_end);
+// Direct path: output columns [n_begin, n_end) of every row of y. Column ranges are independent
+// (callers spread them over threads).
+void MatMulNBitsDirect(const MatMulNBitsPlan& plan, const MatMulNBitsOperands& operands, float* y,
+                       int64_t n_begin, int64_t n_end);
 
 // Blocked path (more rows, or a g_idx): output columns go in panels of 16. The number of panels.
 int64_t MatMulNBitsPanels(const MatMulNBitsPlan& plan);
