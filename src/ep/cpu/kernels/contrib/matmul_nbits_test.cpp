@@ -1,7 +1,7 @@
 // ep/cpu/kernels/contrib/matmul_nbits_test.cpp: com.microsoft MatMulNBits as a one-node model
 // against a reference written here from the definition (math/contrib/matmul_nbits.h) and against
 // ONNX Runtime 1.30's CPU EP, on random problems (fixed seed): 4 and 8 bits, block sizes 16-256,
-// odd K and N (K not a multiple of the block), 1 to 9 rows and 5 to 41 (both the direct and the
+// odd K and N (K not a multiple of the block, up to 12 blocks), 1 to 9 rows and 5 to 41 (both the direct and the
 // blocked path), without zero points, with packed uint8 and with float zero points, with a
 // trivial and a random g_idx, with and without bias. ORT 1.30 refuses 8-bit weights with float zero points or a
 // g_idx ("Only 2b and 4b quantization is supported for unpacked compute"), so those problems are
@@ -107,6 +107,10 @@ std::vector<double> Reference(const Problem& p, const Inputs& in, double* magnit
   return y;
 }
 
+// The tolerance of float sums of up to thousands of terms: their error grows to ~1e-6 of the
+// terms' magnitude (8-bit weights with float zero points reach |w| ~ 25 and cancel to |y| ~ 1).
+double Tolerance(double magnitude) { return std::max(1e-4, 1e-6 * magnitude); }
+
 cpu::testing::SingleOpModel Model(const Problem& p, const Inputs& in) {
   cpu::testing::SingleOpModel model("MatMulNBits", 1, "com.microsoft");
   model.AddInput(In(in.a)).AddInput(Const(in.b)).AddInput(Const(in.scales));
@@ -123,7 +127,7 @@ Problem RandomProblem(std::mt19937& rng, int iter) {
   Problem p;
   p.bits = iter % 2 == 0 ? 4 : 8;
   p.block = int64_t{16} << RandomInt(rng, 0, 4);
-  p.k = RandomInt(rng, 1, 3 * p.block + 7);
+  p.k = RandomInt(rng, 1, 11 * p.block + 7);  // up to 12 blocks: 8 share a vector of offsets
   p.n = RandomInt(rng, 1, 37);
   p.rows = std::vector<int64_t>{1, 1, 1, 2, 3, 5, 9}[static_cast<size_t>(RandomInt(rng, 0, 6))];
   p.batched = iter % 5 == 4;
@@ -142,13 +146,15 @@ TEST(MatMulNBitsKernel, RandomProblemsMatchReferenceAndOnnxRuntime) {
     const Inputs in = RandomInputs(rng, p);
     const cpu::testing::SingleOpModel model = Model(p, in);
     NXRT_ASSERT_OK_AND_ASSIGN(std::vector<Tensor> y, model.Run());
-    const std::vector<double> want = Reference(p, in);
-    ExpectClose(y[0], want, 1e-4, p.Describe() + " vs reference");
+    double magnitude = 0;
+    const std::vector<double> want = Reference(p, in, &magnitude);
+    const double tolerance = Tolerance(magnitude);
+    ExpectClose(y[0], want, tolerance, p.Describe() + " vs reference");
     if (p.bits == 8 && (p.zero_points == 2 || p.g_idx > 0)) continue;  // ORT refuses these
     ++compared;
     NXRT_ASSERT_OK_AND_ASSIGN(std::vector<Tensor> expected, RunOrt(ort, model, {{"x0", in.a}}));
-    ExpectClose(expected[0], want, 1e-4, p.Describe() + " ORT vs reference");
-    ExpectClose(y[0], AsDoubles(expected[0]), 1e-4, p.Describe() + " vs ORT");
+    ExpectClose(expected[0], want, tolerance, p.Describe() + " ORT vs reference");
+    ExpectClose(y[0], AsDoubles(expected[0]), tolerance, p.Describe() + " vs ORT");
   }
   EXPECT_EQ(compared, 62);
 }
@@ -177,9 +183,7 @@ TEST(MatMulNBitsKernel, BlockedPathMatchesReferenceAndOnnxRuntime) {
     const cpu::testing::SingleOpModel model = Model(p, in);
     double magnitude = 0;
     const std::vector<double> want = Reference(p, in, &magnitude);
-    // Float sums of hundreds of terms: error up to ~1e-6 of the terms' magnitude (8-bit weights
-    // with float zero points reach |w| ~ 25 and cancel to |y| ~ 1).
-    const double tolerance = std::max(1e-4, 1e-6 * magnitude);
+    const double tolerance = Tolerance(magnitude);
     SessionOptions options;
     options.intra_op_threads = 1 + iter % 2;
     NXRT_ASSERT_OK_AND_ASSIGN(std::vector<Tensor> y, model.Run(options));

@@ -76,6 +76,42 @@ __attribute__((target("avx2,fma"))) inline __m256 Widen8(__m128i bytes) {
   return _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(bytes));
 }
 
+// The offsets -zero_point * scale of blocks [b, b + 8) of column n into `offsets`, with AVX2 when
+// all 8 exist (their scales and zero points are consecutive), else one by one.
+__attribute__((target("avx2,fma"))) void BlockOffsetsAvx2(const MatMulNBitsPlan& p,
+                                                          const MatMulNBitsOperands& o, int64_t n,
+                                                          int64_t b, float* offsets) {
+  const float* scales = o.scales + n * p.k_blocks + b;
+  if (b + 8 > p.k_blocks) {
+    for (int64_t j = 0; b + j < p.k_blocks; ++j) {
+      offsets[j] = -ZeroPoint(p, o.zero_points, n, b + j) * scales[j];
+    }
+    return;
+  }
+  __m256 zero_points;
+  if (p.zero_point == NBitsZeroPoint::kDefault) {
+    zero_points = _mm256_set1_ps(static_cast<float>(1 << (p.attributes.bits - 1)));
+  } else if (p.zero_point == NBitsZeroPoint::kFloat) {
+    zero_points = _mm256_loadu_ps(static_cast<const float*>(o.zero_points) + n * p.k_blocks + b);
+  } else {
+    // Packed like B: blocks b..b+7 (b a multiple of 8) in 4 bytes (4 bits) or 8 (8 bits).
+    const auto* row = static_cast<const uint8_t*>(o.zero_points) + n * p.zero_point_row_bytes;
+    __m256i q;
+    if (p.attributes.bits == 4) {
+      int32_t word;
+      std::memcpy(&word, row + b / 2, 4);
+      q = _mm256_and_si256(_mm256_srlv_epi32(_mm256_set1_epi32(word),
+                                             _mm256_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28)),
+                           _mm256_set1_epi32(0x0F));
+    } else {
+      q = _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(row + b)));
+    }
+    zero_points = _mm256_cvtepi32_ps(q);
+  }
+  _mm256_storeu_ps(offsets, _mm256_sub_ps(_mm256_setzero_ps(),
+                                          _mm256_mul_ps(zero_points, _mm256_loadu_ps(scales))));
+}
+
 // Column n of y for kRows rows of A (row r at a + r * K, its output at y + r * N) with AVX2: per
 // block, the 4- or 8-bit values are unpacked to floats 32 (4 bits: variable shifts of broadcast
 // words) or 16 at a time, once for all the rows, dequantized (q * scale + offset, the offset
@@ -100,10 +136,12 @@ __attribute__((target("avx2,fma"))) void ColumnsAvx2(const MatMulNBitsPlan& p,
     for (int c = 0; c < kChains; ++c) acc[r][c] = _mm256_setzero_ps();
     scalar[r] = 0;
   }
+  alignas(32) float offsets[8];
   for (int64_t b = 0; b < p.k_blocks; ++b) {
     const int64_t k0 = b * bs, len = std::min(bs, k - k0);
     const uint8_t* block = column + b * p.blob_size;
-    const float offset_value = -ZeroPoint(p, o.zero_points, n, b) * scales[b];
+    if (b % 8 == 0) BlockOffsetsAvx2(p, o, n, b, offsets);
+    const float offset_value = offsets[b % 8];
     const __m256 scale = _mm256_set1_ps(scales[b]), offset = _mm256_set1_ps(offset_value);
     int64_t i = 0;
     if (bits == 4) {
