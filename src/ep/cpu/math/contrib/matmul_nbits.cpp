@@ -77,13 +77,14 @@ __attribute__((target("avx2,fma"))) inline __m256 Widen8(__m128i bytes) {
 }
 
 // The offsets -zero_point * scale of blocks [b, b + 8) of column n into `offsets`, with AVX2 when
-// all 8 exist (their scales and zero points are consecutive), else one by one.
+// all 8 exist and b is even (their scales and zero points are consecutive, and packed 4-bit zero
+// points start on a byte), else one by one.
 __attribute__((target("avx2,fma"))) void BlockOffsetsAvx2(const MatMulNBitsPlan& p,
                                                           const MatMulNBitsOperands& o, int64_t n,
                                                           int64_t b, float* offsets) {
   const float* scales = o.scales + n * p.k_blocks + b;
-  if (b + 8 > p.k_blocks) {
-    for (int64_t j = 0; b + j < p.k_blocks; ++j) {
+  if (b + 8 > p.k_blocks || b % 2 != 0) {
+    for (int64_t j = 0; j < 8 && b + j < p.k_blocks; ++j) {
       offsets[j] = -ZeroPoint(p, o.zero_points, n, b + j) * scales[j];
     }
     return;
@@ -94,7 +95,7 @@ __attribute__((target("avx2,fma"))) void BlockOffsetsAvx2(const MatMulNBitsPlan&
   } else if (p.zero_point == NBitsZeroPoint::kFloat) {
     zero_points = _mm256_loadu_ps(static_cast<const float*>(o.zero_points) + n * p.k_blocks + b);
   } else {
-    // Packed like B: blocks b..b+7 (b a multiple of 8) in 4 bytes (4 bits) or 8 (8 bits).
+    // Packed like B: blocks b..b+7 (b even) in 4 bytes (4 bits) or 8 (8 bits).
     const auto* row = static_cast<const uint8_t*>(o.zero_points) + n * p.zero_point_row_bytes;
     __m256i q;
     if (p.attributes.bits == 4) {
@@ -217,13 +218,6 @@ __attribute__((target("avx2,fma"))) void ColumnsAvx2(const MatMulNBitsPlan& p,
 // quantization blocks or lie inside one (both are powers of two), and 8 consecutive k from a
 // multiple of 8 always share a block.
 
-// The zero point and scale of one (column, block) as the two terms of w = q * scale + offset.
-inline void ScaleAndOffset(const MatMulNBitsPlan& p, const MatMulNBitsOperands& o, int64_t n,
-                           int64_t b, float* scale, float* offset) {
-  *scale = o.scales[n * p.k_blocks + b];
-  *offset = -ZeroPoint(p, o.zero_points, n, b) * *scale;
-}
-
 // Panel rows [k0, k1) of columns [n0, n0 + cols), element by element (any g_idx); columns past
 // `cols` are zero.
 void DequantizePanelScalar(const MatMulNBitsPlan& p, const MatMulNBitsOperands& o, int64_t n0,
@@ -249,8 +243,9 @@ void DequantizePanelScalar(const MatMulNBitsPlan& p, const MatMulNBitsOperands& 
 // lane j of one register holds column j's next 32 bits: 8 nibbles (4 bits) or 4 bytes (8 bits,
 // two registers), so shifting the register right by 4t (or 8t) and masking gives row k + t of
 // the panel for all 8 columns at once, with no transpose; each row becomes q * scale + offset
-// with the columns' scales and offsets of that block in two registers. Lanes of columns past
-// `cols` read the last column and get scale and offset 0.
+// with the columns' scales and offsets of that block in two registers, taken from a table of the
+// run's blocks filled first (offsets 8 blocks at a time, BlockOffsetsAvx2). Lanes of columns
+// past `cols` read the last column and get scale and offset 0.
 __attribute__((target("avx2,fma"))) void DequantizePanelAvx2(const MatMulNBitsPlan& p,
                                                               const MatMulNBitsOperands& o,
                                                               int64_t n0, int64_t cols,
@@ -259,25 +254,31 @@ __attribute__((target("avx2,fma"))) void DequantizePanelAvx2(const MatMulNBitsPl
   const int64_t bs = p.attributes.block_size, bits = p.attributes.bits;
   const __m256i mask = _mm256_set1_epi32(bits == 4 ? 0x0F : 0xFF);
   const int64_t k_vector_end = k0 + (k1 - k0) / 8 * 8;
+  // Scales and offsets of the run's blocks, [block - first][column]: a run of kPanelDepth spans
+  // at most kPanelDepth / 16 blocks.
+  constexpr int64_t kRunBlocks = kPanelDepth / 16;
+  alignas(32) float scales[kRunBlocks][kPanelColumns], offsets[kRunBlocks][kPanelColumns];
+  const int64_t first = k0 / bs, blocks = (k1 - 1) / bs - first + 1;
+  for (int64_t j = 0; j < kPanelColumns; ++j) {
+    const int64_t n = n0 + j;
+    for (int64_t run = 0; run < blocks; run += 8) {
+      alignas(32) float column_offsets[8];
+      if (j < cols) BlockOffsetsAvx2(p, o, n, first + run, column_offsets);
+      for (int64_t t = run; t < std::min(blocks, run + 8); ++t) {
+        scales[t][j] = j < cols ? o.scales[n * p.k_blocks + first + t] : 0.0f;
+        offsets[t][j] = j < cols ? column_offsets[t - run] : 0.0f;
+      }
+    }
+  }
   for (int64_t g = 0; g < kPanelColumns; g += 8) {
     const uint8_t* columns[8];
     for (int j = 0; j < 8; ++j) {
       columns[j] = o.b + std::min(n0 + g + j, n0 + cols - 1) * p.k_blocks * p.blob_size;
     }
-    alignas(32) float scale[8], offset[8];
-    int64_t scale_block = -1;
-    __m256 scale8 = _mm256_setzero_ps(), offset8 = _mm256_setzero_ps();
     for (int64_t k = k0; k < k_vector_end; k += 8) {
       const int64_t b = k / bs, i = k % bs;
-      if (b != scale_block) {
-        for (int j = 0; j < 8; ++j) {
-          scale[j] = offset[j] = 0;
-          if (g + j < cols) ScaleAndOffset(p, o, n0 + g + j, b, &scale[j], &offset[j]);
-        }
-        scale8 = _mm256_load_ps(scale);
-        offset8 = _mm256_load_ps(offset);
-        scale_block = b;
-      }
+      const __m256 scale8 = _mm256_load_ps(&scales[b - first][g]);
+      const __m256 offset8 = _mm256_load_ps(&offsets[b - first][g]);
       float* out = panel + (k - k0) * kPanelColumns + g;
       // Words 0 and 1 of each column: 8 nibbles in word 0 (4 bits), 4 bytes in each (8 bits).
       const int64_t byte = b * p.blob_size + i * bits / 8;
@@ -298,10 +299,9 @@ __attribute__((target("avx2,fma"))) void DequantizePanelAvx2(const MatMulNBitsPl
     for (int64_t k = k_vector_end; k < k1; ++k) {  // K's last few, past a multiple of 8
       const int64_t b = k / bs;
       for (int j = 0; j < 8; ++j) {
-        float s = 0, off = 0;
-        if (g + j < cols) ScaleAndOffset(p, o, n0 + g + j, b, &s, &off);
         const float q = static_cast<float>(Quantized(columns[j] + b * p.blob_size, k % bs, bits));
-        panel[(k - k0) * kPanelColumns + g + j] = q * s + off;
+        panel[(k - k0) * kPanelColumns + g + j] =
+            q * scales[b - first][g + j] + offsets[b - first][g + j];
       }
     }
   }
