@@ -3,6 +3,7 @@
 prompt, greedy decoding and threads.
 
     bench/decode_side_by_side.py --build-dir build/release [--models decoder_tiny,decoder_small]
+                                 [--shape NAME=L,H,HEADS,KV,INTER,VOCAB,BLOCK,MAXPOS ...]
                                  [--threads 1,2] [--rounds 3] [--prompt-tokens 32]
                                  [--max-new-tokens 64] [--warmup 1] [--out DIR]
 
@@ -21,7 +22,10 @@ Figures per side, the median of its rounds: prefill tokens/s (prompt tokens over
 first token), time to first token (ms), decode tokens/s (tokens after the first over their
 time). Ratios are nxrt / ORT in throughput (> 1 means nxrt is faster). Writes results.json into
 --out. Models: the generated decoders of tests/contrib/make_decoder.py (written at build time
-into <build-dir>/tests/contrib/models; written there by this script when missing).
+into <build-dir>/tests/contrib/models; written there by this script when missing), or, with
+--shape (repeatable), decoders of the given sizes written by make_decoder.py into <out>/models:
+L layers, hidden size H, HEADS query and KV key/value heads, MLP size INTER, vocabulary VOCAB,
+int4 blocks of BLOCK, rotary caches of MAXPOS positions (>= prompt + new tokens).
 """
 
 import argparse
@@ -48,6 +52,9 @@ def parse_args():
                              "tests/ort_oracle/ort_run (default build/release)")
     parser.add_argument("--models", default=",".join(MODELS),
                         help=f"comma-separated (default {','.join(MODELS)})")
+    parser.add_argument("--shape", action="append", default=[],
+                        help="NAME=L,H,HEADS,KV,INTER,VOCAB,BLOCK,MAXPOS: a decoder of that size "
+                             "instead of --models (repeatable)")
     parser.add_argument("--threads", default="1,2", help="intra-op thread counts (default 1,2)")
     parser.add_argument("--rounds", type=int, default=3, help="alternating rounds (default 3)")
     parser.add_argument("--prompt-tokens", type=int, default=32, help="prompt length (default 32)")
@@ -69,12 +76,15 @@ def parse_args():
     return args
 
 
-def ensure_models(folder):
-    if not all(os.path.exists(os.path.join(folder, m + ".onnx")) for m in MODELS):
-        print(f"writing the generated decoders into {folder}", flush=True)
-        subprocess.run(["/usr/bin/python3",
-                        os.path.join(HERE, "..", "tests", "contrib", "make_decoder.py"), folder],
-                       check=True)
+def write_models(folder, shapes):
+    """make_decoder.py into `folder`: the given --shape values, or its two test models."""
+    command = ["/usr/bin/python3", os.path.join(HERE, "..", "tests", "contrib", "make_decoder.py"),
+               folder]
+    for shape in shapes:
+        command += ["--shape", shape]
+    print(f"writing the generated decoders into {folder}", flush=True)
+    if subprocess.run(command).returncode != 0:
+        sys.exit("decode_side_by_side.py: make_decoder.py failed (see above)")
 
 
 def measure(args, nxrt, ort_run, path, threads):
@@ -105,10 +115,17 @@ def measure(args, nxrt, ort_run, path, threads):
 def main():
     args = parse_args()
     nxrt, ort_run = tool_paths(args.build_dir)
-    models_dir = os.path.join(args.build_dir, "tests", "contrib", "models")
-    ensure_models(models_dir)
+    if args.shape:
+        models_dir = os.path.join(args.out, "models")
+        write_models(models_dir, args.shape)
+        args.models = [shape.partition("=")[0] for shape in args.shape]
+    else:
+        models_dir = os.path.join(args.build_dir, "tests", "contrib", "models")
+        if not all(os.path.exists(os.path.join(models_dir, m + ".onnx")) for m in MODELS):
+            write_models(models_dir, [])
     results = []
-    header = (f"{'model':<15}{'thr':>4} {'prefill tok/s nxrt':>19}{'ORT':>10}{'ratio':>7} "
+    width = max(15, max(len(m) for m in args.models) + 1)
+    header = (f"{'model':<{width}}{'thr':>4} {'prefill tok/s nxrt':>19}{'ORT':>10}{'ratio':>7} "
               f"{'TTFT ms nxrt':>13}{'ORT':>8} {'decode tok/s nxrt':>18}{'ORT':>10}{'ratio':>7}")
     print(f"prompt {args.prompt_tokens} tokens, {args.max_new_tokens} new (greedy), "
           f"{args.rounds} alternating rounds, medians\n{header}", flush=True)
@@ -119,7 +136,7 @@ def main():
             r["prefill_ratio"] = n["prefill_tokens_per_second"] / o["prefill_tokens_per_second"]
             r["decode_ratio"] = n["decode_tokens_per_second"] / o["decode_tokens_per_second"]
             results.append(r)
-            print(f"{model:<15}{threads:>4} {n['prefill_tokens_per_second']:>19.0f}"
+            print(f"{model:<{width}}{threads:>4} {n['prefill_tokens_per_second']:>19.0f}"
                   f"{o['prefill_tokens_per_second']:>10.0f}{r['prefill_ratio']:>7.2f} "
                   f"{n['time_to_first_token_ms']:>13.2f}{o['time_to_first_token_ms']:>8.2f} "
                   f"{n['decode_tokens_per_second']:>18.0f}{o['decode_tokens_per_second']:>10.0f}"

@@ -1,6 +1,9 @@
 #!/usr/bin/python3
-"""tests/contrib/make_decoder.py OUT_DIR: small LLM decoders in the form ONNX Runtime GenAI's
-model builder writes (a Llama-style decoder), with random fixed-seed weights.
+"""tests/contrib/make_decoder.py OUT_DIR [--shape NAME=L,H,HEADS,KV,INTER,VOCAB,BLOCK,MAXPOS ...]:
+small LLM decoders in the form ONNX Runtime GenAI's model builder writes (a Llama-style decoder),
+with random fixed-seed weights. Without --shape it writes the two test models (SIZES); each
+--shape writes NAME.onnx with L layers, hidden size H, HEADS query and KV key/value heads, MLP
+size INTER, vocabulary VOCAB, int4 blocks of BLOCK and rotary caches of MAXPOS positions.
 
 Per model: input_ids int64 [B, S], attention_mask int64 [B, T] and, per layer,
 past_key_values.L.key / .value float [B, Nkv, P, H]; outputs logits float [B, S, V] and
@@ -18,8 +21,8 @@ scale = (max - min) / 15 over the block (min <= 0 <= max), zero point round(-min
 [0, 15], q = clamp(round(w / scale) + zero point, 0, 15), packed two per byte (low nibble first)
 into B [N, k_blocks, block_size / 2] and zero points [N, ceil(k_blocks / 2)].
 """
+import argparse
 import os
-import sys
 
 import numpy as np
 from onnx import TensorProto, helper, numpy_helper
@@ -157,10 +160,36 @@ def make_decoder(layers, d, heads, kv_heads, inter, vocab, block, max_pos, seed)
     return model
 
 
+def parse_shape(text):
+    """NAME=L,H,HEADS,KV,INTER,VOCAB,BLOCK,MAXPOS -> (name, size tuple), checked."""
+    name, _, numbers = text.partition("=")
+    try:
+        size = tuple(int(v) for v in numbers.split(","))
+    except ValueError:
+        size = ()
+    fields = "L,H,HEADS,KV,INTER,VOCAB,BLOCK,MAXPOS"
+    if not name or len(size) != 8 or min(size) < 1:
+        raise argparse.ArgumentTypeError(f"'{text}': expected NAME={fields}, 8 positive integers")
+    layers, d, heads, kv_heads, _, _, block, _ = size
+    if d % heads or heads % kv_heads or (d // heads) % 2:
+        raise argparse.ArgumentTypeError(
+            f"'{text}': H={d} must split into HEADS={heads} heads of an even size, and HEADS "
+            f"into KV={kv_heads} groups")
+    if block < 16 or block & (block - 1):
+        raise argparse.ArgumentTypeError(f"'{text}': BLOCK={block} must be a power of two >= 16")
+    return name, size
+
+
 def main():
-    out = sys.argv[1]
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("out", help="folder the .onnx files go to")
+    parser.add_argument("--shape", type=parse_shape, action="append", default=[],
+                        help="NAME=L,H,HEADS,KV,INTER,VOCAB,BLOCK,MAXPOS (repeatable)")
+    args = parser.parse_args()
+    out = args.out
     os.makedirs(out, exist_ok=True)
-    for seed, (name, size) in enumerate(SIZES.items(), start=2240):
+    sizes = dict(args.shape) if args.shape else SIZES
+    for seed, (name, size) in enumerate(sizes.items(), start=2240):
         # python3-onnx 1.12's checker knows neither opset 21 nor the contrib ops: not run.
         onnx.save(make_decoder(*size, seed=seed), os.path.join(out, name + ".onnx"))
 

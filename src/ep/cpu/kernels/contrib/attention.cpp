@@ -4,6 +4,7 @@
 // Layer: nxrt_ep_cpu (kernel glue). GroupQueryAttention reads total_sequence_length (input 6) at
 // prepare time (a value input: it sizes present_key / present_value), fills the caches on the
 // calling thread and spreads the (batch, head) pairs over the thread pool.
+#include <algorithm>
 #include <cmath>
 #include <memory>
 #include <optional>
@@ -105,7 +106,12 @@ class GroupQueryAttentionKernel final : public Kernel {
     b.present_value = present_value->mutable_data<float>();
     b.workspace = reinterpret_cast<float*>(ctx.workspace().data());
     NXRT_RETURN_IF_ERROR(contrib::GqaFillCache(plan_, b));
-    return ParallelForTry(ctx, plan_.batch * attributes_.num_heads, 1,
+    // Per (batch, head): two products of S x keys x H multiply-adds, keys up to seqlens_k + 1.
+    const int32_t* seqlens_end = b.seqlens_k + plan_.batch;
+    const int64_t keys = plan_.batch > 0 ? *std::max_element(b.seqlens_k, seqlens_end) + 1 : 0;
+    const int64_t head_work = 2 * plan_.sequence * keys * plan_.head_size;
+    return ParallelForTry(ctx, plan_.batch * attributes_.num_heads,
+                          ItemsPerChunk(head_work, kMinProductWork),
                           [&](int64_t begin, int64_t end) {
                             return contrib::GqaAttend(plan_, b, begin, end);
                           });

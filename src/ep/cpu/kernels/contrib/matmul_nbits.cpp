@@ -6,15 +6,14 @@
 // CPU EP does (measured against it; float zero points are applied). A constant g_idx equal to
 // k / block_size (what ORT's quantizer writes when it writes one) is dropped at prepare time so
 // the direct path still applies. Compute spreads output columns over the thread
-// pool: the direct path per column range, the dequantized path per chunk (dequantize in
-// parallel, then oneDNN's sgemm).
+// pool: the direct path per column range, the blocked path per range of 16-column panels, each
+// range at least ItemsPerChunk's worth of multiply-adds.
 #include <memory>
 #include <optional>
 
 #include "ep/cpu/kernels/contrib/contrib.h"
 #include "ep/cpu/kernels/kernel_util.h"
 #include "ep/cpu/math/contrib/matmul_nbits.h"
-#include "ep/cpu/math/nn/dnnl_threads.h"
 
 namespace nxrt::cpu::kernels {
 namespace {
@@ -46,7 +45,6 @@ class MatMulNBitsKernel final : public Kernel {
                                      attributes_, ctx.input_dtype(0), ctx.input_shape(0),
                                      ctx.input_shape(1), ctx.input_shape(2), zero_point_dtype,
                                      zero_point_shape, g_idx, optional_shape(5)));
-    ctx.SetWorkspaceBytes(plan_.workspace_bytes);
     return ctx.SetOutput(0, DataType::kFloat, plan_.output_shape);
   }
 
@@ -63,27 +61,20 @@ class MatMulNBitsKernel final : public Kernel {
     o.g_idx = ignore_g_idx_ ? nullptr : static_cast<const int32_t*>(optional(4));
     o.bias = static_cast<const float*>(optional(5));
     float* y = ctx.output(0)->mutable_data<float>();
-    auto* workspace = reinterpret_cast<float*>(ctx.workspace().data());
     const int64_t n = plan_.attributes.n;
     if (plan_.direct) {
-      contrib::MatMulNBitsBlockSums(plan_, o.a, workspace);
-      ctx.ParallelFor(n, 8, [&](int64_t begin, int64_t end) {
-        contrib::MatMulNBitsDirect(plan_, o, workspace, y, begin, end);
+      ctx.ParallelFor(n, ItemsPerChunk(plan_.m * plan_.attributes.k, kMinProductWork),
+                      [&](int64_t begin, int64_t end) {
+        contrib::MatMulNBitsDirect(plan_, o, y, begin, end);
       });
       return Status::Ok();
     }
     if (o.g_idx != nullptr) NXRT_RETURN_IF_ERROR(contrib::CheckGIdx(plan_, o.g_idx));
-    // oneDNN's sgemm runs on OpenMP: on the session's thread count, as the other oneDNN users.
-    nn::SetDnnlThreads(ctx.thread_count());
-    for (int64_t n0 = 0; n0 < n; n0 += plan_.chunk) {
-      const int64_t count = std::min(plan_.chunk, n - n0);
-      ctx.ParallelFor(count, 4, [&](int64_t begin, int64_t end) {
-        contrib::MatMulNBitsDequantize(plan_, o, n0 + begin, n0 + end,
-                                       workspace + begin * plan_.attributes.k);
-      });
-      NXRT_RETURN_IF_ERROR(
-          contrib::MatMulNBitsMultiply(plan_, o, workspace, n0, count, y, ctx.thread_count()));
-    }
+    ctx.ParallelFor(contrib::MatMulNBitsPanels(plan_),
+                    ItemsPerChunk(plan_.m * plan_.attributes.k * 16, kMinProductWork),
+                    [&](int64_t begin, int64_t end) {
+                      contrib::MatMulNBitsGemm(plan_, o, y, begin, end);
+                    });
     return Status::Ok();
   }
 

@@ -1,14 +1,15 @@
 // ep/cpu/kernels/contrib/matmul_nbits_test.cpp: com.microsoft MatMulNBits as a one-node model
 // against a reference written here from the definition (math/contrib/matmul_nbits.h) and against
 // ONNX Runtime 1.30's CPU EP, on random problems (fixed seed): 4 and 8 bits, block sizes 16-256,
-// odd K and N (K not a multiple of the block), 1 to 9 rows (both the direct and the dequantized
-// path), without zero points, with packed uint8 and with float zero points, with a trivial and a
-// random g_idx, with and without bias. ORT 1.30 refuses 8-bit weights with float zero points or a
+// odd K and N (K not a multiple of the block, up to 12 blocks), 1 to 9 rows and 5 to 41 (both the direct and the
+// blocked path), without zero points, with packed uint8 and with float zero points, with a
+// trivial and a random g_idx, with and without bias. ORT 1.30 refuses 8-bit weights with float zero points or a
 // g_idx ("Only 2b and 4b quantization is supported for unpacked compute"), so those problems are
 // checked against the reference only; and it does not apply packed zero points when a g_idx is
 // given, which the reference (and nxrt) follow.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -69,8 +70,9 @@ int Quantized(const uint8_t* bytes, int64_t i, int64_t bits) {
   return bits == 8 ? bytes[i] : (bytes[i / 2] >> (4 * (i % 2))) & 0x0F;
 }
 
-// Y of the definition, in double.
-std::vector<double> Reference(const Problem& p, const Inputs& in) {
+// Y of the definition, in double; `magnitude`, when given, receives the largest sum of |a * w|
+// over the terms of one output (float rounding grows with it, not with |y|).
+std::vector<double> Reference(const Problem& p, const Inputs& in, double* magnitude = nullptr) {
   const int64_t k_blocks = (p.k + p.block - 1) / p.block;
   const int64_t blob = p.block * p.bits / 8;
   const int64_t zp_row = (k_blocks * p.bits + 7) / 8;
@@ -92,15 +94,22 @@ std::vector<double> Reference(const Problem& p, const Inputs& in) {
   std::vector<double> y(static_cast<size_t>(m * p.n));
   for (int64_t r = 0; r < m; ++r) {
     for (int64_t n = 0; n < p.n; ++n) {
-      double sum = p.bias ? in.bias.data<float>()[n] : 0.0;
+      double sum = p.bias ? in.bias.data<float>()[n] : 0.0, terms = std::fabs(sum);
       for (int64_t i = 0; i < p.k; ++i) {
-        sum += in.a.data<float>()[r * p.k + i] * w[static_cast<size_t>(i * p.n + n)];
+        const double term = in.a.data<float>()[r * p.k + i] * w[static_cast<size_t>(i * p.n + n)];
+        sum += term;
+        terms += std::fabs(term);
       }
       y[static_cast<size_t>(r * p.n + n)] = sum;
+      if (magnitude != nullptr) *magnitude = std::max(*magnitude, terms);
     }
   }
   return y;
 }
+
+// The tolerance of float sums of up to thousands of terms: their error grows to ~1e-6 of the
+// terms' magnitude (8-bit weights with float zero points reach |w| ~ 25 and cancel to |y| ~ 1).
+double Tolerance(double magnitude) { return std::max(1e-4, 1e-6 * magnitude); }
 
 cpu::testing::SingleOpModel Model(const Problem& p, const Inputs& in) {
   cpu::testing::SingleOpModel model("MatMulNBits", 1, "com.microsoft");
@@ -118,7 +127,7 @@ Problem RandomProblem(std::mt19937& rng, int iter) {
   Problem p;
   p.bits = iter % 2 == 0 ? 4 : 8;
   p.block = int64_t{16} << RandomInt(rng, 0, 4);
-  p.k = RandomInt(rng, 1, 3 * p.block + 7);
+  p.k = RandomInt(rng, 1, 11 * p.block + 7);  // up to 12 blocks: 8 share a vector of offsets
   p.n = RandomInt(rng, 1, 37);
   p.rows = std::vector<int64_t>{1, 1, 1, 2, 3, 5, 9}[static_cast<size_t>(RandomInt(rng, 0, 6))];
   p.batched = iter % 5 == 4;
@@ -137,15 +146,57 @@ TEST(MatMulNBitsKernel, RandomProblemsMatchReferenceAndOnnxRuntime) {
     const Inputs in = RandomInputs(rng, p);
     const cpu::testing::SingleOpModel model = Model(p, in);
     NXRT_ASSERT_OK_AND_ASSIGN(std::vector<Tensor> y, model.Run());
-    const std::vector<double> want = Reference(p, in);
-    ExpectClose(y[0], want, 1e-4, p.Describe() + " vs reference");
+    double magnitude = 0;
+    const std::vector<double> want = Reference(p, in, &magnitude);
+    const double tolerance = Tolerance(magnitude);
+    ExpectClose(y[0], want, tolerance, p.Describe() + " vs reference");
     if (p.bits == 8 && (p.zero_points == 2 || p.g_idx > 0)) continue;  // ORT refuses these
     ++compared;
     NXRT_ASSERT_OK_AND_ASSIGN(std::vector<Tensor> expected, RunOrt(ort, model, {{"x0", in.a}}));
-    ExpectClose(expected[0], want, 1e-4, p.Describe() + " ORT vs reference");
-    ExpectClose(y[0], AsDoubles(expected[0]), 1e-4, p.Describe() + " vs ORT");
+    ExpectClose(expected[0], want, tolerance, p.Describe() + " ORT vs reference");
+    ExpectClose(y[0], AsDoubles(expected[0]), tolerance, p.Describe() + " vs ORT");
   }
   EXPECT_EQ(compared, 62);
+}
+
+// The blocked path (more than 4 rows) over several register tiles, panels and runs of K: odd row
+// counts (partial 6-row tiles), N not a multiple of 16 (a partial last panel), K past 256 and
+// not a multiple of the block, both bit widths, every zero-point form, g_idx, bias, on 1 and 2
+// threads.
+TEST(MatMulNBitsKernel, BlockedPathMatchesReferenceAndOnnxRuntime) {
+  NXRT_ASSERT_OK_AND_ASSIGN(oracle::OrtOracle ort, oracle::OrtOracle::Load());
+  std::mt19937 rng(2212);
+  int compared = 0;
+  for (int iter = 0; iter < 24; ++iter) {
+    Problem p;
+    p.bits = iter % 2 == 0 ? 4 : 8;
+    p.block = int64_t{16} << (iter % 5);  // 16-256; a run of 256 can start on an odd block
+    p.k = RandomInt(rng, 257, 700);
+    // Blocks of 256 over 9 or more blocks: runs of 256 that start on an odd block read a full
+    // vector of packed zero points.
+    if (p.block == 256) p.k += 2048;
+    if (p.k % p.block == 0) ++p.k;
+    p.n = RandomInt(rng, 17, 70) | 1;
+    p.rows = RandomInt(rng, 5, 40) | 1;
+    p.batched = iter % 5 == 4;
+    p.zero_points = iter % 3;
+    p.g_idx = iter % 6 == 3 ? 2 : (iter % 6 == 5 ? 1 : 0);
+    p.bias = iter % 4 == 1;
+    const Inputs in = RandomInputs(rng, p);
+    const cpu::testing::SingleOpModel model = Model(p, in);
+    double magnitude = 0;
+    const std::vector<double> want = Reference(p, in, &magnitude);
+    const double tolerance = Tolerance(magnitude);
+    SessionOptions options;
+    options.intra_op_threads = 1 + iter % 2;
+    NXRT_ASSERT_OK_AND_ASSIGN(std::vector<Tensor> y, model.Run(options));
+    ExpectClose(y[0], want, tolerance, p.Describe() + " vs reference");
+    if (p.bits == 8 && (p.zero_points == 2 || p.g_idx > 0)) continue;  // ORT refuses these
+    ++compared;
+    NXRT_ASSERT_OK_AND_ASSIGN(std::vector<Tensor> expected, RunOrt(ort, model, {{"x0", in.a}}));
+    ExpectClose(y[0], AsDoubles(expected[0]), tolerance, p.Describe() + " vs ORT");
+  }
+  EXPECT_EQ(compared, 16);
 }
 
 TEST(MatMulNBitsKernel, BadAttributesAndShapesNameTheValue) {

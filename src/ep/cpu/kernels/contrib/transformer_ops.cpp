@@ -19,9 +19,6 @@ float* OptionalOutput(ComputeContext& ctx, int i) {
   return t != nullptr ? t->mutable_data<float>() : nullptr;
 }
 
-// Rows per parallel chunk: about kParallelGrain elements.
-int64_t RowGrain(int64_t hidden) { return std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(hidden, 1)); }
-
 // SkipLayerNormalization (input, skip, gamma, beta?, bias?) and SkipSimplifiedLayerNormalization
 // (input, skip, gamma, bias?) -> output, mean?, inv_std_var?, input_skip_bias_sum?.
 class SkipNormKernel final : public Kernel {
@@ -54,7 +51,7 @@ class SkipNormKernel final : public Kernel {
     b.mean = simplified_ ? nullptr : OptionalOutput(ctx, 1);
     b.inv_std_var = OptionalOutput(ctx, 2);
     b.sum = OptionalOutput(ctx, 3);
-    ctx.ParallelFor(plan_.rows, RowGrain(plan_.hidden), [&](int64_t begin, int64_t end) {
+    ctx.ParallelFor(plan_.rows, ItemsPerChunk(plan_.hidden), [&](int64_t begin, int64_t end) {
       contrib::RowNorm(plan_, b, begin, end);
     });
     if (simplified_ && ctx.output_count() > 1 && ctx.output(1) != nullptr) {
@@ -96,7 +93,7 @@ class SimplifiedLayerNormKernel final : public Kernel {
     b.gamma = ctx.input(1)->data<float>();
     b.y = ctx.output(0)->mutable_data<float>();
     b.inv_std_var = OptionalOutput(ctx, 1);
-    ctx.ParallelFor(plan_.rows, RowGrain(plan_.hidden), [&](int64_t begin, int64_t end) {
+    ctx.ParallelFor(plan_.rows, ItemsPerChunk(plan_.hidden), [&](int64_t begin, int64_t end) {
       contrib::RowNorm(plan_, b, begin, end);
     });
     return Status::Ok();

@@ -330,6 +330,9 @@ Status GqaAttend(const GqaPlan& p, const GqaBuffers& b, int64_t begin, int64_t e
     float* scores = b.workspace + p.batch * s_len * nq * h + pair * s_len * p.present_length;
     NXRT_RETURN_IF_ERROR(Sgemm("GroupQueryAttention", true, s_len, keys_used, h, scale, q,
                                nq * h, keys, h, scores, keys_used));
+    // Keys outside the window and after the token's position score -inf, which the Softmax
+    // turns into weight 0; then all the rows go through one Softmax call, in full vectors.
+    constexpr float kMinusInf = -std::numeric_limits<float>::infinity();
     for (int64_t s = 0; s < s_len; ++s) {
       const int64_t position = past + s;
       const int64_t first =
@@ -338,11 +341,10 @@ Status GqaAttend(const GqaPlan& p, const GqaBuffers& b, int64_t begin, int64_t e
       if (a.softcap > 0) {
         for (int64_t j = first; j <= position; ++j) row[j] = a.softcap * std::tanh(row[j] / a.softcap);
       }
-      SoftmaxInPlace(softmax, row + first, 1, position + 1 - first);
-      // Keys outside the window and after the token's position take no weight.
-      std::fill(row, row + first, 0.0f);
-      std::fill(row + position + 1, row + keys_used, 0.0f);
+      std::fill(row, row + first, kMinusInf);
+      std::fill(row + position + 1, row + keys_used, kMinusInf);
     }
+    SoftmaxInPlace(softmax, scores, s_len, keys_used);
     NXRT_RETURN_IF_ERROR(Sgemm("GroupQueryAttention", false, s_len, h, keys_used, 1.0f, scores,
                                keys_used, values, h,
                                b.output + (batch * s_len * nq + n) * h, nq * h));

@@ -2,14 +2,12 @@
 #include "ep/cpu/math/contrib/matmul_nbits.h"
 
 #include <immintrin.h>
-#include <oneapi/dnnl/dnnl.h>
 
 #include <algorithm>
 #include <cstring>
 #include <string>
 
 #include "core/cpu_features.h"
-#include "ep/cpu/math/nn/dnnl_threads.h"
 
 namespace nxrt::cpu::contrib {
 namespace {
@@ -17,8 +15,11 @@ namespace {
 // Rows up to which the direct path re-reads the packed weights once per row rather than
 // dequantizing them for sgemm.
 constexpr int64_t kDirectRows = 4;
-// Columns the dequantized path expands at once (bounds the workspace to kChunk * K floats).
-constexpr int64_t kChunk = 256;
+// The blocked GEMM's geometry: output columns per panel, rows of A per register tile, and the
+// run of K dequantized at once (kPanelDepth x kPanelColumns floats, 16 KB).
+constexpr int64_t kPanelColumns = 16;
+constexpr int64_t kTileRows = 6;
+constexpr int64_t kPanelDepth = 256;
 
 int64_t Count(std::span<const int64_t> shape) {
   int64_t n = 1;
@@ -45,22 +46,27 @@ inline float ZeroPoint(const MatMulNBitsPlan& p, const void* zero_points, int64_
   return static_cast<float>(Quantized(row, b, bits));
 }
 
-// sum_{i < len} q_i * a_i over one block, scalar.
-float BlockDotScalar(const uint8_t* block, const float* a, int64_t len, int64_t bits) {
+// sum_{i < len} (q_i * scale + offset) * a_i over (part of) one block, scalar.
+float BlockDotScalar(const uint8_t* block, const float* a, int64_t len, int64_t bits,
+                     float scale, float offset) {
   float sum = 0;
-  for (int64_t i = 0; i < len; ++i) sum += static_cast<float>(Quantized(block, i, bits)) * a[i];
+  for (int64_t i = 0; i < len; ++i) {
+    sum += (static_cast<float>(Quantized(block, i, bits)) * scale + offset) * a[i];
+  }
   return sum;
 }
 
 float ColumnScalar(const MatMulNBitsPlan& p, const MatMulNBitsOperands& o, const float* a,
-                   const float* block_sums, int64_t n) {
+                   int64_t n) {
   const int64_t k = p.attributes.k, bs = p.attributes.block_size;
   const uint8_t* column = o.b + n * p.k_blocks * p.blob_size;
   float total = 0;
   for (int64_t b = 0; b < p.k_blocks; ++b) {
     const int64_t k0 = b * bs, len = std::min(bs, k - k0);
-    const float dot = BlockDotScalar(column + b * p.blob_size, a + k0, len, p.attributes.bits);
-    total += o.scales[n * p.k_blocks + b] * (dot - ZeroPoint(p, o.zero_points, n, b) * block_sums[b]);
+    const float scale = o.scales[n * p.k_blocks + b];
+    const float offset = -ZeroPoint(p, o.zero_points, n, b) * scale;
+    total += BlockDotScalar(column + b * p.blob_size, a + k0, len, p.attributes.bits, scale,
+                            offset);
   }
   return total;
 }
@@ -70,16 +76,53 @@ __attribute__((target("avx2,fma"))) inline __m256 Widen8(__m128i bytes) {
   return _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(bytes));
 }
 
+// The offsets -zero_point * scale of blocks [b, b + 8) of column n into `offsets`, with AVX2 when
+// all 8 exist and b is even (their scales and zero points are consecutive, and packed 4-bit zero
+// points start on a byte), else one by one.
+__attribute__((target("avx2,fma"))) void BlockOffsetsAvx2(const MatMulNBitsPlan& p,
+                                                          const MatMulNBitsOperands& o, int64_t n,
+                                                          int64_t b, float* offsets) {
+  const float* scales = o.scales + n * p.k_blocks + b;
+  if (b + 8 > p.k_blocks || b % 2 != 0) {
+    for (int64_t j = 0; j < 8 && b + j < p.k_blocks; ++j) {
+      offsets[j] = -ZeroPoint(p, o.zero_points, n, b + j) * scales[j];
+    }
+    return;
+  }
+  __m256 zero_points;
+  if (p.zero_point == NBitsZeroPoint::kDefault) {
+    zero_points = _mm256_set1_ps(static_cast<float>(1 << (p.attributes.bits - 1)));
+  } else if (p.zero_point == NBitsZeroPoint::kFloat) {
+    zero_points = _mm256_loadu_ps(static_cast<const float*>(o.zero_points) + n * p.k_blocks + b);
+  } else {
+    // Packed like B: blocks b..b+7 (b even) in 4 bytes (4 bits) or 8 (8 bits).
+    const auto* row = static_cast<const uint8_t*>(o.zero_points) + n * p.zero_point_row_bytes;
+    __m256i q;
+    if (p.attributes.bits == 4) {
+      int32_t word;
+      std::memcpy(&word, row + b / 2, 4);
+      q = _mm256_and_si256(_mm256_srlv_epi32(_mm256_set1_epi32(word),
+                                             _mm256_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28)),
+                           _mm256_set1_epi32(0x0F));
+    } else {
+      q = _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(row + b)));
+    }
+    zero_points = _mm256_cvtepi32_ps(q);
+  }
+  _mm256_storeu_ps(offsets, _mm256_sub_ps(_mm256_setzero_ps(),
+                                          _mm256_mul_ps(zero_points, _mm256_loadu_ps(scales))));
+}
+
 // Column n of y for kRows rows of A (row r at a + r * K, its output at y + r * N) with AVX2: per
 // block, the 4- or 8-bit values are unpacked to floats 32 (4 bits: variable shifts of broadcast
-// words) or 16 (8 bits) at a time, once for all the rows, and multiplied with each row in registers; the block's scale is applied to
-// the vector sums, the zero points through the block sums of A. One row keeps
-// four accumulator chains to cover the FMA latency, more rows two each.
+// words) or 16 at a time, once for all the rows, dequantized (q * scale + offset, the offset
+// -zero_point * scale) and multiplied with each row in registers. The accumulators run across
+// blocks: no reduction or scalar term per block, which small blocks would pay every 16 values.
+// One row keeps four accumulator chains to cover the FMA latency, more rows two each.
 template <int kRows>
 __attribute__((target("avx2,fma"))) void ColumnsAvx2(const MatMulNBitsPlan& p,
                                                       const MatMulNBitsOperands& o,
-                                                      const float* a, const float* block_sums,
-                                                      int64_t n, float* y) {
+                                                      const float* a, int64_t n, float* y) {
   constexpr int kChains = kRows == 1 ? 4 : 2;
   const int64_t k = p.attributes.k, bs = p.attributes.block_size, bits = p.attributes.bits;
   const int64_t n_total = p.attributes.n;
@@ -88,19 +131,19 @@ __attribute__((target("avx2,fma"))) void ColumnsAvx2(const MatMulNBitsPlan& p,
   const __m128i low_nibbles = _mm_set1_epi8(0x0F);
   const __m256i nibble_shifts = _mm256_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28);
   const __m256i nibble_mask = _mm256_set1_epi32(0x0F);
-  __m256 total[kRows];
-  float scalar[kRows];
+  __m256 acc[kRows][kChains];
+  float scalar[kRows];  // K's last few elements, past a multiple of 16
   for (int r = 0; r < kRows; ++r) {
-    total[r] = _mm256_setzero_ps();
+    for (int c = 0; c < kChains; ++c) acc[r][c] = _mm256_setzero_ps();
     scalar[r] = 0;
   }
+  alignas(32) float offsets[8];
   for (int64_t b = 0; b < p.k_blocks; ++b) {
     const int64_t k0 = b * bs, len = std::min(bs, k - k0);
     const uint8_t* block = column + b * p.blob_size;
-    __m256 acc[kRows][kChains];
-    for (int r = 0; r < kRows; ++r) {
-      for (int c = 0; c < kChains; ++c) acc[r][c] = _mm256_setzero_ps();
-    }
+    if (b % 8 == 0) BlockOffsetsAvx2(p, o, n, b, offsets);
+    const float offset_value = offsets[b % 8];
+    const __m256 scale = _mm256_set1_ps(scales[b]), offset = _mm256_set1_ps(offset_value);
     int64_t i = 0;
     if (bits == 4) {
       for (; i + 32 <= len; i += 32) {
@@ -112,7 +155,8 @@ __attribute__((target("avx2,fma"))) void ColumnsAvx2(const MatMulNBitsPlan& p,
           int32_t word;
           std::memcpy(&word, block + i / 2 + 4 * j, 4);
           const __m256i lanes = _mm256_srlv_epi32(_mm256_set1_epi32(word), nibble_shifts);
-          w[j] = _mm256_cvtepi32_ps(_mm256_and_si256(lanes, nibble_mask));
+          w[j] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(_mm256_and_si256(lanes, nibble_mask)), scale,
+                                 offset);
         }
         for (int r = 0; r < kRows; ++r) {
           const float* ak = a + r * k + k0 + i;
@@ -127,7 +171,8 @@ __attribute__((target("avx2,fma"))) void ColumnsAvx2(const MatMulNBitsPlan& p,
         const __m128i lo = _mm_and_si128(packed, low_nibbles);
         const __m128i hi = _mm_and_si128(_mm_srli_epi16(packed, 4), low_nibbles);
         const __m128i values = _mm_unpacklo_epi8(lo, hi);
-        const __m256 w0 = Widen8(values), w1 = Widen8(_mm_srli_si128(values, 8));
+        const __m256 w0 = _mm256_fmadd_ps(Widen8(values), scale, offset);
+        const __m256 w1 = _mm256_fmadd_ps(Widen8(_mm_srli_si128(values, 8)), scale, offset);
         for (int r = 0; r < kRows; ++r) {
           const float* ak = a + r * k + k0 + i;
           acc[r][0] = _mm256_fmadd_ps(w0, _mm256_loadu_ps(ak), acc[r][0]);
@@ -137,7 +182,8 @@ __attribute__((target("avx2,fma"))) void ColumnsAvx2(const MatMulNBitsPlan& p,
     } else {
       for (; i + 16 <= len; i += 16) {
         const __m128i values = _mm_loadu_si128(reinterpret_cast<const __m128i*>(block + i));
-        const __m256 w0 = Widen8(values), w1 = Widen8(_mm_srli_si128(values, 8));
+        const __m256 w0 = _mm256_fmadd_ps(Widen8(values), scale, offset);
+        const __m256 w1 = _mm256_fmadd_ps(Widen8(_mm_srli_si128(values, 8)), scale, offset);
         for (int r = 0; r < kRows; ++r) {
           const float* ak = a + r * k + k0 + i;
           acc[r][0] = _mm256_fmadd_ps(w0, _mm256_loadu_ps(ak), acc[r][0]);
@@ -145,64 +191,186 @@ __attribute__((target("avx2,fma"))) void ColumnsAvx2(const MatMulNBitsPlan& p,
         }
       }
     }
-    const __m256 scale = _mm256_set1_ps(scales[b]);
-    const float zero_point_scale = ZeroPoint(p, o.zero_points, n, b) * scales[b];
-    for (int r = 0; r < kRows; ++r) {
-      __m256 sum = acc[r][0];
-      for (int c = 1; c < kChains; ++c) sum = _mm256_add_ps(sum, acc[r][c]);
-      total[r] = _mm256_fmadd_ps(scale, sum, total[r]);
-      scalar[r] -= zero_point_scale * block_sums[r * p.k_blocks + b];
-    }
     if (i < len) {  // a last block shorter than 16 elements' multiple
       for (int r = 0; r < kRows; ++r) {
-        scalar[r] += scales[b] * BlockDotScalar(block + (bits == 4 ? i / 2 : i),
-                                                a + r * k + k0 + i, len - i, bits);
+        scalar[r] += BlockDotScalar(block + (bits == 4 ? i / 2 : i), a + r * k + k0 + i,
+                                    len - i, bits, scales[b], offset_value);
       }
     }
   }
   for (int r = 0; r < kRows; ++r) {
+    __m256 total = acc[r][0];
+    for (int c = 1; c < kChains; ++c) total = _mm256_add_ps(total, acc[r][c]);
     const __m128 half =
-        _mm_add_ps(_mm256_castps256_ps128(total[r]), _mm256_extractf128_ps(total[r], 1));
+        _mm_add_ps(_mm256_castps256_ps128(total), _mm256_extractf128_ps(total, 1));
     const __m128 pair = _mm_add_ps(half, _mm_movehl_ps(half, half));
     const float dot = _mm_cvtss_f32(_mm_add_ss(pair, _mm_shuffle_ps(pair, pair, 1)));
     y[r * n_total] = dot + scalar[r];
   }
 }
 
-// Columns [n_begin, n_end) of W, dequantized with AVX2 into rows of w (no g_idx): per block
-// w = q * scale - zero_point * scale, 16 values at a time.
-__attribute__((target("avx2,fma"))) void DequantizeAvx2(const MatMulNBitsPlan& p,
-                                                         const MatMulNBitsOperands& o,
-                                                         int64_t n_begin, int64_t n_end,
-                                                         float* w) {
-  const int64_t k = p.attributes.k, bs = p.attributes.block_size, bits = p.attributes.bits;
-  const __m128i low_nibbles = _mm_set1_epi8(0x0F);
-  for (int64_t n = n_begin; n < n_end; ++n) {
+// ---- blocked GEMM (more than kDirectRows rows) ----
+//
+// Output columns go in panels of kPanelColumns. For each panel and each run of kPanelDepth along
+// K, the weights are dequantized once into a small buffer laid out [depth][kPanelColumns] (16 KB,
+// it stays in L1), and every group of kTileRows rows of A is multiplied with it in a register
+// tile of kTileRows x kPanelColumns accumulators. Runs of kPanelDepth either hold whole
+// quantization blocks or lie inside one (both are powers of two), and 8 consecutive k from a
+// multiple of 8 always share a block.
+
+// Panel rows [k0, k1) of columns [n0, n0 + cols), element by element (any g_idx); columns past
+// `cols` are zero.
+void DequantizePanelScalar(const MatMulNBitsPlan& p, const MatMulNBitsOperands& o, int64_t n0,
+                           int64_t cols, int64_t k0, int64_t k1, float* panel) {
+  const int64_t bs = p.attributes.block_size, bits = p.attributes.bits;
+  for (int64_t j = 0; j < kPanelColumns; ++j) {
+    const int64_t n = n0 + j;
     const uint8_t* column = o.b + n * p.k_blocks * p.blob_size;
-    float* out = w + (n - n_begin) * k;
-    for (int64_t b = 0; b < p.k_blocks; ++b) {
-      const int64_t k0 = b * bs, len = std::min(bs, k - k0);
-      const uint8_t* block = column + b * p.blob_size;
-      const float scale = o.scales[n * p.k_blocks + b];
-      const float offset = -ZeroPoint(p, o.zero_points, n, b) * scale;
-      const __m256 scale8 = _mm256_set1_ps(scale), offset8 = _mm256_set1_ps(offset);
-      int64_t i = 0;
-      for (; i + 16 <= len; i += 16) {
-        __m128i values;
-        if (bits == 4) {
-          const __m128i packed = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(block + i / 2));
-          values = _mm_unpacklo_epi8(_mm_and_si128(packed, low_nibbles),
-                                     _mm_and_si128(_mm_srli_epi16(packed, 4), low_nibbles));
-        } else {
-          values = _mm_loadu_si128(reinterpret_cast<const __m128i*>(block + i));
+    for (int64_t k = k0; k < k1; ++k) {
+      float value = 0;
+      if (j < cols) {
+        const int64_t g = o.g_idx != nullptr ? o.g_idx[k] : k / bs;
+        const float q =
+            static_cast<float>(Quantized(column + (k / bs) * p.blob_size, k % bs, bits));
+        value = (q - ZeroPoint(p, o.zero_points, n, g)) * o.scales[n * p.k_blocks + g];
+      }
+      panel[(k - k0) * kPanelColumns + j] = value;
+    }
+  }
+}
+
+// DequantizePanelScalar without a g_idx, with AVX2. Per 8 columns and 8 k (which share a block),
+// lane j of one register holds column j's next 32 bits: 8 nibbles (4 bits) or 4 bytes (8 bits,
+// two registers), so shifting the register right by 4t (or 8t) and masking gives row k + t of
+// the panel for all 8 columns at once, with no transpose; each row becomes q * scale + offset
+// with the columns' scales and offsets of that block in two registers, taken from a table of the
+// run's blocks filled first (offsets 8 blocks at a time, BlockOffsetsAvx2). Lanes of columns
+// past `cols` read the last column and get scale and offset 0.
+__attribute__((target("avx2,fma"))) void DequantizePanelAvx2(const MatMulNBitsPlan& p,
+                                                              const MatMulNBitsOperands& o,
+                                                              int64_t n0, int64_t cols,
+                                                              int64_t k0, int64_t k1,
+                                                              float* panel) {
+  const int64_t bs = p.attributes.block_size, bits = p.attributes.bits;
+  const __m256i mask = _mm256_set1_epi32(bits == 4 ? 0x0F : 0xFF);
+  const int64_t k_vector_end = k0 + (k1 - k0) / 8 * 8;
+  // Scales and offsets of the run's blocks, [block - first][column]: a run of kPanelDepth spans
+  // at most kPanelDepth / 16 blocks.
+  constexpr int64_t kRunBlocks = kPanelDepth / 16;
+  alignas(32) float scales[kRunBlocks][kPanelColumns], offsets[kRunBlocks][kPanelColumns];
+  const int64_t first = k0 / bs, blocks = (k1 - 1) / bs - first + 1;
+  for (int64_t j = 0; j < kPanelColumns; ++j) {
+    const int64_t n = n0 + j;
+    for (int64_t run = 0; run < blocks; run += 8) {
+      alignas(32) float column_offsets[8];
+      if (j < cols) BlockOffsetsAvx2(p, o, n, first + run, column_offsets);
+      for (int64_t t = run; t < std::min(blocks, run + 8); ++t) {
+        scales[t][j] = j < cols ? o.scales[n * p.k_blocks + first + t] : 0.0f;
+        offsets[t][j] = j < cols ? column_offsets[t - run] : 0.0f;
+      }
+    }
+  }
+  for (int64_t g = 0; g < kPanelColumns; g += 8) {
+    const uint8_t* columns[8];
+    for (int j = 0; j < 8; ++j) {
+      columns[j] = o.b + std::min(n0 + g + j, n0 + cols - 1) * p.k_blocks * p.blob_size;
+    }
+    for (int64_t k = k0; k < k_vector_end; k += 8) {
+      const int64_t b = k / bs, i = k % bs;
+      const __m256 scale8 = _mm256_load_ps(&scales[b - first][g]);
+      const __m256 offset8 = _mm256_load_ps(&offsets[b - first][g]);
+      float* out = panel + (k - k0) * kPanelColumns + g;
+      // Words 0 and 1 of each column: 8 nibbles in word 0 (4 bits), 4 bytes in each (8 bits).
+      const int64_t byte = b * p.blob_size + i * bits / 8;
+      const int words = bits == 4 ? 1 : 2;
+      for (int w = 0; w < words; ++w) {
+        alignas(32) int32_t lanes[8];
+        for (int j = 0; j < 8; ++j) std::memcpy(&lanes[j], columns[j] + byte + 4 * w, 4);
+        const __m256i packed = _mm256_load_si256(reinterpret_cast<const __m256i*>(lanes));
+        const int per_word = 32 / static_cast<int>(bits);
+        for (int t = 0; t < per_word; ++t) {
+          const __m256i q = _mm256_and_si256(
+              _mm256_srl_epi32(packed, _mm_cvtsi32_si128(t * static_cast<int>(bits))), mask);
+          _mm256_store_ps(out + (w * per_word + t) * kPanelColumns,
+                          _mm256_fmadd_ps(_mm256_cvtepi32_ps(q), scale8, offset8));
         }
-        _mm256_storeu_ps(out + k0 + i, _mm256_fmadd_ps(Widen8(values), scale8, offset8));
-        _mm256_storeu_ps(out + k0 + i + 8,
-                         _mm256_fmadd_ps(Widen8(_mm_srli_si128(values, 8)), scale8, offset8));
       }
-      for (; i < len; ++i) {
-        out[k0 + i] = static_cast<float>(Quantized(block, i, bits)) * scale + offset;
+    }
+    for (int64_t k = k_vector_end; k < k1; ++k) {  // K's last few, past a multiple of 8
+      const int64_t b = k / bs;
+      for (int j = 0; j < 8; ++j) {
+        const float q = static_cast<float>(Quantized(columns[j] + b * p.blob_size, k % bs, bits));
+        panel[(k - k0) * kPanelColumns + g + j] =
+            q * scales[b - first][g + j] + offsets[b - first][g + j];
       }
+    }
+  }
+}
+
+// c[r][0:cols] (+)= sum_d a[r][d] * panel[d][0:cols] for kRows rows (row r of A at a + r * lda,
+// of C at c + r * ldc), AVX2: 2 * kRows accumulators, one broadcast of A per row and depth.
+template <int kRows>
+__attribute__((target("avx2,fma"))) void TileAvx2(const float* a, int64_t lda,
+                                                   const float* panel, int64_t depth, float* c,
+                                                   int64_t ldc, int64_t cols, bool accumulate) {
+  // Unrolled row loops keep the accumulators in registers (GCC otherwise spills them).
+  __m256 lo[kRows], hi[kRows];
+#pragma GCC unroll 6
+  for (int r = 0; r < kRows; ++r) lo[r] = hi[r] = _mm256_setzero_ps();
+  for (int64_t d = 0; d < depth; ++d) {
+    const __m256 w0 = _mm256_load_ps(panel + d * kPanelColumns);
+    const __m256 w1 = _mm256_load_ps(panel + d * kPanelColumns + 8);
+#pragma GCC unroll 6
+    for (int r = 0; r < kRows; ++r) {
+      const __m256 x = _mm256_broadcast_ss(a + r * lda + d);
+      lo[r] = _mm256_fmadd_ps(x, w0, lo[r]);
+      hi[r] = _mm256_fmadd_ps(x, w1, hi[r]);
+    }
+  }
+  if (cols == kPanelColumns) {
+#pragma GCC unroll 6
+    for (int r = 0; r < kRows; ++r) {
+      float* row = c + r * ldc;
+      const __m256 y0 = accumulate ? _mm256_add_ps(lo[r], _mm256_loadu_ps(row)) : lo[r];
+      const __m256 y1 = accumulate ? _mm256_add_ps(hi[r], _mm256_loadu_ps(row + 8)) : hi[r];
+      _mm256_storeu_ps(row, y0);
+      _mm256_storeu_ps(row + 8, y1);
+    }
+    return;
+  }
+  alignas(32) float tile[kRows][kPanelColumns];
+#pragma GCC unroll 6
+  for (int r = 0; r < kRows; ++r) {
+    _mm256_store_ps(tile[r], lo[r]);
+    _mm256_store_ps(tile[r] + 8, hi[r]);
+  }
+  for (int r = 0; r < kRows; ++r) {
+    float* row = c + r * ldc;
+    for (int64_t j = 0; j < cols; ++j) row[j] = (accumulate ? row[j] : 0.0f) + tile[r][j];
+  }
+}
+
+// TileAvx2 for 1 to kTileRows rows.
+void TileRowsAvx2(int64_t rows, const float* a, int64_t lda, const float* panel, int64_t depth,
+                  float* c, int64_t ldc, int64_t cols, bool accumulate) {
+  switch (rows) {  // kTileRows = 6
+    case 1: TileAvx2<1>(a, lda, panel, depth, c, ldc, cols, accumulate); break;
+    case 2: TileAvx2<2>(a, lda, panel, depth, c, ldc, cols, accumulate); break;
+    case 3: TileAvx2<3>(a, lda, panel, depth, c, ldc, cols, accumulate); break;
+    case 4: TileAvx2<4>(a, lda, panel, depth, c, ldc, cols, accumulate); break;
+    case 5: TileAvx2<5>(a, lda, panel, depth, c, ldc, cols, accumulate); break;
+    default: TileAvx2<6>(a, lda, panel, depth, c, ldc, cols, accumulate); break;
+  }
+}
+
+// TileAvx2's product in scalar code, for CPUs without AVX2.
+void TileRowsScalar(int64_t rows, const float* a, int64_t lda, const float* panel,
+                    int64_t depth, float* c, int64_t ldc, int64_t cols, bool accumulate) {
+  for (int64_t r = 0; r < rows; ++r) {
+    for (int64_t j = 0; j < cols; ++j) {
+      float sum = accumulate ? c[r * ldc + j] : 0.0f;
+      for (int64_t d = 0; d < depth; ++d) sum += a[r * lda + d] * panel[d * kPanelColumns + j];
+      c[r * ldc + j] = sum;
     }
   }
 }
@@ -288,12 +456,6 @@ Result<MatMulNBitsPlan> PrepareMatMulNBits(const MatMulNBitsAttributes& attribut
   p.output_shape.assign(a_shape.begin(), a_shape.end());
   p.output_shape.back() = n;
   p.direct = !p.g_idx && p.m <= kDirectRows;
-  if (p.direct) {
-    p.workspace_bytes = static_cast<size_t>(p.m * p.k_blocks) * sizeof(float);
-  } else {
-    p.chunk = std::min(n, kChunk);
-    p.workspace_bytes = static_cast<size_t>(p.chunk * k) * sizeof(float);
-  }
   return p;
 }
 
@@ -307,34 +469,22 @@ Status CheckGIdx(const MatMulNBitsPlan& p, const int32_t* g_idx) {
   return Status::Ok();
 }
 
-void MatMulNBitsBlockSums(const MatMulNBitsPlan& p, const float* a, float* block_sums) {
-  const int64_t k = p.attributes.k, bs = p.attributes.block_size;
-  for (int64_t row = 0; row < p.m; ++row) {
-    for (int64_t b = 0; b < p.k_blocks; ++b) {
-      float sum = 0;
-      for (int64_t i = b * bs; i < std::min(k, (b + 1) * bs); ++i) sum += a[row * k + i];
-      block_sums[row * p.k_blocks + b] = sum;
-    }
-  }
-}
-
-void MatMulNBitsDirect(const MatMulNBitsPlan& p, const MatMulNBitsOperands& o,
-                       const float* block_sums, float* y, int64_t n_begin, int64_t n_end) {
+void MatMulNBitsDirect(const MatMulNBitsPlan& p, const MatMulNBitsOperands& o, float* y,
+                       int64_t n_begin, int64_t n_end) {
   const int64_t k = p.attributes.k, n_total = p.attributes.n;
   if (CpuHasAvx2()) {
     for (int64_t n = n_begin; n < n_end; ++n) {
       switch (p.m) {  // kDirectRows = 4
-        case 1: ColumnsAvx2<1>(p, o, o.a, block_sums, n, y + n); break;
-        case 2: ColumnsAvx2<2>(p, o, o.a, block_sums, n, y + n); break;
-        case 3: ColumnsAvx2<3>(p, o, o.a, block_sums, n, y + n); break;
-        default: ColumnsAvx2<4>(p, o, o.a, block_sums, n, y + n); break;
+        case 1: ColumnsAvx2<1>(p, o, o.a, n, y + n); break;
+        case 2: ColumnsAvx2<2>(p, o, o.a, n, y + n); break;
+        case 3: ColumnsAvx2<3>(p, o, o.a, n, y + n); break;
+        default: ColumnsAvx2<4>(p, o, o.a, n, y + n); break;
       }
     }
   } else {
     for (int64_t row = 0; row < p.m; ++row) {
       for (int64_t n = n_begin; n < n_end; ++n) {
-        y[row * n_total + n] =
-            ColumnScalar(p, o, o.a + row * k, block_sums + row * p.k_blocks, n);
+        y[row * n_total + n] = ColumnScalar(p, o, o.a + row * k, n);
       }
     }
   }
@@ -345,43 +495,46 @@ void MatMulNBitsDirect(const MatMulNBitsPlan& p, const MatMulNBitsOperands& o,
   }
 }
 
-void MatMulNBitsDequantize(const MatMulNBitsPlan& p, const MatMulNBitsOperands& o,
-                           int64_t n_begin, int64_t n_end, float* w) {
-  if (o.g_idx == nullptr && CpuHasAvx2()) {
-    DequantizeAvx2(p, o, n_begin, n_end, w);
-    return;
-  }
-  const int64_t k = p.attributes.k, bs = p.attributes.block_size, bits = p.attributes.bits;
-  for (int64_t n = n_begin; n < n_end; ++n) {
-    const uint8_t* column = o.b + n * p.k_blocks * p.blob_size;
-    float* out = w + (n - n_begin) * k;
-    for (int64_t i = 0; i < k; ++i) {
-      const int64_t b = i / bs;
-      const int64_t g = o.g_idx != nullptr ? o.g_idx[i] : b;
-      const float q = static_cast<float>(Quantized(column + b * p.blob_size, i % bs, bits));
-      out[i] = (q - ZeroPoint(p, o.zero_points, n, g)) * o.scales[n * p.k_blocks + g];
-    }
-  }
+int64_t MatMulNBitsPanels(const MatMulNBitsPlan& p) {
+  return (p.attributes.n + kPanelColumns - 1) / kPanelColumns;
 }
 
-Status MatMulNBitsMultiply(const MatMulNBitsPlan& p, const MatMulNBitsOperands& o,
-                           const float* w, int64_t n_begin, int64_t count, float* y, int threads) {
-  const int64_t k = p.attributes.k, n = p.attributes.n;
-  if (p.m == 0) return Status::Ok();
-  nn::SetDnnlThreads(threads);
-  const dnnl_status_t status = dnnl_sgemm('N', 'T', p.m, count, k, 1.0f, o.a, k, w, k, 0.0f,
-                                          y + n_begin, n);
-  if (status != dnnl_success) {
-    return MakeStatus(StatusCode::kRuntimeError, "MatMulNBits: oneDNN sgemm failed (status ",
-                      static_cast<int>(status), ") on [", p.m, "x", k, "] x [", k, "x", count,
-                      "]");
-  }
-  if (p.bias) {
-    for (int64_t row = 0; row < p.m; ++row) {
-      for (int64_t j = n_begin; j < n_begin + count; ++j) y[row * n + j] += o.bias[j];
+void MatMulNBitsGemm(const MatMulNBitsPlan& p, const MatMulNBitsOperands& o, float* y,
+                     int64_t panel_begin, int64_t panel_end) {
+  const int64_t k = p.attributes.k, n_total = p.attributes.n;
+  const bool avx2 = CpuHasAvx2();
+  alignas(32) float panel[kPanelDepth * kPanelColumns];
+  for (int64_t panel_index = panel_begin; panel_index < panel_end; ++panel_index) {
+    const int64_t n0 = panel_index * kPanelColumns;
+    const int64_t cols = std::min(kPanelColumns, n_total - n0);
+    for (int64_t k0 = 0; k0 < k; k0 += kPanelDepth) {
+      const int64_t k1 = std::min(k, k0 + kPanelDepth);
+      if (avx2 && o.g_idx == nullptr) {
+        DequantizePanelAvx2(p, o, n0, cols, k0, k1, panel);
+      } else {
+        DequantizePanelScalar(p, o, n0, cols, k0, k1, panel);
+      }
+      // As few tiles as kTileRows allows, of nearly equal rows (32 rows: 6,6,5,5,5,5, not
+      // 6,6,6,6,6,2, whose 2-row tile has too few accumulators to hide the FMA latency).
+      const int64_t tiles = (p.m + kTileRows - 1) / kTileRows;
+      for (int64_t tile = 0, row = 0; tile < tiles; ++tile) {
+        const int64_t rows = (p.m - row) / (tiles - tile);
+        const float* a = o.a + row * k + k0;
+        float* c = y + row * n_total + n0;
+        if (avx2) {
+          TileRowsAvx2(rows, a, k, panel, k1 - k0, c, n_total, cols, k0 > 0);
+        } else {
+          TileRowsScalar(rows, a, k, panel, k1 - k0, c, n_total, cols, k0 > 0);
+        }
+        row += rows;
+      }
+    }
+    if (p.bias) {
+      for (int64_t row = 0; row < p.m; ++row) {
+        for (int64_t j = n0; j < n0 + cols; ++j) y[row * n_total + j] += o.bias[j];
+      }
     }
   }
-  return Status::Ok();
 }
 
 }  // namespace nxrt::cpu::contrib

@@ -17,12 +17,12 @@
 // (kernels/contrib/matmul_nbits.cpp), so outputs agree.
 //
 // Two ways to compute. Few rows (decode, up to 4) read the packed weights directly, column by
-// column, never making a float copy: with the block sums of A, y[n] = sum_b scale[n,b] * (sum_{k
-// in b} q[n,k] a[k] - zero_point[n,b] * sum_{k in b} a[k]), the inner sums unpacked once for all
-// the rows and multiplied in AVX2 registers (function-attribute build, used when the CPU has AVX2
-// and FMA) or scalar code. More rows (prefill), or a g_idx that is not k / block_size, dequantize
-// a chunk of columns into the workspace (AVX2 without a g_idx) and multiply it with oneDNN's
-// sgemm.
+// column, never making a float copy: each run of 8 to 32 packed values is unpacked and
+// dequantized in AVX2 registers once for all the rows and multiplied with each
+// (function-attribute build, used when the CPU has AVX2 and FMA), or in scalar code. More rows (prefill), or a g_idx that is not k / block_size, take a
+// blocked GEMM (MatMulNBitsGemm): a panel of 16 columns by 256 k is dequantized once into a small
+// buffer that stays in cache and multiplied with every row of A in register tiles, so the
+// weights are expanded once per call and never as a whole.
 #pragma once
 
 #include <cstddef>
@@ -58,9 +58,7 @@ struct MatMulNBitsPlan {
   bool g_idx = false;       // a g_idx other than k / block_size (checked at compute time)
   bool bias = false;
   bool direct = false;      // read the packed weights directly (few rows, no g_idx)
-  int64_t chunk = 0;        // dequantized path: columns per chunk
   Shape output_shape;
-  size_t workspace_bytes = 0;
 };
 
 // Shapes of the optional inputs: nullopt when absent. Errors (kInvalidArgument) name the input,
@@ -88,22 +86,19 @@ struct MatMulNBitsOperands {
 // Checks g_idx (every entry a block index in [0, k_blocks)); kRuntimeError naming the entry.
 Status CheckGIdx(const MatMulNBitsPlan& plan, const int32_t* g_idx);
 
-// Direct path, step 1: the block sums of A (m * k_blocks floats) into `block_sums`.
-void MatMulNBitsBlockSums(const MatMulNBitsPlan& plan, const float* a, float* block_sums);
+// Direct path: output columns [n_begin, n_end) of every row of y. Column ranges are independent
+// (callers spread them over threads).
+void MatMulNBitsDirect(const MatMulNBitsPlan& plan, const MatMulNBitsOperands& operands, float* y,
+                       int64_t n_begin, int64_t n_end);
 
-// Direct path, step 2: output columns [n_begin, n_end) of every row of y. Column ranges are
-// independent (callers spread them over threads).
-void MatMulNBitsDirect(const MatMulNBitsPlan& plan, const MatMulNBitsOperands& operands,
-                       const float* block_sums, float* y, int64_t n_begin, int64_t n_end);
+// Blocked path (more rows, or a g_idx): output columns go in panels of 16. The number of panels.
+int64_t MatMulNBitsPanels(const MatMulNBitsPlan& plan);
 
-// Dequantized path, step 1: columns [n_begin, n_end) of W as rows of `w` ((n_end - n_begin) x K
-// floats, row j holding column n_begin + j). Ranges are independent.
-void MatMulNBitsDequantize(const MatMulNBitsPlan& plan, const MatMulNBitsOperands& operands,
-                           int64_t n_begin, int64_t n_end, float* w);
-
-// Dequantized path, step 2: y[:, n_begin:n_begin + count] = A @ w^T (+ bias) with oneDNN's sgemm
-// on `threads` OpenMP threads. Errors: kRuntimeError when oneDNN fails.
-Status MatMulNBitsMultiply(const MatMulNBitsPlan& plan, const MatMulNBitsOperands& operands,
-                           const float* w, int64_t n_begin, int64_t count, float* y, int threads);
+// Blocked path: the output columns of panels [panel_begin, panel_end) for every row of y (plus
+// bias). Per panel and run of 256 along K the weights are dequantized once into a 16 KB buffer
+// on the stack and multiplied with all rows of A in 6 x 16 register tiles (AVX2 and FMA, or
+// scalar code). Panel ranges are independent (callers spread them over threads).
+void MatMulNBitsGemm(const MatMulNBitsPlan& plan, const MatMulNBitsOperands& operands, float* y,
+                     int64_t panel_begin, int64_t panel_end);
 
 }  // namespace nxrt::cpu::contrib
