@@ -129,18 +129,13 @@ const std::map<std::string, Known>& KnownDifferences() {
   // ORT expands SequenceMap (a function none of its EPs has a kernel for) and calls GetCapability
   // on the main graph again and on the Loop it became; nxrt runs SequenceMap itself.
   static constexpr const char* kFunction = "ORT expands SequenceMap and shows the graph again";
-  // Nodes missing two or more schema defaults: ORT inserts the defaults in an order not yet
-  // reproduced (MaxPool, Resize).
-  static constexpr const char* kDefaults = "attribute order with several defaults";
   // silero_vad_v4_legacy's bodies: ORT's ReshapeFusion turns a Reshape's target computed from
   // the input's own shape into a constant; nxrt has no such pass. libonnx also types some values
   // of the nested bodies otherwise.
   static constexpr const char* kSilero = "ORT's ReshapeFusion; types from libonnx's inference";
   static const std::map<std::string, Known> known = {
-      {"ppocrv4_det", {nullptr, kDefaults}},
       {"ppocrv4_rec", {nullptr, kTranspose}},
       {"silero_vad_v4_legacy", {nullptr, kSilero}},
-      {"oww_embedding", {nullptr, kDefaults}},
       {"oww_hey_jarvis", {nullptr, kInference}},
       {"test_if_opt", {nullptr, kInference}},
       {"test_loop11", {nullptr, kInference}},

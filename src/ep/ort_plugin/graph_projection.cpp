@@ -94,14 +94,73 @@ std::unique_ptr<OrtValue> ViewOf(const Tensor& tensor) {
   return value;
 }
 
+// The attributes of ONNX schemas in the order the schema declares them (its OpSchema::Attr calls,
+// those of FillUsing at its place; a name declared twice keeps its first place), for the schema
+// versions (since_version) first_since to last_since; docs/plugin_host.md says which were checked
+// against ORT 1.30's Node_GetAttributes. nxrt's libonnx keeps a schema's attributes sorted by
+// name, so the declaration order is listed here.
+struct DeclaredAttributes {
+  const char* op_type;
+  int first_since;
+  int last_since;
+  std::vector<const char*> names;
+};
+const std::vector<DeclaredAttributes>& AttributeDeclarations() {
+  static const std::vector<DeclaredAttributes> rows = {
+      {"AveragePool", 11, 11,
+       {"kernel_shape", "strides", "auto_pad", "pads", "ceil_mode", "count_include_pad"}},
+      {"Conv", 11, 22, {"kernel_shape", "dilations", "strides", "auto_pad", "pads", "group"}},
+      {"GRU", 14, 22,
+       {"activations", "linear_before_reset", "direction", "layout", "hidden_size",
+        "activation_alpha", "activation_beta", "clip"}},
+      {"Gemm", 11, 13, {"transA", "transB", "alpha", "beta"}},
+      {"LSTM", 14, 22,
+       {"activations", "layout", "input_forget", "direction", "hidden_size", "activation_alpha",
+        "activation_beta", "clip"}},
+      {"MaxPool", 12, 22,
+       {"kernel_shape", "strides", "auto_pad", "pads", "ceil_mode", "storage_order",
+        "dilations"}},
+      {"Resize", 11, 13,
+       {"mode", "cubic_coeff_a", "exclude_outside", "coordinate_transformation_mode",
+        "nearest_mode", "extrapolation_value"}},
+  };
+  return rows;
+}
+
+// `defaults` (sorted by name) in the order ORT 1.30 adds them to a node: the iteration order of a
+// std::unordered_map keyed by the schema's attribute names, inserted in declaration order (the
+// rule inferred from ORT 1.30's dumps, docs/plugin_host.md), rebuilt here with the same container.
+// Schemas without a row above keep the name order.
+std::vector<ir::Attribute> InOrtDefaultOrder(const ir::Node& node, int64_t opset,
+                                             std::vector<ir::Attribute> defaults) {
+  if (!node.domain.empty() && node.domain != "ai.onnx") return defaults;
+  const int since = ir::SinceVersion(node.domain, node.op_type, opset);
+  const auto& rows = AttributeDeclarations();
+  const auto row = std::find_if(rows.begin(), rows.end(), [&](const DeclaredAttributes& r) {
+    return node.op_type == r.op_type && since >= r.first_since && since <= r.last_since;
+  });
+  if (row == rows.end()) return defaults;
+  std::unordered_map<std::string, bool> schema_map;
+  for (const char* name : row->names) schema_map.emplace(name, true);
+  std::vector<ir::Attribute> ordered;
+  ordered.reserve(defaults.size());
+  for (const auto& entry : schema_map) {
+    const auto it = std::find_if(defaults.begin(), defaults.end(),
+                                 [&](const ir::Attribute& a) { return a.name == entry.first; });
+    if (it == defaults.end()) continue;
+    ordered.push_back(std::move(*it));
+    defaults.erase(it);
+  }
+  for (ir::Attribute& rest : defaults) ordered.push_back(std::move(rest));
+  return ordered;
+}
+
 // The node's attributes plus the schema defaults it omits, in the order ORT 1.30's
 // Node_GetAttributes gives them: the iteration order of ORT's NodeAttributes (a
 // std::unordered_map<std::string, AttributeProto>) built as ORT builds it: reserved for the
 // model's attributes, which are inserted in model order, then copied into the node, then the
-// defaults inserted when ORT resolves the graph. libstdc++'s unordered_map iterates in an order
-// fixed by that sequence. The defaults go in name order: that is ORT 1.30's order for every node
-// of the test models missing at most one default; with two or more it may differ (1 % of the
-// nodes; docs/plugin_host.md).
+// defaults inserted when ORT resolves the graph, in InOrtDefaultOrder. libstdc++'s unordered_map
+// iterates in an order fixed by that sequence.
 std::vector<OrtOpAttr> AttributesOf(const ir::Node& node, int64_t opset) {
   std::vector<OrtOpAttr> all;
   std::unordered_map<std::string, size_t> model_order;
@@ -112,10 +171,8 @@ std::vector<OrtOpAttr> AttributesOf(const ir::Node& node, int64_t opset) {
   }
   std::unordered_map<std::string, size_t> in_node;
   in_node = model_order;
-  std::vector<ir::Attribute> defaults = ir::AttributeDefaults(node.domain, node.op_type, opset);
-  std::sort(defaults.begin(), defaults.end(),
-            [](const ir::Attribute& a, const ir::Attribute& b) { return a.name < b.name; });
-  for (ir::Attribute& def : defaults) {
+  for (ir::Attribute& def : InOrtDefaultOrder(
+           node, opset, ir::AttributeDefaults(node.domain, node.op_type, opset))) {
     if (in_node.count(def.name) != 0) continue;
     in_node.emplace(def.name, all.size());
     all.push_back({std::move(def)});
