@@ -385,6 +385,20 @@ TEST(TileTest, RandomRepeats) {
   EXPECT_FALSE(PrepareTile(DataType::kFloat, Shape{2, 2}, Shape{2}).ok());
 }
 
+// A fuzzed Tile's output dims once wrapped to a negative value (its kernel was asked for
+// [1099511627776,2199023255552,-4,4]); an output dim past int64 is refused as too large.
+TEST(TileTest, OutputDimPastInt64IsRefused) {
+  const int64_t big = int64_t{1} << 40;
+  Result<RepeatPlan> plan = PrepareTile(DataType::kFloat, Shape{big, 2, 4, 4},
+                                        std::vector<int64_t>{big, 1, 1, 1});
+  ASSERT_FALSE(plan.ok());
+  EXPECT_EQ(plan.status().code(), StatusCode::kOutOfMemory);
+  EXPECT_NE(plan.status().message().find("axis 0 of input [1099511627776,2,4,4] repeated "
+                                         "1099511627776 times overflows int64"),
+            std::string::npos)
+      << plan.status().message();
+}
+
 TEST(ExpandTest, RandomBroadcastsBothDirections) {
   std::mt19937 rng(16);
   for (int iter = 0; iter < 40; ++iter) {

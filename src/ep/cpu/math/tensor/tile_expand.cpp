@@ -22,7 +22,13 @@ Result<RepeatPlan> PrepareTile(DataType dtype, std::span<const int64_t> input_sh
       return MakeStatus(StatusCode::kInvalidArgument, "Tile: repeats ", Str(repeats),
                         " has a negative entry");
     }
-    plan.output_shape.push_back(input_shape[i] * repeats[i]);
+    int64_t dim = 0;
+    if (__builtin_mul_overflow(input_shape[i], repeats[i], &dim)) {
+      return MakeStatus(StatusCode::kOutOfMemory, "Tile: cannot allocate the output: axis ", i,
+                        " of input ", Str(input_shape), " repeated ", repeats[i],
+                        " times overflows int64");
+    }
+    plan.output_shape.push_back(dim);
     // Output index along dim i is (copy, j): a [repeats, dim] pair of view dims.
     plan.view_shape.push_back(repeats[i]);
     plan.view_strides.push_back(0);

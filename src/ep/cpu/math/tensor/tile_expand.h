@@ -26,7 +26,8 @@ struct RepeatPlan {
 };
 
 // Tile (ONNX opset 1, 6, 13): `repeats` has one entry >= 0 per input dim;
-// output_shape[i] = input_shape[i] * repeats[i].
+// output_shape[i] = input_shape[i] * repeats[i]. Errors: kInvalidArgument for a repeats length
+// other than the rank or a negative entry; kOutOfMemory when an output dim overflows int64.
 Result<RepeatPlan> PrepareTile(DataType dtype, std::span<const int64_t> input_shape,
                                std::span<const int64_t> repeats);
 
