@@ -1,13 +1,9 @@
-// core/thread_pool_test.cpp: ParallelFor covers every index exactly once, from one or many callers;
-// sleeping workers wake for a job; nested calls run inline.
+// core/thread_pool_test.cpp: ParallelFor covers every index exactly once, from one or many callers.
 #include "core/thread_pool.h"
 
 #include <gtest/gtest.h>
 
 #include <atomic>
-#include <chrono>
-#include <mutex>
-#include <set>
 #include <thread>
 #include <vector>
 
@@ -57,38 +53,6 @@ TEST(ThreadPool, ConcurrentCallersEachGetTheirWholeRange) {
     });
   }
   for (auto& c : callers) c.join();
-}
-
-TEST(ThreadPool, WorkersThatFellAsleepWakeForTheNextJob) {
-  ThreadPool pool(2);
-  std::set<std::thread::id> threads;
-  std::mutex mutex;
-  for (int round = 0; round < 20 && threads.size() < 2; ++round) {
-    // Longer than the workers spin: they sleep, and the job must wake them.
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
-    pool.ParallelFor(8, 1, [&](int64_t, int64_t) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
-      std::lock_guard<std::mutex> lock(mutex);
-      threads.insert(std::this_thread::get_id());
-    });
-  }
-  EXPECT_EQ(threads.size(), 2u) << "the worker never took a chunk";
-  ExpectEachIndexOnce(pool, 1000, 10);
-}
-
-TEST(ThreadPool, NestedCallsRunInlineOnTheirThread) {
-  ThreadPool pool(2);
-  std::atomic<int> nested_elsewhere{0}, covered{0}, outer_calls{0};
-  pool.ParallelFor(16, 1, [&](int64_t, int64_t) {
-    ++outer_calls;
-    const std::thread::id outer = std::this_thread::get_id();
-    pool.ParallelFor(100, 1, [&](int64_t nb, int64_t ne) {
-      if (std::this_thread::get_id() != outer) ++nested_elsewhere;
-      covered += static_cast<int>(ne - nb);
-    });
-  });
-  EXPECT_EQ(nested_elsewhere.load(), 0);
-  EXPECT_EQ(covered.load(), 100 * outer_calls.load());
 }
 
 TEST(ThreadPool, NonPositiveThreadCountMeansOne) {

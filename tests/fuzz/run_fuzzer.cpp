@@ -1,7 +1,9 @@
 // tests/fuzz/run_fuzzer.cpp: libFuzzer target for load + run: the bytes as a model, a session on
 // the CPU EP (optimisation level 0, 1 or 2 chosen from the bytes), fixed-seed inputs for its
 // declared inputs, and two runs (the second reuses the session's kernels and arena), each under
-// a 5 s run_time_limit_ms. The replay binary runs each file at all three levels. Every failure
+// a 5 s run_time_limit_ms and a 1 GiB run_memory_limit_bytes (as a service running untrusted
+// models would set them: a Conv padded by 2^31 rows then fails at once instead of computing
+// 13 GB). The replay binary runs each file at all three levels. Every failure
 // must be a Status; a crash, sanitizer report, leak or hang is a finding. External data resolves
 // against the empty working folder fuzz_target.h moves to.
 //
@@ -54,6 +56,7 @@ void LoadAndRun(std::span<const std::byte> bytes, int optimization_level, uint32
   // A run that takes seconds (a Loop of 2^62 trips) ends with kDeadlineExceeded, well within
   // libFuzzer's -timeout=20 (fuzz.sh): the limit's path is fuzzed, and slow models are no hangs.
   options.run_time_limit_ms = 5000;
+  options.run_memory_limit_bytes = int64_t{1} << 30;
   nxrt::Result<std::unique_ptr<nxrt::Session>> session =
       nxrt::Session::CreateFromBytes(bytes, options);
   if (!session.ok()) {

@@ -33,7 +33,7 @@ constexpr std::string_view kEpContext =
     "compatibility info in them at session creation, but keeps no per-device incompatibility "
     "details, weightless source models or application-made external initializer infos";
 constexpr std::string_view kOwnThreads =
-    "nxrt creates and places its own intra-op threads, and oneDNN's are LLVM OpenMP's";
+    "nxrt's intra-op threads are LLVM OpenMP's, which creates and places its own threads";
 constexpr std::string_view kNoSparse =
     "nxrt has no sparse tensor values; sparse initializers are made dense when a model loads";
 constexpr std::string_view kPlacement =
