@@ -75,6 +75,17 @@ std::vector<int64_t> GraphEditor::IntsAttr(const ir::Node& n, std::string_view n
   return a != nullptr && a->type == ir::Attribute::Type::kInts ? a->ints : std::vector<int64_t>{};
 }
 
+std::optional<std::vector<int64_t>> GraphEditor::IntElements(const Tensor* t) {
+  if (t == nullptr) return std::nullopt;
+  if (t->dtype() == DataType::kInt64) {
+    return std::vector<int64_t>(t->span<int64_t>().begin(), t->span<int64_t>().end());
+  }
+  if (t->dtype() == DataType::kInt32) {
+    return std::vector<int64_t>(t->span<int32_t>().begin(), t->span<int32_t>().end());
+  }
+  return std::nullopt;
+}
+
 std::optional<size_t> GraphEditor::Rank(ir::ValueId v) const {
   if (v == ir::kNoValue) return std::nullopt;
   const ir::TypeInfo& t = value(v).type;

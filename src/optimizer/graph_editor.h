@@ -60,6 +60,9 @@ class GraphEditor {
   static int64_t IntAttr(const ir::Node& n, std::string_view name, int64_t fallback);
   static float FloatAttr(const ir::Node& n, std::string_view name, float fallback);
   static std::vector<int64_t> IntsAttr(const ir::Node& n, std::string_view name);
+  // The elements of an int32 or int64 tensor (a constant, say) as int64; nullopt for a null
+  // tensor or another dtype.
+  static std::optional<std::vector<int64_t>> IntElements(const Tensor* t);
   // The rank of `v` when its type gives a shape, else nullopt.
   std::optional<size_t> Rank(ir::ValueId v) const;
   // The imported opset of the node's domain (0 when not imported).

@@ -104,18 +104,6 @@ class IdentityElimination final : public GraphPass {
     return ir::kNoValue;
   }
 
-  // The elements of a constant int32/int64 tensor as int64; nullopt otherwise.
-  static std::optional<std::vector<int64_t>> IntValues(const Tensor* t) {
-    if (t == nullptr) return std::nullopt;
-    if (t->dtype() == DataType::kInt64) {
-      return std::vector<int64_t>(t->span<int64_t>().begin(), t->span<int64_t>().end());
-    }
-    if (t->dtype() == DataType::kInt32) {
-      return std::vector<int64_t>(t->span<int32_t>().begin(), t->span<int32_t>().end());
-    }
-    return std::nullopt;
-  }
-
   // True when the Slice `node` takes its whole input: every start 0 and every end INT64_MAX.
   static bool TakesWholeInput(const GraphEditor& editor, const ir::Node& node) {
     std::vector<int64_t> starts, ends;
@@ -130,8 +118,10 @@ class IdentityElimination final : public GraphPass {
                                                                           : ir::kNoValue;
       };
       if (input(1) == ir::kNoValue || input(2) == ir::kNoValue) return false;
-      std::optional<std::vector<int64_t>> s = IntValues(editor.Constant(input(1)));
-      std::optional<std::vector<int64_t>> e = IntValues(editor.Constant(input(2)));
+      std::optional<std::vector<int64_t>> s =
+          GraphEditor::IntElements(editor.Constant(input(1)));
+      std::optional<std::vector<int64_t>> e =
+          GraphEditor::IntElements(editor.Constant(input(2)));
       if (!s || !e) return false;
       starts = std::move(*s);
       ends = std::move(*e);
@@ -143,7 +133,8 @@ class IdentityElimination final : public GraphPass {
         }
       }
       if (input(4) != ir::kNoValue) {
-        std::optional<std::vector<int64_t>> steps = IntValues(editor.Constant(input(4)));
+        std::optional<std::vector<int64_t>> steps =
+            GraphEditor::IntElements(editor.Constant(input(4)));
         if (!steps || steps->size() != starts.size()) return false;
         for (int64_t step : *steps) {
           if (step != 1) return false;

@@ -69,25 +69,13 @@ std::optional<Tensor> SelectFixed(const std::vector<ir::Dim>& dims,
   return std::move(t).value();
 }
 
-// The elements of a constant int32/int64 tensor as int64; nullopt for other dtypes.
-std::optional<std::vector<int64_t>> IntValues(const Tensor* t) {
-  if (t == nullptr) return std::nullopt;
-  if (t->dtype() == DataType::kInt64) {
-    return std::vector<int64_t>(t->span<int64_t>().begin(), t->span<int64_t>().end());
-  }
-  if (t->dtype() == DataType::kInt32) {
-    return std::vector<int64_t>(t->span<int32_t>().begin(), t->span<int32_t>().end());
-  }
-  return std::nullopt;
-}
-
 // Gather(axis 0) of a shape with constant indices (negative ones count from the end).
 std::optional<Tensor> FoldGather(const ConstantEvaluator& evaluator, const ir::Node& gather,
                                  const std::vector<ir::Dim>& dims) {
   const int64_t axis = GraphEditor::IntAttr(gather, "axis", 0);
   if (axis != 0 && axis != -1) return std::nullopt;
   const Tensor* indices = evaluator.Known(gather.inputs[1]);
-  std::optional<std::vector<int64_t>> positions = IntValues(indices);
+  std::optional<std::vector<int64_t>> positions = GraphEditor::IntElements(indices);
   if (!positions) return std::nullopt;
   const int64_t n = static_cast<int64_t>(dims.size());
   for (int64_t& p : *positions) {
@@ -110,8 +98,10 @@ std::optional<Tensor> FoldSlice(const GraphEditor& editor, const ConstantEvaluat
     axes = GraphEditor::IntsAttr(slice, "axes");
   } else {
     auto input = [&](size_t i) -> std::optional<std::vector<int64_t>> {
-      if (i >= slice.inputs.size() || slice.inputs[i] == ir::kNoValue) return std::vector<int64_t>{};
-      return IntValues(evaluator.Known(slice.inputs[i]));
+      if (i >= slice.inputs.size() || slice.inputs[i] == ir::kNoValue) {
+        return std::vector<int64_t>{};
+      }
+      return GraphEditor::IntElements(evaluator.Known(slice.inputs[i]));
     };
     std::optional<std::vector<int64_t>> s = input(1), e = input(2), a = input(3), st = input(4);
     if (!s || !e || !a || !st) return std::nullopt;
@@ -147,7 +137,9 @@ class ShapeFolding final : public GraphPass {
   // `selected_dims`: dim_folding (Size, and Gather/Slice of a shape's fixed dims) instead of
   // shape_folding (whole shapes).
   explicit ShapeFolding(bool selected_dims) : selected_dims_(selected_dims) {}
-  std::string_view name() const override { return selected_dims_ ? "dim_folding" : "shape_folding"; }
+  std::string_view name() const override {
+    return selected_dims_ ? "dim_folding" : "shape_folding";
+  }
   int level() const override { return selected_dims_ ? 2 : 1; }
 
   Result<int> Apply(GraphEditor& editor) const override {
