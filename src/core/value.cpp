@@ -155,34 +155,34 @@ DataType Value::dtype() const {
   }
 }
 
+namespace {
+
+// "TYPE[a, b, c, d, ... N more]": the first four elements' descriptions (all of them up to five).
+template <typename Element>
+std::string ListDescription(const std::string& type, const std::vector<Element>& elements) {
+  std::string s = type + "[";
+  for (size_t i = 0; i < elements.size(); ++i) {
+    if (i == 4 && elements.size() > 5) {
+      s += ", ... " + std::to_string(elements.size() - 4) + " more";
+      break;
+    }
+    s += (i == 0 ? "" : ", ") + elements[i].Description();
+  }
+  return s + "]";
+}
+
+}  // namespace
+
 std::string Value::Description() const {
   switch (kind_) {
     case Kind::kTensor: return tensor_.Description();
-    case Kind::kSequence: {
-      std::string s = "seq(" + std::string(DataTypeName(elem_dtype_)) + ")[";
-      for (size_t i = 0; i < sequence_->size(); ++i) {
-        if (i == 4 && sequence_->size() > 5) {
-          s += ", ... " + std::to_string(sequence_->size() - 4) + " more";
-          break;
-        }
-        s += (i == 0 ? "" : ", ") + (*sequence_)[i].Description();
-      }
-      return s + "]";
-    }
+    case Kind::kSequence:
+      return ListDescription("seq(" + std::string(DataTypeName(elem_dtype_)) + ")", *sequence_);
     case Kind::kMap:
       return MapTypeName(key_dtype_, elem_dtype_) + "[" +
              std::to_string(map_keys_.element_count()) + "]";
-    case Kind::kMapSequence: {
-      std::string s = "seq(" + MapTypeName(key_dtype_, elem_dtype_) + ")[";
-      for (size_t i = 0; i < maps_->size(); ++i) {
-        if (i == 4 && maps_->size() > 5) {
-          s += ", ... " + std::to_string(maps_->size() - 4) + " more";
-          break;
-        }
-        s += (i == 0 ? "" : ", ") + (*maps_)[i].Description();
-      }
-      return s + "]";
-    }
+    case Kind::kMapSequence:
+      return ListDescription("seq(" + MapTypeName(key_dtype_, elem_dtype_) + ")", *maps_);
     case Kind::kNone: return "none";
     case Kind::kUnset: break;
   }
