@@ -1,4 +1,5 @@
-// core/tensor_test.cpp: unit tests of Tensor and the shape helpers (nxrt/tensor.h).
+// core/tensor_test.cpp: unit tests of Tensor and the shape helpers (nxrt/tensor.h), and of Value's
+// description (nxrt/value.h).
 #include "nxrt/tensor.h"
 
 #include <gtest/gtest.h>
@@ -10,6 +11,8 @@
 #include <numeric>
 #include <string>
 #include <vector>
+
+#include "nxrt/value.h"
 
 namespace nxrt {
 namespace {
@@ -323,6 +326,20 @@ TEST(TensorTest, Description) {
             "float[1,3,224,224]");
   EXPECT_EQ(Tensor::Scalar<bool>(true).Description(), "bool[]");
   EXPECT_EQ(Tensor().Description(), "undefined[]");
+}
+
+// A sequence lists up to five elements, else the first four and how many more.
+TEST(ValueTest, SequenceDescriptionListsTheFirstFourElements) {
+  auto sequence = [](int64_t count) {
+    std::vector<Tensor> tensors;
+    for (int64_t i = 0; i < count; ++i) tensors.push_back(*Tensor::Allocate(DataType::kFloat, {i}));
+    return *Value::Sequence(DataType::kFloat, std::move(tensors));
+  };
+  EXPECT_EQ(sequence(0).Description(), "seq(float)[]");
+  EXPECT_EQ(sequence(5).Description(),
+            "seq(float)[float[0], float[1], float[2], float[3], float[4]]");
+  EXPECT_EQ(sequence(7).Description(),
+            "seq(float)[float[0], float[1], float[2], float[3], ... 3 more]");
 }
 
 }  // namespace
