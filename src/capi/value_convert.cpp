@@ -141,7 +141,7 @@ Result<Value> ToNxrtValue(const OrtValue& value, std::string_view name) {
         return Value::MapSequence(key, element, std::move(maps));
       }
       std::vector<Tensor> tensors;
-      DataType dtype = DataType::kUndefined;
+      DataType dtype = FromOrtElementType(value.element_type);
       for (size_t i = 0; i < value.elements.size(); ++i) {
         const OrtValue& element = *value.elements[i];
         if (element.type != ONNX_TYPE_TENSOR) {
@@ -168,6 +168,7 @@ Result<std::unique_ptr<OrtValue>> ToOrtValue(const Value& value) {
   auto out = std::make_unique<OrtValue>();
   if (value.is_sequence()) {
     out->type = ONNX_TYPE_SEQUENCE;
+    out->element_type = ToOrtElementType(value.dtype());
     for (const Tensor& element : value.sequence()) {
       NXRT_ASSIGN_OR_RETURN(std::unique_ptr<OrtValue> converted, TensorToOrtValue(element));
       out->elements.push_back(std::move(converted));

@@ -183,6 +183,15 @@ void dump_value(Ctx* c, const char* label, const OrtValue* value) {
   rec_status(c, "IsTensor", api->IsTensor(value, &is_tensor));
   rec(c, "%s: type %s, has_value %d, is_tensor %d", label, onnx_type_name(type), has_value,
       is_tensor);
+  if (type == ONNX_TYPE_SEQUENCE || type == ONNX_TYPE_MAP) {
+    OrtTypeInfo* info = NULL;
+    if (rec_status(c, "GetTypeInfo", api->GetTypeInfo(value, &info)) && info != NULL) {
+      char sub[256];
+      snprintf(sub, sizeof sub, "%s.type", label);
+      dump_type_info(c, sub, info);
+      api->ReleaseTypeInfo(info);
+    }
+  }
   if (type == ONNX_TYPE_TENSOR && has_value == 1) {
     dump_tensor(c, label, value);
   } else if (type == ONNX_TYPE_SEQUENCE || type == ONNX_TYPE_MAP) {

@@ -709,6 +709,25 @@ static void case_sequences(Ctx* c) {
     run_and_dump(c, session, NULL, in, wrong_seq, 1, out, 2);
     API->ReleaseSession(session);
   }
+  /* An empty sequence: made only by a model (CreateValue refuses 0 values), then fed back. */
+  session = open_session(c, env, "seq_empty.onnx", NULL);
+  OrtValue* empty_seq = NULL;
+  if (session != NULL) {
+    const char* out[1] = {"S"};
+    if (rec_status(c, "Run(seq_empty)", API->Run(session, NULL, NULL, NULL, 0, out, 1, &empty_seq))) {
+      dump_value(c, "empty_seq", empty_seq);
+    }
+    API->ReleaseSession(session);
+  }
+  session = empty_seq != NULL ? open_session(c, env, "seq_length.onnx", NULL) : NULL;
+  if (session != NULL) {
+    const char* in[1] = {"S"};
+    const char* out[1] = {"L"};
+    const OrtValue* values[1] = {empty_seq};
+    run_and_dump(c, session, NULL, in, values, 1, out, 1);
+    API->ReleaseSession(session);
+  }
+  API->ReleaseValue(empty_seq);
   session = open_session(c, env, "optional_none.onnx", NULL);
   if (session != NULL) {
     /* ORT 1.30 crashes in GetValueType on an optional that holds nothing: HasValue only. */

@@ -8,6 +8,8 @@ version 8 unless said otherwise; ONNX Runtime 1.30 and nxrt both read them.
   overridable.onnx    Y = X + W, W an initializer that is also a graph input (overridable)
   seq_construct.onnx  S = SequenceConstruct(A, B): a sequence output, A float[n], B float[m]
   seq_at.onnx         L = SequenceLength(S), E = SequenceAt(S, 0): a sequence input, int64
+  seq_empty.onnx      S = SequenceEmpty(dtype=int64): a sequence output with no elements
+  seq_length.onnx     L = SequenceLength(S): a sequence input, int64
   optional_none.onnx  O = Optional(): an optional(tensor(float)) output holding nothing
   concat_strings.onnx Y = Concat(X, X, axis=0), string[n] (a string kernel that needs no locale)
   reshape.onnx        Y = Reshape(X, S): fails at run time when S does not fit X
@@ -96,6 +98,14 @@ def main(folder):
         [seq_float("S", TensorProto.INT64, ["k"])],
         [vi("L", TensorProto.INT64, []), vi("E", TensorProto.INT64, ["k"])],
         initializer=[zero]), folder, "seq_at.onnx")
+
+    save(helper.make_graph(
+        [helper.make_node("SequenceEmpty", [], ["S"], dtype=TensorProto.INT64)], "seq_empty", [],
+        [seq_float("S", TensorProto.INT64, None)]), folder, "seq_empty.onnx")
+    save(helper.make_graph(
+        [helper.make_node("SequenceLength", ["S"], ["L"])], "seq_length",
+        [seq_float("S", TensorProto.INT64, ["k"])], [vi("L", TensorProto.INT64, [])]),
+        folder, "seq_length.onnx")
 
     optional_type = helper.make_optional_type_proto(
         helper.make_tensor_type_proto(TensorProto.FLOAT, [2]))

@@ -343,6 +343,7 @@ OrtStatus* ORT_API_CALL CreateValueImpl(const OrtValue* const* in, size_t num_va
     }
     auto seq = std::make_unique<OrtValue>();
     seq->type = ONNX_TYPE_SEQUENCE;
+    if (first.is_tensor()) seq->element_type = first.element_type;
     for (size_t i = 0; i < num_values; ++i) seq->elements.push_back(CloneValue(*in[i]));
     *out = seq.release();
     return nullptr;

@@ -167,8 +167,9 @@ HostAllocator& DefaultCpuAllocator();
 // CreateTensor*AsOrtValue copy the caller's memory info); it is empty for views of host buffers
 // described by a long-lived memory info. Plugins get tensors only.
 // Sequences hold their elements in order (tensors of one element type, or maps of one type);
-// maps hold two 1-D tensors of equal length, keys then values (OrtApi::CreateValue). Both own
-// their elements, which nothing changes after the value is made.
+// a sequence of tensors also keeps that `element_type`, so an empty one (a model's output) still
+// has one. Maps hold two 1-D tensors of equal length, keys then values (OrtApi::CreateValue). Both
+// own their elements, which nothing changes after the value is made.
 struct OrtValue {
   ONNXType type = ONNX_TYPE_TENSOR;
   ONNXTensorElementDataType element_type = ONNX_TENSOR_ELEMENT_DATA_TYPE_UNDEFINED;

@@ -331,9 +331,10 @@ OrtStatus* ORT_API_CALL GetValueTypeImpl(const OrtValue* value, ONNXType* out) n
   return nullptr;
 }
 
-// The type info of `value`: tensors with their element type and dims; sequences with their
-// first element's type (a sequence holds one type); maps with their key type and a value type
-// without a shape; nullptr for values without a type.
+// The type info of `value`: tensors with their element type and dims; sequences of tensors with
+// a tensor of their element type and rank 0 (ORT gives no element shape, the elements' dims
+// differ), sequences of maps with their first map's type; maps with their key type and a value
+// type without a shape; nullptr for values without a type.
 std::unique_ptr<OrtTypeInfo> TypeInfoOfValue(const OrtValue& value) {
   auto info = std::make_unique<OrtTypeInfo>();
   info->type = value.type;
@@ -341,7 +342,14 @@ std::unique_ptr<OrtTypeInfo> TypeInfoOfValue(const OrtValue& value) {
     if (!value.is_tensor()) return nullptr;
     info->tensor = TensorInfoOf(value);
   } else if (value.type == ONNX_TYPE_SEQUENCE) {
-    if (!value.elements.empty()) info->element = TypeInfoOfValue(*value.elements.front());
+    if (value.element_type != ONNX_TENSOR_ELEMENT_DATA_TYPE_UNDEFINED) {
+      info->element = std::make_unique<OrtTypeInfo>();
+      info->element->type = ONNX_TYPE_TENSOR;
+      info->element->tensor = std::make_unique<OrtTensorTypeAndShapeInfo>();
+      info->element->tensor->element_type = value.element_type;
+    } else if (!value.elements.empty()) {
+      info->element = TypeInfoOfValue(*value.elements.front());
+    }
   } else if (value.type == ONNX_TYPE_MAP && value.elements.size() == 2) {
     info->map_key = value.elements[0]->element_type;
     info->element = std::make_unique<OrtTypeInfo>();
