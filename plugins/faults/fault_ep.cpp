@@ -10,6 +10,8 @@
 // does, what ONNX Runtime 1.30 does with it and what nxrt's host must report. Every error status
 // the fixture makes says "fault fixture <name>: ... on purpose".
 #include <cstddef>
+#include <cstdint>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -39,6 +41,7 @@ enum class Fault {
   kComputeNullFn,
   kComputeFails,
   kApiVersionTooHigh,
+  kRandomGroups,
 };
 
 #if defined(NXRT_FAULT_NO_CREATE_SYMBOL)
@@ -83,6 +86,8 @@ constexpr Fault kFault = Fault::kComputeNullFn;
 constexpr Fault kFault = Fault::kComputeFails;
 #elif defined(NXRT_FAULT_API_VERSION_TOO_HIGH)
 constexpr Fault kFault = Fault::kApiVersionTooHigh;
+#elif defined(NXRT_FAULT_RANDOM_GROUPS)
+constexpr Fault kFault = Fault::kRandomGroups;
 #else
 #error "define one NXRT_FAULT_<NAME> (see plugins/CMakeLists.txt)"
 #endif
@@ -184,6 +189,77 @@ OrtStatus* ORT_API_CALL BadGroupsGetCapability(OrtEp*, const OrtGraph* graph,
   return AddGroups(support, groups);
 }
 
+// splitmix64: the random_groups fault's generator (deterministic for a seed on every host).
+uint64_t NextRandom(uint64_t& state) {
+  uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+// The nodes of the graph random_groups saw last (possibly a graph the host has freed since):
+// pointers a host must find unknown by lookup, never dereference.
+std::vector<const OrtNode*> g_previous_nodes;
+
+// random_groups: 1 to 3 groups over the nodes in the order given, drawn from the seed in the
+// environment variable NXRT_FAULT_SEED (default 1) mixed with the node count. Each group is a run
+// of consecutive nodes (convex in a topological order), sometimes broken: a random subset
+// (perhaps not convex), a node listed twice, kNotANode, a null entry, a node of the previous
+// graph, or no node at all. drop_constant_initializers is random too. Groups may overlap. The
+// first error the host returns is passed on, or (at random) ignored.
+OrtStatus* ORT_API_CALL RandomGroupsGetCapability(OrtEp*, const OrtGraph* graph,
+                                                  OrtEpGraphSupportInfo* support) noexcept {
+  size_t num_nodes = 0;
+  if (OrtStatus* status = g_ort->Graph_GetNumNodes(graph, &num_nodes)) return status;
+  if (num_nodes == 0) return nullptr;
+  std::vector<const OrtNode*> nodes(num_nodes);
+  if (OrtStatus* status = g_ort->Graph_GetNodes(graph, nodes.data(), num_nodes)) return status;
+  const char* seed_text = std::getenv("NXRT_FAULT_SEED");
+  uint64_t state = (seed_text != nullptr ? std::strtoull(seed_text, nullptr, 10) : 1) * 1000003u +
+                   num_nodes;
+  const size_t group_count = 1 + NextRandom(state) % 3;
+  OrtStatus* first_error = nullptr;
+  for (size_t g = 0; g < group_count; ++g) {
+    const size_t first = NextRandom(state) % num_nodes;
+    const size_t last = first + NextRandom(state) % (num_nodes - first);
+    std::vector<const OrtNode*> group(nodes.begin() + first, nodes.begin() + last + 1);
+    switch (NextRandom(state) % 9) {
+      case 3:
+        group.clear();
+        for (const OrtNode* node : nodes) {
+          if (NextRandom(state) % 2 == 0) group.push_back(node);
+        }
+        break;
+      case 4: group.push_back(group.front()); break;
+      case 5: group.push_back(reinterpret_cast<const OrtNode*>(kNotANode)); break;
+      case 6: group.insert(group.begin(), nullptr); break;
+      case 7:
+        if (!g_previous_nodes.empty()) {
+          group.push_back(g_previous_nodes[NextRandom(state) % g_previous_nodes.size()]);
+        }
+        break;
+      case 8: group.clear(); break;
+      default: break;  // a valid run of consecutive nodes
+    }
+    OrtNodeFusionOptions fusion{};
+    fusion.ort_version_supported = ORT_API_VERSION;
+    fusion.drop_constant_initializers = NextRandom(state) % 2 == 0;
+    OrtStatus* status = g_ep_api->EpGraphSupportInfo_AddNodesToFuse(
+        support, group.empty() ? nullptr : group.data(), group.size(), &fusion);
+    if (first_error == nullptr) {
+      first_error = status;
+    } else if (status != nullptr) {
+      g_ort->ReleaseStatus(status);
+    }
+  }
+  g_previous_nodes = nodes;
+  if (first_error != nullptr && NextRandom(state) % 2 == 0) {
+    g_ort->ReleaseStatus(first_error);  // a plugin that ignores the host's refusals
+    return nullptr;
+  }
+  return first_error;
+}
+
 OrtStatus* ORT_API_CALL FailingCompile(OrtEp*, const OrtGraph**, const OrtNode**, size_t count,
                                        OrtNodeComputeInfo** infos, OrtNode**) noexcept {
   for (size_t i = 0; i < count; ++i) infos[i] = nullptr;
@@ -217,6 +293,9 @@ void BreakEp(OrtEp* ep) {
     case Fault::kGroupClaimsAll:
     case Fault::kGroupNonConvex:
       ep->GetCapability = BadGroupsGetCapability;
+      break;
+    case Fault::kRandomGroups:
+      ep->GetCapability = RandomGroupsGetCapability;
       break;
     case Fault::kCompileFails:
       ep->Compile = FailingCompile;

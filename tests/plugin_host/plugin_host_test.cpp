@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <string>
 #include <thread>
@@ -81,8 +82,9 @@ SessionOptions CpuOnly() {
   return options;
 }
 
-// Fixed-seed inputs for every input of `session` (symbolic dims of size 5).
-std::vector<NamedTensor> InputsFor(const Session& session, uint64_t seed = 7) {
+// Fixed-seed inputs for every input of `session` (symbolic dims of size 5); fails for inputs
+// that are not tensors.
+Result<std::vector<NamedTensor>> TryInputsFor(const Session& session, uint64_t seed = 7) {
   GeneratorOptions gen;
   gen.seed = seed;
   for (const ValueInfo& in : session.inputs()) {
@@ -90,7 +92,10 @@ std::vector<NamedTensor> InputsFor(const Session& session, uint64_t seed = 7) {
       if (!dim.symbol.empty()) gen.dims[dim.symbol] = 5;
     }
   }
-  Result<std::vector<NamedTensor>> inputs = GenerateInputs(session.inputs(), gen);
+  return GenerateInputs(session.inputs(), gen);
+}
+std::vector<NamedTensor> InputsFor(const Session& session, uint64_t seed = 7) {
+  Result<std::vector<NamedTensor>> inputs = TryInputsFor(session, seed);
   EXPECT_TRUE(inputs.ok()) << inputs.status().ToString();
   return inputs.ok() ? *inputs : std::vector<NamedTensor>{};
 }
@@ -525,6 +530,88 @@ INSTANTIATE_TEST_SUITE_P(
         Fault{"compute_fails", "OrtNodeComputeInfo::Compute of fused node", false, true},
         Fault{"api_version_too_high", "CreateEpFactories failed"}),
     [](const ::testing::TestParamInfo<Fault>& info) { return info.param.name; });
+
+// ---- Random groups (plugins/faults random_groups): whatever groups a plugin proposes, valid or
+// not (duplicates, unknown or stale node pointers, null entries, empty or non-convex groups,
+// overlaps), the host never crashes. With fallback the model runs and gives the CPU EP's values;
+// without it, a session that builds gives them too or fails its run naming the plugin, and one
+// that does not build names the plugin.
+// Models: the example plugin's, and the ONNX backend node tests of the ops it runs, of If, Loop
+// and Scan (subgraphs) and of a few ops it does not run (its Compile refuses those).
+std::vector<std::string> RandomGroupModels() {
+  namespace fs = std::filesystem;
+  std::vector<std::string> models;
+  for (const fs::directory_entry& e : fs::directory_iterator(NXRT_EXAMPLE_EP_MODELS)) {
+    if (e.path().extension() == ".onnx") models.push_back(e.path().string());
+  }
+  const fs::path node_tests = "/usr/share/libonnx-testdata/data/node";
+  const std::vector<std::string> prefixes = {"test_add", "test_mul", "test_sub", "test_div",
+                                             "test_relu", "test_sigmoid", "test_tanh", "test_if",
+                                             "test_loop", "test_scan", "test_concat", "test_gemm"};
+  if (fs::exists(node_tests)) {
+    for (const fs::directory_entry& e : fs::directory_iterator(node_tests)) {
+      const std::string name = e.path().filename().string();
+      for (const std::string& prefix : prefixes) {
+        if (name.rfind(prefix, 0) == 0 && fs::exists(e.path() / "model.onnx")) {
+          models.push_back((e.path() / "model.onnx").string());
+          break;
+        }
+      }
+    }
+  }
+  std::sort(models.begin(), models.end());
+  return models;
+}
+
+TEST(PluginFuzz, RandomGroupsNeverBreakTheHost) {
+  const std::string plugin = "plugin:" + FaultPath("random_groups");
+  const std::vector<std::string> models = RandomGroupModels();
+  ASSERT_GE(models.size(), 40u) << "too few models found; is libonnx-testdata installed?";
+  constexpr int kSeeds = 12;
+  int tried = 0, built_strict = 0, refused_strict = 0;
+  for (const std::string& model : models) {
+    Result<std::unique_ptr<Session>> cpu = Session::Create(model, CpuOnly());
+    if (!cpu.ok()) continue;  // a model the CPU EP refuses too (the test is of the host)
+    Result<std::vector<NamedTensor>> generated = TryInputsFor(**cpu);
+    if (!generated.ok()) continue;  // sequence or optional inputs
+    const std::vector<NamedTensor>& inputs = *generated;
+    Result<std::vector<NamedTensor>> want = (*cpu)->Run(inputs);
+    if (!want.ok()) continue;
+    ++tried;
+    for (int seed = 1; seed <= kSeeds; ++seed) {
+      const std::string what = model + " with NXRT_FAULT_SEED=" + std::to_string(seed);
+      ASSERT_EQ(setenv("NXRT_FAULT_SEED", std::to_string(seed).c_str(), 1), 0);
+      Result<std::unique_ptr<Session>> lenient = Session::Create(model, WithPlugins({plugin}));
+      ASSERT_TRUE(lenient.ok()) << what << ": " << lenient.status().ToString();
+      Result<std::vector<NamedTensor>> got = (*lenient)->Run(inputs);
+      ASSERT_TRUE(got.ok()) << what << ": " << got.status().ToString();
+      ExpectSame(*got, *want, what + ", fallback on");
+
+      Result<std::unique_ptr<Session>> strict =
+          Session::Create(model, WithPlugins({plugin}, false));
+      if (!strict.ok()) {
+        ++refused_strict;
+        EXPECT_NE(strict.status().message().find("fault_random_groups"), std::string::npos)
+            << what << ": " << strict.status().message();
+        continue;
+      }
+      ++built_strict;
+      // A group the plugin cannot compute (e.g. uint8 Add) fails the run, naming the plugin.
+      Result<std::vector<NamedTensor>> strict_out = (*strict)->Run(inputs);
+      if (strict_out.ok()) {
+        ExpectSame(*strict_out, *want, what + ", fallback off");
+      } else {
+        EXPECT_NE(strict_out.status().message().find("fault_random_groups"), std::string::npos)
+            << what << ": " << strict_out.status().message();
+      }
+    }
+  }
+  unsetenv("NXRT_FAULT_SEED");
+  // Both ways are taken: some draws claim whole models, others are refused.
+  EXPECT_GE(tried, 40);
+  EXPECT_GT(built_strict, 0);
+  EXPECT_GT(refused_strict, 0);
+}
 
 // A missing library and a file that is not a shared library.
 TEST(PluginLoading, BadLibrariesNameTheFileAndTheFix) {
