@@ -9,8 +9,14 @@
 //
 // Inputs are kept small: symbolic and unknown dims are 2, at most kMaxInputElements elements per
 // input.
+//
+// With NXRT_FUZZ_PLUGIN set to a plugin EP library, the session lists it before the CPU EP (with
+// fallback), so the graph projection a plugin reads is fuzzed too; NXRT_FAULT_SEED is set from
+// the input's hash for each case, which the random_groups fault fixture (plugins/faults) draws
+// its groups from (CTest fuzz_campaign_plugin).
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <memory>
 #include <span>
 #include <string>
@@ -57,6 +63,10 @@ void LoadAndRun(std::span<const std::byte> bytes, int optimization_level, uint32
   // libFuzzer's -timeout=20 (fuzz.sh): the limit's path is fuzzed, and slow models are no hangs.
   options.run_time_limit_ms = 5000;
   options.run_memory_limit_bytes = int64_t{1} << 30;
+  if (const char* plugin = std::getenv("NXRT_FUZZ_PLUGIN"); plugin != nullptr && *plugin != 0) {
+    setenv("NXRT_FAULT_SEED", std::to_string(seed).c_str(), 1);
+    options.providers.push_back(nxrt::EpSpec{std::string("plugin:") + plugin, {}, {}, {}});
+  }
   nxrt::Result<std::unique_ptr<nxrt::Session>> session =
       nxrt::Session::CreateFromBytes(bytes, options);
   if (!session.ok()) {
