@@ -292,7 +292,8 @@ class ProtoValidator {
   }
 
   // A node whose schema version libonnx lacks (opsets after ONNX 1.12; libonnx's Verify checks
-  // the others): its input and output counts against nxrt's table, worded as Verify words them.
+  // the others): its input and output counts against nxrt's table, worded as Verify words them,
+  // and its required inputs named.
   // An op used before its first version is refused, as ONNX Runtime's "No Op registered".
   static Status Arity(const onnx::NodeProto& node, const std::string& label,
                       const std::string& domain, int64_t opset) {
@@ -312,7 +313,16 @@ class ProtoValidator {
                         "] (the operator's schema at opset ", opset, " in the ONNX spec)");
     };
     NXRT_RETURN_IF_ERROR(check("input", node.input_size(), arity->min_inputs, arity->max_inputs));
-    return check("output", node.output_size(), arity->min_outputs, arity->max_outputs);
+    NXRT_RETURN_IF_ERROR(check("output", node.output_size(), arity->min_outputs, arity->max_outputs));
+    // The required inputs come first in every ONNX operator; as libonnx's Verify words it.
+    for (int i = 0; i < arity->min_inputs && i < node.input_size(); ++i) {
+      if (node.input(i).empty()) {
+        return MakeStatus(StatusCode::kInvalidModel, label, ": input ", i,
+                          " is required but has an empty name (the operator's schema at opset ",
+                          opset, " in the ONNX spec); name the value it takes");
+      }
+    }
+    return Status::Ok();
   }
 
   std::unordered_map<std::string, int64_t> opsets_;
@@ -403,6 +413,44 @@ Status CheckFormals(const onnx::OpSchema& schema, const Graph& graph,
   return Status::Ok();
 }
 
+// Each output's known type against the type the inputs bound its formal's parameter to
+// (`bound`, from CheckFormals on the inputs), or its one possible type (a fixed formal such as
+// "tensor(int64)", or a parameter allowing one type, as Shape's T1).
+Status CheckOutputTypes(
+    const onnx::OpSchema& schema, const Graph& graph, const std::vector<ValueId>& values,
+    const std::unordered_map<std::string, std::pair<std::string, std::string>>& bound) {
+  const std::vector<onnx::OpSchema::FormalParameter>& formals = schema.outputs();
+  if (formals.empty()) return Status::Ok();
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (values[i] == kNoValue) continue;
+    const bool past_end = i >= formals.size();
+    const onnx::OpSchema::FormalParameter& formal = formals[past_end ? formals.size() - 1 : i];
+    if (past_end && formal.GetOption() != onnx::OpSchema::Variadic) break;
+    if (formal.GetOption() == onnx::OpSchema::Variadic && !formal.GetIsHomogeneous()) continue;
+    const Value& value = graph.values[static_cast<size_t>(values[i])];
+    const std::string type = TypeString(value.type);
+    if (type.empty()) continue;
+    const std::string& param = formal.GetTypeStr();
+    const std::vector<std::string>* allowed_types = nullptr;
+    for (const onnx::OpSchema::TypeConstraintParam& c : schema.typeConstraintParams()) {
+      if (c.type_param_str == param) allowed_types = &c.allowed_type_strs;
+    }
+    std::string want, why;
+    if (auto it = bound.find(param); it != bound.end()) {
+      want = it->second.first;
+      why = it->second.second + " has type " + want + " and both are of type parameter " + param;
+    } else if (allowed_types == nullptr || allowed_types->size() == 1) {
+      want = allowed_types == nullptr ? param : allowed_types->front();
+      why = "the operator's output " + std::to_string(i) + " is always " + want;
+    }
+    if (want.empty() || want == type) continue;
+    return MakeStatus(StatusCode::kInvalidModel, "output ", i, " '", value.name,
+                      "' is declared ", type, " but the node gives ", want, " (", why,
+                      "); fix the output's type in the model's value_info or graph outputs");
+  }
+  return Status::Ok();
+}
+
 Status NodeTypesIn(const Model& model, const Graph& graph) {
   for (const Node& node : graph.nodes) {
     const int64_t opset = model.OpsetFor(node.domain).value_or(-1);
@@ -412,9 +460,13 @@ Status NodeTypesIn(const Model& model, const Graph& graph) {
         "node '" + node.name + "' (" + node.op_type + ", opset " + std::to_string(opset) + ")";
     if (schema != nullptr) {
       std::unordered_map<std::string, std::pair<std::string, std::string>> bound;
-      // Inputs only, as ONNX Runtime 1.30: an output's type is the op's to decide (PyTorch's
-      // opset-6 exports hold int64 Constants, outside Constant-1's list, and ORT runs them).
+      // Inputs against the allowed lists. Outputs are not (an output's type is the op's to
+      // decide: PyTorch's opset-6 exports hold int64 Constants, outside Constant-1's list, and
+      // ONNX Runtime 1.30 runs them), but as ORT compares each declared output type with the one
+      // its inference gives, an output of a fixed type, or of a parameter the inputs bound, must
+      // have that type (Mul of floats declared float16 is refused).
       Status status = CheckFormals(*schema, graph, node.inputs, schema->inputs(), "input", bound);
+      if (status.ok()) status = CheckOutputTypes(*schema, graph, node.outputs, bound);
       if (!status.ok()) return status.WithContext(label);
     }
     for (const Attribute& attr : node.attributes) {

@@ -203,6 +203,37 @@ TEST(ModelValidatorTest, MixedElementTypesOfOneTypeParameterAreRefused) {
   }
 }
 
+// A declared output type other than the one the node gives: ONNX Runtime refuses the model ("Type
+// Error: Type (tensor(float16)) of output arg (Y) ... does not match expected type"). A fuzzed
+// Mul of floats declared float16 let a plugin write floats into a half-sized buffer.
+TEST(ModelValidatorTest, DeclaredOutputTypeOtherThanTheNodeGivesIsRefused) {
+  onnx::ModelProto proto = OneNode("Mul", {"x", "x"}, {"y"});
+  proto.mutable_graph()->mutable_output(0)->mutable_type()->mutable_tensor_type()->set_elem_type(
+      onnx::TensorProto::FLOAT16);
+  ExpectRefused(proto, {"node 'n' (Mul, opset 17)",
+                        "output 0 'y' is declared tensor(float16) but the node gives "
+                        "tensor(float) (input 0 'x' has type tensor(float)"});
+  onnx::ModelProto shape = OneNode("Shape", {"x"}, {"y"});
+  shape.mutable_graph()->mutable_output(0)->mutable_type()->mutable_tensor_type()->set_elem_type(
+      onnx::TensorProto::INT32);
+  ExpectRefused(shape, {"node 'n' (Shape, opset 17)", "output 0 'y' is declared tensor(int32)",
+                        "always tensor(int64)"});
+  // The op's own choice stays allowed: a Constant's output is not checked against its list.
+  onnx::ModelProto same = OneNode("Mul", {"x", "x"}, {"y"});
+  same.mutable_graph()->mutable_output(0)->mutable_type()->mutable_tensor_type()->set_elem_type(
+      onnx::TensorProto::FLOAT);
+  EXPECT_TRUE(Load(same).ok());
+}
+
+// A required input left empty in a version libonnx has no schema for (Squeeze-21; libonnx's
+// Verify refuses it in the versions it has); ORT: "input 0 is marked single but has an empty
+// string in the graph".
+TEST(ModelValidatorTest, RequiredInputWithAnEmptyNameIsRefusedPastLibonnx) {
+  ExpectRefused(OneNode("Squeeze", {""}, {"y"}, 21),
+                {"node 'n' (Squeeze)", "input 0 is required but has an empty name"});
+  EXPECT_TRUE(Load(OneNode("Squeeze", {"x"}, {"y"}, 21)).ok());
+}
+
 TEST(ModelValidatorTest, ElementTypeTheSchemaDoesNotAllowIsRefused) {
   onnx::ModelProto proto = MakeModel(17);
   onnx::GraphProto* g = proto.mutable_graph();
