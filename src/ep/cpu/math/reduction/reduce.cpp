@@ -15,6 +15,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "ep/cpu/math/arg_best.h"
 #include "ep/cpu/math/element_types.h"
 #include "ep/cpu/math/simd_map.h"
 
@@ -272,38 +273,17 @@ void ReduceTyped(const AxesSplit& s, const void* in, void* out) {
   });
 }
 
+// ArgMax/ArgMin over `outer` blocks of [axis_dim, inner], columns [0, width) of each (arg_best.h).
 template <typename T, bool kIsMax>
-void ArgReduceTyped(int64_t outer, int64_t axis_dim, int64_t inner, bool select_last,
-                    const void* in, int64_t* out) {
-  using C = Compute<T>;
+void ArgReduceTyped(int64_t outer, int64_t axis_dim, int64_t inner, int64_t width,
+                    bool select_last, const void* in, int64_t* out) {
   const auto* x = static_cast<const T*>(in);
-  // Whether candidate v replaces the current best b.
-  const auto better = [select_last](C v, C b) {
-    if (IsNan(v)) return !IsNan(b) || select_last;
-    if (IsNan(b)) return false;
-    if constexpr (kIsMax) return select_last ? v >= b : v > b;
-    else return select_last ? v <= b : v < b;
-  };
   for (int64_t o = 0; o < outer; ++o) {
     const T* block = x + o * axis_dim * inner;
-    int64_t* result = out + o * inner;
-    for (int64_t c = 0; c < inner; c += kLanes) {
-      const int64_t w = std::min(kLanes, inner - c);
-      C best[kLanes];
-      for (int64_t j = 0; j < w; ++j) {
-        best[j] = Load(block[c + j]);
-        result[c + j] = 0;
-      }
-      for (int64_t d = 1; d < axis_dim; ++d) {
-        const T* row = block + d * inner + c;
-        for (int64_t j = 0; j < w; ++j) {
-          const C v = Load(row[j]);
-          if (better(v, best[j])) {
-            best[j] = v;
-            result[c + j] = d;
-          }
-        }
-      }
+    if (inner == 1) {
+      out[o] = ArgBestRow<kIsMax>(block, axis_dim, select_last);
+    } else {
+      ArgBestColumns<kIsMax>(axis_dim, inner, width, select_last, block, out + o * inner);
     }
   }
 }
@@ -402,7 +382,7 @@ Result<ArgReducePlan> PrepareArgReduce(bool is_max, DataType type, const Shape& 
 
 void RunArgReduce(const ArgReducePlan& plan, const void* in, int64_t* out) {
   if (plan.axis_dim == 0) return;
-  plan.fn(plan.outer, plan.axis_dim, plan.inner, plan.select_last_index, in, out);
+  plan.fn(plan.outer, plan.axis_dim, plan.inner, plan.inner, plan.select_last_index, in, out);
 }
 
 namespace {
