@@ -146,6 +146,7 @@ template <typename T>
 struct MaxReducer {
   using A = Compute<T>;
   static constexpr bool kNeedsShift = false;
+  static constexpr int kExtreme = 1;  // FoldRun's float path
   static A Init() { return Lowest<A>(); }
   static A Map(A x, A) { return x; }
   static A Combine(A a, A b) { return MaxPropagateNan(a, b); }
@@ -156,6 +157,7 @@ template <typename T>
 struct MinReducer {
   using A = Compute<T>;
   static constexpr bool kNeedsShift = false;
+  static constexpr int kExtreme = -1;
   static A Init() { return Highest<A>(); }
   static A Map(A x, A) { return x; }
   static A Combine(A a, A b) { return MinPropagateNan(a, b); }
@@ -175,19 +177,64 @@ typename R::A Widen(const T& x) {
   return static_cast<typename R::A>(Load(x));
 }
 
+// +1 for the Max reducers, -1 for Min, 0 for the others.
+template <typename R>
+constexpr int Extreme() {
+  if constexpr (requires { R::kExtreme; }) return R::kExtreme;
+  else return 0;
+}
+
+// FoldRun for float Max (kMax) and Min: the plain `v > m ? v : m` (one max instruction per
+// vector, which drops a NaN v) in 32 partial results, beside 32 partial sums of the run, which
+// are NaN if an element is NaN (or if +inf and -inf meet in one; then the scan finds none). Only
+// then is the run scanned for its first NaN, which is the result as MaxPropagateNan gives it.
+template <bool kMax, typename T>
+float FoldExtremeRun(const T* p, int64_t n, float acc, int64_t* done) {
+  constexpr int kFoldLanes = 32;
+  float lanes[kFoldLanes];
+  float sums[kFoldLanes];
+  for (int j = 0; j < kFoldLanes; ++j) {
+    lanes[j] = acc;
+    sums[j] = 0.0f;
+  }
+  int64_t i = 0;
+  CallWidest([&] {
+    for (; i + kFoldLanes <= n; i += kFoldLanes) {
+      for (int j = 0; j < kFoldLanes; ++j) {
+        const float v = Load(p[i + j]);
+        lanes[j] = kMax ? (v > lanes[j] ? v : lanes[j]) : (v < lanes[j] ? v : lanes[j]);
+        sums[j] += v;
+      }
+    }
+  });
+  *done = i;
+  bool maybe_nan = false;
+  for (float sum : sums) maybe_nan |= sum != sum;
+  if (maybe_nan) {
+    for (int64_t k = 0; k < i; ++k) {
+      const float v = Load(p[k]);
+      if (v != v) return v;
+    }
+  }
+  for (float lane : lanes) acc = kMax ? MaxPropagateNan(acc, lane) : MinPropagateNan(acc, lane);
+  return acc;
+}
+
 // Folds the contiguous run p[0, n) into acc. Floating accumulators use 32 partial results, which
 // the compiler may not introduce itself (it would reorder the additions): four independent
 // vectors of 8, so a Combine longer than one add (Max and Min test for NaN and blend, about 7
 // cycles of latency) does not make the loop wait on its own previous step; in the widest SIMD
 // build (simd_map.h). Integer folds are associative, so the plain loop already vectorises. (GCC
 // 12.2 at -O3 also miscompiled the lane form for int8 inputs widened to int64 when inlined here;
-// reduce_test caught it.)
+// reduce_test caught it.) Float Max and Min take FoldExtremeRun.
 template <typename R, typename T>
 typename R::A FoldRun(const T* p, int64_t n, typename R::A acc, typename R::A shift) {
   using A = typename R::A;
   constexpr int kFoldLanes = 32;
   int64_t i = 0;
-  if (std::is_floating_point_v<A> && n >= 2 * kFoldLanes) {
+  if constexpr (Extreme<R>() != 0 && std::is_same_v<A, float>) {
+    if (n >= 2 * kFoldLanes) acc = FoldExtremeRun<(Extreme<R>() > 0)>(p, n, acc, &i);
+  } else if (std::is_floating_point_v<A> && n >= 2 * kFoldLanes) {
     A lanes[kFoldLanes];
     for (A& lane : lanes) lane = R::Init();
     CallWidest([&] {
