@@ -199,13 +199,25 @@ float FoldExtremeRun(const T* p, int64_t n, float acc, int64_t* done) {
   }
   int64_t i = 0;
   CallWidest([&] {
-    for (; i + kFoldLanes <= n; i += kFoldLanes) {
+    // Locals, not the captured arrays and counter: through the references GCC stores every
+    // partial result back to memory each step.
+    float m[kFoldLanes];
+    float sum[kFoldLanes];
+    std::copy_n(lanes, kFoldLanes, m);
+    std::copy_n(sums, kFoldLanes, sum);
+    const T* src = p;
+    const int64_t count = n;
+    int64_t k = 0;
+    for (; k + kFoldLanes <= count; k += kFoldLanes) {
       for (int j = 0; j < kFoldLanes; ++j) {
-        const float v = Load(p[i + j]);
-        lanes[j] = kMax ? (v > lanes[j] ? v : lanes[j]) : (v < lanes[j] ? v : lanes[j]);
-        sums[j] += v;
+        const float v = Load(src[k + j]);
+        m[j] = kMax ? (v > m[j] ? v : m[j]) : (v < m[j] ? v : m[j]);
+        sum[j] += v;
       }
     }
+    std::copy_n(m, kFoldLanes, lanes);
+    std::copy_n(sum, kFoldLanes, sums);
+    i = k;
   });
   *done = i;
   bool maybe_nan = false;
@@ -236,13 +248,21 @@ typename R::A FoldRun(const T* p, int64_t n, typename R::A acc, typename R::A sh
     if (n >= 2 * kFoldLanes) acc = FoldExtremeRun<(Extreme<R>() > 0)>(p, n, acc, &i);
   } else if (std::is_floating_point_v<A> && n >= 2 * kFoldLanes) {
     A lanes[kFoldLanes];
-    for (A& lane : lanes) lane = R::Init();
     CallWidest([&] {
-      for (; i + kFoldLanes <= n; i += kFoldLanes) {
+      // Locals, as FoldExtremeRun says why.
+      A part[kFoldLanes];
+      for (A& lane : part) lane = R::Init();
+      const T* src = p;
+      const int64_t count = n;
+      const A s = shift;
+      int64_t k = 0;
+      for (; k + kFoldLanes <= count; k += kFoldLanes) {
         for (int j = 0; j < kFoldLanes; ++j) {
-          lanes[j] = R::Combine(lanes[j], R::Map(Widen<R>(p[i + j]), shift));
+          part[j] = R::Combine(part[j], R::Map(Widen<R>(src[k + j]), s));
         }
       }
+      std::copy_n(part, kFoldLanes, lanes);
+      i = k;
     });
     for (A lane : lanes) acc = R::Combine(acc, lane);
   }
