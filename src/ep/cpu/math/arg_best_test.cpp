@@ -51,7 +51,9 @@ std::vector<int64_t> ReferenceIndices(const Tensor& x, bool is_max, bool last) {
   for (int64_t o = 0; o < outer; ++o) {
     for (int64_t j = 0; j < inner; ++j) {
       std::vector<double> values;
-      for (int64_t d = 0; d < axis_dim; ++d) values.push_back(GetDouble(x, (o * axis_dim + d) * inner + j));
+      for (int64_t d = 0; d < axis_dim; ++d) {
+        values.push_back(GetDouble(x, (o * axis_dim + d) * inner + j));
+      }
       out.push_back(Reference(values, is_max, last));
     }
   }

@@ -26,10 +26,10 @@
 //   FastSin, FastCos, FastTan  for |x| <= kFastTrigLimit only (the caller takes std:: beyond):
 //                x = j·pi/2 + r with j = round(x·2/pi) and |r| <= pi/4, r = x - j·P1 - j·P2 - j·P3
 //                - j·P4 (Cody-Waite: P1, P2 and P3 hold 11 bits of pi/2 each, so their products
-//                with j < 2^13 are exact, P4 the next 24 bits); sin r = r + r³·S(r²) and cos r = 1 - r²/2 +
-//                r⁴·C(r²) by their Taylor series to r⁹ and r¹⁰ (truncation below 2.5e-9 and
-//                1.2e-10 on [-pi/4, pi/4]), then the quadrant j mod 4 picks ±sin r or ±cos r
-//                (tan: sin r / cos r or -cos r / sin r).
+//                with j < 2^13 are exact, P4 the next 24 bits); sin r = r + r³·S(r²) and
+//                cos r = 1 - r²/2 + r⁴·C(r²) by their Taylor series to r⁹ and r¹⁰ (truncation
+//                below 2.5e-9 and 1.2e-10 on [-pi/4, pi/4]), then the quadrant j mod 4 picks
+//                ±sin r or ±cos r (tan: sin r / cos r or -cos r / sin r).
 //   FastSinh     |x| < 88: (E + E / (E + 1)) / 2 with E = e^|x| - 1 (FastExpm1), which equals
 //                (e^|x| - e^-|x|) / 2 and keeps the digits near 0; |x| >= 88, where e^|x| is close
 //                to overflowing: (h / 2)·h with h = e^(|x|/2), finite up to the true overflow at
@@ -56,8 +56,9 @@
 // Special values: NaN → NaN; erf and tanh of ±inf are ±1, sigmoid of -inf is 0 and of +inf is 1,
 // expm1 of -inf is -1 and of -0 is +0; log of ±0 is -inf, of +inf +inf and of x < 0 NaN;
 // atan of ±inf is ±pi/2; asin and acos of |x| > 1 are NaN; erf, tanh, atan, asin, sin, tan and
-// sinh keep the sign of zero; sinh and cosh of ±inf are ±inf and +inf. The sqrt in FastAsin and FastAcos vectorises only where errno is not set
-// (-fno-math-errno, as elementwise/unary.cpp builds).
+// sinh keep the sign of zero; sinh and cosh of ±inf are ±inf and +inf. The sqrt in FastAsin and
+// FastAcos vectorises only where errno is not set (-fno-math-errno, as elementwise/unary.cpp
+// builds).
 #pragma once
 
 #include <bit>

@@ -107,7 +107,9 @@ Status TopK(const TopKPlan& plan, const void* input, void* values, int64_t* indi
           if (plan.inner == 1) {
             for (; a + kBlock <= plan.axis_dim; a += kBlock) {
               int any = 0;
-              for (int64_t j = 0; j < kBlock; ++j) any |= static_cast<int>(maybe(math::Load(base[a + j])));
+              for (int64_t j = 0; j < kBlock; ++j) {
+                any |= static_cast<int>(maybe(math::Load(base[a + j])));
+              }
               if (any == 0) continue;
               for (int64_t j = 0; j < kBlock; ++j) consider(a + j);
             }
