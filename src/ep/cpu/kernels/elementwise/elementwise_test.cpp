@@ -419,7 +419,7 @@ TEST(ElementwiseKernelsTest, LargeInputsSplitOverThreadsGiveTheSameResult) {
                          UnaryKind::kSqrt, UnaryKind::kIsInf, UnaryKind::kElu, UnaryKind::kSelu,
                          UnaryKind::kCelu, UnaryKind::kHardSwish, UnaryKind::kLog,
                          UnaryKind::kSin, UnaryKind::kCos, UnaryKind::kTan, UnaryKind::kSinh,
-                         UnaryKind::kCosh}) {
+                         UnaryKind::kCosh, UnaryKind::kSoftplus}) {
     Tensor expected;
     ASSERT_TRUE(math::Unary(kind, odd, &expected).ok());
     const std::string op(math::UnaryKindName(kind));

@@ -59,7 +59,8 @@ double RefFloat(UnaryKind kind, const UnaryAttrs& a, double x) {
                            : std::max(0.0, x) + std::min(0.0, a.alpha * (std::exp(x / a.alpha) - 1));
     case UnaryKind::kHardSigmoid: return std::max(0.0, std::min(1.0, a.alpha * x + a.beta));
     case UnaryKind::kHardSwish: return x * std::max(0.0, std::min(1.0, x / 6 + 0.5));
-    case UnaryKind::kSoftplus: return std::log(std::exp(x) + 1);
+    case UnaryKind::kSoftplus:
+      return x > 0 ? x + std::log1p(std::exp(-x)) : std::log1p(std::exp(x));
     case UnaryKind::kSoftsign: return x / (1 + std::fabs(x));
     case UnaryKind::kGelu:
       if (a.gelu_tanh) {
@@ -225,7 +226,7 @@ constexpr UnaryKind kFastFloatKinds[] = {
     UnaryKind::kMish, UnaryKind::kExp,  UnaryKind::kAtan,    UnaryKind::kAsin,
     UnaryKind::kAcos, UnaryKind::kElu,  UnaryKind::kSelu,    UnaryKind::kCelu,
     UnaryKind::kHardSwish, UnaryKind::kLog, UnaryKind::kSin, UnaryKind::kCos,
-    UnaryKind::kTan, UnaryKind::kSinh, UnaryKind::kCosh};
+    UnaryKind::kTan, UnaryKind::kSinh, UnaryKind::kCosh, UnaryKind::kSoftplus};
 
 TEST(Unary, FloatTranscendentalsMatchDoubleOnDenseSweep) {
   std::vector<float> x;
