@@ -95,11 +95,20 @@ Status TopK(const TopKPlan& plan, const void* input, void* values, int64_t* indi
           const auto maybe = [&](C v) {
             return plan.largest ? (v > worst) | (v != v) : (v < worst) | (worst != worst);
           };
+          // a replaces the top (the worst) and sinks below every child worse than it: one
+          // sift where pop_heap and push_heap take two.
           const auto consider = [&](int64_t a) {
             if (!maybe(math::Load(at(a))) || !better(a, order[0])) return;
-            std::pop_heap(first, last, better);
-            *(last - 1) = a;
-            std::push_heap(first, last, better);
+            int64_t i = 0;
+            for (;;) {
+              int64_t child = 2 * i + 1;
+              if (child >= plan.k) break;
+              if (child + 1 < plan.k && better(order[child], order[child + 1])) ++child;
+              if (!better(a, order[child])) break;
+              order[i] = order[child];
+              i = child;
+            }
+            order[i] = a;
             worst = math::Load(at(order[0]));
           };
           constexpr int64_t kBlock = 16;
