@@ -102,6 +102,12 @@ TEST(ArgBest, RowsAndColumnsWithTiesNanAndInfinities) {
         const std::vector<int64_t> arg = ReferenceIndices(x, true, false);
         const int64_t axis_dim = shape[1];
         const int64_t inner = shape[2];
+        // And in place (input and output one buffer).
+        Tensor in_place = x.Clone().value();
+        const Result<SoftmaxPlan> plan = PrepareSoftmax(SoftmaxKind::kHardmax, type, shape, 1,
+                                                        SoftmaxAxisMode::kSingleAxis);
+        ASSERT_TRUE(plan.ok());
+        RunSoftmax(*plan, in_place.raw_data(), in_place.mutable_raw_data());
         for (int64_t i = 0; i < hard.element_count(); ++i) {
           const int64_t o = i / (axis_dim * inner);
           const int64_t d = i / inner % axis_dim;
@@ -109,6 +115,8 @@ TEST(ArgBest, RowsAndColumnsWithTiesNanAndInfinities) {
           const double want = arg[static_cast<size_t>(o * inner + j)] == d ? 1 : 0;
           ASSERT_EQ(GetDouble(hard, i), want) << "Hardmax " << DataTypeName(type) << " "
                                               << ShapeToString(shape) << " i=" << i;
+          ASSERT_EQ(GetDouble(in_place, i), want) << "Hardmax in place " << DataTypeName(type)
+                                                  << " " << ShapeToString(shape) << " i=" << i;
         }
       }
     }

@@ -215,13 +215,14 @@ void SoftmaxTyped(SoftmaxKind kind, int64_t outer, int64_t d, int64_t inner, con
     return;
   }
   if (kind == SoftmaxKind::kHardmax) {
-    std::fill_n(y, outer * d * inner, Store<T>(C{0}));
+    // A block of columns is written only after it is read, so y may be x.
     for (int64_t o = 0; o < outer; ++o) {
       for (int64_t c = 0; c < inner; c += kLanes) {
         const int64_t w = std::min(kLanes, inner - c);
         int64_t arg[kLanes];
         ArgBestColumns<true>(d, inner, w, false, x + o * d * inner + c, arg);
         T* yb = y + o * d * inner + c;
+        for (int64_t k = 0; k < d; ++k) std::fill_n(yb + k * inner, w, Store<T>(C{0}));
         for (int64_t j = 0; j < w; ++j) yb[arg[j] * inner + j] = Store<T>(C{1});
       }
     }
