@@ -6,7 +6,8 @@
 // than (ArgMax) and less than (ArgMin) every number, so the first NaN wins (the last with
 // `select_last`). Both walks are branch-free and run in the widest SIMD build (simd_map.h):
 //   ArgBestRow      one contiguous row: 16 interleaved lanes each keep their best value and its
-//                   index, then the lanes are merged by value and index, then the tail.
+//                   index, then the lanes' best value and its first (last) index among them,
+//                   then the tail.
 //   ArgBestColumns  `width` neighbouring columns of a [axis, stride] block: blocks of 64 columns
 //                   keep a best value and index per column while the axis is walked row by row.
 // T is any element type of element_types.h; the 16-bit floats compare in float.
@@ -35,17 +36,6 @@ bool Replaces(C v, C b, bool select_last) {
   return select_last ? (ties | v_nan) : (beats | (v_nan & !b_nan));
 }
 
-// Whether candidate (v, iv) is preferred to (b, ib) when neither is known to come first.
-template <bool kIsMax, typename C>
-bool Preferred(C v, int64_t iv, C b, int64_t ib, bool select_last) {
-  const bool v_nan = v != v;
-  const bool b_nan = b != b;
-  const bool index_wins = select_last ? iv > ib : iv < ib;
-  if (v_nan || b_nan) return v_nan && (!b_nan || index_wins);
-  if (v == b) return index_wins;
-  return kIsMax ? v > b : v < b;
-}
-
 // Index lanes as wide as the compared values where the indices fit, so the compare masks and
 // the index blends have the same lane count.
 template <typename C>
@@ -70,24 +60,42 @@ int64_t ArgBestRow(const T* x, int64_t n, bool select_last) {
       lane_best[j] = Load(x[j]);
       lane_index[j] = static_cast<I>(j);
     }
-    k = kRowLanes;
     CallWidest([&] {
-      for (; k + kRowLanes <= n; k += kRowLanes) {
+      // Locals, not the captured arrays and counter, which GCC would store back every step.
+      C b[kRowLanes];
+      I at[kRowLanes];
+      std::copy_n(lane_best, kRowLanes, b);
+      std::copy_n(lane_index, kRowLanes, at);
+      const T* row = x;
+      const int64_t count = n;
+      const bool last = select_last;
+      int64_t i = kRowLanes;
+      for (; i + kRowLanes <= count; i += kRowLanes) {
         for (int j = 0; j < kRowLanes; ++j) {
-          const C v = Load(x[k + j]);
-          const bool take = Replaces<kIsMax>(v, lane_best[j], select_last);
-          lane_best[j] = take ? v : lane_best[j];
-          lane_index[j] = take ? static_cast<I>(k + j) : lane_index[j];
+          const C v = Load(row[i + j]);
+          const bool take = Replaces<kIsMax>(v, b[j], last);
+          b[j] = take ? v : b[j];
+          at[j] = take ? static_cast<I>(i + j) : at[j];
         }
       }
+      std::copy_n(b, kRowLanes, lane_best);
+      std::copy_n(at, kRowLanes, lane_index);
+      k = i;
     });
+    // The best value over the lanes, then the first (last) index among the lanes holding it:
+    // each lane holds the first (last) index of its own best. Branch-free selects.
     best = lane_best[0];
-    index = lane_index[0];
     for (int j = 1; j < kRowLanes; ++j) {
-      if (Preferred<kIsMax>(lane_best[j], lane_index[j], best, index, select_last)) {
-        best = lane_best[j];
-        index = lane_index[j];
-      }
+      best = Replaces<kIsMax>(lane_best[j], best, false) ? lane_best[j] : best;
+    }
+    const bool best_nan = best != best;
+    index = select_last ? -1 : n;
+    for (int j = 0; j < kRowLanes; ++j) {
+      const C v = lane_best[j];
+      const bool holds = best_nan ? v != v : v == best;
+      const int64_t at = lane_index[j];
+      const bool wins = select_last ? at > index : at < index;
+      index = holds && wins ? at : index;
     }
   } else {
     k = 1;
@@ -122,15 +130,27 @@ void ArgBestColumns(int64_t axis_dim, int64_t stride, int64_t width, bool select
         index[j] = 0;
       }
       CallWidest([&] {
-        for (int64_t d = 1; d < axis_dim; ++d) {
-          const T* row = x + d * stride + c;
-          for (int64_t j = 0; j < w; ++j) {
+        // Locals, as in ArgBestRow.
+        C b[kColumns];
+        I at[kColumns];
+        std::copy_n(best, w, b);
+        std::copy_n(index, w, at);
+        const T* block = x + c;
+        const int64_t rows = axis_dim;
+        const int64_t ld = stride;
+        const int64_t width_here = w;
+        const bool last = select_last;
+        for (int64_t d = 1; d < rows; ++d) {
+          const T* row = block + d * ld;
+          for (int64_t j = 0; j < width_here; ++j) {
             const C v = Load(row[j]);
-            const bool take = Replaces<kIsMax>(v, best[j], select_last);
-            best[j] = take ? v : best[j];
-            index[j] = take ? static_cast<I>(d) : index[j];
+            const bool take = Replaces<kIsMax>(v, b[j], last);
+            b[j] = take ? v : b[j];
+            at[j] = take ? static_cast<I>(d) : at[j];
           }
         }
+        std::copy_n(b, w, best);
+        std::copy_n(at, w, index);
       });
       for (int64_t j = 0; j < w; ++j) out[c + j] = index[j];
     }
