@@ -8,9 +8,9 @@
 // the 16-bit floats), Exp, Log, Erf, Tanh, Sigmoid, Gelu, Mish, Elu, Selu, Celu, Atan, Asin,
 // Acos, Sinh, Cosh and Softplus use the inline FastExp, FastLog, FastErf, FastTanh, FastSigmoid,
 // FastExpm1, FastAtan, FastAsin, FastAcos, FastSinh and FastCosh of fast_math.h and fast_exp.h
-// (each within 3 ULP of the exact value), so their loops vectorise; Sin, Cos and Tan use FastSin, FastCos and
-// FastTan for |x| <= kFastTrigLimit and std:: beyond (MapChecked); double keeps the std::
-// functions. float loops run in the widest SIMD build the CPU has (simd_map.h).
+// (each within 3 ULP of the exact value), so their loops vectorise; Sin, Cos and Tan use FastSin,
+// FastCos and FastTan for |x| <= kFastTrigLimit and std:: beyond (MapChecked); double keeps the
+// std:: functions. float loops run in the widest SIMD build the CPU has (simd_map.h).
 #include "ep/cpu/math/elementwise/unary.h"
 
 #include <algorithm>

@@ -205,17 +205,17 @@ inline void ReduceColumnsAnyStride(const T* row, int64_t out_w, int64_t kw, int6
   }
 }
 
-// 2-D MaxPool without Indices, AveragePool and LpPool with p = 1 or 2 (a sum of |x| or x², then
-// for p = 2 its square root, where AveragePool divides) over float/double, planes [begin, end),
-// in the widest build the CPU runs (simd_map.h). Per output row: the valid kernel rows reduced column by
-// column (contiguous loads: max, or sum) into a row buffer that holds the left and right padding
-// as the reduction's identity (lowest, or 0), then each output reduces its kernel columns of that
+// 2-D MaxPool without Indices, AveragePool and LpPool with p = 1 or 2 (a sum of |x| or x², then for
+// p = 2 its square root, where AveragePool divides) over float/double, planes [begin, end), in the
+// widest build the CPU runs (simd_map.h). Per output row: the valid kernel rows reduced column by
+// column (contiguous loads: max, or sum) into a row buffer that holds the left and right padding as
+// the reduction's identity (lowest, or 0), then each output reduces its kernel columns of that
 // buffer, branch-free. A max is exact in any order, and the taps a window reads are the product of
-// its valid rows and columns, so this is the general path's max; AveragePool divides the sum by
-// the product of the per-axis counts (inputs, or positions inside the padded input with
-// count_include_pad), which is the general path's count. The vertical pass also notes whether
-// a row held a NaN; such an output row is redone by MaxPoolRowKeepingNan (first NaN of a window
-// wins, same bits as the general path). A window with no input tap gives lowest, as there.
+// its valid rows and columns, so this is the general path's max; AveragePool divides the sum by the
+// product of the per-axis counts (inputs, or positions inside the padded input with
+// count_include_pad), which is the general path's count. The vertical pass also notes whether a row
+// held a NaN; such an output row is redone by MaxPoolRowKeepingNan (first NaN of a window wins,
+// same bits as the general path). A window with no input tap gives lowest, as there.
 template <typename T>
 void Pool2d(const PoolPlan& plan, const T* x, T* y, int64_t begin, int64_t end) {
   const WindowGeometry& g = plan.geometry;
