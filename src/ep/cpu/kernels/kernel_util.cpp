@@ -153,9 +153,9 @@ Status ParallelForTry(ComputeContext& ctx, int64_t count, int64_t min_chunk,
   return first;
 }
 
-std::vector<RowRange> SplitRows(int64_t rows, int64_t row_elements) {
+std::vector<RowRange> SplitRows(int64_t rows, int64_t row_elements, int64_t grain) {
   const int64_t work = rows * row_elements;
-  const int64_t parts = std::min({rows, work / kParallelGrain, kMaxParts});
+  const int64_t parts = std::min({rows, work / std::max<int64_t>(grain, 1), kMaxParts});
   if (parts <= 1) return {RowRange{0, rows}};
   std::vector<RowRange> ranges;
   ranges.reserve(static_cast<size_t>(parts));

@@ -113,9 +113,10 @@ struct RowRange {
   int64_t end = 0;
 };
 
-// [0, rows) cut into ranges of at least kParallelGrain elements (`row_elements` per row), at
-// most 64 of them: one range when the work is small. Computed at prepare time.
-std::vector<RowRange> SplitRows(int64_t rows, int64_t row_elements);
+// [0, rows) cut into ranges of at least `grain` elements (`row_elements` per row), at most 64 of
+// them: one range when the work is small. Computed at prepare time.
+std::vector<RowRange> SplitRows(int64_t rows, int64_t row_elements,
+                                int64_t grain = kParallelGrain);
 
 // Calls fn(i) for every i in [0, count), one i per task, in parallel when count > 1.
 void ForEachIndex(ComputeContext& ctx, int64_t count, const std::function<void(int64_t)>& fn);

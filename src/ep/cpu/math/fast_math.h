@@ -23,6 +23,18 @@
 //                |x| > 0.5: ±(pi/2 - 2·asin(sqrt((1 - |x|) / 2))) with the same polynomial.
 //   FastAcos     pi/2 - asin(x) for |x| <= 0.5, 2·asin(sqrt((1 - x) / 2)) above 0.5 and
 //                pi - 2·asin(sqrt((1 + x) / 2)) below -0.5, so no digits cancel near ±1.
+//   FastSin, FastCos, FastTan  for |x| <= kFastTrigLimit only (the caller takes std:: beyond):
+//                x = j·pi/2 + r with j = round(x·2/pi) and |r| <= pi/4, r = x - j·P1 - j·P2 - j·P3
+//                - j·P4 (Cody-Waite: P1, P2 and P3 hold 11 bits of pi/2 each, so their products
+//                with j < 2^13 are exact, P4 the next 24 bits); sin r = r + r³·S(r²) and
+//                cos r = 1 - r²/2 + r⁴·C(r²) by their Taylor series to r⁹ and r¹⁰ (truncation
+//                below 2.5e-9 and 1.2e-10 on [-pi/4, pi/4]), then the quadrant j mod 4 picks
+//                ±sin r or ±cos r (tan: sin r / cos r or -cos r / sin r).
+//   FastSinh     |x| < 88: (E + E / (E + 1)) / 2 with E = e^|x| - 1 (FastExpm1), which equals
+//                (e^|x| - e^-|x|) / 2 and keeps the digits near 0; |x| >= 88, where e^|x| is close
+//                to overflowing: (h / 2)·h with h = e^(|x|/2), finite up to the true overflow at
+//                89.4.
+//   FastCosh     |x| < 88: e / 2 + 1 / (2·e) with e = e^|x|; beyond: (h / 2)·h as FastSinh.
 //   pi/4, pi/2 and pi enter as a float plus the remainder float rounding left off.
 // The coefficients are minimax fits (Lawson's iteration) rounded to float.
 // Accuracy, measured against std::erf, std::tanh, 1 / (1 + exp(-x)), std::atan, std::asin and
@@ -37,11 +49,16 @@
 //   FastAtan     max abs error 1.0e-7, 1.82 ULP (at x = 0.4536)
 //   FastAsin     max abs error 1.4e-7, 2.37 ULP (at x = 0.5014: the rounding of the sqrt)
 //   FastAcos     max abs error 2.4e-7, 1.13 ULP
+//   FastSin      max abs error 1.0e-7, 2.33 ULP (|x| <= kFastTrigLimit, every 97th pattern)
+//   FastCos      max abs error 1.0e-7, 2.09 ULP (the same)
+//   FastTan      3.67 ULP (the same)
+//   FastSinh, FastCosh  within 3 ULP (every 97th pattern); both overflow to inf where float does
 // Special values: NaN → NaN; erf and tanh of ±inf are ±1, sigmoid of -inf is 0 and of +inf is 1,
 // expm1 of -inf is -1 and of -0 is +0; log of ±0 is -inf, of +inf +inf and of x < 0 NaN;
-// atan of ±inf is ±pi/2; asin and acos of |x| > 1 are NaN; erf, tanh, atan and asin keep the sign
-// of zero. The sqrt in FastAsin and FastAcos vectorises only where errno is not set
-// (-fno-math-errno, as elementwise/unary.cpp builds).
+// atan of ±inf is ±pi/2; asin and acos of |x| > 1 are NaN; erf, tanh, atan, asin, sin, tan and
+// sinh keep the sign of zero; sinh and cosh of ±inf are ±inf and +inf. The sqrt in FastAsin and
+// FastAcos vectorises only where errno is not set (-fno-math-errno, as elementwise/unary.cpp
+// builds).
 #pragma once
 
 #include <bit>
@@ -204,6 +221,101 @@ inline float FastAcos(float x) {
   const float r = AsinReduced(ax, far);
   const float far_value = FloatSelect(x > 0.0f, 2.0f * r, kPi - (2.0f * r - kPiLo));
   return FloatSelect(far, far_value, kPi2 - (std::copysign(r, x) - kPi2Lo));
+}
+
+// The largest |x| FastSin, FastCos and FastTan take: j = round(x·2/pi) stays below 2^13, where
+// j·P1 and j·P2 are exact. Beyond it (and for inf and NaN) their results are meaningless.
+inline constexpr float kFastTrigLimit = 12800.0f;
+
+namespace fast_math_internal {
+
+// sin r, cos r for |r| <= pi/4, and the quadrant j mod 4 of x = j·pi/2 + r.
+struct TrigReduced {
+  float sin;
+  float cos;
+  int32_t quadrant;
+};
+
+inline TrigReduced ReduceTrig(float x) {
+  constexpr float kTwoOverPi = 0.636619772f;
+  constexpr float kRound = 12582912.0f;  // 1.5·2^23: adding it rounds to an integer
+  // pi/2 = kP1 + kP2 + kP3 + kP4 + 8.3e-20; kP1..kP3 hold 11 bits each.
+  constexpr float kP1 = 1.5703125f;
+  constexpr float kP2 = 4.837512969970703125e-4f;
+  constexpr float kP3 = 7.54953362047672271728515625e-8f;
+  constexpr float kP4 = 2.5633440683e-12f;
+  const float shifted = x * kTwoOverPi + kRound;
+  const float j = shifted - kRound;
+  const int32_t quadrant = (std::bit_cast<int32_t>(shifted) - std::bit_cast<int32_t>(kRound)) & 3;
+  const float r = (((x - j * kP1) - j * kP2) - j * kP3) - j * kP4;
+  const float z = r * r;
+  float s = 1.0f / 362880.0f;
+  s = s * z - 1.0f / 5040.0f;
+  s = s * z + 1.0f / 120.0f;
+  s = s * z - 1.0f / 6.0f;
+  float c = -1.0f / 3628800.0f;
+  c = c * z + 1.0f / 40320.0f;
+  c = c * z - 1.0f / 720.0f;
+  c = c * z + 1.0f / 24.0f;
+  // sin r has the sign of r, also for r = -0 (where r·z·s is +0).
+  return {std::copysign(r + r * z * s, r), 1.0f - 0.5f * z + z * z * c, quadrant};
+}
+
+// -v when bit `bit` of `quadrant` is set, v otherwise (a sign flip on the bits).
+inline float NegateIf(int32_t quadrant, int32_t bit, float v) {
+  const auto flip = static_cast<uint32_t>((quadrant >> bit) & 1) << 31;
+  return std::bit_cast<float>(std::bit_cast<uint32_t>(v) ^ flip);
+}
+
+}  // namespace fast_math_internal
+
+inline float FastSin(float x) {
+  using namespace fast_math_internal;
+  const TrigReduced t = ReduceTrig(x);
+  // Quadrants 0..3: sin r, cos r, -sin r, -cos r.
+  return NegateIf(t.quadrant, 1, FloatSelect((t.quadrant & 1) != 0, t.cos, t.sin));
+}
+
+inline float FastCos(float x) {
+  using namespace fast_math_internal;
+  const TrigReduced t = ReduceTrig(x);
+  // Quadrants 0..3: cos r, -sin r, -cos r, sin r.
+  return NegateIf(t.quadrant + 1, 1, FloatSelect((t.quadrant & 1) != 0, t.sin, t.cos));
+}
+
+inline float FastTan(float x) {
+  using namespace fast_math_internal;
+  const TrigReduced t = ReduceTrig(x);
+  const bool odd = (t.quadrant & 1) != 0;
+  // Even quadrants: sin r / cos r; odd: -cos r / sin r.
+  return FloatSelect(odd, -t.cos, t.sin) / FloatSelect(odd, t.sin, t.cos);
+}
+
+namespace fast_math_internal {
+
+// The split of FastSinh and FastCosh: below, e^|x| is finite; above, (h / 2)·h with h = e^(|x|/2).
+inline constexpr float kHyperbolicSplit = 88.0f;
+
+inline float HalfSquare(float ax) {
+  const float h = FastExp(0.5f * ax);  // +inf from |x| = 177.4 on
+  return (0.5f * h) * h;
+}
+
+}  // namespace fast_math_internal
+
+inline float FastSinh(float x) {
+  using namespace fast_math_internal;
+  const float ax = std::fabs(x);
+  const float e = FastExpm1(ax);
+  const float near = 0.5f * (e + e / (e + 1.0f));
+  return std::copysign(FloatSelect(ax < kHyperbolicSplit, near, HalfSquare(ax)), x);
+}
+
+inline float FastCosh(float x) {
+  using namespace fast_math_internal;
+  const float ax = std::fabs(x);
+  const float e = FastExp(ax);
+  return FloatSelect(ax < kHyperbolicSplit, 0.5f * e + 0.5f / e, HalfSquare(ax));
 }
 
 }  // namespace nxrt::cpu::math

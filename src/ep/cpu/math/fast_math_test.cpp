@@ -1,6 +1,6 @@
-// ep/cpu/math/fast_math_test.cpp: FastErf, FastTanh, FastSigmoid, FastAtan, FastAsin and FastAcos
-// against std::erf, std::tanh, 1 / (1 + e^-x), std::atan, std::asin and std::acos in double, over every 97th float bit pattern (44M values, all signs and
-// exponents), the floats next to each piece boundary, and the special values.
+// ep/cpu/math/fast_math_test.cpp: the functions of fast_math.h (FastErf ... FastCosh) against their
+// std:: twins in double, over every 97th float bit pattern (44M values, all signs and exponents),
+// the floats next to each piece boundary, and the special values.
 #include "ep/cpu/math/fast_math.h"
 
 #include <gtest/gtest.h>
@@ -122,6 +122,46 @@ TEST(FastMath, AcosWithinBoundOverEveryExponent) {
                3e-7, 1.5);
 }
 
+// The fast trig functions within kFastTrigLimit; beyond it the sweep takes std:: itself (as
+// unary.cpp's MapChecked does), so only the fast range counts. Near each multiple of pi/2 the
+// reduction cancels most digits of x: the 4096 floats around 1, 2 and 8000 multiples of pi/2
+// (and the limit) check that the three-part pi/2 keeps them.
+template <typename Fast, typename Exact>
+Worst TrigSweep(Fast fast, Exact exact) {
+  const auto within = [fast, exact](float x) {
+    return std::fabs(x) <= kFastTrigLimit ? fast(x) : static_cast<float>(exact(x));
+  };
+  return Sweep(within, exact, {1.57079637f, 3.14159274f, 12566.3711f, kFastTrigLimit});
+}
+
+TEST(FastMath, SinWithinBoundUpToTheLimit) {
+  ExpectWithin(TrigSweep([](float x) { return FastSin(x); }, [](double x) { return std::sin(x); }),
+               1.1e-7, 2.5);
+}
+
+TEST(FastMath, CosWithinBoundUpToTheLimit) {
+  ExpectWithin(TrigSweep([](float x) { return FastCos(x); }, [](double x) { return std::cos(x); }),
+               1.1e-7, 2.5);
+}
+
+TEST(FastMath, TanWithinBoundUpToTheLimit) {
+  ExpectWithin(TrigSweep([](float x) { return FastTan(x); }, [](double x) { return std::tan(x); }),
+               std::numeric_limits<double>::infinity(), 4.0);  // unbounded: ULPs only
+}
+
+TEST(FastMath, SinhWithinBoundOverEveryExponent) {
+  // 88: the expm1 / e^(|x|/2) split; 89.4: where sinh overflows.
+  ExpectWithin(Sweep([](float x) { return FastSinh(x); }, [](double x) { return std::sinh(x); },
+                     {88.0f, 89.4f}),
+               std::numeric_limits<double>::infinity(), 3.0);
+}
+
+TEST(FastMath, CoshWithinBoundOverEveryExponent) {
+  ExpectWithin(Sweep([](float x) { return FastCosh(x); }, [](double x) { return std::cosh(x); },
+                     {88.0f, 89.4f}),
+               std::numeric_limits<double>::infinity(), 3.0);
+}
+
 TEST(FastMath, SpecialValues) {
   const float inf = std::numeric_limits<float>::infinity();
   const float nan = std::numeric_limits<float>::quiet_NaN();
@@ -180,6 +220,22 @@ TEST(FastMath, SpecialValues) {
   EXPECT_TRUE(!std::signbit(FastAtan(0.0f)) && FastAtan(0.0f) == 0.0f);
   EXPECT_TRUE(std::signbit(FastAsin(-0.0f)) && FastAsin(-0.0f) == 0.0f);
   EXPECT_TRUE(!std::signbit(FastAsin(0.0f)) && FastAsin(0.0f) == 0.0f);
+  // sin, tan and sinh keep the sign of zero; cos(±0) = cosh(±0) = 1.
+  for (const float zero : {0.0f, -0.0f}) {
+    EXPECT_TRUE(FastSin(zero) == 0.0f && std::signbit(FastSin(zero)) == std::signbit(zero));
+    EXPECT_TRUE(FastTan(zero) == 0.0f && std::signbit(FastTan(zero)) == std::signbit(zero));
+    EXPECT_TRUE(FastSinh(zero) == 0.0f && std::signbit(FastSinh(zero)) == std::signbit(zero));
+    EXPECT_EQ(FastCos(zero), 1.0f);
+    EXPECT_EQ(FastCosh(zero), 1.0f);
+  }
+  EXPECT_TRUE(std::isnan(FastSinh(nan)));
+  EXPECT_TRUE(std::isnan(FastCosh(nan)));
+  EXPECT_EQ(FastSinh(inf), inf);
+  EXPECT_EQ(FastSinh(-inf), -inf);
+  EXPECT_EQ(FastSinh(90.0f), inf);
+  EXPECT_EQ(FastCosh(inf), inf);
+  EXPECT_EQ(FastCosh(-inf), inf);
+  EXPECT_EQ(FastCosh(-90.0f), inf);
   const float tiny = std::numeric_limits<float>::denorm_min();
   EXPECT_EQ(FastTanh(tiny), tiny);
   EXPECT_EQ(FastTanh(-1e-20f), -1e-20f);

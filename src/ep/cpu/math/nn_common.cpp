@@ -177,10 +177,45 @@ __attribute__((target("avx2"))) inline void Transpose8x8Avx2(const uint32_t* src
 }
 
 // TransposePlane for 4-byte elements on AVX2: 32x32 tiles of 8x8 register transposes, the edges
-// element by element.
+// element by element (TransposePlaneBlocks, compiled here for AVX2).
 __attribute__((target("avx2"))) void TransposePlaneAvx2(const uint32_t* src, int64_t ld_src,
                                                        uint32_t* dst, int64_t ld_dst,
-                                                       int64_t rows, int64_t cols) {
+                                                       int64_t rows, int64_t cols);
+
+// Transpose8x8Avx2 for 2-byte elements (float16, bfloat16) in SSE2's 8-lane 16-bit registers:
+// unpacks of 16-bit, 32-bit and 64-bit pairs.
+inline void Transpose8x8U16(const uint16_t* src, int64_t ld_src, uint16_t* dst, int64_t ld_dst) {
+  __m128i r[8];
+  for (int j = 0; j < 8; ++j) {
+    r[j] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + j * ld_src));
+  }
+  __m128i a[8];
+  for (int j = 0; j < 8; j += 2) {
+    a[j] = _mm_unpacklo_epi16(r[j], r[j + 1]);
+    a[j + 1] = _mm_unpackhi_epi16(r[j], r[j + 1]);
+  }
+  // b[k] (k < 4): columns 2k, 2k+1 of rows 0-3; b[k + 4]: the same of rows 4-7.
+  __m128i b[8];
+  for (int half = 0; half < 2; ++half) {
+    const int o = 4 * half;
+    b[o] = _mm_unpacklo_epi32(a[o], a[o + 2]);
+    b[o + 1] = _mm_unpackhi_epi32(a[o], a[o + 2]);
+    b[o + 2] = _mm_unpacklo_epi32(a[o + 1], a[o + 3]);
+    b[o + 3] = _mm_unpackhi_epi32(a[o + 1], a[o + 3]);
+  }
+  for (int k = 0; k < 4; ++k) {
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + 2 * k * ld_dst),
+                     _mm_unpacklo_epi64(b[k], b[k + 4]));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + (2 * k + 1) * ld_dst),
+                     _mm_unpackhi_epi64(b[k], b[k + 4]));
+  }
+}
+
+// TransposePlaneAvx2's tiling with a register transpose of 8x8 elements, the edges element by
+// element.
+template <typename E, typename Block>
+void TransposePlaneBlocks(const E* src, int64_t ld_src, E* dst, int64_t ld_dst, int64_t rows,
+                          int64_t cols, Block block) {
   constexpr int64_t kTile = 32;
   const int64_t rows8 = rows / 8 * 8, cols8 = cols / 8 * 8;
   for (int64_t i0 = 0; i0 < rows8; i0 += kTile) {
@@ -189,7 +224,7 @@ __attribute__((target("avx2"))) void TransposePlaneAvx2(const uint32_t* src, int
       const int64_t j1 = std::min(cols8, j0 + kTile);
       for (int64_t i = i0; i < i1; i += 8) {
         for (int64_t j = j0; j < j1; j += 8) {
-          Transpose8x8Avx2(src + j * ld_src + i, ld_src, dst + i * ld_dst + j, ld_dst);
+          block(src + j * ld_src + i, ld_src, dst + i * ld_dst + j, ld_dst);
         }
       }
     }
@@ -202,12 +237,24 @@ __attribute__((target("avx2"))) void TransposePlaneAvx2(const uint32_t* src, int
   }
 }
 
+__attribute__((target("avx2"), flatten)) void TransposePlaneAvx2(
+    const uint32_t* src, int64_t ld_src, uint32_t* dst, int64_t ld_dst, int64_t rows,
+    int64_t cols) {
+  TransposePlaneBlocks(src, ld_src, dst, ld_dst, rows, cols, Transpose8x8Avx2);
+}
+
 template <typename E>
 void TransposePlane(const E* src, int64_t ld_src, E* dst, int64_t ld_dst, int64_t rows,
                     int64_t cols) {
   if constexpr (std::is_same_v<E, uint32_t>) {
     if (rows >= 8 && cols >= 8 && CpuHasAvx2()) {
       TransposePlaneAvx2(src, ld_src, dst, ld_dst, rows, cols);
+      return;
+    }
+  }
+  if constexpr (std::is_same_v<E, uint16_t>) {
+    if (rows >= 8 && cols >= 8) {
+      TransposePlaneBlocks(src, ld_src, dst, ld_dst, rows, cols, Transpose8x8U16);
       return;
     }
   }
@@ -273,6 +320,8 @@ void StridedCopyTyped(std::span<const int64_t> shape, const E* src, const int64_
     E* d = dst + d_off;
     if (s_in == 1 && d_in == 1) {
       std::copy_n(s, inner, d);
+    } else if (s_in == 0 && d_in == 1) {
+      std::fill_n(d, inner, *s);  // a broadcast row (Expand, Tile of a 1-dim)
     } else {
       for (int64_t i = 0; i < inner; ++i) d[i * d_in] = s[i * s_in];
     }

@@ -417,7 +417,9 @@ TEST(ElementwiseKernelsTest, LargeInputsSplitOverThreadsGiveTheSameResult) {
   }
   for (UnaryKind kind : {UnaryKind::kExp, UnaryKind::kAtan, UnaryKind::kAsin, UnaryKind::kAcos,
                          UnaryKind::kSqrt, UnaryKind::kIsInf, UnaryKind::kElu, UnaryKind::kSelu,
-                         UnaryKind::kCelu, UnaryKind::kHardSwish, UnaryKind::kLog}) {
+                         UnaryKind::kCelu, UnaryKind::kHardSwish, UnaryKind::kLog,
+                         UnaryKind::kSin, UnaryKind::kCos, UnaryKind::kTan, UnaryKind::kSinh,
+                         UnaryKind::kCosh, UnaryKind::kSoftplus}) {
     Tensor expected;
     ASSERT_TRUE(math::Unary(kind, odd, &expected).ok());
     const std::string op(math::UnaryKindName(kind));

@@ -215,7 +215,8 @@ TEST(PoolKernels, MissingKernelShapeAndBadPNameTheAttribute) {
       << bad.status().message();
 }
 
-// The float 2-D MaxPool (no Indices) and AveragePool rows and the float Global pools
+// The float 2-D MaxPool (no Indices), AveragePool and LpPool (p = 1, 2) rows and the float Global
+// pools
 // (math/nn/pool.cpp, simd_map.h builds) against the definitions on random windows: odd widths
 // (vector tails), strides 1 to 3, ceil_mode, pads, dilations, count_include_pad; inputs with NaN,
 // +inf and -inf; planes enough that two threads split them. A window holding a NaN gives NaN; an
@@ -280,14 +281,42 @@ TEST(PoolKernels, FloatRowsAndGlobalPoolsMatchDefinitionWithNanInfAtOneAndTwoThr
       if (nan) out = NAN;
       want[Offset(y_shape, o)] = out;
     });
+    // LpPool over the same windows, p = 2 on even iterations and 1 on odd ones: the sum of x² (or
+    // |x|) over the window's inputs, then its square root; NaN wins, an infinity gives +inf.
+    const double lp_p = iter % 2 == 0 ? 2.0 : 1.0;
+    std::vector<double> want_lp(Count(y_shape));
+    ForEachIndex(y_shape, [&](const std::vector<int64_t>& o) {
+      double sum = 0;
+      ForEachIndex(w.kernel, [&](const std::vector<int64_t>& k) {
+        std::vector<int64_t> xi = {o[0], o[1]};
+        bool inside = true;
+        for (size_t d = 0; d < 2; ++d) {
+          const int64_t pos = o[2 + d] * w.strides[d] - w.pads_begin[d] + k[d] * w.dilations[d];
+          inside = inside && pos >= 0 && pos < w.x[2 + d];
+          xi.push_back(pos);
+        }
+        if (inside) sum += std::pow(std::fabs(static_cast<double>(x[Offset(w.x, xi)])), lp_p);
+      });
+      want_lp[Offset(y_shape, o)] = std::pow(sum, 1.0 / lp_p);
+    });
     std::vector<AttributeValue> attributes = {
         IntsAttr("kernel_shape", w.kernel), IntsAttr("strides", w.strides),
         IntsAttr("dilations", w.dilations), IntsAttr("pads", Concat(w.pads_begin, w.pads_end)),
         IntAttr("ceil_mode", w.ceil_mode)};
+    std::vector<AttributeValue> lp_attributes = attributes;
+    lp_attributes.push_back(IntAttr("p", static_cast<int64_t>(lp_p)));
     if (include_pad) attributes.push_back(IntAttr("count_include_pad", 1));
     const Tensor input = Tensor::FromVector<float>(w.x, x).value();
     for (int threads : {1, 2}) {
       SCOPED_TRACE(::testing::Message() << threads << " thread(s)");
+      OpCase lp{"LpPool", 18, {In(input)}, lp_attributes};
+      NXRT_ASSERT_OK_AND_ASSIGN(std::vector<Tensor> ly, RunOp(lp, AsWritten(threads)));
+      ASSERT_EQ(ly[0].shape(), y_shape);
+      const std::vector<float> lp_got = Values<float>(ly[0]);
+      for (size_t i = 0; i < lp_got.size(); ++i) {
+        ASSERT_TRUE(SameOrBothNan(lp_got[i], want_lp[i], 1e-6))
+            << "LpPool p " << lp_p << " at " << i << ": " << lp_got[i] << " vs " << want_lp[i];
+      }
       OpCase op{max ? "MaxPool" : "AveragePool", 19, {In(input)}, attributes};
       if (max) op.opset = 12;
       NXRT_ASSERT_OK_AND_ASSIGN(std::vector<Tensor> y, RunOp(op, AsWritten(threads)));

@@ -262,9 +262,9 @@ TEST(ReductionKernelsTest, LargeReductionsSplitOverThreadsGiveTheSameResult) {
     model.AddInput(Input(x)).AddInput(Initializer(Int64s(axes))).AddOutput(DataType::kFloat);
     ExpectRunsTo(model, expected, "large ReduceMean axes " + ShapeToString(axes), options);
   }
-  // Max and Min over long inner runs (FoldRun's partial results), rows cut over 1 and 2 threads,
-  // one row holding NaN.
-  Tensor runs = RandomTensor(rng, DataType::kFloat, {64, 1001}, -1, 1);
+  // Max and Min over long inner runs (FoldRun's partial results), rows cut over 1 and 2 threads
+  // (160k values: two parts of at least kReduceGrain), one row holding NaN.
+  Tensor runs = RandomTensor(rng, DataType::kFloat, {160, 1001}, -1, 1);
   runs.mutable_data<float>()[5 * 1001 + 700] = NAN;
   for (ReduceKind kind : {ReduceKind::kMax, ReduceKind::kMin}) {
     Tensor expected;
@@ -285,6 +285,46 @@ TEST(ReductionKernelsTest, LargeReductionsSplitOverThreadsGiveTheSameResult) {
   SingleOpModel model("ArgMax", 13);
   model.AddAttribute(testing::IntAttr("axis", 1)).AddInput(Input(x)).AddOutput(DataType::kInt64);
   ExpectRunsTo(model, expected, "large ArgMax", options);
+}
+
+// ArgMax/ArgMin tasks are column ranges of the outer blocks (axis 1 of [2, 200, 301]: ranges of
+// 128 columns and a tail of 45) or whole rows (axis 1 of [300, 97]), at 1 and 2 threads, with
+// NaN and the infinities inside, both tie rules.
+TEST(ReductionKernelsTest, ArgMaxColumnRangesAndRowsOverThreads) {
+  std::mt19937_64 rng(1616);
+  for (const Shape& shape : {Shape{2, 200, 301}, Shape{300, 97}}) {
+    Tensor x = RandomTensor(rng, DataType::kFloat, shape, 0, 20);
+    const int64_t n = x.element_count();
+    for (int64_t i : {n / 7, n / 3, n - 5}) {
+      math::testing::SetValue(&x, i, std::numeric_limits<double>::quiet_NaN(), 0);
+      math::testing::SetValue(&x, i + 3, std::numeric_limits<double>::infinity(), 0);
+      math::testing::SetValue(&x, i + 4, -std::numeric_limits<double>::infinity(), 0);
+    }
+    for (bool is_max : {true, false}) {
+      for (bool last : {false, true}) {
+        math::ArgReduceAttrs attrs;
+        attrs.axis = 1;
+        attrs.select_last_index = last;
+        Tensor expected;
+        ASSERT_TRUE(
+            (is_max ? math::ArgMax(x, attrs, &expected) : math::ArgMin(x, attrs, &expected)).ok());
+        for (int threads : {1, 2}) {
+          SessionOptions at;
+          at.intra_op_threads = threads;
+          SingleOpModel model(is_max ? "ArgMax" : "ArgMin", 13);
+          model.AddAttribute(testing::IntAttr("axis", 1))
+              .AddAttribute(testing::IntAttr("select_last_index", last))
+              .AddInput(Input(x))
+              .AddOutput(DataType::kInt64);
+          ExpectRunsTo(model, expected,
+                       std::string(is_max ? "ArgMax " : "ArgMin ") + ShapeToString(shape) +
+                           (last ? " last" : "") + " at " + std::to_string(threads) +
+                           " thread(s)",
+                       at);
+        }
+      }
+    }
+  }
 }
 
 TEST(ReductionKernelsTest, AnAxisOutOfRangeIsNamed) {

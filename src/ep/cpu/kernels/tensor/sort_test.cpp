@@ -3,9 +3,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ep/cpu/kernels/tensor/single_op_test_util.h"
@@ -68,6 +70,68 @@ TEST(TopKKernel, RandomShapesMatchReference) {
     EXPECT_EQ(y[0].shape(), out_shape);
     EXPECT_EQ(Values<float>(y[0]), values) << "iter " << iter;
     EXPECT_EQ(Values<int64_t>(y[1]), indices) << "iter " << iter;
+  }
+}
+
+// Long rows (the heap of the k best with its plain-compare filter): axes of 1..300 with k from 0
+// to the whole axis, inner > 1 and = 1, few distinct values (ties keep the lower index), NaN
+// (greater than every number: first for largest, last for smallest) and the infinities.
+TEST(TopKKernel, LongAxesWithTiesNanAndInfinities) {
+  std::mt19937 rng(1616);
+  const std::vector<std::pair<Shape, int64_t>> cases = {
+      {{3, 300}, 1}, {{2, 257, 3}, 1}, {{1, 64}, 1}, {{129, 2}, 0}, {{4, 31}, 1}, {{2, 1}, 1}};
+  int iter = 0;
+  for (const auto& [shape, axis] : cases) {
+    for (int64_t k : {int64_t{0}, int64_t{1}, int64_t{5}, shape[axis] / 2, shape[axis]}) {
+      if (k > shape[axis]) continue;
+      for (bool largest : {true, false}) {
+        std::vector<float> x(Count(shape));
+        for (float& v : x) v = static_cast<float>(RandomInt(rng, -20, 20));
+        if (++iter % 2 == 0) {
+          for (size_t j = 3; j < x.size(); j += 37) x[j] = NAN;
+          for (size_t j = 5; j < x.size(); j += 41) x[j] = j % 2 == 0 ? INFINITY : -INFINITY;
+        }
+        OpCase op{"TopK", 11,
+                  {In(Tensor::FromVector<float>(shape, x).value()),
+                   In(Tensor::FromVector<int64_t>({1}, {k}).value())},
+                  {IntAttr("axis", axis), IntAttr("largest", largest ? 1 : 0)}, 2};
+        Shape out_shape = shape;
+        out_shape[axis] = k;
+        std::vector<float> values(Count(out_shape));
+        std::vector<int64_t> indices(Count(out_shape));
+        // NaN orders above every number.
+        const auto before = [largest](float p, float q) {
+          if (std::isnan(p) || std::isnan(q)) return largest ? !std::isnan(q) : !std::isnan(p);
+          return largest ? p > q : p < q;
+        };
+        ForEachIndex(out_shape, [&](const std::vector<int64_t>& o) {
+          if (o[axis] != 0) return;
+          std::vector<std::pair<float, int64_t>> line;
+          std::vector<int64_t> i = o;
+          for (int64_t a = 0; a < shape[axis]; ++a) {
+            i[axis] = a;
+            line.push_back({x[Offset(shape, i)], a});
+          }
+          std::stable_sort(line.begin(), line.end(),
+                           [&](const auto& p, const auto& q) { return before(p.first, q.first); });
+          for (int64_t j = 0; j < k; ++j) {
+            i[axis] = j;
+            values[Offset(out_shape, i)] = line[j].first;
+            indices[Offset(out_shape, i)] = line[j].second;
+          }
+        });
+        const std::string where = ::testing::PrintToString(shape) + " k " + std::to_string(k) +
+                                  (largest ? " largest" : " smallest");
+        NXRT_ASSERT_OK_AND_ASSIGN(std::vector<Tensor> y, RunOp(op));
+        ASSERT_EQ(y[0].shape(), out_shape) << where;
+        EXPECT_EQ(Values<int64_t>(y[1]), indices) << where;
+        const std::vector<float> got = Values<float>(y[0]);
+        for (size_t j = 0; j < got.size(); ++j) {
+          ASSERT_TRUE(got[j] == values[j] || (std::isnan(got[j]) && std::isnan(values[j])))
+              << where << " j=" << j;
+        }
+      }
+    }
   }
 }
 

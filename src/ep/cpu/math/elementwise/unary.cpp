@@ -5,11 +5,12 @@
 // A functor template Op<C> maps one value of compute type C (float for the 16-bit floats); ops
 // with attributes take them in a constructor. Loops over float/double/int are plain and
 // contiguous; the 16-bit floats go through a float block on the stack. In float (so also for
-// the 16-bit floats), Exp, Log, Erf, Tanh, Sigmoid, Gelu, Mish, Elu, Selu, Celu, Atan, Asin and
-// Acos use the inline FastExp, FastLog, FastErf, FastTanh, FastSigmoid, FastExpm1, FastAtan,
-// FastAsin and FastAcos of fast_math.h and fast_exp.h (each within 2.5 ULP of the exact value), so their loops
-// vectorise; double keeps the std:: functions. float loops run in the widest SIMD
-// build the CPU has (simd_map.h).
+// the 16-bit floats), Exp, Log, Erf, Tanh, Sigmoid, Gelu, Mish, Elu, Selu, Celu, Atan, Asin,
+// Acos, Sinh, Cosh and Softplus use the inline FastExp, FastLog, FastErf, FastTanh, FastSigmoid,
+// FastExpm1, FastAtan, FastAsin, FastAcos, FastSinh and FastCosh of fast_math.h and fast_exp.h
+// (each within 3 ULP of the exact value), so their loops vectorise; Sin, Cos and Tan use FastSin,
+// FastCos and FastTan for |x| <= kFastTrigLimit and std:: beyond (MapChecked); double keeps the
+// std:: functions. float loops run in the widest SIMD build the CPU has (simd_map.h).
 #include "ep/cpu/math/elementwise/unary.h"
 
 #include <algorithm>
@@ -192,9 +193,22 @@ C Softplus(C x) {
   return x > C{0} ? x + std::log1p(std::exp(-x)) : std::log1p(std::exp(x));
 }
 
+// Softplus in float: max(x, 0) + log1p(e) with e = e^-|x| in (0, 1], and log1p(e) as
+// FastLog(u)·e / (u - 1) with u = 1 + e, which cancels the rounding of u (e itself where u
+// rounds to 1). NaN stays NaN; -inf gives 0 and +inf +inf.
+inline float FastSoftplus(float x) {
+  const float e = FastExp(-std::fabs(x));
+  const float u = 1.0f + e;
+  const float log1p = FloatSelect(u == 1.0f, e, FastLog(u) * (e / (u - 1.0f)));
+  return std::max(x, 0.0f) + log1p;
+}
+
 template <typename C>
 struct SoftplusOp {
-  C operator()(C x) const { return Softplus(x); }
+  C operator()(C x) const {
+    if constexpr (std::is_same_v<C, float>) return FastSoftplus(x);
+    else return Softplus(x);
+  }
 };
 
 template <typename C>
@@ -280,17 +294,34 @@ template <typename C>
 struct ReciprocalOp {
   C operator()(C x) const { return C{1} / x; }
 };
+// Sin, Cos and Tan in float: FastSin, FastCos and FastTan for |x| <= kFastTrigLimit, std:: beyond
+// (Exact; MapChecked picks per block).
 template <typename C>
 struct SinOp {
-  C operator()(C x) const { return std::sin(x); }
+  static constexpr float kFastLimit = kFastTrigLimit;
+  static C Exact(C x) { return std::sin(x); }
+  C operator()(C x) const {
+    if constexpr (std::is_same_v<C, float>) return FastSin(x);
+    else return std::sin(x);
+  }
 };
 template <typename C>
 struct CosOp {
-  C operator()(C x) const { return std::cos(x); }
+  static constexpr float kFastLimit = kFastTrigLimit;
+  static C Exact(C x) { return std::cos(x); }
+  C operator()(C x) const {
+    if constexpr (std::is_same_v<C, float>) return FastCos(x);
+    else return std::cos(x);
+  }
 };
 template <typename C>
 struct TanOp {
-  C operator()(C x) const { return std::tan(x); }
+  static constexpr float kFastLimit = kFastTrigLimit;
+  static C Exact(C x) { return std::tan(x); }
+  C operator()(C x) const {
+    if constexpr (std::is_same_v<C, float>) return FastTan(x);
+    else return std::tan(x);
+  }
 };
 template <typename C>
 struct AsinOp {
@@ -315,11 +346,17 @@ struct AtanOp {
 };
 template <typename C>
 struct SinhOp {
-  C operator()(C x) const { return std::sinh(x); }
+  C operator()(C x) const {
+    if constexpr (std::is_same_v<C, float>) return FastSinh(x);
+    else return std::sinh(x);
+  }
 };
 template <typename C>
 struct CoshOp {
-  C operator()(C x) const { return std::cosh(x); }
+  C operator()(C x) const {
+    if constexpr (std::is_same_v<C, float>) return FastCosh(x);
+    else return std::cosh(x);
+  }
 };
 template <typename C>
 struct AsinhOp {
@@ -372,11 +409,44 @@ Op MakeOp(const UnaryAttrs& attrs) {
   }
 }
 
+// A float functor valid only for |x| <= Op::kFastLimit, with Op::Exact for the other inputs.
+template <typename Op>
+concept HasFastLimit = requires { Op::kFastLimit; };
+
+// y[i] = op(x[i]) for float x and y (they may be the same buffer) in the widest SIMD build, for an
+// op with a fast limit: blocks whose every |x| is within it take op, the others (with an inf,
+// a NaN or a large value) Exact element by element beyond the limit.
+template <typename Op>
+void MapChecked(const Op& op, const float* x, float* y, int64_t count) {
+  constexpr int64_t kBlock = 1024;
+  for (int64_t start = 0; start < count; start += kBlock) {
+    const int64_t n = std::min(kBlock, count - start);
+    const float* xb = x + start;
+    float* yb = y + start;
+    int outside = 0;
+    CallWidest([&] {
+      for (int64_t i = 0; i < n; ++i) outside |= !(std::fabs(xb[i]) <= Op::kFastLimit);
+    });
+    if (outside == 0) {
+      MapElements(op, xb, yb, n);
+      continue;
+    }
+    // In the same build as the vector loop, so an element's result does not depend on whether
+    // its block had an element beyond the limit.
+    CallWidest([&] {
+      for (int64_t i = 0; i < n; ++i) {
+        yb[i] = std::fabs(xb[i]) <= Op::kFastLimit ? op(xb[i]) : Op::Exact(xb[i]);
+      }
+    });
+  }
+}
+
 template <typename Op, typename TI, typename TO>
 void RunUnaryTyped(const UnaryAttrs& attrs, const void* in, void* out, int64_t count) {
   const Op op = MakeOp<Op>(attrs);
   const auto* x = static_cast<const TI*>(in);
   auto* y = static_cast<TO*>(out);
+  constexpr bool kChecked = HasFastLimit<Op> && std::is_same_v<Compute<TI>, float>;
   if constexpr (kIsHalf<TI> || kIsHalf<TO>) {
     constexpr int64_t kBlock = 256;
     Compute<TI> block_in[kBlock];
@@ -384,9 +454,15 @@ void RunUnaryTyped(const UnaryAttrs& attrs, const void* in, void* out, int64_t c
     for (int64_t start = 0; start < count; start += kBlock) {
       const int64_t n = std::min(kBlock, count - start);
       for (int64_t i = 0; i < n; ++i) block_in[i] = Load(x[start + i]);
-      for (int64_t i = 0; i < n; ++i) block_out[i] = op(block_in[i]);
+      if constexpr (kChecked) {
+        MapChecked(op, block_in, block_out, n);
+      } else {
+        for (int64_t i = 0; i < n; ++i) block_out[i] = op(block_in[i]);
+      }
       for (int64_t i = 0; i < n; ++i) y[start + i] = Store<TO>(block_out[i]);
     }
+  } else if constexpr (kChecked) {
+    MapChecked(op, x, y, count);
   } else if constexpr (std::is_same_v<TI, float>) {
     MapElements(op, x, y, count);
   } else {

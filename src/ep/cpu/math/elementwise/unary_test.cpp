@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "ep/cpu/math/fast_math.h"
 #include "ep/cpu/math/testing/test_util.h"
 
 namespace nxrt::cpu::math {
@@ -58,7 +59,8 @@ double RefFloat(UnaryKind kind, const UnaryAttrs& a, double x) {
                            : std::max(0.0, x) + std::min(0.0, a.alpha * (std::exp(x / a.alpha) - 1));
     case UnaryKind::kHardSigmoid: return std::max(0.0, std::min(1.0, a.alpha * x + a.beta));
     case UnaryKind::kHardSwish: return x * std::max(0.0, std::min(1.0, x / 6 + 0.5));
-    case UnaryKind::kSoftplus: return std::log(std::exp(x) + 1);
+    case UnaryKind::kSoftplus:
+      return x > 0 ? x + std::log1p(std::exp(-x)) : std::log1p(std::exp(x));
     case UnaryKind::kSoftsign: return x / (1 + std::fabs(x));
     case UnaryKind::kGelu:
       if (a.gelu_tanh) {
@@ -223,7 +225,8 @@ constexpr UnaryKind kFastFloatKinds[] = {
     UnaryKind::kErf,  UnaryKind::kTanh, UnaryKind::kSigmoid, UnaryKind::kGelu,
     UnaryKind::kMish, UnaryKind::kExp,  UnaryKind::kAtan,    UnaryKind::kAsin,
     UnaryKind::kAcos, UnaryKind::kElu,  UnaryKind::kSelu,    UnaryKind::kCelu,
-    UnaryKind::kHardSwish, UnaryKind::kLog};
+    UnaryKind::kHardSwish, UnaryKind::kLog, UnaryKind::kSin, UnaryKind::kCos,
+    UnaryKind::kTan, UnaryKind::kSinh, UnaryKind::kCosh, UnaryKind::kSoftplus};
 
 TEST(Unary, FloatTranscendentalsMatchDoubleOnDenseSweep) {
   std::vector<float> x;
@@ -271,6 +274,39 @@ TEST(Unary, FloatVectorBodiesAndTailsOfEveryLength) {
         ExpectClose(DataType::kFloat,
                     RoundTo(DataType::kFloat, RefFloat(kind, DefaultUnaryAttrs(kind), x[i])),
                     out.data<float>()[i], where);
+        if (::testing::Test::HasFailure()) return;
+      }
+    }
+  }
+}
+
+// Sin, Cos and Tan take their fast forms in blocks of 1024 whose every |x| is within
+// kFastTrigLimit and std:: for the other elements of a block that is not: 3000 values (two
+// blocks and a tail of 952) in [-300, 300], with values just inside and beyond the limit, an
+// infinity and NaN in the middle block only; in float and float16.
+TEST(Unary, TrigBlocksMixFastAndExactForms) {
+  std::mt19937 rng(1616);
+  std::uniform_real_distribution<float> dist(-300.0f, 300.0f);
+  std::vector<float> x(3000);
+  for (float& v : x) v = dist(rng);
+  const float specials[] = {kFastTrigLimit, -kFastTrigLimit, 12801.0f, -5e5f, 3e7f,
+                            INFINITY, -INFINITY, NAN};
+  for (size_t k = 0; k < std::size(specials); ++k) x[1100 + 97 * k] = specials[k];
+  std::vector<Float16> x16;
+  for (float v : x) x16.push_back(Float16(v));
+  for (DataType type : {DataType::kFloat, DataType::kFloat16}) {
+    const Tensor typed =
+        type == DataType::kFloat ? Make<float>({3000}, x) : Make<Float16>({3000}, x16);
+    for (UnaryKind kind : {UnaryKind::kSin, UnaryKind::kCos, UnaryKind::kTan}) {
+      Tensor out;
+      ASSERT_TRUE(Unary(kind, typed, &out).ok());
+      for (int64_t i = 0; i < 3000; ++i) {
+        const double xi = GetDouble(typed, i);
+        const std::string where = std::string(UnaryKindName(kind)) + " " +
+                                  std::string(DataTypeName(type)) + " i=" + std::to_string(i) +
+                                  " x=" + std::to_string(xi);
+        ExpectClose(type, RoundTo(type, RefFloat(kind, DefaultUnaryAttrs(kind), xi)),
+                    GetDouble(out, i), where);
         if (::testing::Test::HasFailure()) return;
       }
     }

@@ -63,6 +63,20 @@ void BuildTables(PoolPlan& plan) {
   }
 }
 
+// |v|^p and sum^(1/p) of LpPool: the ONNX default p = 2 (and p = 1) without std::pow, which
+// costs tens of nanoseconds per element.
+double LpTerm(double v, double p) {
+  if (p == 2.0) return v * v;
+  if (p == 1.0) return std::fabs(v);
+  return std::pow(std::fabs(v), p);
+}
+
+double LpRoot(double sum, double p) {
+  if (p == 2.0) return std::sqrt(sum);
+  if (p == 1.0) return sum;
+  return std::pow(sum, 1.0 / p);
+}
+
 template <typename T>
 void PoolTyped(const PoolPlan& plan, const T* x, T* y, int64_t* indices, int64_t begin,
                int64_t end) {
@@ -111,7 +125,7 @@ void PoolTyped(const PoolPlan& plan, const T* x, T* y, int64_t* indices, int64_t
           } else if (plan.kind == PoolKind::kAverage) {
             sum += static_cast<double>(v);
           } else {
-            sum += std::pow(std::fabs(static_cast<double>(v)), p);
+            sum += LpTerm(static_cast<double>(v), p);
           }
         }
         for (size_t d = nsp; d-- > 0;) {
@@ -129,7 +143,7 @@ void PoolTyped(const PoolPlan& plan, const T* x, T* y, int64_t* indices, int64_t
         const int64_t count = plan.attributes.count_include_pad ? padded : valid;
         out = FromAcc<T>(static_cast<A>(count > 0 ? sum / static_cast<double>(count) : 0.0));
       } else {
-        out = FromAcc<T>(static_cast<A>(std::pow(sum, 1.0 / p)));
+        out = FromAcc<T>(static_cast<A>(LpRoot(sum, p)));
       }
       for (size_t d = nsp; d-- > 0;) {
         if (++o[d] < g.output[d]) break;
@@ -191,16 +205,17 @@ inline void ReduceColumnsAnyStride(const T* row, int64_t out_w, int64_t kw, int6
   }
 }
 
-// 2-D MaxPool without Indices and AveragePool over float/double, planes [begin, end), in the
+// 2-D MaxPool without Indices, AveragePool and LpPool with p = 1 or 2 (a sum of |x| or x², then for
+// p = 2 its square root, where AveragePool divides) over float/double, planes [begin, end), in the
 // widest build the CPU runs (simd_map.h). Per output row: the valid kernel rows reduced column by
-// column (contiguous loads: max, or sum) into a row buffer that holds the left and right padding
-// as the reduction's identity (lowest, or 0), then each output reduces its kernel columns of that
+// column (contiguous loads: max, or sum) into a row buffer that holds the left and right padding as
+// the reduction's identity (lowest, or 0), then each output reduces its kernel columns of that
 // buffer, branch-free. A max is exact in any order, and the taps a window reads are the product of
-// its valid rows and columns, so this is the general path's max; AveragePool divides the sum by
-// the product of the per-axis counts (inputs, or positions inside the padded input with
-// count_include_pad), which is the general path's count. The vertical pass also notes whether
-// a row held a NaN; such an output row is redone by MaxPoolRowKeepingNan (first NaN of a window
-// wins, same bits as the general path). A window with no input tap gives lowest, as there.
+// its valid rows and columns, so this is the general path's max; AveragePool divides the sum by the
+// product of the per-axis counts (inputs, or positions inside the padded input with
+// count_include_pad), which is the general path's count. The vertical pass also notes whether a row
+// held a NaN; such an output row is redone by MaxPoolRowKeepingNan (first NaN of a window wins,
+// same bits as the general path). A window with no input tap gives lowest, as there.
 template <typename T>
 void Pool2d(const PoolPlan& plan, const T* x, T* y, int64_t begin, int64_t end) {
   const WindowGeometry& g = plan.geometry;
@@ -230,6 +245,10 @@ void Pool2d(const PoolPlan& plan, const T* x, T* y, int64_t begin, int64_t end) 
   }
   const auto row_max = [](T a, T v) { return v > a ? v : a; };
   const auto row_sum = [](T a, T v) { return a + v; };
+  // LpPool with p = 2 (or 1): the sum of squares (or of |x|), then its square root.
+  const bool lp = plan.kind == PoolKind::kLp;
+  const bool lp1 = lp && plan.attributes.p == 1.0;
+  const auto term = [lp, lp1](T v) { return lp ? (lp1 ? std::fabs(v) : v * v) : v; };
   math::CallWidest([&] {
     T* row = buffer.data() + left;
     for (int64_t plane = begin; plane < end; ++plane) {
@@ -254,7 +273,7 @@ void Pool2d(const PoolPlan& plan, const T* x, T* y, int64_t begin, int64_t end) 
             row[c] = row_max(r0[c], r1[c]);
           }
         } else {
-          for (int64_t c = 0; c < in_w; ++c) row[c] = r0[c] + r1[c];
+          for (int64_t c = 0; c < in_w; ++c) row[c] = term(r0[c]) + term(r1[c]);
         }
         for (; th < kh; ++th) {
           const int64_t r = plan.coordinate[0][oh * kh + th];
@@ -266,12 +285,17 @@ void Pool2d(const PoolPlan& plan, const T* x, T* y, int64_t begin, int64_t end) 
               row[c] = row_max(row[c], xr[c]);
             }
           } else {
-            for (int64_t c = 0; c < in_w; ++c) row[c] += xr[c];
+            for (int64_t c = 0; c < in_w; ++c) row[c] += term(xr[c]);
           }
         }
         if (max) {
           ReduceColumnsAnyStride(buffer.data(), out_w, kw, sw, dw, identity, row_max, yr);
           if (nan != 0) MaxPoolRowKeepingNan(plan, xp, oh, yr);
+        } else if (lp) {
+          ReduceColumnsAnyStride(buffer.data(), out_w, kw, sw, dw, identity, row_sum, yr);
+          if (!lp1) {
+            for (int64_t ow = 0; ow < out_w; ++ow) yr[ow] = std::sqrt(yr[ow]);
+          }
         } else {
           ReduceColumnsAnyStride(buffer.data(), out_w, kw, sw, dw, identity, row_sum, yr);
           const T rows = static_cast<T>(std::max<int64_t>(axis_count(0, oh), 1));
@@ -426,11 +450,11 @@ void GlobalPoolTyped(const PoolPlan& plan, const T* x, T* y, int64_t begin, int6
     double sum = 0.0;
     for (int64_t i = 0; i < in_size; ++i) {
       const double v = static_cast<double>(ToAcc(xp[i]));
-      sum += plan.kind == PoolKind::kAverage ? v : std::pow(std::fabs(v), p);
+      sum += plan.kind == PoolKind::kAverage ? v : LpTerm(v, p);
     }
     const double r = plan.kind == PoolKind::kAverage
                          ? (in_size > 0 ? sum / static_cast<double>(in_size) : 0.0)
-                         : std::pow(sum, 1.0 / p);
+                         : LpRoot(sum, p);
     y[plane] = FromAcc<T>(static_cast<A>(r));
   }
 }
@@ -449,8 +473,10 @@ Status PoolPlanes(const PoolPlan& plan, const void* x, void* y, int64_t* indices
         if (plan.global) {
           GlobalPoolTyped<T>(plan, xt, yt, begin, end);
         } else if constexpr (std::is_floating_point_v<T>) {
-          const bool fast_kind = plan.kind == PoolKind::kAverage ||
-                                 (plan.kind == PoolKind::kMax && indices == nullptr);
+          const bool fast_kind =
+              plan.kind == PoolKind::kAverage ||
+              (plan.kind == PoolKind::kMax && indices == nullptr) ||
+              (plan.kind == PoolKind::kLp && (plan.attributes.p == 1 || plan.attributes.p == 2));
           if (fast_kind && plan.input_spatial.size() == 2) {
             Pool2d<T>(plan, xt, yt, begin, end);
           } else {

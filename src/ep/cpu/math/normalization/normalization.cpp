@@ -2,12 +2,14 @@
 //
 // Layer: nxrt_cpu_math (framework-free reference math of the CPU EP).
 // Statistics are accumulated in double, except for float LayerNormalization (transformers' hot
-// path) and float Instance/GroupNormalization, which sum in float with 8 partial sums; the
+// path), float Instance/GroupNormalization and float MeanVarianceNormalization over axes that
+// include the innermost, which sum in float with 8 partial sums; the
 // per-element affine step runs in the compute type (float for the 16-bit floats) in plain
 // contiguous loops.
 #include "ep/cpu/math/normalization/normalization.h"
 
 #include <cmath>
+#include <span>
 #include <string_view>
 #include <type_traits>
 
@@ -218,6 +220,33 @@ void LpNormTyped(const LpNormPlan& p, const void* x, void* y) {
   }
 }
 
+// Float MVN when the innermost axis is reduced: each kept element's set is contiguous runs, summed
+// with SumFloat (two passes, as LayerNormFloat), then the affine step over the runs.
+void MvnFloatRuns(const AxesSplit& s, const float* xs, float* ys) {
+  const int64_t run = s.reduced_dims.back();
+  const std::span<const int64_t> outer_dims(s.reduced_dims.data(), s.reduced_dims.size() - 1);
+  const std::span<const int64_t> outer_strides(s.reduced_strides.data(),
+                                               s.reduced_strides.size() - 1);
+  const auto count = static_cast<float>(s.reduced_count);
+  ForEachOffset(s.kept_dims, s.kept_strides, [&](int64_t kept) {
+    float sum = 0;
+    ForEachOffset(outer_dims, outer_strides, [&](int64_t r) {
+      sum += SumFloat(xs + kept + r, run, [](float v) { return v; });
+    });
+    const float mu = sum / count;
+    float sq = 0;
+    ForEachOffset(outer_dims, outer_strides, [&](int64_t r) {
+      sq += SumFloat(xs + kept + r, run, [mu](float v) { return (v - mu) * (v - mu); });
+    });
+    const float inv = 1.0f / (std::sqrt(sq / count) + 1e-9f);
+    ForEachOffset(outer_dims, outer_strides, [&](int64_t r) {
+      const float* in = xs + kept + r;
+      float* out = ys + kept + r;
+      for (int64_t k = 0; k < run; ++k) out[k] = (in[k] - mu) * inv;
+    });
+  });
+}
+
 template <typename T>
 void MvnTyped(const AxesSplit& s, const void* x, void* y) {
   using C = Compute<T>;
@@ -225,6 +254,9 @@ void MvnTyped(const AxesSplit& s, const void* x, void* y) {
   auto* ys = static_cast<T*>(y);
   const auto count = static_cast<double>(s.reduced_count);
   if (s.reduced_count == 0) return;
+  if constexpr (std::is_same_v<T, float>) {
+    if (s.inner_reduced) return MvnFloatRuns(s, xs, ys);
+  }
   ForEachOffset(s.kept_dims, s.kept_strides, [&](int64_t kept) {
     double sum = 0;
     ForEachOffset(s.reduced_dims, s.reduced_strides,

@@ -9,7 +9,9 @@
 #include <bit>
 #include <cstdint>
 #include <cmath>
+#include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ep/cpu/math/testing/test_util.h"
@@ -335,6 +337,30 @@ TEST(LpNorm, RandomAgainstReferenceAndZeroNorm) {
             "LpNormalization: p is 3, expected 1 or 2");
 }
 
+// y against (x - mean) / (std + 1e-9) of each element's group, in double.
+void ExpectMvnMatchesReference(const Tensor& x, const std::vector<int64_t>& axes) {
+  const Shape& shape = x.shape();
+  const DataType type = x.dtype();
+  std::vector<bool> mask(shape.size(), false);
+  for (int64_t a : axes) mask[static_cast<size_t>(a)] = true;
+  Tensor y;
+  ASSERT_TRUE(Mvn(x, axes, &y).ok());
+  for (int64_t i = 0; i < x.element_count(); ++i) {
+    const auto index = Unravel(shape, i);
+    std::vector<double> group;
+    for (int64_t j = 0; j < x.element_count(); ++j) {
+      const auto other = Unravel(shape, j);
+      bool same = true;
+      for (size_t d = 0; d < shape.size(); ++d) same = same && (mask[d] || other[d] == index[d]);
+      if (same) group.push_back(GetDouble(x, j));
+    }
+    const auto [mu, var] = Stats(group);
+    ExpectClose(type, RoundTo(type, (GetDouble(x, i) - mu) / (std::sqrt(var) + 1e-9)),
+                GetDouble(y, i), "Mvn " + ShapeToString(shape) + " i=" + std::to_string(i));
+    if (::testing::Test::HasFailure()) return;
+  }
+}
+
 TEST(Mvn, RandomAxesAgainstReference) {
   std::mt19937_64 rng(41);
   for (DataType type : kFloatTypes) {
@@ -346,25 +372,25 @@ TEST(Mvn, RandomAxesAgainstReference) {
       }
       // The ONNX default axes for NCHW inputs.
       if (iter == 0 && shape.size() == 4) axes = {0, 2, 3};
-      std::vector<bool> mask(shape.size(), false);
-      for (int64_t a : axes) mask[static_cast<size_t>(a)] = true;
-      const Tensor x = RandomTensor(rng, type, shape, -3, 3);
-      Tensor y;
-      ASSERT_TRUE(Mvn(x, axes, &y).ok());
-      for (int64_t i = 0; i < x.element_count(); ++i) {
-        const auto index = Unravel(shape, i);
-        std::vector<double> group;
-        for (int64_t j = 0; j < x.element_count(); ++j) {
-          const auto other = Unravel(shape, j);
-          bool same = true;
-          for (size_t d = 0; d < shape.size(); ++d) same = same && (mask[d] || other[d] == index[d]);
-          if (same) group.push_back(GetDouble(x, j));
-        }
-        const auto [mu, var] = Stats(group);
-        ExpectClose(type, RoundTo(type, (GetDouble(x, i) - mu) / (std::sqrt(var) + 1e-9)),
-                    GetDouble(y, i), "Mvn " + ShapeToString(shape));
-      }
+      ExpectMvnMatchesReference(RandomTensor(rng, type, shape, -3, 3), axes);
     }
+  }
+}
+
+// The float path over contiguous runs (the innermost axis reduced): odd run lengths around the
+// 8 partial sums, several runs per group, and a group holding NaN and one holding an infinity
+// (both all NaN, as in the double formula).
+TEST(Mvn, FloatRunsWithTailsAndSpecialValues) {
+  std::mt19937_64 rng(4242);
+  const std::vector<std::pair<Shape, std::vector<int64_t>>> cases = {
+      {{2, 3, 5, 13}, {0, 2, 3}}, {{1, 3, 17, 9}, {3}},  {{3, 4, 7}, {0, 2}},
+      {{2, 5, 33}, {1, 2}},       {{1, 2, 1, 71}, {0, 2, 3}}, {{4, 3, 3, 3}, {0, 2, 3}}};
+  for (const auto& [shape, axes] : cases) {
+    Tensor x = RandomTensor(rng, DataType::kFloat, shape, -3, 3);
+    ExpectMvnMatchesReference(x, axes);
+    testing::SetValue(&x, 1, std::numeric_limits<double>::quiet_NaN(), 0);
+    testing::SetValue(&x, x.element_count() - 2, std::numeric_limits<double>::infinity(), 0);
+    ExpectMvnMatchesReference(x, axes);
   }
 }
 

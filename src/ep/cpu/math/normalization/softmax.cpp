@@ -5,7 +5,7 @@
 // Rows with inner == 1 are contiguous and take plain loops (float Softmax and LogSoftmax rows on
 // AVX-512 when the CPU has it, in simd_map.h's AVX2 or baseline build otherwise). Otherwise
 // kLanes neighbouring rows (consecutive inner positions) are processed together so every pass
-// reads contiguous segments.
+// reads contiguous segments. Hardmax finds each row's first maximum with arg_best.h.
 #include "ep/cpu/math/normalization/softmax.h"
 
 #include <immintrin.h>
@@ -16,6 +16,7 @@
 #include <type_traits>
 
 #include "core/cpu_features.h"
+#include "ep/cpu/math/arg_best.h"
 #include "ep/cpu/math/element_types.h"
 #include "ep/cpu/math/fast_exp.h"
 #include "ep/cpu/math/shape_util.h"
@@ -25,12 +26,6 @@ namespace nxrt::cpu::math {
 namespace {
 
 constexpr int64_t kLanes = 64;
-
-// Hardmax: whether v replaces the running maximum m (the first maximum wins; NaN beats numbers).
-template <typename C>
-bool Beats(C v, C m) {
-  return (v > m || IsNan(v)) && !IsNan(m);
-}
 
 // FastExp (fast_exp.h) on 16 lanes: the same range reduction, polynomial and special values.
 __attribute__((target("avx512f,fma"))) __m512 ExpAvx512(__m512 x) {
@@ -179,17 +174,11 @@ void SoftmaxRows(SoftmaxKind kind, int64_t rows, int64_t d, const T* x, T* y) {
     }
   }
   for (int64_t r = 0; r < rows; ++r, x += d, y += d) {
-
     if (kind == SoftmaxKind::kHardmax) {
-      C m = Load(x[0]);
-      int64_t arg = 0;
-      for (int64_t k = 1; k < d; ++k) {
-        if (Beats(Load(x[k]), m)) {
-          m = Load(x[k]);
-          arg = k;
-        }
-      }
-      for (int64_t k = 0; k < d; ++k) y[k] = Store<T>(C(k == arg ? 1 : 0));
+      // The first maximum wins; NaN beats numbers (ArgMax's rule).
+      const int64_t arg = ArgBestRow<true>(x, d, false);
+      std::fill_n(y, d, Store<T>(C{0}));
+      y[arg] = Store<T>(C{1});
       continue;
     }
     C m = Load(x[0]);
@@ -225,6 +214,20 @@ void SoftmaxTyped(SoftmaxKind kind, int64_t outer, int64_t d, int64_t inner, con
     SoftmaxRows(kind, outer, d, x, y);
     return;
   }
+  if (kind == SoftmaxKind::kHardmax) {
+    // A block of columns is written only after it is read, so y may be x.
+    for (int64_t o = 0; o < outer; ++o) {
+      for (int64_t c = 0; c < inner; c += kLanes) {
+        const int64_t w = std::min(kLanes, inner - c);
+        int64_t arg[kLanes];
+        ArgBestColumns<true>(d, inner, w, false, x + o * d * inner + c, arg);
+        T* yb = y + o * d * inner + c;
+        for (int64_t k = 0; k < d; ++k) std::fill_n(yb + k * inner, w, Store<T>(C{0}));
+        for (int64_t j = 0; j < w; ++j) yb[arg[j] * inner + j] = Store<T>(C{1});
+      }
+    }
+    return;
+  }
   for (int64_t o = 0; o < outer; ++o) {
     const T* xb = x + o * d * inner;
     T* yb = y + o * d * inner;
@@ -232,31 +235,13 @@ void SoftmaxTyped(SoftmaxKind kind, int64_t outer, int64_t d, int64_t inner, con
       const int64_t w = std::min(kLanes, inner - c);
       C m[kLanes];
       C sum[kLanes];
-      int64_t arg[kLanes];
       for (int64_t j = 0; j < w; ++j) {
         m[j] = Load(xb[c + j]);
         sum[j] = 0;
-        arg[j] = 0;
       }
       for (int64_t k = 1; k < d; ++k) {
         const T* row = xb + k * inner + c;
-        if (kind == SoftmaxKind::kHardmax) {
-          for (int64_t j = 0; j < w; ++j) {
-            if (Beats(static_cast<C>(Load(row[j])), m[j])) {
-              m[j] = Load(row[j]);
-              arg[j] = k;
-            }
-          }
-        } else {
-          for (int64_t j = 0; j < w; ++j) m[j] = MaxPropagateNan(m[j], static_cast<C>(Load(row[j])));
-        }
-      }
-      if (kind == SoftmaxKind::kHardmax) {
-        for (int64_t k = 0; k < d; ++k) {
-          T* row = yb + k * inner + c;
-          for (int64_t j = 0; j < w; ++j) row[j] = Store<T>(C(k == arg[j] ? 1 : 0));
-        }
-        continue;
+        for (int64_t j = 0; j < w; ++j) m[j] = MaxPropagateNan(m[j], static_cast<C>(Load(row[j])));
       }
       for (int64_t k = 0; k < d; ++k) {
         const T* row = xb + k * inner + c;

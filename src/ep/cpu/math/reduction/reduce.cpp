@@ -15,6 +15,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "ep/cpu/math/arg_best.h"
 #include "ep/cpu/math/element_types.h"
 #include "ep/cpu/math/simd_map.h"
 
@@ -145,6 +146,7 @@ template <typename T>
 struct MaxReducer {
   using A = Compute<T>;
   static constexpr bool kNeedsShift = false;
+  static constexpr int kExtreme = 1;  // FoldRun's float path
   static A Init() { return Lowest<A>(); }
   static A Map(A x, A) { return x; }
   static A Combine(A a, A b) { return MaxPropagateNan(a, b); }
@@ -155,6 +157,7 @@ template <typename T>
 struct MinReducer {
   using A = Compute<T>;
   static constexpr bool kNeedsShift = false;
+  static constexpr int kExtreme = -1;
   static A Init() { return Highest<A>(); }
   static A Map(A x, A) { return x; }
   static A Combine(A a, A b) { return MinPropagateNan(a, b); }
@@ -174,27 +177,92 @@ typename R::A Widen(const T& x) {
   return static_cast<typename R::A>(Load(x));
 }
 
+// +1 for the Max reducers, -1 for Min, 0 for the others.
+template <typename R>
+constexpr int Extreme() {
+  if constexpr (requires { R::kExtreme; }) return R::kExtreme;
+  else return 0;
+}
+
+// FoldRun for float Max (kMax) and Min: the plain `v > m ? v : m` (one max instruction per
+// vector, which drops a NaN v) in 32 partial results, beside 32 partial sums of the run, which
+// are NaN if an element is NaN (or if +inf and -inf meet in one; then the scan finds none). Only
+// then is the run scanned for its first NaN, which is the result as MaxPropagateNan gives it.
+template <bool kMax, typename T>
+float FoldExtremeRun(const T* p, int64_t n, float acc, int64_t* done) {
+  constexpr int kFoldLanes = 32;
+  float lanes[kFoldLanes];
+  float sums[kFoldLanes];
+  for (int j = 0; j < kFoldLanes; ++j) {
+    lanes[j] = acc;
+    sums[j] = 0.0f;
+  }
+  int64_t i = 0;
+  CallWidest([&] {
+    // Locals, not the captured arrays and counter: through the references GCC stores every
+    // partial result back to memory each step.
+    float m[kFoldLanes];
+    float sum[kFoldLanes];
+    std::copy_n(lanes, kFoldLanes, m);
+    std::copy_n(sums, kFoldLanes, sum);
+    const T* src = p;
+    const int64_t count = n;
+    int64_t k = 0;
+    for (; k + kFoldLanes <= count; k += kFoldLanes) {
+      for (int j = 0; j < kFoldLanes; ++j) {
+        const float v = Load(src[k + j]);
+        m[j] = kMax ? (v > m[j] ? v : m[j]) : (v < m[j] ? v : m[j]);
+        sum[j] += v;
+      }
+    }
+    std::copy_n(m, kFoldLanes, lanes);
+    std::copy_n(sum, kFoldLanes, sums);
+    i = k;
+  });
+  *done = i;
+  bool maybe_nan = false;
+  for (float sum : sums) maybe_nan |= sum != sum;
+  if (maybe_nan) {
+    for (int64_t k = 0; k < i; ++k) {
+      const float v = Load(p[k]);
+      if (v != v) return v;
+    }
+  }
+  for (float lane : lanes) acc = kMax ? MaxPropagateNan(acc, lane) : MinPropagateNan(acc, lane);
+  return acc;
+}
+
 // Folds the contiguous run p[0, n) into acc. Floating accumulators use 32 partial results, which
 // the compiler may not introduce itself (it would reorder the additions): four independent
 // vectors of 8, so a Combine longer than one add (Max and Min test for NaN and blend, about 7
 // cycles of latency) does not make the loop wait on its own previous step; in the widest SIMD
 // build (simd_map.h). Integer folds are associative, so the plain loop already vectorises. (GCC
 // 12.2 at -O3 also miscompiled the lane form for int8 inputs widened to int64 when inlined here;
-// reduce_test caught it.)
+// reduce_test caught it.) Float Max and Min take FoldExtremeRun.
 template <typename R, typename T>
 typename R::A FoldRun(const T* p, int64_t n, typename R::A acc, typename R::A shift) {
   using A = typename R::A;
   constexpr int kFoldLanes = 32;
   int64_t i = 0;
-  if (std::is_floating_point_v<A> && n >= 2 * kFoldLanes) {
+  if constexpr (Extreme<R>() != 0 && std::is_same_v<A, float>) {
+    if (n >= 2 * kFoldLanes) acc = FoldExtremeRun<(Extreme<R>() > 0)>(p, n, acc, &i);
+  } else if (std::is_floating_point_v<A> && n >= 2 * kFoldLanes) {
     A lanes[kFoldLanes];
-    for (A& lane : lanes) lane = R::Init();
     CallWidest([&] {
-      for (; i + kFoldLanes <= n; i += kFoldLanes) {
+      // Locals, as FoldExtremeRun says why.
+      A part[kFoldLanes];
+      for (A& lane : part) lane = R::Init();
+      const T* src = p;
+      const int64_t count = n;
+      const A s = shift;
+      int64_t k = 0;
+      for (; k + kFoldLanes <= count; k += kFoldLanes) {
         for (int j = 0; j < kFoldLanes; ++j) {
-          lanes[j] = R::Combine(lanes[j], R::Map(Widen<R>(p[i + j]), shift));
+          part[j] = R::Combine(part[j], R::Map(Widen<R>(src[k + j]), s));
         }
       }
+      std::copy_n(part, kFoldLanes, lanes);
+      i = k;
     });
     for (A lane : lanes) acc = R::Combine(acc, lane);
   }
@@ -272,38 +340,17 @@ void ReduceTyped(const AxesSplit& s, const void* in, void* out) {
   });
 }
 
+// ArgMax/ArgMin over `outer` blocks of [axis_dim, inner], columns [0, width) of each (arg_best.h).
 template <typename T, bool kIsMax>
-void ArgReduceTyped(int64_t outer, int64_t axis_dim, int64_t inner, bool select_last,
-                    const void* in, int64_t* out) {
-  using C = Compute<T>;
+void ArgReduceTyped(int64_t outer, int64_t axis_dim, int64_t inner, int64_t width,
+                    bool select_last, const void* in, int64_t* out) {
   const auto* x = static_cast<const T*>(in);
-  // Whether candidate v replaces the current best b.
-  const auto better = [select_last](C v, C b) {
-    if (IsNan(v)) return !IsNan(b) || select_last;
-    if (IsNan(b)) return false;
-    if constexpr (kIsMax) return select_last ? v >= b : v > b;
-    else return select_last ? v <= b : v < b;
-  };
   for (int64_t o = 0; o < outer; ++o) {
     const T* block = x + o * axis_dim * inner;
-    int64_t* result = out + o * inner;
-    for (int64_t c = 0; c < inner; c += kLanes) {
-      const int64_t w = std::min(kLanes, inner - c);
-      C best[kLanes];
-      for (int64_t j = 0; j < w; ++j) {
-        best[j] = Load(block[c + j]);
-        result[c + j] = 0;
-      }
-      for (int64_t d = 1; d < axis_dim; ++d) {
-        const T* row = block + d * inner + c;
-        for (int64_t j = 0; j < w; ++j) {
-          const C v = Load(row[j]);
-          if (better(v, best[j])) {
-            best[j] = v;
-            result[c + j] = d;
-          }
-        }
-      }
+    if (inner == 1) {
+      out[o] = ArgBestRow<kIsMax>(block, axis_dim, select_last);
+    } else {
+      ArgBestColumns<kIsMax>(axis_dim, inner, width, select_last, block, out + o * inner);
     }
   }
 }
@@ -402,7 +449,7 @@ Result<ArgReducePlan> PrepareArgReduce(bool is_max, DataType type, const Shape& 
 
 void RunArgReduce(const ArgReducePlan& plan, const void* in, int64_t* out) {
   if (plan.axis_dim == 0) return;
-  plan.fn(plan.outer, plan.axis_dim, plan.inner, plan.select_last_index, in, out);
+  plan.fn(plan.outer, plan.axis_dim, plan.inner, plan.inner, plan.select_last_index, in, out);
 }
 
 namespace {

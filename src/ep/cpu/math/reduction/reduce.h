@@ -80,8 +80,11 @@ struct ArgReduceAttrs {
   bool select_last_index = false;
 };
 
-using ArgReduceFn = void (*)(int64_t outer, int64_t axis_dim, int64_t inner, bool select_last,
-                             const void* in, int64_t* out);
+// Reduces `outer` blocks of [axis_dim, inner] elements at `in` (block o at o·axis_dim·inner),
+// each over its columns [0, width) (width <= inner), into out[o·inner + column]. The kernel glue
+// passes a column range by offsetting `in` and `out` and narrowing `width`.
+using ArgReduceFn = void (*)(int64_t outer, int64_t axis_dim, int64_t inner, int64_t width,
+                             bool select_last, const void* in, int64_t* out);
 
 struct ArgReducePlan {
   Shape out_shape;

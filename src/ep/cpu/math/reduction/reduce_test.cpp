@@ -241,17 +241,21 @@ TEST(Reduce, LargeReductionsUseAllPaths) {
 
 // Inner runs around the 32 partial results of FoldRun (reduce.cpp): below 64 (the plain loop),
 // lane bodies with every kind of tail, for float and float16, with rows holding NaN or an
-// infinity in the lanes and in the tail.
+// infinity in the lanes and in the tail, +inf and -inf in one lane (whose partial sum of
+// FoldExtremeRun is then NaN without a NaN element), and NaN in the last element only.
 TEST(Reduce, LongRunsWithTailsNanAndInf) {
   std::mt19937_64 rng(43);
   for (int64_t run : {63, 64, 65, 95, 96, 127, 200, 1001}) {
     for (DataType type : {DataType::kFloat, DataType::kFloat16}) {
       for (ReduceKind kind : AllKinds()) {
         const auto [lo, hi] = Range(kind, type);
-        Tensor in = RandomTensor(rng, type, {4, run}, lo, hi);
+        Tensor in = RandomTensor(rng, type, {6, run}, lo, hi);
         testing::SetValue(&in, 1 * run + 3, NAN, 0);
         testing::SetValue(&in, 2 * run + run - 1, INFINITY, 0);
         testing::SetValue(&in, 3 * run + run / 2, -INFINITY, 0);
+        testing::SetValue(&in, 4 * run + 5, INFINITY, 0);
+        testing::SetValue(&in, 4 * run + 37, -INFINITY, 0);
+        testing::SetValue(&in, 5 * run + run - 1, NAN, 0);
         CheckReduce(kind, type, in, {1}, {});
         if (HasFatalFailure()) return;
       }

@@ -72,13 +72,15 @@ TEST(TransposeTest, RandomPermutationsAllElementSizes) {
 }
 
 // NCHW <-> NHWC and other swaps of the innermost pair, at sizes past one 16x16 tile with
-// remainders (the tiled plane copy), against the index formula.
+// remainders (the tiled plane copy, and the 8x8 register transposes of 4- and 2-byte elements),
+// against the index formula; 2-byte elements move as the 4-byte ones do.
 TEST(TransposeTest, LayoutTransposesAcrossTiles) {
   const std::vector<std::pair<Shape, std::vector<int64_t>>> cases = {
       {{2, 19, 5, 37}, {0, 2, 3, 1}}, {{2, 5, 37, 19}, {0, 3, 1, 2}},
       {{1, 33, 17, 18}, {0, 2, 3, 1}}, {{3, 40, 4}, {0, 2, 1}},
       {{7, 4, 6, 5}, {1, 0, 3, 2}},   {{17, 16}, {1, 0}}, {{1, 3, 40, 50}, {0, 2, 3, 1}},
-      {{2, 300, 2}, {0, 2, 1}}};
+      {{2, 300, 2}, {0, 2, 1}},       {{1, 64, 9, 8}, {0, 2, 3, 1}},
+      {{1, 24, 40, 33}, {0, 2, 3, 1}}, {{3, 41, 72}, {0, 2, 1}}};
   for (const auto& [in_shape, perm] : cases) {
     SCOPED_TRACE(::testing::PrintToString(in_shape));
     const int64_t rank = static_cast<int64_t>(in_shape.size());
@@ -91,6 +93,12 @@ TEST(TransposeTest, LayoutTransposesAcrossTiles) {
       for (int64_t k = 0; k < rank; ++k) i[perm[k]] = o[k];
       ASSERT_EQ(out[Offset(plan.output_shape, o)], in[Offset(in_shape, i)]);
     });
+    std::vector<uint16_t> in16(in.size()), out16(in.size());
+    std::iota(in16.begin(), in16.end(), uint16_t{0});
+    NXRT_ASSERT_OK_AND_ASSIGN(PermutePlan p16,
+                              PrepareTranspose(DataType::kFloat16, in_shape, perm));
+    NXRT_ASSERT_OK(Permute(p16, in16.data(), out16.data()));
+    for (size_t j = 0; j < out.size(); ++j) ASSERT_EQ(out16[j], static_cast<uint16_t>(out[j]));
   }
 }
 
@@ -425,6 +433,13 @@ TEST(ExpandTest, RandomBroadcastsBothDirections) {
       }
       ASSERT_EQ(out[Offset(target, o)], in[Offset(in_shape, src)]);
     });
+    // 2-byte elements (float16) are placed as the 4-byte ones.
+    std::vector<uint16_t> in16(in.size()), out16(out.size());
+    std::iota(in16.begin(), in16.end(), uint16_t{0});
+    NXRT_ASSERT_OK_AND_ASSIGN(RepeatPlan p16,
+                              PrepareExpand(DataType::kFloat16, in_shape, shape_arg));
+    NXRT_ASSERT_OK(Repeat(p16, in16.data(), out16.data()));
+    for (size_t j = 0; j < out.size(); ++j) ASSERT_EQ(out16[j], static_cast<uint16_t>(out[j]));
   }
 }
 

@@ -7,6 +7,7 @@
 #include <string>
 #include <type_traits>
 
+#include "ep/cpu/math/element_types.h"
 #include "ep/cpu/math/nn_common.h"
 
 namespace nxrt::cpu::nn {
@@ -59,7 +60,7 @@ Result<TopKPlan> PrepareTopK(DataType dtype, std::span<const int64_t> shape, int
 }
 
 size_t TopKScratchBytes(const TopKPlan& plan) {
-  return static_cast<size_t>(plan.axis_dim) * sizeof(int64_t);
+  return static_cast<size_t>(plan.k) * sizeof(int64_t);
 }
 
 Status TopK(const TopKPlan& plan, const void* input, void* values, int64_t* indices,
@@ -68,7 +69,7 @@ Status TopK(const TopKPlan& plan, const void* input, void* values, int64_t* indi
     using T = typename decltype(tag)::type;
     const T* in = static_cast<const T*>(input);
     T* out = static_cast<T*>(values);
-    const std::span<int64_t> order(scratch, static_cast<size_t>(plan.axis_dim));
+    const std::span<int64_t> order(scratch, static_cast<size_t>(plan.k));
     for (int64_t o = 0; o < plan.outer; ++o) {
       for (int64_t i = 0; i < plan.inner; ++i) {
         const T* base = in + o * plan.axis_dim * plan.inner + i;
@@ -79,8 +80,52 @@ Status TopK(const TopKPlan& plan, const void* input, void* values, int64_t* indi
           if (c != 0) return plan.largest ? c > 0 : c < 0;
           return x < y;
         };
-        std::iota(order.begin(), order.end(), 0);
-        std::partial_sort(order.begin(), order.begin() + plan.k, order.end(), better);
+        // A heap of the k best so far, the worst on top. Most elements lose to that worst by a
+        // plain compare of compute values (a NaN, or a NaN on top, takes the full comparison),
+        // so the Order comparison runs only for candidates; on a contiguous axis that compare
+        // runs on blocks of 16 (vectorised), and a block without a candidate is skipped whole.
+        // A later element that ties the worst loses to its lower index.
+        const auto first = order.begin();
+        const auto last = first + plan.k;
+        std::iota(first, last, 0);
+        std::make_heap(first, last, better);
+        if (plan.k > 0) {
+          using C = std::remove_cvref_t<decltype(math::Load(at(0)))>;
+          C worst = math::Load(at(order[0]));
+          const auto maybe = [&](C v) {
+            return plan.largest ? (v > worst) | (v != v) : (v < worst) | (worst != worst);
+          };
+          // a replaces the top (the worst) and sinks below every child worse than it: one
+          // sift where pop_heap and push_heap take two.
+          const auto consider = [&](int64_t a) {
+            if (!maybe(math::Load(at(a))) || !better(a, order[0])) return;
+            int64_t i = 0;
+            for (;;) {
+              int64_t child = 2 * i + 1;
+              if (child >= plan.k) break;
+              if (child + 1 < plan.k && better(order[child], order[child + 1])) ++child;
+              if (!better(a, order[child])) break;
+              order[i] = order[child];
+              i = child;
+            }
+            order[i] = a;
+            worst = math::Load(at(order[0]));
+          };
+          constexpr int64_t kBlock = 16;
+          int64_t a = plan.k;
+          if (plan.inner == 1) {
+            for (; a + kBlock <= plan.axis_dim; a += kBlock) {
+              int any = 0;
+              for (int64_t j = 0; j < kBlock; ++j) {
+                any |= static_cast<int>(maybe(math::Load(base[a + j])));
+              }
+              if (any == 0) continue;
+              for (int64_t j = 0; j < kBlock; ++j) consider(a + j);
+            }
+          }
+          for (; a < plan.axis_dim; ++a) consider(a);
+        }
+        std::sort_heap(first, last, better);
         const int64_t out_base = o * plan.k * plan.inner + i;
         for (int64_t j = 0; j < plan.k; ++j) {
           out[out_base + j * plan.inner] = at(order[j]);

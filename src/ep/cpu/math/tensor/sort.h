@@ -35,7 +35,7 @@ struct TopKPlan {
 Result<TopKPlan> PrepareTopK(DataType dtype, std::span<const int64_t> shape, int64_t axis,
                              int64_t k, bool largest);
 // `values` (dtype) and `indices` (int64) both have plan.output_shape; `scratch` holds
-// plan.axis_dim int64 values (TopKScratchBytes).
+// plan.k int64 values (TopKScratchBytes).
 size_t TopKScratchBytes(const TopKPlan& plan);
 Status TopK(const TopKPlan& plan, const void* input, void* values, int64_t* indices,
             int64_t* scratch);
