@@ -110,7 +110,7 @@ def quantize_dynamic(model):
     inits = _initializers(graph)
     added = {}
     nodes = []
-    activations = {}  # float tensor -> (uint8 tensor, scale, zero point) of its DynamicQuantizeLinear
+    activations = {}  # float tensor -> its DynamicQuantizeLinear outputs (uint8, scale, zero point)
     for node in graph.node:
         if node.op_type not in ("MatMul", "Conv") or node.input[1] not in inits:
             nodes.append(node)
@@ -129,12 +129,14 @@ def quantize_dynamic(model):
             added[w + "_zero_point"] = np.int8(0)
         else:
             scale, zero = _uint8_params(weight.min(), weight.max())
-            added[w + "_quantized"] = np.clip(np.round(weight / scale) + zero, 0, 255).astype(np.uint8)
+            added[w + "_quantized"] = np.clip(np.round(weight / scale) + zero, 0,
+                                              255).astype(np.uint8)
             added[w + "_scale"], added[w + "_zero_point"] = scale, zero
         base = node.name or node.output[0]
         integer_op = "MatMulInteger" if node.op_type == "MatMul" else "ConvInteger"
         attrs = {a.name: helper.get_attribute_value(a) for a in node.attribute}
-        nodes.append(helper.make_node(integer_op, [x_q, w + "_quantized", x_zero, w + "_zero_point"],
+        nodes.append(helper.make_node(integer_op,
+                                      [x_q, w + "_quantized", x_zero, w + "_zero_point"],
                                       [base + "_output_quantized"], name=base + "_quant", **attrs))
         nodes.append(helper.make_node("Cast", [base + "_output_quantized"],
                                       [base + "_output_quantized_cast"], name=base + "_cast",
@@ -143,12 +145,13 @@ def quantize_dynamic(model):
                                       name=base + "_scales_mul"))
         bias = node.input[2] if len(node.input) > 2 else ""
         scaled = base + "_output_scaled" if bias else node.output[0]
-        nodes.append(helper.make_node("Mul", [base + "_output_quantized_cast", base + "_scales_mul"],
+        nodes.append(helper.make_node("Mul",
+                                      [base + "_output_quantized_cast", base + "_scales_mul"],
                                       [scaled], name=base + "_output_scale_mul"))
         if bias:
             added[bias + "_reshaped"] = numpy_helper.to_array(inits[bias]).reshape(-1, 1, 1)
-            nodes.append(helper.make_node("Add", [scaled, bias + "_reshaped"], [node.output[0]],
-                                          name=base + "_bias_add"))
+            nodes.append(helper.make_node("Add", [scaled, bias + "_reshaped"],
+                                          [node.output[0]], name=base + "_bias_add"))
     del graph.node[:]
     graph.node.extend(nodes)
     _keep_used_initializers(graph, added)
