@@ -31,9 +31,9 @@ and its graph written node by node the way exporters write it:
   resnet18_int8_dyn.onnx, bert4_int8_dyn.onnx, gpt2_4l_int8_dyn.onnx
                     the same models dynamically quantized as ORT's quantize_dynamic writes them
                     (bench/quantize_models.py): DynamicQuantizeLinear on each activation,
-                    MatMulInteger (int8 weights) and ConvInteger (uint8 weights) with per-tensor
-                    zero points, Cast and Mul by the scales; BatchNormalization folded into the
-                    Conv first, as ORT's quant_pre_process does
+                    MatMulInteger and ConvInteger with int8 weights and per-tensor zero points,
+                    Cast and Mul by the scales; BatchNormalization folded into the Conv first,
+                    as ORT's quant_pre_process does
   resnet18_qdq.onnx, bert4_qdq.onnx, gpt2_4l_qdq.onnx
                     the same models statically quantized in ORT's QDQ format: uint8
                     QuantizeLinear/DequantizeLinear pairs on the activations entering and leaving

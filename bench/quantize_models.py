@@ -8,9 +8,7 @@ ONNX Runtime's quantization tool emits (onnxruntime.quantization, docs "Quantize
       activation (one per activation, shared by its consumers), MatMulInteger / ConvInteger with
       per-tensor weights and zero points, Cast to float and Mul by activation scale x weight scale
       (a Mul node of the two scales); a Conv bias is added after (Add with a [C, 1, 1] bias).
-      MatMul weights are int8 symmetric ([-127, 127], zero point 0, weight_type QInt8); Conv
-      weights are uint8 asymmetric (weight_type QUInt8), the only ConvInteger form ORT's CPU EP
-      runs.
+      Weights int8 symmetric ([-127, 127], zero point 0: the default weight_type QInt8).
   quantize_qdq(model, ranges)  as quantize_static(QuantFormat.QDQ, per_channel=True) writes it for
       Conv, MatMul and Gemm: a QuantizeLinear/DequantizeLinear pair (uint8, per tensor, from the
       calibrated range) on each activation entering or leaving one of those nodes, shared by all
@@ -124,14 +122,8 @@ def quantize_dynamic(model):
         x_q, x_scale, x_zero = activations[x]
         w = node.input[1]
         weight = numpy_helper.to_array(inits[w])
-        if node.op_type == "MatMul":
-            added[w + "_quantized"], added[w + "_scale"] = _int8_symmetric(weight, None)
-            added[w + "_zero_point"] = np.int8(0)
-        else:
-            scale, zero = _uint8_params(weight.min(), weight.max())
-            added[w + "_quantized"] = np.clip(np.round(weight / scale) + zero, 0,
-                                              255).astype(np.uint8)
-            added[w + "_scale"], added[w + "_zero_point"] = scale, zero
+        added[w + "_quantized"], added[w + "_scale"] = _int8_symmetric(weight, None)
+        added[w + "_zero_point"] = np.int8(0)
         base = node.name or node.output[0]
         integer_op = "MatMulInteger" if node.op_type == "MatMul" else "ConvInteger"
         attrs = {a.name: helper.get_attribute_value(a) for a in node.attribute}
