@@ -2,8 +2,10 @@
 """bench/make_bench_models.py: writes the generated benchmark models of issue 7 into a folder.
 
 Run with Debian's /usr/bin/python3 (python3-onnx, python3-numpy):
-    bench/make_bench_models.py OUT_DIR
-bench/side_by_side.py calls it when its model folder lacks a file. Every model is opset 17, its
+    bench/make_bench_models.py [--nxrt PATH] OUT_DIR [MODEL...]
+bench/side_by_side.py calls it when its model folder lacks a file. The QDQ variants are calibrated
+by running the float model with the nxrt CLI (--nxrt, default $NXRT_CLI or
+build/release/tools/nxrt/nxrt). Every model is opset 17, its
 weights random with fixed seeds at the scale trained models have (so activations stay in range),
 and its graph written node by node the way exporters write it:
 
@@ -26,6 +28,18 @@ and its graph written node by node the way exporters write it:
                     keep_io_types): every float initializer float16 (clamped to +-65504), every
                     Cast to float a Cast to float16, compute in float16, and the float graph inputs
                     and outputs kept float32 behind a Cast at each
+  resnet18_int8_dyn.onnx, bert4_int8_dyn.onnx, gpt2_4l_int8_dyn.onnx
+                    the same models dynamically quantized as ORT's quantize_dynamic writes them
+                    (bench/quantize_models.py): DynamicQuantizeLinear on each activation,
+                    MatMulInteger and ConvInteger with int8 weights and per-tensor zero points,
+                    Cast and Mul by the scales; BatchNormalization folded into the Conv first,
+                    as ORT's quant_pre_process does
+  resnet18_qdq.onnx, bert4_qdq.onnx, gpt2_4l_qdq.onnx
+                    the same models statically quantized in ORT's QDQ format: uint8
+                    QuantizeLinear/DequantizeLinear pairs on the activations entering and leaving
+                    each Conv, MatMul and Gemm with a weight, int8 per-channel weights behind a
+                    DequantizeLinear, int32 biases; activation ranges from three fixed-seed float
+                    runs (CALIBRATION_INPUTS, MinMax)
   matmul_nbits_4096.onnx  one com.microsoft MatMulNBits (opset 21 + com.microsoft 1): a[batch,
                     4096] times a 4096x4096 weight in 4 bits, blocks of 32, uint8 zero points
                     (random packed bytes, scales and zero points: 8 MiB of weights, 10.25 MiB
@@ -33,14 +47,20 @@ and its graph written node by node the way exporters write it:
                     4-bit weights
 """
 
+import argparse
+import json
 import os
+import subprocess
 import sys
 
 import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
+import quantize_models
+
 OPSET = 17
+HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 class Graph:
@@ -329,10 +349,22 @@ def to_float16(model):
     return model
 
 
+FLOAT_MODELS = {}  # maker -> its float32 ModelProto, built once per process for all its variants
+
+
+def float_model(make, path):
+    """A copy of the float32 model `make` writes (writing it to `path` the first time)."""
+    if make not in FLOAT_MODELS:
+        make(path)
+        FLOAT_MODELS[make] = onnx.load(path)
+    model = onnx.ModelProto()
+    model.CopyFrom(FLOAT_MODELS[make])
+    return model
+
+
 def float16_variant(make):
     def make_fp16(path):
-        make(path)
-        onnx.save(to_float16(onnx.load(path)), path)
+        onnx.save(to_float16(float_model(make, path)), path)
     return make_fp16
 
 
@@ -357,6 +389,60 @@ def make_matmul_nbits(path, k=4096, n=4096, block=32):
     onnx.save(model, path)  # python3-onnx 1.12's checker knows neither opset 21 nor contrib ops
 
 
+# Inputs of the calibration runs (`nxrt run --random` flags, as bench/side_by_side.py runs the
+# models); one run per seed in CALIBRATION_SEEDS, ranges merged as ORT's MinMax calibrator does.
+CALIBRATION_INPUTS = {
+    "resnet18": ["--range", "image=-2.1,2.6"],
+    "bert4": ["--dim", "batch=1", "--dim", "sequence=128", "--range", "input_ids=0,30521",
+              "--value", "attention_mask=1"],
+    "gpt2_4l": ["--dim", "batch=1", "--dim", "sequence=128", "--range", "input_ids=0,50256"],
+}
+CALIBRATION_SEEDS = (11, 12, 13)
+
+
+def calibrate(nxrt, model, base, path):
+    """(min, max) over the calibration runs of each tensor quantize_qdq will quantize."""
+    tensors, _ = quantize_models.qdq_plan(model)
+    calibration_path = path + ".calibration.onnx"
+    onnx.save(quantize_models.calibration_model(model, tensors), calibration_path)
+    ranges = {}
+    try:
+        for seed in CALIBRATION_SEEDS:
+            done = subprocess.run([nxrt, "run", calibration_path, "--random", "--seed", str(seed),
+                                   "--json"] + CALIBRATION_INPUTS[base],
+                                  capture_output=True, text=True)
+            if done.returncode != 0:
+                sys.exit(f"make_bench_models.py: calibrating {base} with {nxrt} failed:\n"
+                         f"{done.stdout}{done.stderr}")
+            for output in json.loads(done.stdout)["outputs"]:
+                name = output["name"][:-len("_calibration")]
+                if name in tensors:
+                    low, high = ranges.get(name, (output["min"], output["max"]))
+                    ranges[name] = (min(low, output["min"]), max(high, output["max"]))
+    finally:
+        os.remove(calibration_path)
+    return ranges
+
+
+def dynamic_variant(make):
+    """The dynamically quantized variant of a float model, BatchNormalization folded first
+    (bench/quantize_models.py)."""
+    def make_dynamic(path):
+        onnx.save(quantize_models.quantize_dynamic(
+            quantize_models.fold_batch_norm(float_model(make, path))), path)
+    return make_dynamic
+
+
+def qdq_variant(make, base):
+    """The static QDQ variant of a float model, BatchNormalization folded first, calibrated on
+    CALIBRATION_INPUTS[base] with the nxrt CLI (a maker that takes it: `needs_nxrt`)."""
+    def make_qdq(path, nxrt):
+        model = quantize_models.fold_batch_norm(float_model(make, path))
+        onnx.save(quantize_models.quantize_qdq(model, calibrate(nxrt, model, base, path)), path)
+    make_qdq.needs_nxrt = True
+    return make_qdq
+
+
 MODELS = {
     "mlp": make_mlp,
     "resnet18": make_resnet18,
@@ -366,22 +452,41 @@ MODELS = {
     "resnet18_fp16": float16_variant(make_resnet18),
     "bert4_fp16": float16_variant(make_bert),
     "gpt2_4l_fp16": float16_variant(make_gpt2),
+    "resnet18_int8_dyn": dynamic_variant(make_resnet18),
+    "bert4_int8_dyn": dynamic_variant(make_bert),
+    "gpt2_4l_int8_dyn": dynamic_variant(make_gpt2),
+    "resnet18_qdq": qdq_variant(make_resnet18, "resnet18"),
+    "bert4_qdq": qdq_variant(make_bert, "bert4"),
+    "gpt2_4l_qdq": qdq_variant(make_gpt2, "gpt2_4l"),
     "matmul_nbits_4096": make_matmul_nbits,
 }
 
 
 def main():
-    if len(sys.argv) < 2:
-        sys.exit("usage: make_bench_models.py OUT_DIR [MODEL...]; models: " + " ".join(MODELS))
-    out = sys.argv[1]
-    wanted = sys.argv[2:] or list(MODELS)
+    parser = argparse.ArgumentParser(description="writes the generated benchmark models",
+                                     epilog="models: " + " ".join(MODELS))
+    parser.add_argument("out_dir")
+    parser.add_argument("models", nargs="*", help="default all")
+    parser.add_argument("--nxrt", default=os.environ.get("NXRT_CLI") or os.path.join(
+        HERE, "..", "build", "release", "tools", "nxrt", "nxrt"),
+                        help="nxrt CLI that runs the calibration of the QDQ variants (default "
+                             "$NXRT_CLI or build/release/tools/nxrt/nxrt)")
+    args = parser.parse_args()
+    wanted = args.models or list(MODELS)
     unknown = [name for name in wanted if name not in MODELS]
     if unknown:
         sys.exit(f"make_bench_models.py: unknown model(s) {unknown}; known: {list(MODELS)}")
-    os.makedirs(out, exist_ok=True)
+    if any(getattr(MODELS[name], "needs_nxrt", False) for name in wanted) and not os.access(
+            args.nxrt, os.X_OK):
+        sys.exit(f"make_bench_models.py: --nxrt {args.nxrt} is not an executable; the QDQ "
+                 "variants are calibrated with it: build the nxrt target or pass --nxrt PATH")
+    os.makedirs(args.out_dir, exist_ok=True)
     for name in wanted:
-        path = os.path.join(out, name + ".onnx")
-        MODELS[name](path)
+        path = os.path.join(args.out_dir, name + ".onnx")
+        if getattr(MODELS[name], "needs_nxrt", False):
+            MODELS[name](path, args.nxrt)
+        else:
+            MODELS[name](path)
         print(f"wrote {path} ({os.path.getsize(path) / 2**20:.1f} MiB)")
 
 

@@ -18,7 +18,8 @@ is faster), the geometric mean of the ratios per thread count, and large-GEMM ef
 bench/fma_peak.cpp). It writes ratios.svg and results.json into --out.
 
 Models: the seven real ones in <NXRT_CACHE>/models (input specs as in tests/real_models.h) and the
-generated ones of bench/make_bench_models.py (written into <build-dir>/bench_models when missing),
+generated ones of bench/make_bench_models.py (written into <build-dir>/bench_models when missing;
+its QDQ variants are calibrated with <build-dir>'s nxrt),
 and the com.microsoft decoders and BERT encoders of tests/contrib (in <build-dir>/tests/contrib/
 models, written by the test build).
 Runs with any python3 (standard library only); the model generator needs /usr/bin/python3.
@@ -71,6 +72,19 @@ CASES = [
      ["--dim", "batch=1", "--dim", "sequence=128", "--range", "input_ids=0,30521",
       "--value", "attention_mask=1"]),
     ("gpt2_prefill_fp16", "gpt2_4l_fp16", "generated",
+     ["--dim", "batch=1", "--dim", "sequence=128", "--range", "input_ids=0,50256"]),
+    # The int8 variants (bench/quantize_models.py): dynamically quantized and static QDQ.
+    ("resnet18_int8_dyn", "resnet18_int8_dyn", "generated", ["--range", "image=-2.1,2.6"]),
+    ("bert4_int8_dyn", "bert4_int8_dyn", "generated",
+     ["--dim", "batch=1", "--dim", "sequence=128", "--range", "input_ids=0,30521",
+      "--value", "attention_mask=1"]),
+    ("gpt2_prefill_int8_dyn", "gpt2_4l_int8_dyn", "generated",
+     ["--dim", "batch=1", "--dim", "sequence=128", "--range", "input_ids=0,50256"]),
+    ("resnet18_qdq", "resnet18_qdq", "generated", ["--range", "image=-2.1,2.6"]),
+    ("bert4_qdq", "bert4_qdq", "generated",
+     ["--dim", "batch=1", "--dim", "sequence=128", "--range", "input_ids=0,30521",
+      "--value", "attention_mask=1"]),
+    ("gpt2_prefill_qdq", "gpt2_4l_qdq", "generated",
      ["--dim", "batch=1", "--dim", "sequence=128", "--range", "input_ids=0,50256"]),
     ("matmul_nbits_b1", "matmul_nbits_4096", "generated", ["--dim", "batch=1"]),
     # The com.microsoft models of tests/contrib (make_decoder.py, make_bert.py; built with the
@@ -155,8 +169,9 @@ def ensure_generated(args, stems):
         os.path.join(args.generated_dir, s + ".onnx"))]
     if missing:
         print(f"writing generated models {missing} into {args.generated_dir}", flush=True)
+        nxrt = os.path.join(args.build_dir, "tools", "nxrt", "nxrt")  # calibrates the QDQ ones
         subprocess.run(["/usr/bin/python3", os.path.join(HERE, "make_bench_models.py"),
-                        args.generated_dir] + missing, check=True)
+                        "--nxrt", nxrt, args.generated_dir] + missing, check=True)
 
 
 def model_path(args, stem, kind):

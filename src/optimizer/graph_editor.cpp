@@ -127,6 +127,9 @@ void GraphEditor::AddNode(ir::Node node, ir::NodeId anchor) {
   if (node.domain == cpu::nxrt_ops::kDomain && !model_->OpsetFor(cpu::nxrt_ops::kDomain)) {
     model_->opset_imports.push_back({std::string(cpu::nxrt_ops::kDomain), cpu::nxrt_ops::kVersion});
   }
+  if (node.domain == "com.microsoft" && !model_->OpsetFor(node.domain)) {
+    model_->opset_imports.push_back({node.domain, 1});
+  }
   added_.emplace_back(anchor, std::move(node));
 }
 

@@ -75,8 +75,8 @@ class GraphEditor {
   // A new constant: a value of `tensor`'s dtype and shape bound to `tensor`.
   ir::ValueId AddInitializer(std::string_view name_hint, Tensor tensor);
   // A new node, placed right after `anchor` (or at the end for kNoNode). Adding a node of
-  // nxrt's own domain (ep/cpu/nxrt_ops.h) adds that domain's opset import to the model when
-  // missing. The node's name is `name` made unique among the graph's node names.
+  // nxrt's own domain (ep/cpu/nxrt_ops.h) or of com.microsoft (version 1, the only one of its
+  // contrib ops) adds that domain's opset import to the model when missing. The node's name is `name` made unique among the graph's node names.
   void AddNode(ir::Node node, ir::NodeId anchor);
   // Marks a node for removal. Its outputs must have no readers left once edits apply (the pass
   // removes or rewires them); Commit checks this.

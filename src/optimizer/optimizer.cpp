@@ -30,6 +30,7 @@ const std::vector<std::unique_ptr<GraphPass>>& AllPasses() {
     p.push_back(MakeConvBnFoldingPass());
     p.push_back(MakeMatMulAddToGemmPass());
     p.push_back(MakeQdqFusionPass());
+    p.push_back(MakeMatMulIntegerToFloatFusionPass());
     p.push_back(MakeLayerNormFusionPass());
     p.push_back(MakeGeluFusionPass());
     p.push_back(MakeMatMulActivationFusionPass());

@@ -22,6 +22,7 @@ std::unique_ptr<GraphPass> MakeInsertCastPass();
 std::unique_ptr<GraphPass> MakeConvBnFoldingPass();
 std::unique_ptr<GraphPass> MakeMatMulAddToGemmPass();
 std::unique_ptr<GraphPass> MakeQdqFusionPass();
+std::unique_ptr<GraphPass> MakeMatMulIntegerToFloatFusionPass();
 std::unique_ptr<GraphPass> MakeLayerNormFusionPass();
 std::unique_ptr<GraphPass> MakeGeluFusionPass();
 std::unique_ptr<GraphPass> MakeMatMulActivationFusionPass();

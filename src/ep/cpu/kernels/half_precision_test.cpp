@@ -10,7 +10,7 @@
 // half-precision reference loops, which (1) must match within the half type's rounding. In
 // float16 at one thread and without NaN, (1) must also match ONNX Runtime 1.30 on the same model
 // within the same tolerance (ORT's CPU EP runs these nodes in float32 between inserted Casts too).
-// tests/fp16_models_match_ort_test.py does the same on whole float16 models.
+// tests/fp16_int8_models_match_ort_test.py does the same on whole float16 models.
 #include <gtest/gtest.h>
 
 #include <cmath>
