@@ -35,6 +35,7 @@
 #include "ir/graph_builder.h"
 #include "ir/graph_view.h"
 #include "ir/model_validator.h"
+#include "ir/op_schema.h"
 #include "ir/proto_diagnostics.h"
 #include "onnx/defs/schema.h"
 #include "onnx/onnx_pb.h"
@@ -430,6 +431,74 @@ std::unordered_set<std::string> InferredSymbols(
   return inferred;
 }
 
+// The type ONNX Runtime 1.30 gives a node output whose type only inference gave, where its
+// inference and ORT's own handling differ from libonnx 1.12's (found with the recording EP,
+// tests/plugin_host/recording_ep_test.cpp); nullopt keeps libonnx's `inferred`:
+// - ORT sets an inferred type through its type string (NodeArg::SetType) and then adds the shape
+//   only of a tensor, sparse tensor or optional tensor, so a sequence or map (or an optional
+//   of either) keeps no element shape.
+// - GreaterOrEqual-12 and LessOrEqual-12 have no inference function in the ONNX ORT ships (only a
+//   function body, which ORT does not infer through): the output is bool without a shape.
+// - Slice-10 and later with starts or ends that are not constants: the rank of `data` with every
+//   dim unknown (newer ONNX), where libonnx 1.12 gives no shape.
+std::optional<TypeInfo> OrtInferredType(const Graph& graph, const Node& node, int since,
+                                        const TypeInfo& inferred) {
+  using Kind = TypeInfo::Kind;
+  std::function<TypeInfo(const TypeInfo&)> without_shapes = [&](const TypeInfo& type) {
+    TypeInfo out = type;
+    out.shape.reset();
+    if (type.element) out.element = std::make_shared<const TypeInfo>(without_shapes(*type.element));
+    return out;
+  };
+  const bool keeps_shape =
+      inferred.kind == Kind::kTensor || inferred.kind == Kind::kSparseTensor ||
+      (inferred.kind == Kind::kOptional && inferred.element &&
+       inferred.element->kind == Kind::kTensor);
+  if (inferred.element && !keeps_shape) return without_shapes(inferred);
+  if (!node.domain.empty()) return std::nullopt;
+  if ((node.op_type == "GreaterOrEqual" || node.op_type == "LessOrEqual") && since == 12) {
+    return TypeInfo::Tensor(DataType::kBool);
+  }
+  if (node.op_type == "Slice" && since >= 10 && inferred.kind == Kind::kTensor &&
+      !inferred.shape && !node.inputs.empty() && node.inputs[0] != kNoValue) {
+    const TypeInfo& data = graph.values[node.inputs[0]].type;
+    if (data.kind != Kind::kTensor || !data.shape) return std::nullopt;
+    return TypeInfo::Tensor(inferred.elem_type, std::vector<Dim>(data.shape->size()));
+  }
+  return std::nullopt;
+}
+
+// Gives every value of `graph` and its bodies whose type only inference gave (a node output
+// that is no graph output and has no value_info of the model) the type ONNX Runtime shows; a
+// body's copies of outer-scope values follow the values they copy.
+void AlignInferredTypesWithOrt(const Model& model, Graph& graph) {
+  std::unordered_set<ValueId> declared(graph.outputs.begin(), graph.outputs.end());
+  declared.insert(graph.value_infos.begin(), graph.value_infos.end());
+  for (const Node& node : graph.nodes) {
+    const int since =
+        SinceVersion(node.domain, node.op_type, model.OpsetFor(node.domain).value_or(0));
+    for (ValueId v : node.outputs) {
+      if (v == kNoValue || declared.count(v) != 0 || !graph.values[v].type.known()) continue;
+      std::optional<TypeInfo> type = OrtInferredType(graph, node, since, graph.values[v].type);
+      if (type) graph.values[v].type = std::move(*type);
+    }
+  }
+  auto align_body = [&](Graph& body) {
+    for (Value& value : body.values) {
+      if (!value.outer_scope) continue;
+      const ValueId outer = graph.FindValue(value.name);
+      if (outer != kNoValue) value.type = graph.values[outer].type;
+    }
+    AlignInferredTypesWithOrt(model, body);
+  };
+  for (Node& node : graph.nodes) {
+    for (Attribute& attr : node.attributes) {
+      if (attr.g) align_body(*attr.g);
+      for (const std::shared_ptr<Graph>& body : attr.graphs) align_body(*body);
+    }
+  }
+}
+
 Result<Model> BuildModel(onnx::ModelProto& proto, const std::string& source,
                          const std::filesystem::path& external_data_dir,
                          std::vector<std::filesystem::path> external_data_roots, std::string path,
@@ -468,6 +537,7 @@ Result<Model> BuildModel(onnx::ModelProto& proto, const std::string& source,
   if (!graph.ok()) return graph.status().WithContext(source);
   model.graph = std::move(graph).value();
   model.external_files = external.files();
+  if (infer_types && facts->topologically_sorted) AlignInferredTypesWithOrt(model, *model.graph);
 
   status = ValidateGraph(model, *model.graph);
   if (status.ok()) status = ValidateNodeTypes(model);

@@ -124,8 +124,6 @@ const std::map<std::string, Known>& KnownDifferences() {
   // inference also loses Conv output shapes there, so a Mul by 1 stays.
   static constexpr const char* kTranspose =
       "ORT's TransposeOptimizer; types from libonnx's inference";
-  // Values libonnx's inference (ONNX 1.12) types otherwise than ORT's inference.
-  static constexpr const char* kInference = "types from libonnx's inference";
   // ORT expands SequenceMap (a function none of its EPs has a kernel for) and calls GetCapability
   // on the main graph again and on the Loop it became; nxrt runs SequenceMap itself.
   static constexpr const char* kFunction = "ORT expands SequenceMap and shows the graph again";
@@ -136,11 +134,6 @@ const std::map<std::string, Known>& KnownDifferences() {
   static const std::map<std::string, Known> known = {
       {"ppocrv4_rec", {nullptr, kTranspose}},
       {"silero_vad_v4_legacy", {nullptr, kSilero}},
-      {"oww_hey_jarvis", {nullptr, kInference}},
-      {"test_if_opt", {nullptr, kInference}},
-      {"test_loop11", {nullptr, kInference}},
-      {"test_loop13_seq", {nullptr, kInference}},
-      {"test_loop16_seq_none", {nullptr, kInference}},
       {"test_sequence_map_add_1_sequence_1_tensor", {kFunction, kFunction}},
       {"test_sequence_map_add_2_sequences", {kFunction, kFunction}},
       {"test_sequence_map_extract_shapes", {kFunction, kFunction}},
