@@ -584,7 +584,8 @@ OrtStatus* ORT_API_CALL ReadOpAttrImpl(const OrtOpAttr* op_attr, OrtOpAttrType t
         expected = AttrType::kString, source = attr.s.data(), bytes = attr.s.size();
         break;
       case ORT_OP_ATTR_STRINGS:
-        for (const std::string& s : attr.strings) joined += s;
+        // Each string with its terminator, as ORT 1.30 writes them (and its C++ wrapper reads).
+        for (const std::string& s : attr.strings) joined.append(s).push_back('\0');
         expected = AttrType::kStrings, source = joined.data(), bytes = joined.size();
         break;
       case ORT_OP_ATTR_GRAPH:
