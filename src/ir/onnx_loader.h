@@ -30,7 +30,10 @@ struct LoadOptions {
   // Run ONNX type and shape inference (libonnx, schemas up to opset 17; failures ignored) so
   // that values without value_info, or declared with an empty type (graph inputs, outputs and
   // value_info of any graph, subgraph bodies included), get the inferred element type and shape,
-  // as ONNX Runtime does before showing a graph to EPs. Inferred types are not listed in
+  // as ONNX Runtime does before showing a graph to EPs. Where ORT 1.30 types a node output
+  // otherwise than libonnx 1.12 (no element shapes in an inferred sequence or map, no shape for
+  // GreaterOrEqual-12/LessOrEqual-12, the rank of a Slice with computed starts or ends), the
+  // inferred type is ORT's (docs/plugin_host.md). Inferred types are not listed in
   // Graph::value_infos.
   // Not run on models with Einsum nodes (libonnx 1.12's Einsum inference can abort), nor on
   // graphs whose nodes are not in topological order (libonnx reads them as missing types).
