@@ -143,13 +143,8 @@ const std::map<std::string, Known>& KnownDifferences() {
   // ORT expands SequenceMap (a function none of its EPs has a kernel for) and calls GetCapability
   // on the main graph again and on the Loop it became; nxrt runs SequenceMap itself.
   static constexpr const char* kFunction = "ORT expands SequenceMap and shows the graph again";
-  // silero_vad_v4_legacy's bodies: ORT's ReshapeFusion turns a Reshape's target computed from
-  // the input's own shape into a constant; nxrt has no such pass. libonnx also types some values
-  // of the nested bodies otherwise.
-  static constexpr const char* kSilero = "ORT's ReshapeFusion; types from libonnx's inference";
   static const std::map<std::string, Known> known = {
       {"ppocrv4_rec", {nullptr, kTranspose}},
-      {"silero_vad_v4_legacy", {nullptr, kSilero}},
       {"test_sequence_map_add_1_sequence_1_tensor", {kFunction, kFunction}},
       {"test_sequence_map_add_2_sequences", {kFunction, kFunction}},
       {"test_sequence_map_extract_shapes", {kFunction, kFunction}},
