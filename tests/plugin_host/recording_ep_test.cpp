@@ -1,7 +1,8 @@
 // tests/plugin_host/recording_ep_test.cpp: the fidelity test of issue 15. The recording EP
 // (plugins/recording_ep) is hosted by ONNX Runtime 1.30 and by nxrt on every real model
 // (tests/real_models.h), on every ONNX backend-test model with a subgraph (If, Loop, Scan,
-// SequenceMap; libonnx-testdata) and on the models of make_recording_models.py (ORT's level-1
+// SequenceMap; libonnx-testdata), on backend-test models whose node omits two or more attributes
+// with schema defaults, and on the models of make_recording_models.py (ORT's level-1
 // rewrites), and what it recorded from CreateEp on (every call with its
 // arguments and every graph, read whole through the graph API) must be identical.
 //
@@ -136,10 +137,8 @@ struct Known {
   const char* graphs = nullptr;  // a graph shown to GetCapability differs
 };
 const std::map<std::string, Known>& KnownDifferences() {
-  // ORT's TransposeOptimizer moves Slices across Transposes; nxrt has no such pass. libonnx's
-  // inference also loses Conv output shapes there, so a Mul by 1 stays.
-  static constexpr const char* kTranspose =
-      "ORT's TransposeOptimizer; types from libonnx's inference";
+  // ORT's TransposeOptimizer moves Slices across Transposes; nxrt has no such pass.
+  static constexpr const char* kTranspose = "ORT's TransposeOptimizer";
   // ORT expands SequenceMap (a function none of its EPs has a kernel for) and calls GetCapability
   // on the main graph again and on the Loop it became; nxrt runs SequenceMap itself.
   static constexpr const char* kFunction = "ORT expands SequenceMap and shows the graph again";
