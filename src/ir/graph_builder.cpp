@@ -7,6 +7,7 @@
 //   4. node inputs and attributes, where subgraphs are built with this graph as a scope.
 #include "ir/graph_builder.h"
 
+#include <algorithm>
 #include <charconv>
 #include <string>
 #include <unordered_set>
@@ -301,7 +302,18 @@ Status GraphBuilder::AddOutputsAndTypes(const onnx::GraphProto& proto, Graph& gr
       return type.status().WithContext("value_info '" + info.name() + "'");
     }
     Value& value = graph.values[id];
-    if (!value.type.known()) value.type = std::move(type).value();
+    // An inferred entry for a graph output is its declared type merged with what inference
+    // found (onnx_loader.cpp), which ORT shows for a tensor or an optional tensor (its merge
+    // covers shapes of those only); other inferred entries only fill unknown types.
+    using Kind = TypeInfo::Kind;
+    const bool shaped = value.type.kind == Kind::kTensor ||
+                        value.type.kind == Kind::kSparseTensor ||
+                        (value.type.kind == Kind::kOptional && value.type.element &&
+                         value.type.element->kind == Kind::kTensor);
+    const bool merged_output =
+        i >= declared_count && shaped &&
+        std::find(graph.outputs.begin(), graph.outputs.end(), id) != graph.outputs.end();
+    if (!value.type.known() || merged_output) value.type = std::move(type).value();
     if (i >= declared_count) continue;
     if (value.doc_string.empty()) value.doc_string = info.doc_string();
     graph.value_infos.push_back(id);

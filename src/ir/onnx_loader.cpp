@@ -35,6 +35,8 @@
 #include "ir/graph_builder.h"
 #include "ir/graph_view.h"
 #include "ir/model_validator.h"
+#include "ir/onnx_writer.h"
+#include "ir/op_schema.h"
 #include "ir/proto_diagnostics.h"
 #include "onnx/defs/schema.h"
 #include "onnx/onnx_pb.h"
@@ -230,10 +232,10 @@ void CollectGraphs(onnx::GraphProto& graph, std::vector<onnx::GraphProto*>& out)
 // frees an invalid pointer, ...) and the validator cannot know every precondition of every one.
 // The child infers on its copy-on-write copy of `proto` and writes back, per graph in
 // CollectGraphs order, each length-delimited after a count: the value_info entries inference
-// added, then the types it filled into graph inputs, graph outputs and value_info entries the
-// model declared with an empty type (libonnx writes the types of a body's inputs and outputs
-// there, not into value_info; without them values of nested If bodies and Loop-carried values
-// stay untyped). The parent appends them all to the graph's value_info, after the declared
+// added, every graph output's type after inference, then the types it filled into graph inputs
+// and value_info entries the model declared with an empty type (libonnx writes the types of a
+// body's inputs and outputs there, not into value_info; without them values of nested If bodies
+// and Loop-carried values stay untyped). The parent appends them all to the graph's value_info, after the declared
 // entries, so they count as inferred. A child that crashes, aborts or runs past
 // kInferenceSeconds leaves `proto` as it was.
 constexpr int kInferenceSeconds = 60;
@@ -244,17 +246,19 @@ bool Untyped(const onnx::ValueInfoProto& info) {
 }
 
 // The entries of `graph` after inference that the parent lacks: value_info from index `declared`
-// on (added), and the inputs, outputs and value_info entries named in `untyped` (declared with an
-// empty type) that inference gave a type.
+// on (added), every typed graph output (libonnx merges what it infers into a declared output's
+// type as ORT does: a fixed dim replaces a symbolic or missing one), and the inputs and value_info
+// entries named in `untyped` (declared with an empty type) that inference gave a type.
 std::vector<const onnx::ValueInfoProto*> InferredEntries(
     const onnx::GraphProto& graph, int declared, const std::unordered_set<std::string>& untyped) {
   std::vector<const onnx::ValueInfoProto*> entries;
   for (int i = declared; i < graph.value_info_size(); ++i) entries.push_back(&graph.value_info(i));
+  for (const onnx::ValueInfoProto& info : graph.output()) {
+    if (!Untyped(info)) entries.push_back(&info);
+  }
   if (untyped.empty()) return entries;
-  for (const auto* list : {&graph.input(), &graph.output()}) {
-    for (const onnx::ValueInfoProto& info : *list) {
-      if (untyped.contains(info.name()) && !Untyped(info)) entries.push_back(&info);
-    }
+  for (const onnx::ValueInfoProto& info : graph.input()) {
+    if (untyped.contains(info.name()) && !Untyped(info)) entries.push_back(&info);
   }
   for (int i = 0; i < std::min(declared, graph.value_info_size()); ++i) {
     const onnx::ValueInfoProto& info = graph.value_info(i);
@@ -430,6 +434,74 @@ std::unordered_set<std::string> InferredSymbols(
   return inferred;
 }
 
+// The type ONNX Runtime 1.30 gives a node output whose type only inference gave, where its
+// inference and ORT's own handling differ from libonnx 1.12's (found with the recording EP,
+// tests/plugin_host/recording_ep_test.cpp); nullopt keeps libonnx's `inferred`:
+// - ORT sets an inferred type through its type string (NodeArg::SetType) and then adds the shape
+//   only of a tensor, sparse tensor or optional tensor, so a sequence or map (or an optional
+//   of either) keeps no element shape.
+// - GreaterOrEqual-12 and LessOrEqual-12 have no inference function in the ONNX ORT ships (only a
+//   function body, which ORT does not infer through): the output is bool without a shape.
+// - Slice-10 and later with starts or ends that are not constants: the rank of `data` with every
+//   dim unknown (newer ONNX), where libonnx 1.12 gives no shape.
+std::optional<TypeInfo> OrtInferredType(const Graph& graph, const Node& node, int since,
+                                        const TypeInfo& inferred) {
+  using Kind = TypeInfo::Kind;
+  std::function<TypeInfo(const TypeInfo&)> without_shapes = [&](const TypeInfo& type) {
+    TypeInfo out = type;
+    out.shape.reset();
+    if (type.element) out.element = std::make_shared<const TypeInfo>(without_shapes(*type.element));
+    return out;
+  };
+  const bool keeps_shape =
+      inferred.kind == Kind::kTensor || inferred.kind == Kind::kSparseTensor ||
+      (inferred.kind == Kind::kOptional && inferred.element &&
+       inferred.element->kind == Kind::kTensor);
+  if (inferred.element && !keeps_shape) return without_shapes(inferred);
+  if (!node.domain.empty()) return std::nullopt;
+  if ((node.op_type == "GreaterOrEqual" || node.op_type == "LessOrEqual") && since == 12) {
+    return TypeInfo::Tensor(DataType::kBool);
+  }
+  if (node.op_type == "Slice" && since >= 10 && inferred.kind == Kind::kTensor &&
+      !inferred.shape && !node.inputs.empty() && node.inputs[0] != kNoValue) {
+    const TypeInfo& data = graph.values[node.inputs[0]].type;
+    if (data.kind != Kind::kTensor || !data.shape) return std::nullopt;
+    return TypeInfo::Tensor(inferred.elem_type, std::vector<Dim>(data.shape->size()));
+  }
+  return std::nullopt;
+}
+
+// Gives every value of `graph` and its bodies whose type only inference gave (a node output
+// that is no graph output and has no value_info of the model) the type ONNX Runtime shows; a
+// body's copies of outer-scope values follow the values they copy.
+void AlignInferredTypesWithOrt(const Model& model, Graph& graph) {
+  std::unordered_set<ValueId> declared(graph.outputs.begin(), graph.outputs.end());
+  declared.insert(graph.value_infos.begin(), graph.value_infos.end());
+  for (const Node& node : graph.nodes) {
+    const int since =
+        SinceVersion(node.domain, node.op_type, model.OpsetFor(node.domain).value_or(0));
+    for (ValueId v : node.outputs) {
+      if (v == kNoValue || declared.count(v) != 0 || !graph.values[v].type.known()) continue;
+      std::optional<TypeInfo> type = OrtInferredType(graph, node, since, graph.values[v].type);
+      if (type) graph.values[v].type = std::move(*type);
+    }
+  }
+  auto align_body = [&](Graph& body) {
+    for (Value& value : body.values) {
+      if (!value.outer_scope) continue;
+      const ValueId outer = graph.FindValue(value.name);
+      if (outer != kNoValue) value.type = graph.values[outer].type;
+    }
+    AlignInferredTypesWithOrt(model, body);
+  };
+  for (Node& node : graph.nodes) {
+    for (Attribute& attr : node.attributes) {
+      if (attr.g) align_body(*attr.g);
+      for (const std::shared_ptr<Graph>& body : attr.graphs) align_body(*body);
+    }
+  }
+}
+
 Result<Model> BuildModel(onnx::ModelProto& proto, const std::string& source,
                          const std::filesystem::path& external_data_dir,
                          std::vector<std::filesystem::path> external_data_roots, std::string path,
@@ -468,6 +540,7 @@ Result<Model> BuildModel(onnx::ModelProto& proto, const std::string& source,
   if (!graph.ok()) return graph.status().WithContext(source);
   model.graph = std::move(graph).value();
   model.external_files = external.files();
+  if (infer_types && facts->topologically_sorted) AlignInferredTypesWithOrt(model, *model.graph);
 
   status = ValidateGraph(model, *model.graph);
   if (status.ok()) status = ValidateNodeTypes(model);
@@ -475,7 +548,86 @@ Result<Model> BuildModel(onnx::ModelProto& proto, const std::string& source,
   return model;
 }
 
+// `type`, a value's inferred type, with what a new inference found, as ORT merges a new inference
+// into a value it typed before: an unknown type or a missing shape is taken whole; of a shape of
+// the same rank, each dim that was unknown or a symbol inference made up takes a fixed size.
+void MergeInferred(const Model& model, const TypeInfo& found, TypeInfo& type) {
+  if (!type.known()) {
+    type = found;
+    return;
+  }
+  if (type.kind != TypeInfo::Kind::kTensor || found.kind != TypeInfo::Kind::kTensor ||
+      !found.shape) {
+    return;
+  }
+  if (!type.shape) {
+    type.shape = found.shape;
+    return;
+  }
+  if (type.shape->size() != found.shape->size()) return;
+  for (size_t i = 0; i < type.shape->size(); ++i) {
+    Dim& dim = (*type.shape)[i];
+    const bool open =
+        dim.kind == Dim::Kind::kUnknown ||
+        (dim.kind == Dim::Kind::kSymbolic && model.inferred_symbols.count(dim.symbol) != 0);
+    if (open && (*found.shape)[i].is_fixed()) dim = (*found.shape)[i];
+  }
+}
+
+// Applies the entries a new inference gave `proto` (value_info from `declared`'s count on:
+// InferInChild's added entries and merged graph outputs) to `graph`, written from it, and to its
+// bodies, matched node by node.
+void ApplyInferred(Model& model, const onnx::GraphProto& proto, Graph& graph,
+                   const std::unordered_map<const onnx::GraphProto*, int>& declared) {
+  std::unordered_set<ValueId> kept(graph.value_infos.begin(), graph.value_infos.end());
+  const auto count = declared.find(&proto);
+  const int from = count != declared.end() ? count->second : proto.value_info_size();
+  for (int i = from; i < proto.value_info_size(); ++i) {
+    const onnx::ValueInfoProto& info = proto.value_info(i);
+    const ValueId id = graph.FindValue(info.name());
+    if (id == kNoValue || graph.values[id].outer_scope || kept.count(id) != 0) continue;
+    Result<TypeInfo> found = TypeFromProto(info.type());
+    if (!found.ok()) continue;
+    TypeInfo& type = graph.values[id].type;
+    const bool output = std::find(graph.outputs.begin(), graph.outputs.end(), id) !=
+                        graph.outputs.end();
+    if (!output) {
+      MergeInferred(model, *found, type);
+    } else if (type.kind == TypeInfo::Kind::kTensor && found->kind == TypeInfo::Kind::kTensor) {
+      type = std::move(found).value();  // declared and found, merged by libonnx as by ORT
+    }
+  }
+  for (int n = 0; n < proto.node_size() && n < static_cast<int>(graph.nodes.size()); ++n) {
+    for (const onnx::AttributeProto& attr : proto.node(n).attribute()) {
+      for (Attribute& ir_attr : graph.nodes[n].attributes) {
+        if (ir_attr.name != attr.name()) continue;
+        if (attr.has_g() && ir_attr.g) ApplyInferred(model, attr.g(), *ir_attr.g, declared);
+        for (int g = 0; g < attr.graphs_size() && g < static_cast<int>(ir_attr.graphs.size());
+             ++g) {
+          ApplyInferred(model, attr.graphs(g), *ir_attr.graphs[g], declared);
+        }
+      }
+    }
+  }
+}
+
 }  // namespace
+
+void InferTypesAgain(Model& model) {
+  Result<std::string> bytes = SerializeModel(model);
+  if (!bytes.ok()) return;
+  const std::span<const std::byte> view(reinterpret_cast<const std::byte*>(bytes->data()),
+                                        bytes->size());
+  google::protobuf::io::ArrayInputStream stream(bytes->data(), static_cast<int>(bytes->size()));
+  Result<onnx::ModelProto> proto = ParseModel(view, stream, "optimized model");
+  if (!proto.ok()) return;
+  const std::unordered_map<const onnx::GraphProto*, int> declared = InferTypes(*proto);
+  for (const std::string& symbol : InferredSymbols(*proto, declared)) {
+    model.inferred_symbols.insert(symbol);
+  }
+  ApplyInferred(model, proto->graph(), *model.graph, declared);
+  AlignInferredTypesWithOrt(model, *model.graph);
+}
 
 Result<Model> LoadModelFromFile(const std::filesystem::path& path, const LoadOptions& options) {
   const std::string source = "file '" + path.string() + "'";

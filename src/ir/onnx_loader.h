@@ -30,7 +30,10 @@ struct LoadOptions {
   // Run ONNX type and shape inference (libonnx, schemas up to opset 17; failures ignored) so
   // that values without value_info, or declared with an empty type (graph inputs, outputs and
   // value_info of any graph, subgraph bodies included), get the inferred element type and shape,
-  // as ONNX Runtime does before showing a graph to EPs. Inferred types are not listed in
+  // as ONNX Runtime does before showing a graph to EPs. Where ORT 1.30 types a node output
+  // otherwise than libonnx 1.12 (no element shapes in an inferred sequence or map, no shape for
+  // GreaterOrEqual-12/LessOrEqual-12, the rank of a Slice with computed starts or ends), the
+  // inferred type is ORT's (docs/plugin_host.md). Inferred types are not listed in
   // Graph::value_infos.
   // Not run on models with Einsum nodes (libonnx 1.12's Einsum inference can abort), nor on
   // graphs whose nodes are not in topological order (libonnx reads them as missing types).
@@ -46,5 +49,15 @@ struct LoadOptions {
 // "file '<path>'" (or "model bytes") and follow the chain of nodes down to a subgraph: "file 'm.onnx': node 'If_3' (If) attribute 'then_branch': node 'Add_0' (Add): ...".
 Result<Model> LoadModelFromFile(const std::filesystem::path& path, const LoadOptions& options = {});
 Result<Model> LoadModelFromBytes(std::span<const std::byte> bytes, const LoadOptions& options = {});
+
+// Type inference over `model` once more, as ONNX Runtime infers again after each graph rewrite:
+// for a model loaded with LoadOptions::infer_types whose graph passes changed (a Reshape whose
+// target became a constant now has a shape, and so has what it feeds). The model is written
+// (ir/onnx_writer.h) and inferred as on load; a value only inference typed gains what is new
+// (a missing shape, fixed sizes for unknown dims), a tensor graph output takes its declared type
+// merged with the new inference, and ORT's types apply where they differ (LoadOptions). Leaves
+// the model as it is when it cannot be written (model-local functions, 2 GiB or more) or
+// inference fails.
+void InferTypesAgain(Model& model);
 
 }  // namespace nxrt::ir

@@ -443,6 +443,36 @@ TEST(OnnxLoaderTest, InferredTypesReachLoopBodyInputsDeclaredWithAnEmptyType) {
   }
 }
 
+// Where ONNX Runtime 1.30 types a node output otherwise than libonnx 1.12 (seen with the recording
+// EP, tests/plugin_host/recording_ep_test.cpp), the loader gives ORT's type; a declared value_info
+// stays as declared.
+TEST(OnnxLoaderTest, InferredTypesAreTheOnesOnnxRuntimeShows) {
+  onnx::ModelProto proto = MakeModel(13);
+  onnx::GraphProto* g = proto.mutable_graph();
+  FillValueInfo(g->add_input(), "a", onnx::TensorProto::FLOAT, {2, 3});
+  FillValueInfo(g->add_input(), "b", onnx::TensorProto::FLOAT, {});
+  FillValueInfo(g->add_input(), "starts", onnx::TensorProto::INT64, {1});
+  FillValueInfo(g->add_input(), "ends", onnx::TensorProto::INT64, {1});
+  AddNode(g, "GreaterOrEqual", {"a", "b"}, {"ge"}, "ge");
+  AddNode(g, "LessOrEqual", {"a", "b"}, {"le"}, "le");
+  FillValueInfo(g->add_value_info(), "le", onnx::TensorProto::BOOL, {2, 3});
+  AddNode(g, "Slice", {"a", "starts", "ends"}, {"sliced"}, "slice");
+  AddNode(g, "SequenceConstruct", {"a"}, {"seq"}, "seq");
+  AddNode(g, "Neg", {"a"}, {"y"}, "neg");
+  FillValueInfo(g->add_output(), "y", onnx::TensorProto::FLOAT, {2, 3});
+
+  LoadOptions options;
+  options.infer_types = true;
+  Result<Model> model = LoadBytes(proto, options);
+  ASSERT_TRUE(model.ok()) << model.status().ToString();
+  const Graph& main = *model->graph;
+  EXPECT_EQ(ValueType(main, "ge"), "tensor(bool)");  // libonnx: [2,3]
+  EXPECT_EQ(ValueType(main, "le"), "tensor(bool)[2,3]");
+  EXPECT_EQ(ValueType(main, "sliced"), "tensor(float)[?,?]");  // libonnx: no shape
+  EXPECT_EQ(ValueType(main, "seq"), "seq(tensor(float))");     // libonnx: seq(tensor(float)[2,3])
+  EXPECT_EQ(ValueType(main, "y"), "tensor(float)[2,3]");
+}
+
 // Every model.onnx of the ONNX 1.12 backend test data loads. The counts come from
 //   find /usr/share/libonnx-testdata/data/<folder> -name model.onnx | wc -l
 // (node 932, pytorch-converted 82, pytorch-operator 35, simple 23; docs/testing.md).

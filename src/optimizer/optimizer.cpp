@@ -5,6 +5,7 @@
 #include <map>
 #include <optional>
 
+#include "ir/onnx_loader.h"
 #include "optimizer/passes.h"
 
 namespace nxrt::opt {
@@ -29,6 +30,7 @@ const std::vector<std::unique_ptr<GraphPass>>& AllPasses() {
     p.push_back(MakeInsertCastPass());
     p.push_back(MakeConvBnFoldingPass());
     p.push_back(MakeMatMulAddToGemmPass());
+    p.push_back(MakeReshapeFusionPass());
     p.push_back(MakeQdqFusionPass());
     p.push_back(MakeMatMulIntegerToFloatFusionPass());
     p.push_back(MakeLayerNormFusionPass());
@@ -171,6 +173,10 @@ Result<std::vector<PassReport>> OptimizeModel(ir::Model& model, const OptimizerO
       changed = changed || (pass.level() == 1 && *rewrites > 0);
     }
     if (!changed) break;
+    // At level 1 (the graph a plugin EP is shown) types are inferred again after a round that
+    // rewrote, as ONNX Runtime infers them again after each rewrite: the next round's patterns
+    // and the plugin see them.
+    if (options.level == 1) ir::InferTypesAgain(model);
   }
   return reports;
 }

@@ -507,11 +507,9 @@ OrtStatus* ORT_API_CALL OpAttrGetTypeImpl(const OrtOpAttr* attribute, OrtOpAttrT
     case AttrType::kGraph: *type = ORT_OP_ATTR_GRAPH; break;
     case AttrType::kTensor: *type = ORT_OP_ATTR_TENSOR; break;
     default:
-      return Guarded(kFn, [&] {
-        return InvalidArgument(kFn, "attribute '" + attribute->attr.name + "' has type " +
-                                        std::string(ir::AttributeTypeName(attribute->attr.type)) +
-                                        ", which OrtOpAttrType cannot express");
-      });
+      // ORT 1.30's status, code and text, as the recording EP sees it on a TYPE_PROTO
+      // attribute (test_if_opt); the other types OrtOpAttrType lacks get the same.
+      return MakeOrtStatus(ORT_INVALID_ARGUMENT, "Unexpected attribute type.");
   }
   return nullptr;
 }
@@ -586,7 +584,8 @@ OrtStatus* ORT_API_CALL ReadOpAttrImpl(const OrtOpAttr* op_attr, OrtOpAttrType t
         expected = AttrType::kString, source = attr.s.data(), bytes = attr.s.size();
         break;
       case ORT_OP_ATTR_STRINGS:
-        for (const std::string& s : attr.strings) joined += s;
+        // Each string with its terminator, as ORT 1.30 writes them (and its C++ wrapper reads).
+        for (const std::string& s : attr.strings) joined.append(s).push_back('\0');
         expected = AttrType::kStrings, source = joined.data(), bytes = joined.size();
         break;
       case ORT_OP_ATTR_GRAPH:

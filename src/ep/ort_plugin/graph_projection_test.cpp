@@ -359,7 +359,7 @@ TEST(GraphApi, ReadOpAttrBufferProtocol) {
   float f = 0;
   EXPECT_EQ(Code(Api().ReadOpAttr(ks, ORT_OP_ATTR_FLOAT, &f, sizeof(f), &bytes)),
             ORT_INVALID_ARGUMENT);
-  // STRING: bytes without a terminator; STRINGS: concatenated.
+  // STRING: bytes without a terminator; STRINGS: each string with its terminator (ORT 1.30).
   const OrtOpAttr* auto_pad = Attribute(NodeNamed(graph, "conv"), "auto_pad");
   EXPECT_EQ(Code(Api().ReadOpAttr(auto_pad, ORT_OP_ATTR_STRING, nullptr, 0, &bytes)),
             ORT_INVALID_ARGUMENT);
@@ -370,10 +370,10 @@ TEST(GraphApi, ReadOpAttrBufferProtocol) {
   const OrtOpAttr* names = Attribute(NodeNamed(graph, "custom"), "names");
   EXPECT_EQ(Code(Api().ReadOpAttr(names, ORT_OP_ATTR_STRINGS, nullptr, 0, &bytes)),
             ORT_INVALID_ARGUMENT);
-  ASSERT_EQ(bytes, 3u);
-  text.assign(bytes, '\0');
+  ASSERT_EQ(bytes, 5u);
+  text.assign(bytes, 'x');
   Ok(Api().ReadOpAttr(names, ORT_OP_ATTR_STRINGS, text.data(), text.size(), &bytes));
-  EXPECT_EQ(text, "abc");
+  EXPECT_EQ(text, std::string("ab\0c\0", 5));
   // A custom op without a schema: a missing attribute is NULL and ok; since_version -1.
   const OrtOpAttr* missing = nullptr;
   Ok(Api().Node_GetAttributeByName(NodeNamed(graph, "custom"), "other", &missing));
