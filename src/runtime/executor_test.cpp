@@ -1,7 +1,8 @@
 // runtime/executor_test.cpp: PlanInstance on hand-made plans of test kernels: workspaces packed
 // in the arena with the intermediates, runs with new shapes, and the steady-state promise of
 // executor.h (a run allocates nothing on the heap but its graph outputs), counted by replacing
-// the global operator new in this test binary.
+// the global operator new in this test binary; and a Session whose runs alternate two input
+// shapes staying in that steady state (one pooled instance per shape).
 #include "runtime/executor.h"
 
 #include <gtest/gtest.h>
@@ -11,10 +12,14 @@
 #include <cstring>
 #include <memory>
 #include <new>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include <onnx/onnx_pb.h>
+
 #include "ep/test_graph.h"
+#include "nxrt/session.h"
 #include "runtime/memory_planner.h"
 
 namespace {
@@ -221,6 +226,75 @@ TEST(ExecutorTest, NewShapesRunOnTheirOwnBuffersThenReplan) {
     const std::vector<BufferLifetime> buffers = {
         {n * 8, 0, 1}, {n * 8, 1, 2}, {256, 0, 0}, {512, 1, 1}};
     EXPECT_EQ(chain.instance().arena().size(), PeakLiveBytes(buffers)) << "x[" << n << "]";
+  }
+}
+
+// x [-1, 3] -> Add(x, x) = a -> Mul(a, x) = y: `a` is an intermediate the arena holds.
+std::vector<std::byte> AddMulModel() {
+  onnx::ModelProto m;
+  m.set_ir_version(8);
+  m.add_opset_import()->set_version(17);
+  onnx::GraphProto* g = m.mutable_graph();
+  g->set_name("add_mul");
+  const auto declare = [](onnx::ValueInfoProto* v, const char* name) {  // float [n, 3]
+    v->set_name(name);
+    onnx::TypeProto_Tensor* t = v->mutable_type()->mutable_tensor_type();
+    t->set_elem_type(onnx::TensorProto::FLOAT);
+    t->mutable_shape()->add_dim()->set_dim_param("n");
+    t->mutable_shape()->add_dim()->set_dim_value(3);
+  };
+  declare(g->add_input(), "x");
+  declare(g->add_output(), "y");
+  onnx::NodeProto* add = g->add_node();
+  add->set_op_type("Add");
+  add->add_input("x");
+  add->add_input("x");
+  add->add_output("a");
+  onnx::NodeProto* mul = g->add_node();
+  mul->set_op_type("Mul");
+  mul->add_input("a");
+  mul->add_input("x");
+  mul->add_output("y");
+  const std::string bytes = m.SerializeAsString();
+  const auto* data = reinterpret_cast<const std::byte*>(bytes.data());
+  return std::vector<std::byte>(data, data + bytes.size());
+}
+
+// Sequential runs alternating two input shapes (a decoder's prefill and decode steps) each get
+// the pooled instance last run on their shapes: once both ran twice, a run after the other's
+// allocates exactly what a run repeating its own shape does (no kernel preparing again, no
+// intermediate outside the arena, no new layout), and computes the same.
+TEST(ExecutorTest, SessionRunsAlternatingTwoShapesStayInSteadyState) {
+  SessionOptions options;
+  options.intra_op_threads = 1;
+  Result<std::unique_ptr<Session>> session = Session::CreateFromBytes(AddMulModel(), options);
+  ASSERT_TRUE(session.ok()) << session.status().ToString();
+  const auto input = [](int64_t n) {
+    std::vector<float> x(static_cast<size_t>(n * 3));
+    for (size_t i = 0; i < x.size(); ++i) x[i] = 0.25f * static_cast<float>(i) - 1.0f;
+    return Tensor::FromVector<float>({n, 3}, x).value();
+  };
+  const Tensor prefill = input(32), decode = input(1);
+  const auto run = [&](const Tensor& x, int64_t* allocations) {
+    const std::vector<NamedTensor> feeds = {{"x", x}};
+    const std::vector<std::string> names = {"y"};
+    std::optional<Result<std::vector<NamedTensor>>> out;
+    *allocations = CountAllocations([&] { out.emplace((*session)->Run(feeds, names)); });
+    ASSERT_TRUE(out->ok()) << out->status().ToString();
+    const Tensor& y = (**out)[0].tensor;
+    ASSERT_EQ(y.shape(), x.shape());
+    for (int64_t i = 0; i < x.element_count(); ++i) {
+      const float v = x.data<float>()[i];
+      ASSERT_EQ(y.data<float>()[i], 2 * v * v) << "element " << i;
+    }
+  };
+  // Two rounds first: the pool's own containers reach their size.
+  int64_t ignored = 0, after_other = 0, repeated = 0;
+  for (const Tensor* x : {&prefill, &decode, &prefill, &decode}) run(*x, &ignored);
+  for (const Tensor* x : {&prefill, &decode, &prefill, &decode}) {
+    run(*x, &after_other);
+    run(*x, &repeated);
+    EXPECT_EQ(after_other, repeated) << "x" << ShapeToString(x->shape());
   }
 }
 

@@ -107,6 +107,7 @@ class SessionImpl final : public Session {
     // A plugin EP whose kernel fails while running is dropped when fallback is allowed: the
     // plan is rebuilt without it and the run repeated once on the new plan.
     Lease lease;
+    lease.input_shapes = InputShapes(inputs);
     NXRT_RETURN_IF_ERROR(Acquire(lease));
     SetRunOptions(*lease.instance, run_options);
     std::optional<size_t> failed_step;
@@ -209,17 +210,66 @@ class SessionImpl final : public Session {
     std::shared_ptr<GraphPlan> plan;
     std::shared_ptr<const StepTable> table;  // the plan's
     std::unique_ptr<PlanInstance> instance;
+    std::string input_shapes;  // the run's, InputShapes
   };
 
+  // An idle instance and the input shapes of its last run, which its kernels were prepared for
+  // and its arena laid out for.
+  struct IdleInstance {
+    std::unique_ptr<PlanInstance> instance;
+    std::string input_shapes;
+  };
+
+  // Instances that sequential runs may keep, one per set of input shapes: a decoder's prefill
+  // and decode steps alternate two sets, and each keeps its prepared kernels and its arena
+  // instead of preparing again and allocating anew at every switch.
+  static constexpr size_t kShapeInstances = 2;
+
+  // The names, dtypes and shapes of `inputs`, sorted by name, as one string.
+  static std::string InputShapes(const std::vector<NamedValue>& inputs) {
+    std::vector<const NamedValue*> sorted;
+    sorted.reserve(inputs.size());
+    for (const NamedValue& in : inputs) sorted.push_back(&in);
+    std::sort(sorted.begin(), sorted.end(),
+              [](const NamedValue* a, const NamedValue* b) { return a->name < b->name; });
+    std::string key;
+    for (const NamedValue* in : sorted) {
+      key += in->name;
+      key += '\0';
+      if (in->value.is_tensor()) {
+        const Tensor& t = in->value.tensor();
+        key += DataTypeName(t.dtype());
+        for (int64_t d : t.shape()) key += ',' + std::to_string(d);
+      }
+      key += '\0';
+    }
+    return key;
+  }
+
+  // Leases the idle instance last run on the lease's input shapes, or one never run; else, while
+  // fewer than kShapeInstances exist, a new one; else the idle one returned longest ago (its
+  // kernels prepare again for the new shapes).
   Status Acquire(Lease& lease) {
     {
       std::lock_guard<std::mutex> lock(mutex_);
       lease.plan = plan_;
       lease.table = table_;
       ++active_runs_;  // from here on, also while making kernels: FreePrepacked waits
-      if (!free_instances_.empty()) {
-        lease.instance = std::move(free_instances_.back());
-        free_instances_.pop_back();
+      auto same = std::find_if(free_instances_.begin(), free_instances_.end(),
+                               [&](const IdleInstance& idle) {
+                                 return idle.input_shapes == lease.input_shapes;
+                               });
+      if (same == free_instances_.end()) {
+        same = std::find_if(free_instances_.begin(), free_instances_.end(),
+                            [](const IdleInstance& idle) { return idle.input_shapes.empty(); });
+      }
+      const size_t existing = free_instances_.size() + static_cast<size_t>(active_runs_ - 1);
+      if (same == free_instances_.end() && existing >= kShapeInstances) {
+        same = free_instances_.begin();
+      }
+      if (same != free_instances_.end()) {
+        lease.instance = std::move(same->instance);
+        free_instances_.erase(same);
       }
     }
     if (!lease.instance) {
@@ -251,7 +301,9 @@ class SessionImpl final : public Session {
         const Shape shape(init.tensor.shape().begin(), init.tensor.shape().end());
         init.tensor = Tensor::Borrow(init.tensor.dtype(), shape, nullptr);
         running.values()[v] = Value(init.tensor);
-        for (auto& idle : free_instances_) idle->values()[v] = Value(init.tensor);
+        for (IdleInstance& idle : free_instances_) {
+          idle.instance->values()[v] = Value(init.tensor);
+        }
         for (runtime::StepPlan& step : plan_->steps) DropConstant(step, v, init.tensor);
         freed = true;
       }
@@ -282,7 +334,9 @@ class SessionImpl final : public Session {
     lease.instance->set_output_allocator({});  // it refers to the finished call's RunOptions
     std::lock_guard<std::mutex> lock(mutex_);
     --active_runs_;
-    if (lease.plan == plan_) free_instances_.push_back(std::move(lease.instance));
+    if (lease.plan == plan_) {
+      free_instances_.push_back({std::move(lease.instance), lease.input_shapes});
+    }
     lease.instance.reset();
     lease.table.reset();
   }
@@ -560,7 +614,7 @@ class SessionImpl final : public Session {
     // The first instance now, so session creation reports kernel errors.
     NXRT_ASSIGN_OR_RETURN(std::unique_ptr<PlanInstance> first, PlanInstance::Create(*plan_));
     if (free_prepacked_) first->set_prepacked_hook([this](PlanInstance& i) { FreePrepacked(i); });
-    free_instances_.push_back(std::move(first));
+    free_instances_.push_back({std::move(first), std::string()});
     return Status::Ok();
   }
 
@@ -724,7 +778,7 @@ class SessionImpl final : public Session {
   std::vector<ep::RunObserver*> observers_;  // EPs told when runs start and end
   std::unique_ptr<ThreadPool> pool_;
   mutable std::mutex mutex_;
-  std::vector<std::unique_ptr<PlanInstance>> free_instances_;
+  std::vector<IdleInstance> free_instances_;  // oldest first
   std::vector<runtime::StepCounters> counters_;
 };
 

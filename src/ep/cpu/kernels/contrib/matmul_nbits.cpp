@@ -63,7 +63,10 @@ class MatMulNBitsKernel final : public Kernel {
     float* y = ctx.output(0)->mutable_data<float>();
     const int64_t n = plan_.attributes.n;
     if (plan_.direct) {
-      ctx.ParallelFor(n, ItemsPerChunk(plan_.m * plan_.attributes.k, kMinProductWork),
+      // A column costs its K weights' unpacking and dequantizing, about 3 multiply-adds each
+      // (shared by the rows), besides the m * K multiply-adds: rated at twice that, a chunk is
+      // about 5 us, so a 2-thread decode splits a projection of 128 * 256 weights or more.
+      ctx.ParallelFor(n, ItemsPerChunk(2 * (plan_.m + 3) * plan_.attributes.k, kMinProductWork),
                       [&](int64_t begin, int64_t end) {
         contrib::MatMulNBitsDirect(plan_, o, y, begin, end);
       });

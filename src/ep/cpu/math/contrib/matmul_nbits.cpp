@@ -76,15 +76,25 @@ __attribute__((target("avx2,fma"))) inline __m256 Widen8(__m128i bytes) {
   return _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(bytes));
 }
 
-// The offsets -zero_point * scale of blocks [b, b + 8) of column n into `offsets`, with AVX2 when
-// all 8 exist and b is even (their scales and zero points are consecutive, and packed 4-bit zero
-// points start on a byte), else one by one.
+// The offsets -zero_point * scale of blocks [b, b + 8) of column n into `offsets` (8 floats; a
+// column's last group may hold fewer blocks, and the lanes past them are then meaningless), with
+// AVX2 when b is even (packed 4-bit zero points then start on a byte) and the 8 blocks' scales
+// and zero points lie inside their tensors (a short last group reads on into the next columns',
+// which all but the last few columns have), else one by one.
 __attribute__((target("avx2,fma"))) void BlockOffsetsAvx2(const MatMulNBitsPlan& p,
                                                           const MatMulNBitsOperands& o, int64_t n,
                                                           int64_t b, float* offsets) {
   const float* scales = o.scales + n * p.k_blocks + b;
-  if (b + 8 > p.k_blocks || b % 2 != 0) {
-    for (int64_t j = 0; j < 8 && b + j < p.k_blocks; ++j) {
+  const int64_t count = std::min<int64_t>(8, p.k_blocks - b);
+  const int64_t bits = p.attributes.bits;
+  // Ends of the reads below: 8 scales (and float zero points), and 4 bytes (4 bits) or 8 (8 bits)
+  // of packed zero points.
+  const bool inside =
+      (n * p.k_blocks + b + 8 <= p.attributes.n * p.k_blocks) &&
+      (p.zero_point != NBitsZeroPoint::kPacked ||
+       n * p.zero_point_row_bytes + b * bits / 8 + bits <= p.attributes.n * p.zero_point_row_bytes);
+  if (b % 2 != 0 || (count < 8 && !inside)) {
+    for (int64_t j = 0; j < count; ++j) {
       offsets[j] = -ZeroPoint(p, o.zero_points, n, b + j) * scales[j];
     }
     return;
@@ -113,100 +123,133 @@ __attribute__((target("avx2,fma"))) void BlockOffsetsAvx2(const MatMulNBitsPlan&
                                           _mm256_mul_ps(zero_points, _mm256_loadu_ps(scales))));
 }
 
-// Column n of y for kRows rows of A (row r at a + r * K, its output at y + r * N) with AVX2: per
-// block, the 4- or 8-bit values are unpacked to floats 32 (4 bits: variable shifts of broadcast
-// words) or 16 at a time, once for all the rows, dequantized (q * scale + offset, the offset
-// -zero_point * scale) and multiplied with each row in registers. The accumulators run across
+// Columns [n, n + kCols) of y for kRows rows of A (row r at a + r * K, its output at y + r * N)
+// with AVX2: per block, the 4- or 8-bit values of each column are unpacked to floats 8 at a time
+// (4 bits: a broadcast word shifted lane-wise, runs of 32; or 16 from 8 bytes), once for all the
+// rows, dequantized (q * scale + offset, the offset -zero_point * scale) and multiplied with each
+// row in registers; A's 8 values are loaded once for all the columns. The accumulators run across
 // blocks: no reduction or scalar term per block, which small blocks would pay every 16 values.
-// One row keeps four accumulator chains to cover the FMA latency, more rows two each.
-template <int kRows>
+// Every (row, column) pair keeps two accumulator chains (four when there is only one pair), so
+// several columns at once give the FMA unit independent chains, which one column of one row
+// cannot (its chain would wait on the FMA latency every block).
+template <int kRows, int kCols>
 __attribute__((target("avx2,fma"))) void ColumnsAvx2(const MatMulNBitsPlan& p,
                                                       const MatMulNBitsOperands& o,
                                                       const float* a, int64_t n, float* y) {
-  constexpr int kChains = kRows == 1 ? 4 : 2;
+  constexpr int kChains = kRows * kCols == 1 ? 4 : 2;
   const int64_t k = p.attributes.k, bs = p.attributes.block_size, bits = p.attributes.bits;
   const int64_t n_total = p.attributes.n;
-  const uint8_t* column = o.b + n * p.k_blocks * p.blob_size;
-  const float* scales = o.scales + n * p.k_blocks;
-  const __m128i low_nibbles = _mm_set1_epi8(0x0F);
+  const uint8_t* column[kCols];
+  const float* scales[kCols];
+  for (int c = 0; c < kCols; ++c) {
+    column[c] = o.b + (n + c) * p.k_blocks * p.blob_size;
+    scales[c] = o.scales + (n + c) * p.k_blocks;
+  }
   const __m256i nibble_shifts = _mm256_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28);
   const __m256i nibble_mask = _mm256_set1_epi32(0x0F);
-  __m256 acc[kRows][kChains];
-  float scalar[kRows];  // K's last few elements, past a multiple of 16
+  __m256 acc[kRows][kCols][kChains];
+  float scalar[kRows][kCols];  // K's last few elements, past a multiple of 16
   for (int r = 0; r < kRows; ++r) {
-    for (int c = 0; c < kChains; ++c) acc[r][c] = _mm256_setzero_ps();
-    scalar[r] = 0;
+    for (int c = 0; c < kCols; ++c) {
+      for (int h = 0; h < kChains; ++h) acc[r][c][h] = _mm256_setzero_ps();
+      scalar[r][c] = 0;
+    }
   }
-  alignas(32) float offsets[8];
+  alignas(32) float offsets[kCols][8];
   for (int64_t b = 0; b < p.k_blocks; ++b) {
     const int64_t k0 = b * bs, len = std::min(bs, k - k0);
-    const uint8_t* block = column + b * p.blob_size;
-    if (b % 8 == 0) BlockOffsetsAvx2(p, o, n, b, offsets);
-    const float offset_value = offsets[b % 8];
-    const __m256 scale = _mm256_set1_ps(scales[b]), offset = _mm256_set1_ps(offset_value);
+    if (b % 8 == 0) {
+      for (int c = 0; c < kCols; ++c) BlockOffsetsAvx2(p, o, n + c, b, offsets[c]);
+    }
+    __m256 scale[kCols], offset[kCols];
+    for (int c = 0; c < kCols; ++c) {
+      scale[c] = _mm256_set1_ps(scales[c][b]);
+      offset[c] = _mm256_set1_ps(offsets[c][b % 8]);
+    }
     int64_t i = 0;
     if (bits == 4) {
       for (; i + 32 <= len; i += 32) {
         // Each 4 bytes hold 8 elements, element i + l in bits [4l, 4l + 4) of the little-endian
         // word: broadcast the word, shift lane l right by 4l, keep 4 bits. No shuffle unit
         // work (the broadcast is a load), which unpacking bytes would need.
-        __m256 w[4];
         for (int j = 0; j < 4; ++j) {
-          int32_t word;
-          std::memcpy(&word, block + i / 2 + 4 * j, 4);
-          const __m256i lanes = _mm256_srlv_epi32(_mm256_set1_epi32(word), nibble_shifts);
-          w[j] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(_mm256_and_si256(lanes, nibble_mask)), scale,
-                                 offset);
-        }
-        for (int r = 0; r < kRows; ++r) {
-          const float* ak = a + r * k + k0 + i;
-          for (int j = 0; j < 4; ++j) {
-            acc[r][j % kChains] = _mm256_fmadd_ps(w[j], _mm256_loadu_ps(ak + 8 * j),
-                                                  acc[r][j % kChains]);
+          __m256 x[kRows];
+          for (int r = 0; r < kRows; ++r) x[r] = _mm256_loadu_ps(a + r * k + k0 + i + 8 * j);
+          for (int c = 0; c < kCols; ++c) {
+            int32_t word;
+            std::memcpy(&word, column[c] + b * p.blob_size + i / 2 + 4 * j, 4);
+            const __m256i lanes = _mm256_srlv_epi32(_mm256_set1_epi32(word), nibble_shifts);
+            const __m256 w = _mm256_fmadd_ps(
+                _mm256_cvtepi32_ps(_mm256_and_si256(lanes, nibble_mask)), scale[c], offset[c]);
+            for (int r = 0; r < kRows; ++r) {
+              acc[r][c][j % kChains] = _mm256_fmadd_ps(w, x[r], acc[r][c][j % kChains]);
+            }
           }
         }
       }
-      for (; i + 16 <= len; i += 16) {
-        const __m128i packed = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(block + i / 2));
-        const __m128i lo = _mm_and_si128(packed, low_nibbles);
-        const __m128i hi = _mm_and_si128(_mm_srli_epi16(packed, 4), low_nibbles);
-        const __m128i values = _mm_unpacklo_epi8(lo, hi);
-        const __m256 w0 = _mm256_fmadd_ps(Widen8(values), scale, offset);
-        const __m256 w1 = _mm256_fmadd_ps(Widen8(_mm_srli_si128(values, 8)), scale, offset);
-        for (int r = 0; r < kRows; ++r) {
-          const float* ak = a + r * k + k0 + i;
-          acc[r][0] = _mm256_fmadd_ps(w0, _mm256_loadu_ps(ak), acc[r][0]);
-          acc[r][1] = _mm256_fmadd_ps(w1, _mm256_loadu_ps(ak + 8), acc[r][1]);
-        }
+    }
+    for (; i + 16 <= len; i += 16) {
+      __m256 x0[kRows], x1[kRows];
+      for (int r = 0; r < kRows; ++r) {
+        x0[r] = _mm256_loadu_ps(a + r * k + k0 + i);
+        x1[r] = _mm256_loadu_ps(a + r * k + k0 + i + 8);
       }
-    } else {
-      for (; i + 16 <= len; i += 16) {
+      for (int c = 0; c < kCols; ++c) {
+        const uint8_t* block = column[c] + b * p.blob_size;
+        if (bits == 4) {  // two words, as in the runs of 32
+          __m256 w[2];
+          for (int j = 0; j < 2; ++j) {
+            int32_t word;
+            std::memcpy(&word, block + i / 2 + 4 * j, 4);
+            const __m256i lanes = _mm256_srlv_epi32(_mm256_set1_epi32(word), nibble_shifts);
+            w[j] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(_mm256_and_si256(lanes, nibble_mask)),
+                                   scale[c], offset[c]);
+          }
+          for (int r = 0; r < kRows; ++r) {
+            acc[r][c][0] = _mm256_fmadd_ps(w[0], x0[r], acc[r][c][0]);
+            acc[r][c][1] = _mm256_fmadd_ps(w[1], x1[r], acc[r][c][1]);
+          }
+          continue;
+        }
         const __m128i values = _mm_loadu_si128(reinterpret_cast<const __m128i*>(block + i));
-        const __m256 w0 = _mm256_fmadd_ps(Widen8(values), scale, offset);
-        const __m256 w1 = _mm256_fmadd_ps(Widen8(_mm_srli_si128(values, 8)), scale, offset);
+        const __m256 w0 = _mm256_fmadd_ps(Widen8(values), scale[c], offset[c]);
+        const __m256 w1 = _mm256_fmadd_ps(Widen8(_mm_srli_si128(values, 8)), scale[c], offset[c]);
         for (int r = 0; r < kRows; ++r) {
-          const float* ak = a + r * k + k0 + i;
-          acc[r][0] = _mm256_fmadd_ps(w0, _mm256_loadu_ps(ak), acc[r][0]);
-          acc[r][1] = _mm256_fmadd_ps(w1, _mm256_loadu_ps(ak + 8), acc[r][1]);
+          acc[r][c][0] = _mm256_fmadd_ps(w0, x0[r], acc[r][c][0]);
+          acc[r][c][1] = _mm256_fmadd_ps(w1, x1[r], acc[r][c][1]);
         }
       }
     }
     if (i < len) {  // a last block shorter than 16 elements' multiple
-      for (int r = 0; r < kRows; ++r) {
-        scalar[r] += BlockDotScalar(block + (bits == 4 ? i / 2 : i), a + r * k + k0 + i,
-                                    len - i, bits, scales[b], offset_value);
+      for (int c = 0; c < kCols; ++c) {
+        const uint8_t* block = column[c] + b * p.blob_size;
+        for (int r = 0; r < kRows; ++r) {
+          scalar[r][c] += BlockDotScalar(block + (bits == 4 ? i / 2 : i), a + r * k + k0 + i,
+                                         len - i, bits, scales[c][b], offsets[c][b % 8]);
+        }
       }
     }
   }
   for (int r = 0; r < kRows; ++r) {
-    __m256 total = acc[r][0];
-    for (int c = 1; c < kChains; ++c) total = _mm256_add_ps(total, acc[r][c]);
-    const __m128 half =
-        _mm_add_ps(_mm256_castps256_ps128(total), _mm256_extractf128_ps(total, 1));
-    const __m128 pair = _mm_add_ps(half, _mm_movehl_ps(half, half));
-    const float dot = _mm_cvtss_f32(_mm_add_ss(pair, _mm_shuffle_ps(pair, pair, 1)));
-    y[r * n_total] = dot + scalar[r];
+    for (int c = 0; c < kCols; ++c) {
+      __m256 total = acc[r][c][0];
+      for (int h = 1; h < kChains; ++h) total = _mm256_add_ps(total, acc[r][c][h]);
+      const __m128 half =
+          _mm_add_ps(_mm256_castps256_ps128(total), _mm256_extractf128_ps(total, 1));
+      const __m128 pair = _mm_add_ps(half, _mm_movehl_ps(half, half));
+      const float dot = _mm_cvtss_f32(_mm_add_ss(pair, _mm_shuffle_ps(pair, pair, 1)));
+      y[r * n_total + c] = dot + scalar[r][c];
+    }
   }
+}
+
+// ColumnsAvx2 over columns [n_begin, n_end) for kRows rows: kCols at a time, then one by one.
+template <int kRows, int kCols>
+void ColumnRangeAvx2(const MatMulNBitsPlan& p, const MatMulNBitsOperands& o, float* y,
+                     int64_t n_begin, int64_t n_end) {
+  int64_t n = n_begin;
+  for (; n + kCols <= n_end; n += kCols) ColumnsAvx2<kRows, kCols>(p, o, o.a, n, y + n);
+  for (; n < n_end; ++n) ColumnsAvx2<kRows, 1>(p, o, o.a, n, y + n);
 }
 
 // ---- blocked GEMM (more than kDirectRows rows) ----
@@ -473,13 +516,11 @@ void MatMulNBitsDirect(const MatMulNBitsPlan& p, const MatMulNBitsOperands& o, f
                        int64_t n_begin, int64_t n_end) {
   const int64_t k = p.attributes.k, n_total = p.attributes.n;
   if (CpuHasAvx2()) {
-    for (int64_t n = n_begin; n < n_end; ++n) {
-      switch (p.m) {  // kDirectRows = 4
-        case 1: ColumnsAvx2<1>(p, o, o.a, n, y + n); break;
-        case 2: ColumnsAvx2<2>(p, o, o.a, n, y + n); break;
-        case 3: ColumnsAvx2<3>(p, o, o.a, n, y + n); break;
-        default: ColumnsAvx2<4>(p, o, o.a, n, y + n); break;
-      }
+    switch (p.m) {  // kDirectRows = 4; 4 rows x columns at most (8 accumulator pairs)
+      case 1: ColumnRangeAvx2<1, 4>(p, o, y, n_begin, n_end); break;
+      case 2: ColumnRangeAvx2<2, 2>(p, o, y, n_begin, n_end); break;
+      case 3: ColumnRangeAvx2<3, 1>(p, o, y, n_begin, n_end); break;
+      default: ColumnRangeAvx2<4, 1>(p, o, y, n_begin, n_end); break;
     }
   } else {
     for (int64_t row = 0; row < p.m; ++row) {

@@ -16,13 +16,14 @@
 // when a g_idx is given (it uses 2^(bits - 1)); the kernel glue does the same
 // (kernels/contrib/matmul_nbits.cpp), so outputs agree.
 //
-// Two ways to compute. Few rows (decode, up to 4) read the packed weights directly, column by
-// column, never making a float copy: each run of 8 to 32 packed values is unpacked and
-// dequantized in AVX2 registers once for all the rows and multiplied with each
-// (function-attribute build, used when the CPU has AVX2 and FMA), or in scalar code. More rows (prefill), or a g_idx that is not k / block_size, take a
-// blocked GEMM (MatMulNBitsGemm): a panel of 16 columns by 256 k is dequantized once into a small
-// buffer that stays in cache and multiplied with every row of A in register tiles, so the
-// weights are expanded once per call and never as a whole.
+// Two ways to compute. Few rows (decode, up to 4) read the packed weights directly, a few
+// columns at a time (4 for one row, 2 for two, so the FMA unit has independent chains), never
+// making a float copy: each run of 8 packed values is unpacked and dequantized in AVX2 registers
+// once for all the rows and multiplied with each (function-attribute build, used when the CPU has
+// AVX2 and FMA), or in scalar code. More rows (prefill), or a g_idx that is not k / block_size,
+// take a blocked GEMM (MatMulNBitsGemm): a panel of 16 columns by 256 k is dequantized once into
+// a small buffer that stays in cache and multiplied with every row of A in register tiles, so
+// the weights are expanded once per call and never as a whole.
 #pragma once
 
 #include <cstddef>
