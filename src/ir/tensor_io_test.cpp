@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "ir/onnx_loader.h"
+#include "ir/onnx_test_models.h"
 #include "ir/tensor_io.h"
 #include "ir/tensor_proto.h"
 #include "onnx/onnx-data.pb.h"
@@ -142,24 +143,7 @@ std::vector<DataType> AllTypes() {
   return out;
 }
 
-class TempDir {
- public:
-  TempDir() {
-    path_ = fs::temp_directory_path() /
-            ("nxrt_tensor_io_test_" + std::to_string(::getpid()) + "_" +
-             ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(path_);
-    fs::create_directories(path_);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  fs::path operator/(std::string_view name) const { return path_ / name; }
-
- private:
-  fs::path path_;
-};
+using testing::TempDir;
 
 void WriteBytes(const fs::path& path, std::string_view bytes) {
   std::ofstream(path, std::ios::binary)
@@ -226,7 +210,7 @@ TEST(TensorProtoTest, TakeAdoptsRawDataWithoutACopy) {
 }
 
 TEST(TensorProtoTest, FileRoundTripEveryDtype) {
-  TempDir dir;
+  TempDir dir("tensor_io");
   for (DataType dtype : AllTypes()) {
     const fs::path path = dir / (std::string(DataTypeName(dtype)) + ".pb");
     ASSERT_TRUE(WriteTensorProtoFile(path, Sample(dtype), "v").ok());
@@ -521,7 +505,7 @@ TEST(TensorProtoTest, ExternalData) {
 }
 
 TEST(TensorProtoTest, ExternalDataFileNextToThePb) {
-  TempDir dir;
+  TempDir dir("tensor_io");
   // Bytes 0..3 are padding; the tensor's 3 int16 values start at offset 4.
   WriteBytes(dir / "data.bin", std::string("\xAA\xAA\xAA\xAA\x01\x00\xFF\xFF\x00\x80", 10));
   onnx::TensorProto proto;
@@ -552,7 +536,7 @@ TEST(TensorProtoTest, ExternalDataFileNextToThePb) {
 // A .pb tensor file (an --input file, a test data set) keeps its external data inside its own
 // folder: no "..", no absolute path, no link leading out, no named pipe; nothing outside is read.
 TEST(TensorProtoTest, PbExternalDataCannotLeaveItsFolder) {
-  TempDir root;
+  TempDir root("tensor_io");
   // root/outside/secret.bin must stay unread; the tensor file is root/data/e.pb.
   fs::create_directories(root / "outside");
   fs::create_directories(root / "data");
@@ -587,7 +571,7 @@ TEST(TensorProtoTest, PbExternalDataCannotLeaveItsFolder) {
 }
 
 TEST(TensorProtoTest, PbFileThatIsANamedPipeIsRefused) {
-  TempDir dir;
+  TempDir dir("tensor_io");
   ASSERT_EQ(::mkfifo((dir / "x.pb").c_str(), 0600), 0);
   Result<Tensor> t = ReadTensorProtoFile(dir / "x.pb");
   ASSERT_FALSE(t.ok());
@@ -665,7 +649,7 @@ TEST(TensorProtoTest, SparseStrings) {
 // ---- SequenceProto / OptionalProto -----------------------------------------------------------
 
 TEST(ValueProtoTest, SequenceAndOptionalRoundTrip) {
-  TempDir dir;
+  TempDir dir("tensor_io");
   const OnnxValue seq =
       OnnxValue::Sequence({OnnxValue::FromTensor(*Tensor::FromVector<int64_t>({2}, {1, 2})),
                            OnnxValue::FromTensor(*Tensor::FromVector<int64_t>({3}, {3, 4, 5}))});
@@ -708,7 +692,7 @@ TEST(ValueProtoTest, SequenceAndOptionalRoundTrip) {
 }
 
 TEST(ValueProtoTest, WriteErrors) {
-  TempDir dir;
+  TempDir dir("tensor_io");
   const OnnxValue mixed = OnnxValue::Sequence(
       {OnnxValue::FromTensor(Tensor::Scalar(1.0f)), OnnxValue::EmptyOptional()});
   Status s = WriteSequenceProtoFile(dir / "m.pb", mixed, "m");
@@ -763,7 +747,7 @@ TEST(ValueProtoTest, ReadErrors) {
 }
 
 TEST(ValueProtoTest, TestDataFileAsSparseTensor) {
-  TempDir dir;
+  TempDir dir("tensor_io");
   onnx::SparseTensorProto sparse;
   sparse.add_dims(4);
   sparse.mutable_values()->set_name("v");
@@ -812,7 +796,7 @@ TEST(NpyTest, WritesExactlyWhatNumpyWrites) {
 }
 
 TEST(NpyTest, RoundTripEveryNumpyDtype) {
-  TempDir dir;
+  TempDir dir("tensor_io");
   for (DataType dtype : AllTypes()) {
     if (dtype == DataType::kString || dtype == DataType::kBFloat16 || IsFloat8(dtype) ||
         IsPacked4Bit(dtype)) {
@@ -866,7 +850,7 @@ TEST(NpyTest, WriteRejectsTypesNumpyLacks) {
     EXPECT_NE(SerializeNpy(Sample(packed)).status().message().find("has no numpy dtype"),
               std::string::npos);
   }
-  TempDir dir;
+  TempDir dir("tensor_io");
   Status s = WriteNpy(dir / "b.npy", bf16);
   EXPECT_NE(s.message().find("b.npy': bfloat16 has no numpy dtype"), std::string::npos)
       << s.message();
@@ -1001,7 +985,7 @@ TEST(NpzTest, RoundTrip) {
   }
   tensors.emplace_back("scalar", Tensor::Scalar<double>(0.5));
   tensors.emplace_back("dir/n\xc3\xa4me", *Tensor::Allocate(DataType::kInt32, {0}));
-  TempDir dir;
+  TempDir dir("tensor_io");
   ASSERT_TRUE(WriteNpz(dir / "all.npz", tensors).ok());
   Result<NamedTensors> back = ReadNpz(dir / "all.npz");
   ASSERT_TRUE(back.ok()) << back.status().ToString();
@@ -1132,7 +1116,7 @@ bool PythonHasNumpyAndOnnx() {
 
 TEST(PythonInteropTest, NumpyLoadsOurNpzAndNpy) {
   if (!PythonHasNumpyAndOnnx()) GTEST_SKIP() << "/usr/bin/python3 with numpy and onnx needed";
-  TempDir dir;
+  TempDir dir("tensor_io");
   NamedTensors tensors = {
       {"f", *Tensor::FromVector<float>({2, 2}, {1.0f, -0.5f, 3.0f, 1e10f})},
       {"h", *Tensor::FromVector<Float16>({2}, {Float16(1.0f), Float16(-2.0f)})},
@@ -1158,7 +1142,7 @@ TEST(PythonInteropTest, NumpyLoadsOurNpzAndNpy) {
 
 TEST(PythonInteropTest, PbAndNumpyAgreeOnTestData) {
   if (!PythonHasNumpyAndOnnx()) GTEST_SKIP() << "/usr/bin/python3 with numpy and onnx needed";
-  TempDir dir;
+  TempDir dir("tensor_io");
   // Python converts each .pb with onnx.numpy_helper.to_array and np.save; nxrt reads both.
   const std::vector<std::string> files = {
       "node/test_abs/test_data_set_0/input_0.pb",
