@@ -99,6 +99,28 @@ std::string UniqueNodeName(const std::string& op_type, size_t id,
   return name;
 }
 
+// A graph output's declared type merged with inference (`inferred`, libonnx's merge) as ORT 1.30
+// shows it: fixed sizes inference found replace unknown or symbolic declared dims, but a symbol
+// inference made up ("unk__54") does not name a dim the declaration left unknown (ORT's session
+// and graph API report such a dim with no name).
+TypeInfo MergedOutputType(const TypeInfo& declared, TypeInfo inferred) {
+  const bool optional = inferred.kind == TypeInfo::Kind::kOptional;
+  const TypeInfo& declared_tensor =
+      optional && declared.element ? *declared.element : declared;
+  TypeInfo tensor = optional && inferred.element ? *inferred.element : inferred;
+  if (!tensor.shape) return inferred;
+  for (size_t d = 0; d < tensor.shape->size(); ++d) {
+    Dim& dim = (*tensor.shape)[d];
+    if (dim.kind != Dim::Kind::kSymbolic) continue;
+    const bool declared_same = declared_tensor.shape && d < declared_tensor.shape->size() &&
+                               (*declared_tensor.shape)[d] == dim;
+    if (!declared_same) dim = Dim::Unknown();
+  }
+  if (!optional) return tensor;
+  inferred.element = std::make_shared<const TypeInfo>(std::move(tensor));
+  return inferred;
+}
+
 }  // namespace
 
 Result<TypeInfo> TypeFromProto(const onnx::TypeProto& proto) {
@@ -313,7 +335,11 @@ Status GraphBuilder::AddOutputsAndTypes(const onnx::GraphProto& proto, Graph& gr
     const bool merged_output =
         i >= declared_count && shaped &&
         std::find(graph.outputs.begin(), graph.outputs.end(), id) != graph.outputs.end();
-    if (!value.type.known() || merged_output) value.type = std::move(type).value();
+    if (merged_output) {
+      value.type = MergedOutputType(value.type, std::move(type).value());
+    } else if (!value.type.known()) {
+      value.type = std::move(type).value();
+    }
     if (i >= declared_count) continue;
     if (value.doc_string.empty()) value.doc_string = info.doc_string();
     graph.value_infos.push_back(id);
