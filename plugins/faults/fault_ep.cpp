@@ -160,6 +160,14 @@ OrtStatus* AddGroups(OrtEpGraphSupportInfo* support,
   return first_error;
 }
 
+// The nodes of `graph` in the order the host gives them.
+OrtStatus* GraphNodes(const OrtGraph* graph, std::vector<const OrtNode*>& nodes) {
+  size_t num_nodes = 0;
+  if (OrtStatus* status = g_ort->Graph_GetNumNodes(graph, &num_nodes)) return status;
+  nodes.resize(num_nodes);
+  return num_nodes == 0 ? nullptr : g_ort->Graph_GetNodes(graph, nodes.data(), num_nodes);
+}
+
 // The bad groups of the group_* faults, over the graph's nodes in topological order:
 //   group_unknown_node  {node 0, kNotANode}
 //   group_node_twice    {node 0, node 0}, then {node 1} twice (with at least 2 nodes)
@@ -167,11 +175,10 @@ OrtStatus* AddGroups(OrtEpGraphSupportInfo* support,
 //   group_non_convex    {node 0, node 2} (with at least 3 nodes; a chain A->B->C gives A, C)
 OrtStatus* ORT_API_CALL BadGroupsGetCapability(OrtEp*, const OrtGraph* graph,
                                                OrtEpGraphSupportInfo* support) noexcept {
-  size_t num_nodes = 0;
-  if (OrtStatus* status = g_ort->Graph_GetNumNodes(graph, &num_nodes)) return status;
+  std::vector<const OrtNode*> nodes;
+  if (OrtStatus* status = GraphNodes(graph, nodes)) return status;
+  const size_t num_nodes = nodes.size();
   if (num_nodes == 0) return nullptr;
-  std::vector<const OrtNode*> nodes(num_nodes);
-  if (OrtStatus* status = g_ort->Graph_GetNodes(graph, nodes.data(), num_nodes)) return status;
   std::vector<std::vector<const OrtNode*>> groups;
   if constexpr (kFault == Fault::kGroupUnknownNode) {
     groups.push_back({nodes[0], reinterpret_cast<const OrtNode*>(kNotANode)});
@@ -209,11 +216,10 @@ std::vector<const OrtNode*> g_previous_nodes;
 // first error the host returns is passed on, or (at random) ignored.
 OrtStatus* ORT_API_CALL RandomGroupsGetCapability(OrtEp*, const OrtGraph* graph,
                                                   OrtEpGraphSupportInfo* support) noexcept {
-  size_t num_nodes = 0;
-  if (OrtStatus* status = g_ort->Graph_GetNumNodes(graph, &num_nodes)) return status;
+  std::vector<const OrtNode*> nodes;
+  if (OrtStatus* status = GraphNodes(graph, nodes)) return status;
+  const size_t num_nodes = nodes.size();
   if (num_nodes == 0) return nullptr;
-  std::vector<const OrtNode*> nodes(num_nodes);
-  if (OrtStatus* status = g_ort->Graph_GetNodes(graph, nodes.data(), num_nodes)) return status;
   const char* seed_text = std::getenv("NXRT_FAULT_SEED");
   uint64_t state = (seed_text != nullptr ? std::strtoull(seed_text, nullptr, 10) : 1) * 1000003u +
                    num_nodes;

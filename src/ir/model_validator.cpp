@@ -365,6 +365,25 @@ std::string TypeString(const TypeInfo& type) {
   return "";
 }
 
+// The formal parameter value `i` of a node binds to: formal i, or the last when it is variadic;
+// nullptr past the end of a schema without a variadic last formal.
+const onnx::OpSchema::FormalParameter* FormalAt(
+    const std::vector<onnx::OpSchema::FormalParameter>& formals, size_t i) {
+  if (i < formals.size()) return &formals[i];
+  const onnx::OpSchema::FormalParameter& last = formals.back();
+  return last.GetOption() == onnx::OpSchema::Variadic ? &last : nullptr;
+}
+
+// The types `schema` allows for type parameter `param` ("T"), or nullptr when `param` is a
+// fixed type written in the formal ("tensor(int64)").
+const std::vector<std::string>* AllowedTypes(const onnx::OpSchema& schema,
+                                             const std::string& param) {
+  for (const onnx::OpSchema::TypeConstraintParam& c : schema.typeConstraintParams()) {
+    if (c.type_param_str == param) return &c.allowed_type_strs;
+  }
+  return nullptr;
+}
+
 // Checks the values bound to `formals` (a schema's inputs or outputs) against its type
 // constraints; `bound` collects the type each parameter got.
 Status CheckFormals(const onnx::OpSchema& schema, const Graph& graph,
@@ -374,17 +393,14 @@ Status CheckFormals(const onnx::OpSchema& schema, const Graph& graph,
   if (formals.empty()) return Status::Ok();
   for (size_t i = 0; i < values.size(); ++i) {
     if (values[i] == kNoValue) continue;
-    const bool past_end = i >= formals.size();
-    const onnx::OpSchema::FormalParameter& formal = formals[past_end ? formals.size() - 1 : i];
-    if (past_end && formal.GetOption() != onnx::OpSchema::Variadic) break;  // Verify's matter
+    const onnx::OpSchema::FormalParameter* formal_at = FormalAt(formals, i);
+    if (formal_at == nullptr) break;  // Verify's matter
+    const onnx::OpSchema::FormalParameter& formal = *formal_at;
     const Value& value = graph.values[static_cast<size_t>(values[i])];
     const std::string type = TypeString(value.type);
     if (type.empty()) continue;
     const std::string& param = formal.GetTypeStr();
-    const std::vector<std::string>* allowed_types = nullptr;
-    for (const onnx::OpSchema::TypeConstraintParam& c : schema.typeConstraintParams()) {
-      if (c.type_param_str == param) allowed_types = &c.allowed_type_strs;
-    }
+    const std::vector<std::string>* allowed_types = AllowedTypes(schema, param);
     const bool allowed =
         allowed_types == nullptr
             ? param == type  // a fixed type written in the formal, e.g. "tensor(int64)"
@@ -423,18 +439,15 @@ Status CheckOutputTypes(
   if (formals.empty()) return Status::Ok();
   for (size_t i = 0; i < values.size(); ++i) {
     if (values[i] == kNoValue) continue;
-    const bool past_end = i >= formals.size();
-    const onnx::OpSchema::FormalParameter& formal = formals[past_end ? formals.size() - 1 : i];
-    if (past_end && formal.GetOption() != onnx::OpSchema::Variadic) break;
+    const onnx::OpSchema::FormalParameter* formal_at = FormalAt(formals, i);
+    if (formal_at == nullptr) break;
+    const onnx::OpSchema::FormalParameter& formal = *formal_at;
     if (formal.GetOption() == onnx::OpSchema::Variadic && !formal.GetIsHomogeneous()) continue;
     const Value& value = graph.values[static_cast<size_t>(values[i])];
     const std::string type = TypeString(value.type);
     if (type.empty()) continue;
     const std::string& param = formal.GetTypeStr();
-    const std::vector<std::string>* allowed_types = nullptr;
-    for (const onnx::OpSchema::TypeConstraintParam& c : schema.typeConstraintParams()) {
-      if (c.type_param_str == param) allowed_types = &c.allowed_type_strs;
-    }
+    const std::vector<std::string>* allowed_types = AllowedTypes(schema, param);
     std::string want, why;
     if (auto it = bound.find(param); it != bound.end()) {
       want = it->second.first;
