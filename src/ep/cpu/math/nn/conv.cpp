@@ -251,7 +251,8 @@ void CreateDnnlConv(ConvPlan& plan, bool constant_weights) {
                                    : geo.pads_end[i]);
   }
   // Multiply-adds: output elements times the taps and input channels each reads.
-  plan.threads = DnnlThreadsFor(Product(plan.output_shape) * ksize * cg, plan.threads);
+  const std::array<int64_t, 3> work = {Product(plan.output_shape), ksize, cg};  // saturating
+  plan.threads = DnnlThreadsFor(Product(work), plan.threads);
   SetDnnlThreads(plan.threads);
   dnnl::post_ops post_ops;
   const ConvPostOps& po = plan.post_ops;

@@ -252,6 +252,12 @@ Result<RnnPlan> PrepareRnn(DataType dtype, const RnnShapes& shapes,
   plan.input_size = x[2];
   plan.hidden = attributes.hidden_size > 0 ? attributes.hidden_size : shapes.r[2];
   const int64_t d = plan.directions, g = plan.gates, h = plan.hidden, n = plan.batch;
+  // The weight shapes below multiply the hidden size by up to 2 x gates x directions.
+  int64_t widest = 0;
+  if (h < 0 || __builtin_mul_overflow(2 * g * d, h, &widest)) {
+    return MakeStatus(StatusCode::kInvalidArgument, op, ": hidden size ", h,
+                      " is not a size whose weights fit 64 bits; fix hidden_size or R");
+  }
   NXRT_RETURN_IF_ERROR(CheckShape(op, "X", x));
   NXRT_RETURN_IF_ERROR(ExpectShape(op, "W", w, Shape{d, g * h, plan.input_size}, x, w));
   NXRT_RETURN_IF_ERROR(ExpectShape(op, "R", shapes.r, Shape{d, g * h, h}, x, w));
