@@ -73,7 +73,9 @@ std::vector<bool> NonTensorValues(const ir::GraphView& view) {
     } else if (op == "Loop") {
       const size_t carried = node.inputs.size() > 2 ? node.inputs.size() - 2 : 0;
       for (size_t o = 0; o < carried; ++o) {
-        if (non_tensor[node.inputs[2 + o]] || SubgraphOutputIsNonTensor(node, "body", 1 + o)) {
+        const ir::ValueId initial = node.inputs[2 + o];
+        if ((initial != ir::kNoValue && non_tensor[initial]) ||
+            SubgraphOutputIsNonTensor(node, "body", 1 + o)) {
           mark(node, o);
         }
       }
