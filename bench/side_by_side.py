@@ -39,6 +39,12 @@ from bench_args import check_threads_and_rounds
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
+# Generated-model inputs shared by each model's float, float16 and int8 variants.
+RESNET_FLAGS = ["--range", "image=-2.1,2.6"]
+BERT_FLAGS = ["--dim", "batch=1", "--dim", "sequence=128", "--range", "input_ids=0,30521",
+              "--value", "attention_mask=1"]
+GPT2_PREFILL_FLAGS = ["--dim", "batch=1", "--dim", "sequence=128", "--range", "input_ids=0,50256"]
+
 # (label, model file stem, "real" or "generated", input flags). Real models' inputs copy
 # tests/real_models.h; keep the two in step.
 CASES = [
@@ -58,34 +64,22 @@ CASES = [
     ("oww_hey_jarvis", "oww_hey_jarvis", "real", ["--shape", "x.1=1,16,96", "--range", "x.1=-2,2"]),
     ("mlp_b1", "mlp", "generated", ["--dim", "batch=1"]),
     ("mlp_b64", "mlp", "generated", ["--dim", "batch=64"]),
-    ("resnet18", "resnet18", "generated", ["--range", "image=-2.1,2.6"]),
-    ("bert4", "bert4", "generated",
-     ["--dim", "batch=1", "--dim", "sequence=128", "--range", "input_ids=0,30521",
-      "--value", "attention_mask=1"]),
+    ("resnet18", "resnet18", "generated", RESNET_FLAGS),
+    ("bert4", "bert4", "generated", BERT_FLAGS),
     ("gpt2_token", "gpt2_4l", "generated",
      ["--dim", "batch=1", "--dim", "sequence=1", "--range", "input_ids=0,50256"]),
-    ("gpt2_prefill", "gpt2_4l", "generated",
-     ["--dim", "batch=1", "--dim", "sequence=128", "--range", "input_ids=0,50256"]),
+    ("gpt2_prefill", "gpt2_4l", "generated", GPT2_PREFILL_FLAGS),
     # The float16 variants (bench/make_bench_models.py): float32 I/O, float16 inside.
-    ("resnet18_fp16", "resnet18_fp16", "generated", ["--range", "image=-2.1,2.6"]),
-    ("bert4_fp16", "bert4_fp16", "generated",
-     ["--dim", "batch=1", "--dim", "sequence=128", "--range", "input_ids=0,30521",
-      "--value", "attention_mask=1"]),
-    ("gpt2_prefill_fp16", "gpt2_4l_fp16", "generated",
-     ["--dim", "batch=1", "--dim", "sequence=128", "--range", "input_ids=0,50256"]),
+    ("resnet18_fp16", "resnet18_fp16", "generated", RESNET_FLAGS),
+    ("bert4_fp16", "bert4_fp16", "generated", BERT_FLAGS),
+    ("gpt2_prefill_fp16", "gpt2_4l_fp16", "generated", GPT2_PREFILL_FLAGS),
     # The int8 variants (bench/quantize_models.py): dynamically quantized and static QDQ.
-    ("resnet18_int8_dyn", "resnet18_int8_dyn", "generated", ["--range", "image=-2.1,2.6"]),
-    ("bert4_int8_dyn", "bert4_int8_dyn", "generated",
-     ["--dim", "batch=1", "--dim", "sequence=128", "--range", "input_ids=0,30521",
-      "--value", "attention_mask=1"]),
-    ("gpt2_prefill_int8_dyn", "gpt2_4l_int8_dyn", "generated",
-     ["--dim", "batch=1", "--dim", "sequence=128", "--range", "input_ids=0,50256"]),
-    ("resnet18_qdq", "resnet18_qdq", "generated", ["--range", "image=-2.1,2.6"]),
-    ("bert4_qdq", "bert4_qdq", "generated",
-     ["--dim", "batch=1", "--dim", "sequence=128", "--range", "input_ids=0,30521",
-      "--value", "attention_mask=1"]),
-    ("gpt2_prefill_qdq", "gpt2_4l_qdq", "generated",
-     ["--dim", "batch=1", "--dim", "sequence=128", "--range", "input_ids=0,50256"]),
+    ("resnet18_int8_dyn", "resnet18_int8_dyn", "generated", RESNET_FLAGS),
+    ("bert4_int8_dyn", "bert4_int8_dyn", "generated", BERT_FLAGS),
+    ("gpt2_prefill_int8_dyn", "gpt2_4l_int8_dyn", "generated", GPT2_PREFILL_FLAGS),
+    ("resnet18_qdq", "resnet18_qdq", "generated", RESNET_FLAGS),
+    ("bert4_qdq", "bert4_qdq", "generated", BERT_FLAGS),
+    ("gpt2_prefill_qdq", "gpt2_4l_qdq", "generated", GPT2_PREFILL_FLAGS),
     ("matmul_nbits_b1", "matmul_nbits_4096", "generated", ["--dim", "batch=1"]),
     # The com.microsoft models of tests/contrib (make_decoder.py, make_bert.py; built with the
     # tests): one pass each, a decoder's prompt (empty past) or one decode step after 127 tokens.

@@ -91,6 +91,14 @@ inline void FillFloatTensor(onnx::TensorProto* t, const std::string& name,
   for (float f : data) t->add_float_data(f);
 }
 
+inline void FillInt64Tensor(onnx::TensorProto* t, const std::string& name,
+                            const std::vector<int64_t>& dims, const std::vector<int64_t>& data) {
+  t->set_name(name);
+  t->set_data_type(onnx::TensorProto::INT64);
+  for (int64_t d : dims) t->add_dims(d);
+  for (int64_t v : data) t->add_int64_data(v);
+}
+
 // A model with ir_version 8 and the default domain at `opset`.
 inline onnx::ModelProto MakeModel(int64_t opset = 17) {
   onnx::ModelProto model;

@@ -26,6 +26,7 @@ namespace nxrt::opt::testing {
 using ir::testing::AddIntAttribute;
 using ir::testing::AddNode;
 using ir::testing::FillFloatTensor;
+using ir::testing::FillInt64Tensor;
 using ir::testing::FillValueInfo;
 using ir::testing::MakeModel;
 using ir::testing::Serialize;

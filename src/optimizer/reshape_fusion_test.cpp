@@ -24,11 +24,7 @@ using testing::Rewrites;
 
 void AddInt64s(onnx::GraphProto* g, const std::string& name, std::vector<int64_t> dims,
                const std::vector<int64_t>& values) {
-  onnx::TensorProto* t = g->add_initializer();
-  t->set_name(name);
-  t->set_data_type(onnx::TensorProto::INT64);
-  for (int64_t d : dims) t->add_dims(d);
-  for (int64_t v : values) t->add_int64_data(v);
+  testing::FillInt64Tensor(g->add_initializer(), name, dims, values);
 }
 
 struct Variant {

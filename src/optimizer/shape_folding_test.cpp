@@ -17,20 +17,13 @@ using testing::AddIntAttribute;
 using testing::AddNode;
 using testing::ExpectSameResults;
 using testing::FillFloatTensor;
+using testing::FillInt64Tensor;
 using testing::FillValueInfo;
 using testing::MakeModel;
 using testing::OpTypes;
 using testing::Optimize;
 using testing::RandomFloats;
 using testing::Rewrites;
-
-void FillInt64Tensor(onnx::TensorProto* t, const std::string& name, std::vector<int64_t> dims,
-                     const std::vector<int64_t>& data) {
-  t->set_name(name);
-  t->set_data_type(onnx::TensorProto::INT64);
-  for (int64_t d : dims) t->add_dims(d);
-  for (int64_t v : data) t->add_int64_data(v);
-}
 
 // The constant bound to input `slot` of `node` as int64 values; empty when not a constant.
 std::vector<int64_t> ConstantInput(const ir::Graph& g, const ir::Node& node, size_t slot) {
