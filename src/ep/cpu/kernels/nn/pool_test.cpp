@@ -215,6 +215,43 @@ TEST(PoolKernels, MissingKernelShapeAndBadPNameTheAttribute) {
       << bad.status().message();
 }
 
+// A kernel of 2^20 taps padded by 2^20 - 1 on each side of one input value: 2^20 windows, each
+// reading that value once. The pools find each window's taps per dim from the geometry; a table
+// per (output, tap) would hold 2^40 entries (9 TB, what a fuzzed model once asked for under
+// ASan). Every window holds x, so MaxPool, LpPool and AveragePool give x, and AveragePool with
+// count_include_pad divides by the 2^20 positions inside the padded input. 1-D and 2-D (a
+// window this much wider than the input takes the general path, not the row-buffer one).
+TEST(PoolKernels, KernelWiderThanInputOverPaddingReadsOnlyTheInput) {
+  constexpr int64_t kTaps = int64_t{1} << 20;
+  for (const Shape& x_shape : {Shape{1, 1, 1}, Shape{1, 1, 1, 1}}) {
+    const bool two_d = x_shape.size() == 4;
+    const std::vector<int64_t> kernel = two_d ? std::vector<int64_t>{1, kTaps}
+                                              : std::vector<int64_t>{kTaps};
+    const std::vector<int64_t> pads = two_d ? std::vector<int64_t>{0, kTaps - 1, 0, kTaps - 1}
+                                            : std::vector<int64_t>{kTaps - 1, kTaps - 1};
+    Shape y_shape = x_shape;
+    y_shape.back() = kTaps;
+    const Tensor x = Tensor::FromVector<float>(x_shape, {3.5f}).value();
+    const std::vector<AttributeValue> window = {IntsAttr("kernel_shape", kernel),
+                                                IntsAttr("pads", pads)};
+    struct Expect {
+      OpCase op;
+      float value;
+    };
+    std::vector<Expect> cases = {{{"MaxPool", 12, {In(x)}, window}, 3.5f},
+                                 {{"LpPool", 18, {In(x)}, window}, 3.5f},
+                                 {{"AveragePool", 19, {In(x)}, window}, 3.5f},
+                                 {{"AveragePool", 19, {In(x)}, window}, 3.5f / kTaps}};
+    cases.back().op.attributes.push_back(IntAttr("count_include_pad", 1));
+    for (const Expect& e : cases) {
+      SCOPED_TRACE(::testing::Message() << e.op.op_type << " X " << x_shape.size() << "-D");
+      NXRT_ASSERT_OK_AND_ASSIGN(std::vector<Tensor> y, RunOp(e.op));
+      ASSERT_EQ(y[0].shape(), y_shape);
+      EXPECT_EQ(Values<float>(y[0]), std::vector<float>(kTaps, e.value));
+    }
+  }
+}
+
 // The float 2-D MaxPool (no Indices), AveragePool and LpPool (p = 1, 2) rows and the float Global
 // pools
 // (math/nn/pool.cpp, simd_map.h builds) against the definitions on random windows: odd widths

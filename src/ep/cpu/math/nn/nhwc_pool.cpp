@@ -84,6 +84,7 @@ void WindowPool(const NhwcPoolPlan& plan, const T* x, T* y, int64_t begin, int64
   const WindowGeometry& g = p.geometry;
   const int64_t in_h = p.input_spatial[0], in_w = p.input_spatial[1], ch = plan.channels;
   const int64_t out_h = g.output[0], out_w = g.output[1], kh = g.kernel[0], kw = g.kernel[1];
+  const int64_t dh = g.dilations[0], dw = g.dilations[1];
   const bool max = p.kind == PoolKind::kMax;
   const bool include_pad = p.attributes.count_include_pad;
   const T init = max ? std::numeric_limits<T>::lowest() : T(0);
@@ -91,27 +92,21 @@ void WindowPool(const NhwcPoolPlan& plan, const T* x, T* y, int64_t begin, int64
   for (int64_t unit = begin; unit < end; ++unit) {
     const int64_t n = unit / out_h, oh = unit % out_h;
     const T* xn = x + n * in_h * in_w * ch;
-    const int64_t* rows = p.coordinate[0].data() + oh * kh;
-    const uint8_t* rows_padded = p.in_padded[0].data() + oh * kh;
-    int64_t valid_rows = 0, padded_rows = 0;
-    for (int64_t t = 0; t < kh; ++t) {
-      valid_rows += rows[t] >= 0;
-      padded_rows += rows_padded[t];
-    }
+    const AxisTaps rows = TapsAt(g, 0, in_h, oh);
     for (int64_t ow = 0; ow < out_w; ++ow) {
       T* yp = y + (unit * out_w + ow) * ch;
-      const int64_t* cols = p.coordinate[1].data() + ow * kw;
+      const AxisTaps cols = TapsAt(g, 1, in_w, ow);
+      const auto pixel = [&](int64_t th, int64_t tw) {
+        return xn + ((rows.first + th * dh) * in_w + cols.first + tw * dw) * ch;
+      };
       if constexpr (std::is_same_v<T, float>) {
         // The window's input rows, when they fit the fast path's list.
         constexpr int kMaxTaps = 64;
         const float* taps[kMaxTaps];
         int count = 0;
         if (max && fast_max && kh * kw <= kMaxTaps) {
-          for (int64_t th = 0; th < kh; ++th) {
-            if (rows[th] < 0) continue;
-            for (int64_t tw = 0; tw < kw; ++tw) {
-              if (cols[tw] >= 0) taps[count++] = xn + (rows[th] * in_w + cols[tw]) * ch;
-            }
+          for (int64_t th = rows.begin; th < rows.end; ++th) {
+            for (int64_t tw = cols.begin; tw < cols.end; ++tw) taps[count++] = pixel(th, tw);
           }
           if (count > 0) {
             MaxRowsAvx512(taps, count, yp, ch);
@@ -120,27 +115,19 @@ void WindowPool(const NhwcPoolPlan& plan, const T* x, T* y, int64_t begin, int64
         }
       }
       std::fill(yp, yp + ch, init);
-      for (int64_t th = 0; th < kh; ++th) {
-        if (rows[th] < 0) continue;
-        const T* xr = xn + rows[th] * in_w * ch;
-        for (int64_t tw = 0; tw < kw; ++tw) {
-          if (cols[tw] < 0) continue;
+      for (int64_t th = rows.begin; th < rows.end; ++th) {
+        for (int64_t tw = cols.begin; tw < cols.end; ++tw) {
           if (max) {
-            MaxRow(xr + cols[tw] * ch, yp, ch);
+            MaxRow(pixel(th, tw), yp, ch);
           } else {
-            AddRow(xr + cols[tw] * ch, yp, ch);
+            AddRow(pixel(th, tw), yp, ch);
           }
         }
       }
       if (max) continue;
       // The window is a product of per-dim tap sets: so are its counts.
-      const uint8_t* cols_padded = p.in_padded[1].data() + ow * kw;
-      int64_t valid_cols = 0, padded_cols = 0;
-      for (int64_t t = 0; t < kw; ++t) {
-        valid_cols += cols[t] >= 0;
-        padded_cols += cols_padded[t];
-      }
-      const int64_t count = include_pad ? padded_rows * padded_cols : valid_rows * valid_cols;
+      const int64_t count = include_pad ? rows.padded * cols.padded
+                                        : (rows.end - rows.begin) * (cols.end - cols.begin);
       if (count == 0) continue;  // the sum is 0, as pool.h gives
       const T divisor = static_cast<T>(count);
       for (int64_t c = 0; c < ch; ++c) yp[c] /= divisor;

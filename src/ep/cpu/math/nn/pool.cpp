@@ -45,24 +45,6 @@ Status CheckInput(std::string_view op, PoolKind kind, DataType dtype,
   return Status::Ok();
 }
 
-void BuildTables(PoolPlan& plan) {
-  const WindowGeometry& g = plan.geometry;
-  for (size_t d = 0; d < plan.input_spatial.size(); ++d) {
-    const int64_t in = plan.input_spatial[d], k = g.kernel[d], out = g.output[d];
-    std::vector<int64_t> coordinate(out * k);
-    std::vector<uint8_t> padded(out * k);
-    for (int64_t o = 0; o < out; ++o) {
-      for (int64_t t = 0; t < k; ++t) {
-        const int64_t c = o * g.strides[d] - g.pads_begin[d] + t * g.dilations[d];
-        coordinate[o * k + t] = c >= 0 && c < in ? c : -1;
-        padded[o * k + t] = c >= -g.pads_begin[d] && c < in + g.pads_end[d];
-      }
-    }
-    plan.coordinate.push_back(std::move(coordinate));
-    plan.in_padded.push_back(std::move(padded));
-  }
-}
-
 // |v|^p and sum^(1/p) of LpPool: the ONNX default p = 2 (and p = 1) without std::pow, which
 // costs tens of nanoseconds per element.
 double LpTerm(double v, double p) {
@@ -85,13 +67,13 @@ void PoolTyped(const PoolPlan& plan, const T* x, T* y, int64_t* indices, int64_t
   const WindowGeometry& g = plan.geometry;
   const int64_t in_size = Product(plan.input_spatial);
   const int64_t out_size = Product(g.output);
-  const int64_t ksize = Product(g.kernel);
   const std::vector<int64_t> row_strides = ContiguousStrides(plan.input_spatial);
   std::vector<int64_t> col_strides(nsp, 1);
   for (size_t d = 1; d < nsp; ++d) col_strides[d] = col_strides[d - 1] * plan.input_spatial[d - 1];
   const bool column_major = plan.attributes.storage_order == 1;
   const double p = plan.attributes.p;
   std::vector<int64_t> o(nsp), k(nsp);
+  std::vector<AxisTaps> taps(nsp);
   for (int64_t plane = begin; plane < end; ++plane) {
     const T* xp = x + plane * in_size;
     std::fill(o.begin(), o.end(), 0);
@@ -99,38 +81,38 @@ void PoolTyped(const PoolPlan& plan, const T* x, T* y, int64_t* indices, int64_t
       A best = std::numeric_limits<A>::lowest();
       int64_t best_index = -1;
       double sum = 0.0;
-      int64_t valid = 0, padded = 0;
-      std::fill(k.begin(), k.end(), 0);
-      for (int64_t ki = 0; ki < ksize; ++ki) {
+      // The window reads the box of its per-dim input taps, in row-major tap order; it counts
+      // their product, or the product of the per-dim taps inside the padded input.
+      int64_t valid = 1, padded = 1;
+      for (size_t d = 0; d < nsp; ++d) {
+        taps[d] = TapsAt(g, d, plan.input_spatial[d], o[d]);
+        valid *= taps[d].end - taps[d].begin;
+        padded *= taps[d].padded;
+        k[d] = taps[d].begin;
+      }
+      for (int64_t tap = 0; tap < valid; ++tap) {
         int64_t off = 0, col_off = 0;
-        bool inside = true, in_padded = true;
         for (size_t d = 0; d < nsp; ++d) {
-          const int64_t c = plan.coordinate[d][o[d] * g.kernel[d] + k[d]];
-          inside = inside && c >= 0;
-          in_padded = in_padded && plan.in_padded[d][o[d] * g.kernel[d] + k[d]];
+          const int64_t c = taps[d].first + k[d] * g.dilations[d];
           off += c * row_strides[d];
           col_off += c * col_strides[d];
         }
-        padded += in_padded;
-        if (inside) {
-          const A v = static_cast<A>(ToAcc(xp[off]));
-          ++valid;
-          if (plan.kind == PoolKind::kMax) {
-            bool take = v > best || best_index < 0;
-            if constexpr (std::is_floating_point_v<A>) take = take || std::isnan(v);
-            if (take && !(best_index >= 0 && std::isnan(static_cast<double>(best)))) {
-              best = v;
-              best_index = column_major ? col_off : off;
-            }
-          } else if (plan.kind == PoolKind::kAverage) {
-            sum += static_cast<double>(v);
-          } else {
-            sum += LpTerm(static_cast<double>(v), p);
+        const A v = static_cast<A>(ToAcc(xp[off]));
+        if (plan.kind == PoolKind::kMax) {
+          bool take = v > best || best_index < 0;
+          if constexpr (std::is_floating_point_v<A>) take = take || std::isnan(v);
+          if (take && !(best_index >= 0 && std::isnan(static_cast<double>(best)))) {
+            best = v;
+            best_index = column_major ? col_off : off;
           }
+        } else if (plan.kind == PoolKind::kAverage) {
+          sum += static_cast<double>(v);
+        } else {
+          sum += LpTerm(static_cast<double>(v), p);
         }
         for (size_t d = nsp; d-- > 0;) {
-          if (++k[d] < g.kernel[d]) break;
-          k[d] = 0;
+          if (++k[d] < taps[d].end) break;
+          k[d] = taps[d].begin;
         }
       }
       T& out = y[plane * out_size + oi];
@@ -159,19 +141,16 @@ template <typename T>
 void MaxPoolRowKeepingNan(const PoolPlan& plan, const T* xp, int64_t oh, T* yr) {
   const WindowGeometry& g = plan.geometry;
   const int64_t in_w = plan.input_spatial[1], out_w = g.output[1];
-  const int64_t kh = g.kernel[0], kw = g.kernel[1];
+  const int64_t dh = g.dilations[0], dw = g.dilations[1];
   std::fill(yr, yr + out_w, std::numeric_limits<T>::lowest());
-  for (int64_t th = 0; th < kh; ++th) {
-    const int64_t r = plan.coordinate[0][oh * kh + th];
-    if (r < 0) continue;
-    const T* xr = xp + r * in_w;
+  const AxisTaps rows = TapsAt(g, 0, plan.input_spatial[0], oh);
+  for (int64_t th = rows.begin; th < rows.end; ++th) {
+    const T* xr = xp + (rows.first + th * dh) * in_w;
     for (int64_t ow = 0; ow < out_w; ++ow) {
-      const int64_t* cols = plan.coordinate[1].data() + ow * kw;
+      const AxisTaps cols = TapsAt(g, 1, in_w, ow);
       T best = yr[ow];
-      for (int64_t tw = 0; tw < kw; ++tw) {
-        const int64_t c = cols[tw];
-        if (c < 0) continue;
-        const T v = xr[c];
+      for (int64_t tw = cols.begin; tw < cols.end; ++tw) {
+        const T v = xr[cols.first + tw * dw];
         // Keep a NaN once taken; take a NaN or a larger value otherwise.
         best = best != best ? best : (v > best || v != v ? v : best);
       }
@@ -216,27 +195,40 @@ inline void ReduceColumnsAnyStride(const T* row, int64_t out_w, int64_t kw, int6
 // count_include_pad), which is the general path's count. The vertical pass also notes whether a row
 // held a NaN; such an output row is redone by MaxPoolRowKeepingNan (first NaN of a window wins,
 // same bits as the general path). A window with no input tap gives lowest, as there.
+// Pool2d's row buffer: the input row with its left padding, up to the last column a window reads.
+int64_t Pool2dRowWidth(const PoolPlan& plan) {
+  const WindowGeometry& g = plan.geometry;
+  return std::max(g.pads_begin[1] + plan.input_spatial[1],
+                  (g.output[1] - 1) * g.strides[1] + (g.kernel[1] - 1) * g.dilations[1] + 1);
+}
+
+// Whether Pool2d suits the plan: its buffer stays within a few times an input row plus an output
+// row, and a window is at most about twice as wide as the input row. A stride, dilation or
+// padding far beyond the input would make the buffer larger than the tensors themselves, and a
+// wider kernel has its column pass read mostly padding (out_w x kw per row); the general path
+// visits only the taps that read the input, without a buffer.
+bool Pool2dFits(const PoolPlan& plan) {
+  const int64_t in_w = plan.input_spatial[1];
+  return Pool2dRowWidth(plan) <= 4 * (in_w + plan.geometry.output[1]) + 256 &&
+         plan.geometry.kernel[1] <= 2 * in_w + 16;
+}
+
 template <typename T>
 void Pool2d(const PoolPlan& plan, const T* x, T* y, int64_t begin, int64_t end) {
   const WindowGeometry& g = plan.geometry;
   const bool max = plan.kind == PoolKind::kMax;
   const int64_t in_h = plan.input_spatial[0], in_w = plan.input_spatial[1];
   const int64_t out_h = g.output[0], out_w = g.output[1];
-  const int64_t kh = g.kernel[0], kw = g.kernel[1];
+  const int64_t kw = g.kernel[1], dh = g.dilations[0];
   const int64_t sw = g.strides[1], dw = g.dilations[1], left = g.pads_begin[1];
-  const int64_t width = std::max(left + in_w, (out_w - 1) * sw + (kw - 1) * dw + 1);
+  const int64_t width = Pool2dRowWidth(plan);
   const T identity = max ? std::numeric_limits<T>::lowest() : T{0};
   std::vector<T> buffer(width, identity);
   const std::vector<T> no_row(in_w, identity);
   // Inputs (or padded positions) per output row and column; a window counts their product.
   const auto axis_count = [&](size_t d, int64_t o) {
-    int64_t n = 0;
-    for (int64_t t = 0; t < g.kernel[d]; ++t) {
-      const size_t at = static_cast<size_t>(o * g.kernel[d] + t);
-      n += plan.attributes.count_include_pad ? plan.in_padded[d][at]
-                                              : plan.coordinate[d][at] >= 0;
-    }
-    return n;
+    const AxisTaps taps = TapsAt(g, d, plan.input_spatial[d], o);
+    return plan.attributes.count_include_pad ? taps.padded : taps.end - taps.begin;
   };
   // A zero count divides a zero sum: 1 instead keeps the output 0 without a branch.
   std::vector<T> column_count(out_w);
@@ -259,12 +251,11 @@ void Pool2d(const PoolPlan& plan, const T* x, T* y, int64_t begin, int64_t end) 
         uint32_t nan = 0;
         // The valid kernel rows: the first two (a row of the identity standing in for a
         // missing one) in one pass, then one pass per further row.
+        const AxisTaps rows = TapsAt(g, 0, in_h, oh);
+        const auto row_at = [&](int64_t th) { return xp + (rows.first + th * dh) * in_w; };
         const T* first[2] = {no_row.data(), no_row.data()};
-        int64_t th = 0;
-        for (int64_t taken = 0; th < kh && taken < 2; ++th) {
-          const int64_t r = plan.coordinate[0][oh * kh + th];
-          if (r >= 0) first[taken++] = xp + r * in_w;
-        }
+        int64_t th = rows.begin;
+        for (int64_t taken = 0; th < rows.end && taken < 2; ++th) first[taken++] = row_at(th);
         const T* r0 = first[0];
         const T* r1 = first[1];
         if (max) {
@@ -275,10 +266,8 @@ void Pool2d(const PoolPlan& plan, const T* x, T* y, int64_t begin, int64_t end) 
         } else {
           for (int64_t c = 0; c < in_w; ++c) row[c] = term(r0[c]) + term(r1[c]);
         }
-        for (; th < kh; ++th) {
-          const int64_t r = plan.coordinate[0][oh * kh + th];
-          if (r < 0) continue;
-          const T* xr = xp + r * in_w;
+        for (; th < rows.end; ++th) {
+          const T* xr = row_at(th);
           if (max) {
             for (int64_t c = 0; c < in_w; ++c) {
               nan |= xr[c] != xr[c];
@@ -343,7 +332,6 @@ Result<PoolPlan> PreparePool(PoolKind kind, DataType dtype, std::span<const int6
   plan.output_shape.insert(plan.output_shape.end(), plan.geometry.output.begin(),
                            plan.geometry.output.end());
   plan.work_per_plane = Product(plan.geometry.output) * Product(plan.geometry.kernel);
-  BuildTables(plan);
   return plan;
 }
 
@@ -477,7 +465,7 @@ Status PoolPlanes(const PoolPlan& plan, const void* x, void* y, int64_t* indices
               plan.kind == PoolKind::kAverage ||
               (plan.kind == PoolKind::kMax && indices == nullptr) ||
               (plan.kind == PoolKind::kLp && (plan.attributes.p == 1 || plan.attributes.p == 2));
-          if (fast_kind && plan.input_spatial.size() == 2) {
+          if (fast_kind && plan.input_spatial.size() == 2 && Pool2dFits(plan)) {
             Pool2d<T>(plan, xt, yt, begin, end);
           } else {
             PoolTyped<T>(plan, xt, yt, indices, begin, end);

@@ -3,8 +3,9 @@
 //
 // Layer: nxrt_cpu_math (framework-free; no IR, no EP API). X is [N, C, D...] (any spatial rank),
 // contiguous; Y is [N, C, D'...] with D' from window.h (auto_pad, pads, strides, dilations,
-// ceil_mode). Prepare resolves the geometry and, per spatial dim, which input coordinate each
-// (output, kernel tap) pair reads; compute only reads X and writes Y (and MaxPool's Indices).
+// ceil_mode). Prepare resolves the geometry; compute finds each window's input taps per spatial
+// dim from it (window.h TapsAt), so no table grows with output x kernel, and only reads X and
+// writes Y (and MaxPool's Indices).
 // Padding never contributes a value: MaxPool skips it, LpPool counts it as 0, AveragePool
 // divides by the number of input elements in the window, or with count_include_pad by the
 // window positions inside the padded input (a ceil_mode window that runs past the end padding
@@ -42,16 +43,12 @@ struct PoolPlan {
   PoolKind kind = PoolKind::kMax;
   PoolAttributes attributes;
   Shape output_shape;
-  // Internal: planes (N * C), spatial shapes, kernel, and per spatial dim d the tables
-  // [out_d * kernel_d]: input coordinate (-1: padding) and whether the position is inside the
-  // padded input (AveragePool's count_include_pad).
+  // Internal: planes (N * C), spatial shapes and the window geometry.
   bool global = false;
   int64_t planes = 0;
   int64_t work_per_plane = 0;  // window taps per plane (outputs x kernel size), for splitting
   Shape input_spatial;
   WindowGeometry geometry;
-  std::vector<std::vector<int64_t>> coordinate;
-  std::vector<std::vector<uint8_t>> in_padded;
 };
 
 // MaxPool (opset 1, 8, 10, 11, 12), AveragePool (1, 7, 10, 11, 19), LpPool (1, 2, 11, 18).

@@ -65,15 +65,16 @@ Result<WindowGeometry> ComputeWindowGeometry(std::string_view op, std::span<cons
   g.output.resize(n);
   for (size_t i = 0; i < n; ++i) {
     const int64_t in = input[i], s = g.strides[i];
-    // Every size below stays far inside int64 once these bounds hold (2^62 each).
-    constexpr int64_t kBound = int64_t{1} << 62;
+    // Every size below, and every coordinate TapsAt computes, stays inside int64 once these
+    // bounds hold (2^60 each: in + both pads + a stride stays below 2^62).
+    constexpr int64_t kBound = int64_t{1} << 60;
     const __int128 dilated = static_cast<__int128>(g.kernel[i] - 1) * g.dilations[i] + 1;
     if (in > kBound || s > kBound || dilated > kBound || g.pads_begin[i] > kBound ||
         g.pads_end[i] > kBound) {
       return MakeStatus(StatusCode::kInvalidArgument, op, ": spatial dim ", i, " (size ", in,
                         ", kernel_shape ", Str(g.kernel), ", strides ", Str(g.strides),
                         ", dilations ", Str(g.dilations), ", pads ", g.pads_begin[i], "+",
-                        g.pads_end[i], ") gives sizes beyond 2^62");
+                        g.pads_end[i], ") gives sizes beyond 2^60");
     }
     const int64_t dk = static_cast<int64_t>(dilated);
     switch (attributes.auto_pad) {
@@ -122,6 +123,22 @@ Result<WindowGeometry> ComputeWindowGeometry(std::string_view op, std::span<cons
     }
   }
   return g;
+}
+
+AxisTaps TapsAt(const WindowGeometry& g, size_t d, int64_t in, int64_t o) {
+  const int64_t k = g.kernel[d], dilation = g.dilations[d];
+  AxisTaps taps;
+  taps.first = o * g.strides[d] - g.pads_begin[d];
+  // The taps t with first + t * dilation below `limit`: min(k, ceil((limit - first) / dilation)).
+  const auto below = [&](int64_t limit) -> int64_t {
+    const int64_t room = limit - taps.first;
+    if (room <= 0) return 0;
+    return std::min(k, dilation == 1 ? room : room / dilation + (room % dilation != 0));
+  };
+  taps.begin = below(0);
+  taps.end = std::max(taps.begin, below(in));
+  taps.padded = below(in + g.pads_end[d]);
+  return taps;
 }
 
 }  // namespace nxrt::cpu::nn

@@ -44,6 +44,20 @@ struct WindowGeometry {
   std::vector<int64_t> output;  // spatial output dims
 };
 
+// The kernel taps of output position `o` along spatial dim `d` of a window over `in` input
+// positions: tap t (0 <= t < kernel) reads input coordinate first + t * dilation. Taps
+// [begin, end) read the input (0 <= begin <= end <= kernel; begin == end when none does); taps
+// [0, padded) lie inside the padded input [-pads_begin, in + pads_end), which AveragePool's
+// count_include_pad counts. Computed per position instead of tabled per tap, so nothing of size
+// output x kernel is held. Needs `g` from ComputeWindowGeometry (its bounds keep this in int64).
+struct AxisTaps {
+  int64_t first = 0;
+  int64_t begin = 0;
+  int64_t end = 0;
+  int64_t padded = 0;
+};
+AxisTaps TapsAt(const WindowGeometry& g, size_t d, int64_t in, int64_t o);
+
 // Resolves the geometry of `kernel` sliding over `input` (both spatial). `op` names the caller
 // in errors: wrong attribute lengths, non-positive strides/dilations/kernel, negative pads, or a
 // dilated kernel larger than the padded input (each message prints the values involved).
