@@ -14,25 +14,6 @@
 
 namespace nxrt::cpu::nn {
 
-Result<int64_t> NormalizeAxis(std::string_view op, int64_t axis, int64_t rank) {
-  if (axis < -rank || axis >= rank) {
-    return MakeStatus(StatusCode::kInvalidArgument, op, ": axis ", axis,
-                      " is out of range for rank ", rank, " (accepted: ", -rank, "..", rank - 1,
-                      ")");
-  }
-  return axis < 0 ? axis + rank : axis;
-}
-
-int64_t Product(std::span<const int64_t> dims) {
-  // Saturates at INT64_MAX on overflow (no tensor has that many elements, so allocating the
-  // result fails cleanly) rather than wrapping.
-  int64_t p = 1;
-  for (int64_t d : dims) {
-    if (__builtin_mul_overflow(p, d, &p)) return std::numeric_limits<int64_t>::max();
-  }
-  return p;
-}
-
 Status CheckShape(std::string_view op, std::string_view what, std::span<const int64_t> shape) {
   for (int64_t d : shape) {
     if (d < 0) {

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "ep/cpu/math/element_types.h"
+#include "ep/cpu/math/shape_util.h"
 #include "nxrt/data_type.h"
 #include "nxrt/status.h"
 #include "nxrt/tensor.h"
@@ -28,12 +29,11 @@ struct Bytes16 {
   uint64_t hi;
 };
 
-// Returns `axis` in [0, rank) for an ONNX axis in [-rank, rank), or kInvalidArgument naming
-// `op` and the accepted range.
-Result<int64_t> NormalizeAxis(std::string_view op, int64_t axis, int64_t rank);
-
-// Product of `dims` (1 for an empty span). Dims are assumed validated (non-negative).
-int64_t Product(std::span<const int64_t> dims);
+// shape_util.h's: NormalizeAxis (an ONNX axis in [-rank, rank) into [0, rank), or
+// kInvalidArgument naming `op` and the accepted range) and Product (1 for no dims, saturating at
+// INT64_MAX).
+using math::NormalizeAxis;
+using math::Product;
 
 // kInvalidArgument unless every dim is >= 0; `what` names the tensor ("Conv input X").
 Status CheckShape(std::string_view op, std::string_view what, std::span<const int64_t> shape);
