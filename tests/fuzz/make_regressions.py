@@ -114,6 +114,10 @@ def main():
     model("average_pool_pads_2p32",
           [helper.make_node("AveragePool", ["x"], ["y"], kernel_shape=[2, 2],
                             pads=[2**32, 2**32, 2**32, 2**32])], [x], [out()])
+    # A window table of output x kernel entries (2^40 here) once asked for terabytes in Prepare.
+    model("max_pool_kernel_2p20_over_padding",
+          [helper.make_node("MaxPool", ["p"], ["y"], kernel_shape=[2**20],
+                            pads=[2**20 - 1, 2**20 - 1])], [f32("p", [1, 1, 1])], [out()])
     model("max_pool_same_upper_int64_max_dim",
           [helper.make_node("MaxPool", ["x"], ["y"], kernel_shape=[2, 2], auto_pad="SAME_UPPER",
                             strides=[INT64_MAX, 1])], [x], [out()])
