@@ -82,6 +82,7 @@ constexpr size_t kOrtEpApiSlots = 0
 #include "ep/ort_plugin/api_slots.inc"
     ;
 #undef NXRT_ORT_EP_API_SLOT
+#undef NXRT_ORT_MODEL_EDITOR_API_SLOT
 #define NXRT_ORT_EP_API_SLOT(Name)
 #define NXRT_ORT_MODEL_EDITOR_API_SLOT(Name) +1
 constexpr size_t kOrtModelEditorApiSlots = 0
