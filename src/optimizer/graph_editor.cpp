@@ -54,6 +54,9 @@ const Tensor* GraphEditor::Constant(ir::ValueId v) const {
   }
   const ir::Initializer* init = graph->FindInitializer(v);
   if (init == nullptr) return nullptr;
+  if (graph == graph_ && std::find(released_.begin(), released_.end(), v) != released_.end()) {
+    return nullptr;
+  }
   if (std::find(graph->inputs.begin(), graph->inputs.end(), v) != graph->inputs.end()) {
     return nullptr;
   }
@@ -110,6 +113,16 @@ ir::ValueId GraphEditor::AddValue(std::string_view name_hint, ir::TypeInfo type)
   v.name = UniqueValueName(name_hint);
   v.type = std::move(type);
   return graph_->AddValue(std::move(v));
+}
+
+void GraphEditor::ReleaseConstant(ir::ValueId v) {
+  if (v == ir::kNoValue || graph_->values[static_cast<size_t>(v)].outer_scope) return;
+  for (ir::Initializer& init : graph_->initializers) {
+    if (init.value != v) continue;
+    init.tensor = Tensor();
+    released_.push_back(v);
+    return;
+  }
 }
 
 ir::ValueId GraphEditor::AddInitializer(std::string_view name_hint, Tensor tensor) {
@@ -185,7 +198,7 @@ void NoteOuterReads(const ir::Node& node, std::set<std::string, std::less<>>& na
 
 Status GraphEditor::Commit() {
   const bool changed =
-      nested_changed_ || rewired_ || !added_.empty() || !bound_.empty() ||
+      nested_changed_ || rewired_ || !added_.empty() || !bound_.empty() || !released_.empty() ||
       std::find(removed_.begin(), removed_.end(), true) != removed_.end();
   if (!changed) return Status::Ok();
   ++version_;
@@ -279,6 +292,13 @@ Status GraphEditor::Commit() {
                         graph_->values[v].name, "' read but no longer produced");
     }
   }
+  for (ir::ValueId v : released_) {
+    if (read[static_cast<size_t>(v)]) {
+      return MakeStatus(StatusCode::kInternal, "graph rewrite released the data of constant '",
+                        graph_->values[static_cast<size_t>(v)].name, "' but left it read");
+    }
+  }
+  released_.clear();
   // Drop initializers nothing reads (unless a graph input: the caller may still feed it).
   std::set<ir::ValueId> inputs(graph_->inputs.begin(), graph_->inputs.end());
   std::erase_if(graph_->initializers, [&](const ir::Initializer& init) {

@@ -90,6 +90,14 @@ class GraphEditor {
   // untouched.
   void BindConstant(ir::ValueId v, Tensor tensor);
 
+  // Frees the data of constant `v` now, when it is an initializer of this graph (not of an
+  // enclosing one; otherwise does nothing) that the staged edits leave unread, rather than when
+  // Commit drops it: a pass that replaces large constants (insert_cast's float32 copies of half
+  // weights) then holds one old and one new tensor at a time, not all of both. Constant(v) is
+  // null from here on. Errors (from Commit): kInternal when a node, graph output or subgraph
+  // still reads `v`.
+  void ReleaseConstant(ir::ValueId v);
+
   // A graph nested in this one changed (it may read fewer outer values): the next Commit runs
   // even with no edit staged, dropping the initializers nothing reads any more.
   void NestedGraphChanged() { nested_changed_ = true; }
@@ -113,6 +121,7 @@ class GraphEditor {
   std::vector<bool> graph_output_;
   std::vector<std::pair<ir::NodeId, ir::Node>> added_;  // (anchor, node)
   std::vector<std::pair<ir::ValueId, Tensor>> bound_;  // BindConstant's (value, tensor)
+  std::vector<ir::ValueId> released_;                   // ReleaseConstant's, until Commit
   bool rewired_ = false;  // ReplaceInputUses changed node inputs since the last Commit
   bool nested_changed_ = false;  // NestedGraphChanged was called since the last Commit
   int name_counter_ = 0;

@@ -16,7 +16,8 @@
 // Models importing the default domain below opset 6 are left alone (Cast-1 names its target type
 // as a string). The rewrite: a converted node reads the float32 form of each half input and writes a float32
 // value for each half output. The float32 form of a half constant (an initializer that is not a
-// graph input) is a float32 initializer converted once here, at session creation; of a value a
+// graph input) is a float32 initializer converted here, at session creation (the half one is
+// freed as soon as it is converted when only converted nodes read it); of a value a
 // model Cast made from a float32 tensor, that tensor (the Cast pair cancels, as in ORT); of any
 // other value, one inserted Cast to float. A half output keeps its value id, written by an
 // inserted Cast back to its dtype, when a graph output, a subgraph or an unconverted node reads
@@ -24,6 +25,7 @@
 // the converted node writes that Cast's output directly. Values between converted nodes stay
 // float32, never rounded to half (as in ORT, whose Cast pairs between converted nodes cancel).
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -173,9 +175,9 @@ class Islands {
       if (value.kind == ValueKind::kTensor && IsHalf(value.dtype)) {
         value.dtype = DataType::kFloat;
         if (value.is_constant && i < node.inputs.size()) {
-          NXRT_ASSIGN_OR_RETURN(const Tensor* converted, ConvertedConstant(node.inputs[i]));
-          if (converted == nullptr) return false;
-          value.constant = *converted;
+          NXRT_ASSIGN_OR_RETURN(std::optional<Tensor> converted, FloatConstant(node.inputs[i]));
+          if (!converted) return false;
+          value.constant = std::move(*converted);
         }
       }
       data.inputs.push_back(std::move(value));
@@ -187,15 +189,19 @@ class Islands {
     return CpuKernels().Supports(NodeInfo(std::move(data))).supported();
   }
 
-  // The float32 copy of half constant `v`, converted once; nullptr when `v` is not a constant.
-  Result<const Tensor*> ConvertedConstant(ir::ValueId v) {
+  // The float32 copy of half constant `v`; nullopt when `v` is not a constant. A copy of up to
+  // kKeptBytes is kept for the island's conversion; a larger one (a weight) is converted again
+  // when its island reader is, so choosing the islands holds one large copy at a time.
+  static constexpr size_t kKeptBytes = size_t{64} << 10;
+  Result<std::optional<Tensor>> FloatConstant(ir::ValueId v) {
     auto it = constants_.find(v);
-    if (it != constants_.end()) return &it->second;
+    if (it != constants_.end()) return std::optional<Tensor>(it->second);
     const Tensor* half = editor_.Constant(v);
-    if (half == nullptr) return nullptr;
+    if (half == nullptr) return std::optional<Tensor>();
     Tensor converted;
     NXRT_RETURN_IF_ERROR(cpu::math::Cast(*half, DataType::kFloat, &converted));
-    return &constants_.emplace(v, std::move(converted)).first->second;
+    if (converted.byte_size() <= kKeptBytes) constants_.emplace(v, converted);
+    return std::optional<Tensor>(std::move(converted));
   }
 
   ir::TypeInfo FloatType(ir::ValueId v) const {
@@ -210,8 +216,12 @@ class Islands {
     ir::ValueId result = ir::kNoValue;
     const ir::NodeId producer = editor_.Producer(v);
     if (editor_.Constant(v) != nullptr) {
-      NXRT_ASSIGN_OR_RETURN(const Tensor* converted, ConvertedConstant(v));
-      result = editor_.AddInitializer(name + "_fp32", *converted);
+      NXRT_ASSIGN_OR_RETURN(std::optional<Tensor> converted, FloatConstant(v));
+      result = editor_.AddInitializer(name + "_fp32", std::move(*converted));
+      constants_.erase(v);
+      // A half initializer only the island reads is freed now, not at Commit: a model's weights
+      // are held in both types one tensor at a time.
+      if (OnlyIslandReads(v)) editor_.ReleaseConstant(v);
     } else if (producer != ir::kNoNode && IsCast(editor_.node(producer)) &&
                editor_.value(editor_.node(producer).inputs[0]).type.kind ==
                    ir::TypeInfo::Kind::kTensor &&
