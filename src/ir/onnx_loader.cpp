@@ -614,7 +614,11 @@ void ApplyInferred(Model& model, const onnx::GraphProto& proto, Graph& graph,
 }  // namespace
 
 void InferTypesAgain(Model& model) {
-  Result<std::string> bytes = SerializeModel(model);
+  // Without the values of large initializers (weights): inference reads small shape-like tensors
+  // only, and a model's weights written whole and parsed again would be held three times.
+  WriteOptions options;
+  options.inline_bytes_limit = 1024;
+  Result<std::string> bytes = SerializeModel(model, options);
   if (!bytes.ok()) return;
   const std::span<const std::byte> view(reinterpret_cast<const std::byte*>(bytes->data()),
                                         bytes->size());

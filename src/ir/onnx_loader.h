@@ -53,11 +53,13 @@ Result<Model> LoadModelFromBytes(std::span<const std::byte> bytes, const LoadOpt
 // Type inference over `model` once more, as ONNX Runtime infers again after each graph rewrite:
 // for a model loaded with LoadOptions::infer_types whose graph passes changed (a Reshape whose
 // target became a constant now has a shape, and so has what it feeds). The model is written
-// (ir/onnx_writer.h) and inferred as on load; a value only inference typed gains what is new
+// (ir/onnx_writer.h) without the values of initializers over 1 KiB (types and dims only:
+// inference reads small shape-like constants, and the weights are not copied twice) and
+// inferred as on load; a value only inference typed gains what is new
 // (a missing shape, fixed sizes for unknown dims), a tensor graph output takes its declared type
 // merged with the new inference, and ORT's types apply where they differ (LoadOptions). Leaves
-// the model as it is when it cannot be written (model-local functions, 2 GiB or more) or
-// inference fails.
+// the model as it is when it cannot be written (model-local functions, 2 GiB or more without
+// those values) or inference fails.
 void InferTypesAgain(Model& model);
 
 }  // namespace nxrt::ir

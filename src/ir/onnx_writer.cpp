@@ -61,9 +61,10 @@ void WriteValueInfo(const Value& value, onnx::ValueInfoProto* out) {
   WriteType(value.type, out->mutable_type());
 }
 
-Status WriteGraph(const Graph& graph, onnx::GraphProto* out);
+Status WriteGraph(const Graph& graph, const WriteOptions& options, onnx::GraphProto* out);
 
-Status WriteAttribute(const Attribute& attr, onnx::AttributeProto* out) {
+Status WriteAttribute(const Attribute& attr, const WriteOptions& options,
+                      onnx::AttributeProto* out) {
   using T = Attribute::Type;
   out->set_name(attr.name);
   if (!attr.doc_string.empty()) out->set_doc_string(attr.doc_string);
@@ -78,7 +79,7 @@ Status WriteAttribute(const Attribute& attr, onnx::AttributeProto* out) {
     case T::kInt: out->set_i(attr.i); break;
     case T::kString: out->set_s(attr.s); break;
     case T::kTensor: NXRT_RETURN_IF_ERROR(TensorToProto(attr.t, "", out->mutable_t())); break;
-    case T::kGraph: NXRT_RETURN_IF_ERROR(WriteGraph(*attr.g, out->mutable_g())); break;
+    case T::kGraph: NXRT_RETURN_IF_ERROR(WriteGraph(*attr.g, options, out->mutable_g())); break;
     case T::kFloats: *out->mutable_floats() = {attr.floats.begin(), attr.floats.end()}; break;
     case T::kInts: *out->mutable_ints() = {attr.ints.begin(), attr.ints.end()}; break;
     case T::kStrings: *out->mutable_strings() = {attr.strings.begin(), attr.strings.end()}; break;
@@ -88,7 +89,9 @@ Status WriteAttribute(const Attribute& attr, onnx::AttributeProto* out) {
       }
       break;
     case T::kGraphs:
-      for (const auto& g : attr.graphs) NXRT_RETURN_IF_ERROR(WriteGraph(*g, out->add_graphs()));
+      for (const auto& g : attr.graphs) {
+        NXRT_RETURN_IF_ERROR(WriteGraph(*g, options, out->add_graphs()));
+      }
       break;
     case T::kTypeProto: WriteType(attr.tp, out->mutable_tp()); break;
     case T::kTypeProtos:
@@ -101,7 +104,7 @@ Status WriteAttribute(const Attribute& attr, onnx::AttributeProto* out) {
   return Status::Ok();
 }
 
-Status WriteGraph(const Graph& graph, onnx::GraphProto* out) {
+Status WriteGraph(const Graph& graph, const WriteOptions& options, onnx::GraphProto* out) {
   out->set_name(graph.name);
   if (!graph.doc_string.empty()) out->set_doc_string(graph.doc_string);
   auto name = [&](ValueId v) { return v == kNoValue ? std::string() : graph.values[v].name; };
@@ -114,7 +117,7 @@ Status WriteGraph(const Graph& graph, onnx::GraphProto* out) {
     for (ValueId v : node.inputs) n->add_input(name(v));
     for (ValueId v : node.outputs) n->add_output(name(v));
     for (const Attribute& attr : node.attributes) {
-      Status status = WriteAttribute(attr, n->add_attribute());
+      Status status = WriteAttribute(attr, options, n->add_attribute());
       if (!status.ok()) {
         return status.WithContext("node '" + node.name + "' attribute '" + attr.name + "'");
       }
@@ -125,7 +128,19 @@ Status WriteGraph(const Graph& graph, onnx::GraphProto* out) {
   for (ValueId v : graph.value_infos) WriteValueInfo(graph.values[v], out->add_value_info());
   for (const Initializer& init : graph.initializers) {
     const std::string& init_name = graph.values[init.value].name;
-    Status status = TensorToProto(init.tensor, init_name, out->add_initializer());
+    onnx::TensorProto* proto = out->add_initializer();
+    if (options.inline_bytes_limit > 0 && init.tensor.defined() &&
+        init.tensor.byte_size() > options.inline_bytes_limit) {
+      proto->set_name(init_name);
+      proto->set_data_type(static_cast<int32_t>(init.tensor.dtype()));
+      for (int64_t d : init.tensor.shape()) proto->add_dims(d);
+      proto->set_data_location(onnx::TensorProto::EXTERNAL);
+      onnx::StringStringEntryProto* location = proto->add_external_data();
+      location->set_key("location");
+      location->set_value(std::string(kOmittedDataLocation));
+      continue;
+    }
+    Status status = TensorToProto(init.tensor, init_name, proto);
     if (!status.ok()) return status.WithContext("initializer '" + init_name + "'");
   }
   return Status::Ok();
@@ -133,7 +148,7 @@ Status WriteGraph(const Graph& graph, onnx::GraphProto* out) {
 
 }  // namespace
 
-Result<std::string> SerializeModel(const Model& model) {
+Result<std::string> SerializeModel(const Model& model, const WriteOptions& options) {
   if (!model.local_functions.empty()) {
     return MakeStatus(StatusCode::kNotImplemented, "the model defines local functions (",
                       model.local_functions.front(),
@@ -159,7 +174,7 @@ Result<std::string> SerializeModel(const Model& model) {
     entry->set_key(key);
     entry->set_value(value);
   }
-  NXRT_RETURN_IF_ERROR(WriteGraph(*model.graph, proto.mutable_graph()));
+  NXRT_RETURN_IF_ERROR(WriteGraph(*model.graph, options, proto.mutable_graph()));
   const size_t bytes = proto.ByteSizeLong();
   if (bytes >= (size_t{1} << 31)) {
     return MakeStatus(StatusCode::kNotImplemented, "the model is ", bytes,

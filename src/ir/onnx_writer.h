@@ -12,16 +12,29 @@
 
 #include <filesystem>
 #include <string>
+#include <string_view>
 
 #include "ir/graph.h"
 #include "nxrt/status.h"
 
 namespace nxrt::ir {
 
+// The external-data location of the initializers WriteOptions::inline_bytes_limit leaves out: no
+// file has this name, so a reader that needs their values fails, naming it.
+inline constexpr std::string_view kOmittedDataLocation = "<nxrt: values not written>";
+
+struct WriteOptions {
+  // Initializers of more bytes are written with their name, element type and dims only, as
+  // external data at kOmittedDataLocation: a copy of the model for type inference, which reads
+  // the values of small shape-like tensors only (libonnx does not parse external data: a node
+  // whose inference would read one of these values stays uninferred). 0: every initializer whole.
+  size_t inline_bytes_limit = 0;
+};
+
 // The serialized ModelProto of `model`. Errors: kNotImplemented for a model with model-local
 // functions (their bodies are not kept in the IR) and for a model of 2 GiB or more (protobuf's
 // limit; external data is not written); kInvalidArgument for an undefined initializer.
-Result<std::string> SerializeModel(const Model& model);
+Result<std::string> SerializeModel(const Model& model, const WriteOptions& options = {});
 
 // SerializeModel written to `path` (replaced if it exists). Errors: those of SerializeModel;
 // kIoError naming the path when it cannot be written.

@@ -11,10 +11,13 @@
 #include <algorithm>
 #include <cstring>
 #include <filesystem>
+#include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ir/onnx_loader.h"
+#include "onnx/onnx_pb.h"
 
 namespace nxrt::ir {
 namespace {
@@ -159,6 +162,85 @@ TEST(OnnxWriter, RealModelsRoundTrip) {
     ++seen;
   }
   if (seen == 0) GTEST_SKIP() << "no real models in " << NXRT_CACHE_DIR << "/models";
+}
+
+// With inline_bytes_limit (the copy InferTypesAgain infers types on): each initializer over the
+// limit keeps its name, element type and dims, without values, as external data at
+// kOmittedDataLocation; the others are written whole, values included. Loading that copy as a
+// model fails, naming the location.
+TEST(OnnxWriter, InlineBytesLimitWritesLargeInitializersAsTypesOnly) {
+  // y = x * w + b: w holds 300 floats (1,200 bytes), b 4.
+  onnx::ModelProto source;
+  source.set_ir_version(8);
+  source.add_opset_import()->set_version(17);
+  onnx::GraphProto* g = source.mutable_graph();
+  g->set_name("g");
+  for (const char* name : {"x", "y"}) {
+    onnx::ValueInfoProto* info = name[0] == 'x' ? g->add_input() : g->add_output();
+    info->set_name(name);
+    onnx::TypeProto_Tensor* type = info->mutable_type()->mutable_tensor_type();
+    type->set_elem_type(onnx::TensorProto::FLOAT);
+    type->mutable_shape()->add_dim()->set_dim_value(4);
+    type->mutable_shape()->add_dim()->set_dim_value(300);
+  }
+  onnx::NodeProto* mul = g->add_node();
+  mul->set_op_type("Mul");
+  for (const char* in : {"x", "w"}) mul->add_input(in);
+  mul->add_output("xw");
+  onnx::NodeProto* add = g->add_node();
+  add->set_op_type("Add");
+  for (const char* in : {"xw", "b"}) add->add_input(in);
+  add->add_output("y");
+  for (const auto& [name, dims] : {std::pair<const char*, std::vector<int64_t>>{"w", {300}},
+                                   {"b", {4, 1}}}) {
+    onnx::TensorProto* t = g->add_initializer();
+    t->set_name(name);
+    t->set_data_type(onnx::TensorProto::FLOAT);
+    for (int64_t d : dims) t->add_dims(d);
+    for (int64_t i = 0; i < dims[0]; ++i) t->add_float_data(0.5f * static_cast<float>(i));
+  }
+  const std::string source_bytes = source.SerializeAsString();
+  Result<Model> model = LoadModelFromBytes(std::span<const std::byte>(
+      reinterpret_cast<const std::byte*>(source_bytes.data()), source_bytes.size()));
+  ASSERT_TRUE(model.ok()) << model.status().ToString();
+  WriteOptions options;
+  options.inline_bytes_limit = 1024;
+  Result<std::string> bytes = SerializeModel(*model, options);
+  ASSERT_TRUE(bytes.ok()) << bytes.status().ToString();
+  onnx::ModelProto proto;
+  ASSERT_TRUE(proto.ParseFromString(*bytes));
+  int omitted = 0, whole = 0;
+  for (const onnx::TensorProto& t : proto.graph().initializer()) {
+    const Graph& graph = *model->graph;
+    const Initializer* init = graph.FindInitializer(graph.FindValue(t.name()));
+    ASSERT_NE(init, nullptr) << t.name();
+    EXPECT_EQ(t.data_type(), static_cast<int32_t>(init->tensor.dtype())) << t.name();
+    EXPECT_EQ(std::vector<int64_t>(t.dims().begin(), t.dims().end()),
+              std::vector<int64_t>(init->tensor.shape().begin(), init->tensor.shape().end()))
+        << t.name();
+    if (init->tensor.byte_size() > options.inline_bytes_limit) {
+      ++omitted;
+      EXPECT_FALSE(t.has_raw_data()) << t.name();
+      EXPECT_EQ(t.data_location(), onnx::TensorProto::EXTERNAL) << t.name();
+      ASSERT_EQ(t.external_data_size(), 1) << t.name();
+      EXPECT_EQ(t.external_data(0).key(), "location");
+      EXPECT_EQ(t.external_data(0).value(), kOmittedDataLocation);
+    } else {
+      ++whole;
+      ASSERT_TRUE(t.has_raw_data()) << t.name();
+      EXPECT_EQ(t.raw_data().size(), init->tensor.byte_size()) << t.name();
+      EXPECT_EQ(std::memcmp(t.raw_data().data(), init->tensor.raw_data(), t.raw_data().size()), 0)
+          << t.name();
+    }
+  }
+  EXPECT_EQ(omitted, 1);
+  EXPECT_EQ(whole, 1);
+  const std::span<const std::byte> span(reinterpret_cast<const std::byte*>(bytes->data()),
+                                        bytes->size());
+  Result<Model> again = LoadModelFromBytes(span);
+  ASSERT_FALSE(again.ok());
+  EXPECT_NE(again.status().message().find(kOmittedDataLocation), std::string::npos)
+      << again.status().message();
 }
 
 TEST(OnnxWriter, UnwritablePathIsAnIoErrorNamingIt) {
