@@ -22,6 +22,20 @@ hosts. Opset 17, IR version 8, float32, static shapes (both hosts' type inferenc
                           tensor with axes (goes), the whole tensor with axes and steps 1 (goes),
                           ends 2 on axis 1 (stays); and the whole of X itself (stays: a graph
                           input, no node to rewire)
+ORT's TransposeOptimizer (unnamed nodes among them, whose new outputs ORT names "_token_<n>"):
+  transpose_chain.onnx    X[2,3,4] -> Y[2,3,4], S[3]: T = Transpose(X, 0 2 1); Y = Transpose(
+                          LogSoftmax(Relu(Add(T, b[3])), axis 2), 0 2 1) loses both Transposes
+                          (b reshaped and permuted in place, the axis moved to 1); S = Shape(Relu)
+                          becomes a Gather of Shape(X)'s entries
+  transpose_axes.onnx     X[1,3,4,5] -> Y[1,2,4,5], M[1,1,1,4]: Transpose(0 2 3 1), Squeeze
+                          [0], Unsqueeze [0], Slice(axes [3]), Concat(axis 3), Transpose(0 3 1
+                          2) -> Y: the first Transpose moves down to cancel the last, each op's
+                          axes moved; M = ReduceMean(Concat, axes [1, 2]) keeps a Transpose
+  transpose_outputs.onnx  X[2,3], V[3,2] -> Y, Y2[2,3], Z[3,2]: Y = Transpose(Transpose(X, 1 0),
+                          1 0) becomes an Identity (X a graph input, Y a graph output); Y2 =
+                          Transpose(Add(Transpose(X, 1 0), W), 1 0) loses both, W transposed in
+                          place while Z = Add(V, W) reads it through a Transpose back, which the
+                          next round folds
 """
 import os
 import sys
@@ -120,6 +134,43 @@ def main(folder):
                      tensor("axes", [0, 1], i64), tensor("steps", [1, 1], i64),
                      tensor("ends_2", [INT64_MAX, 2], i64)]),
         folder, "slice_elimination.onnx")
+
+    save(helper.make_graph(
+        [node("Transpose", ["X"], ["T"], "", perm=[0, 2, 1]),
+         node("Add", ["T", "b"], ["A"], ""),
+         node("Relu", ["A"], ["R"], "relu"),
+         node("LogSoftmax", ["R"], ["L"], "", axis=2),
+         node("Transpose", ["L"], ["Y"], "back", perm=[0, 2, 1]),
+         node("Shape", ["R"], ["S"], "")], "transpose_chain",
+        [vi("X", F, [2, 3, 4])], [vi("Y", F, [2, 3, 4]), vi("S", TensorProto.INT64, [3])],
+        initializer=[tensor("b", [0.5, -1.0, 2.0])]),
+        folder, "transpose_chain.onnx")
+
+    save(helper.make_graph(
+        [node("Transpose", ["X"], ["T"], "to_last", perm=[0, 2, 3, 1]),
+         node("Squeeze", ["T", "axes0"], ["Q"], ""),
+         node("Unsqueeze", ["Q", "axes0"], ["U"], "unsqueeze"),
+         node("Slice", ["U", "start0", "end2", "axis3"], ["P"], ""),
+         node("Concat", ["P", "P"], ["C"], "concat", axis=3),
+         node("Sigmoid", ["C"], ["G"], ""),
+         node("Transpose", ["G"], ["Y"], "to_first", perm=[0, 3, 1, 2]),
+         node("ReduceMean", ["C"], ["M"], "mean", axes=[1, 2], keepdims=1)], "transpose_axes",
+        [vi("X", F, [1, 3, 4, 5])], [vi("Y", F, [1, 4, 4, 5]), vi("M", F, [1, 1, 1, 4])],
+        initializer=[tensor("axes0", [0], i64), tensor("start0", [0], i64),
+                     tensor("end2", [2], i64), tensor("axis3", [3], i64)]),
+        folder, "transpose_axes.onnx")
+
+    save(helper.make_graph(
+        [node("Transpose", ["X"], ["T1"], "", perm=[1, 0]),
+         node("Transpose", ["T1"], ["Y"], "", perm=[1, 0]),
+         node("Transpose", ["X"], ["T2"], "t2", perm=[1, 0]),
+         node("Add", ["T2", "W"], ["A"], "add"),
+         node("Transpose", ["A"], ["Y2"], "", perm=[1, 0]),
+         node("Add", ["V", "W"], ["Z"], "")], "transpose_outputs",
+        [vi("X", F, [2, 3]), vi("V", F, [3, 2])],
+        [vi("Y", F, [2, 3]), vi("Y2", F, [2, 3]), vi("Z", F, [3, 2])],
+        initializer=[tensor("W", [[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])]),
+        folder, "transpose_outputs.onnx")
 
 
 if __name__ == "__main__":
