@@ -4,7 +4,7 @@
 Test support for tests/plugin_host/recording_ep_test.cpp (run with Debian's /usr/bin/python3,
 onnx 1.12), into the folder given as argument. Each model exercises rewrites ONNX Runtime makes
 before it calls GetCapability, so the graphs the recording EP is shown must be the same in both
-hosts. Opset 17, IR version 8, float32, static shapes (both hosts' type inference agree on them):
+hosts. Opset 17 (but where said), IR version 8, float32, static shapes (both hosts' type inference agree on them):
   rewrite_rounds.onnx     X[2,3] -> Y, Z [2,3]: Y = Neg(Add(Cast(Relu(X), float), Sub(k, k))):
                           the Cast goes in the first round, Sub(k, k) folds to 0 there, and the
                           Add of that 0 goes only in a second round of the level-1 passes;
@@ -36,6 +36,12 @@ ORT's TransposeOptimizer (unnamed nodes among them, whose new outputs ORT names 
                           Transpose(Add(Transpose(X, 1 0), W), 1 0) loses both, W transposed in
                           place while Z = Add(V, W) reads it through a Transpose back, which the
                           next round folds
+  transpose_rules.onnx    opset 15; X[2,3,4,5], C[5,3] bool, R[1,4,5] -> one output per rule:
+                          T = Transpose(X, 0 2 3 1) read by Split (axis 3, split input), Pad
+                          (pads input), Tile, ArgMax (axis 3, keepdims 0), Where(C, T, 0) (C
+                          unsqueezed to rank 4), Shape (start 1), ReduceSum (axes input [1, 2]),
+                          each but ArgMax and Shape followed by Transpose(0 3 1 2); Reshape of
+                          Transpose(R, 0 2 1) [1,5,4] to [5,1,4] (a Transpose in disguise)
 """
 import os
 import sys
@@ -171,6 +177,38 @@ def main(folder):
         [vi("Y", F, [2, 3]), vi("Y2", F, [2, 3]), vi("Z", F, [3, 2])],
         initializer=[tensor("W", [[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])]),
         folder, "transpose_outputs.onnx")
+
+    back = [0, 3, 1, 2]
+    rules = helper.make_graph(
+        [node("Transpose", ["X"], ["T"], "t", perm=[0, 2, 3, 1]),
+         node("Split", ["T", "split"], ["s0", "s1"], "split", axis=3),
+         node("Transpose", ["s0"], ["S0"], "", perm=back),
+         node("Transpose", ["s1"], ["S1"], "", perm=back),
+         node("Pad", ["T", "pads"], ["p"], "pad"),
+         node("Transpose", ["p"], ["P"], "", perm=back),
+         node("Tile", ["T", "repeats"], ["tl"], ""),
+         node("Transpose", ["tl"], ["TL"], "", perm=back),
+         node("ArgMax", ["T"], ["AM"], "argmax", axis=3, keepdims=0),
+         node("Where", ["C", "T", "zero"], ["w"], "where"),
+         node("Transpose", ["w"], ["W"], "", perm=back),
+         node("Shape", ["T"], ["SH"], "shape", start=1),
+         node("ReduceSum", ["T", "axes12"], ["rs"], "", keepdims=1),
+         node("Transpose", ["rs"], ["RS"], "", perm=back),
+         node("Transpose", ["R"], ["u"], "", perm=[0, 2, 1]),
+         node("Reshape", ["u", "shape514"], ["RE"], "reshape")], "transpose_rules",
+        [vi("X", F, [2, 3, 4, 5]), vi("C", TensorProto.BOOL, [5, 3]), vi("R", F, [1, 4, 5])],
+        [vi("S0", F, [2, 1, 4, 5]), vi("S1", F, [2, 2, 4, 5]), vi("P", F, [2, 3, 6, 5]),
+         vi("TL", F, [2, 3, 4, 10]), vi("AM", TensorProto.INT64, [2, 4, 5]),
+         vi("W", F, [2, 3, 4, 5]), vi("SH", TensorProto.INT64, [3]), vi("RS", F, [2, 3, 1, 1]),
+         vi("RE", F, [5, 1, 4])],
+        initializer=[tensor("split", [1, 2], i64), tensor("pads", [0, 1, 0, 0, 0, 1, 0, 0], i64),
+                     tensor("repeats", [1, 1, 2, 1], i64), tensor("zero", 0.0),
+                     tensor("axes12", [1, 2], i64), tensor("shape514", [5, 1, 4], i64)])
+    model = helper.make_model(rules, opset_imports=[helper.make_opsetid("", 15)],
+                              producer_name="nxrt-recording-test")
+    model.ir_version = 8
+    onnx.checker.check_model(model)
+    onnx.save(model, os.path.join(folder, "transpose_rules.onnx"))
 
 
 if __name__ == "__main__":
