@@ -42,6 +42,10 @@ ORT's TransposeOptimizer (unnamed nodes among them, whose new outputs ORT names 
                           unsqueezed to rank 4), Shape (start 1), ReduceSum (axes input [1, 2]),
                           each but ArgMax and Shape followed by Transpose(0 3 1 2); Reshape of
                           Transpose(R, 0 2 1) [1,5,4] to [5,1,4] (a Transpose in disguise)
+  transpose_body.onnx     X[2,3,4], C[] bool -> Y[2,3,4]: If(C) whose then-branch is
+                          Transpose(Sigmoid(Relu(Transpose(X, 0 2 1))), 0 2 1) on the outer X
+                          (the optimizer runs in bodies too, names counted per graph) and whose
+                          else-branch is Neg(X)
 """
 import os
 import sys
@@ -209,6 +213,20 @@ def main(folder):
     model.ir_version = 8
     onnx.checker.check_model(model)
     onnx.save(model, os.path.join(folder, "transpose_rules.onnx"))
+
+    then_body = helper.make_graph(
+        [node("Transpose", ["X"], ["bt"], "", perm=[0, 2, 1]),
+         node("Relu", ["bt"], ["br"], ""),
+         node("Sigmoid", ["br"], ["bs"], "sigmoid"),
+         node("Transpose", ["bs"], ["then_out"], "", perm=[0, 2, 1])], "then_body",
+        [], [vi("then_out", F, [2, 3, 4])])
+    else_body = helper.make_graph(
+        [node("Neg", ["X"], ["else_out"], "neg")], "else_body", [], [vi("else_out", F, [2, 3, 4])])
+    save(helper.make_graph(
+        [node("If", ["C"], ["Y"], "branch", then_branch=then_body, else_branch=else_body)],
+        "transpose_body", [vi("X", F, [2, 3, 4]), vi("C", TensorProto.BOOL, [])],
+        [vi("Y", F, [2, 3, 4])]),
+        folder, "transpose_body.onnx")
 
 
 if __name__ == "__main__":

@@ -142,7 +142,8 @@ std::vector<Case> Cases() {
   // TransposeOptimizer).
   for (const char* model :
        {"rewrite_rounds", "removal_rule", "outer_constants", "slice_elimination",
-        "transpose_chain", "transpose_axes", "transpose_outputs", "transpose_rules"}) {
+        "transpose_chain", "transpose_axes", "transpose_outputs", "transpose_rules",
+        "transpose_body"}) {
     cases.push_back({model, std::string(NXRT_RECORDING_MODELS) + "/" + model + ".onnx"});
   }
   return cases;
