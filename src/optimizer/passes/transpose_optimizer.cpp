@@ -152,7 +152,6 @@ class Optimizer {
     removed_.assign(nodes_.size(), false);
     touched_.assign(nodes_.size(), false);
     const std::vector<size_t> index = ir::OrtNodeIndices(editor.view());
-    ort_index_ = index;
     next_ort_index_ = index.empty() ? 0 : *std::max_element(index.begin(), index.end()) + 1;
     order_ = ir::OrtTopologicalOrder(editor.view(), index);
     producer_.assign(graph_.values.size(), kNone);
@@ -177,7 +176,8 @@ class Optimizer {
 
   static constexpr NodeIndex kNone = static_cast<NodeIndex>(-1);
 
-  Result<int> Run() {
+  // The walk; returns how many pushes it made (0: nothing changed).
+  int Run() {
     std::set<ir::ValueId> leading;  // values with a path through rule-bearing ops to a Transpose
     for (auto it = order_.rbegin(); it != order_.rend(); ++it) {
       const NodeIndex n = static_cast<NodeIndex>(*it);
@@ -522,7 +522,6 @@ class Optimizer {
   std::vector<ir::Node> nodes_;  // the graph's nodes by id, then the new ones
   std::vector<bool> removed_;
   std::vector<bool> touched_;  // edited (or new): replaced when committing
-  std::vector<size_t> ort_index_;
   size_t next_ort_index_ = 0;
   std::vector<ir::NodeId> order_;
   std::vector<NodeIndex> producer_;  // by value
@@ -1184,7 +1183,7 @@ class TransposeOptimizer final : public GraphPass {
     if (!has_transpose) return 0;
     Optimizer optimizer(editor);
     optimizer.set_opset(opset);
-    NXRT_ASSIGN_OR_RETURN(int pushed, optimizer.Run());
+    const int pushed = optimizer.Run();
     if (pushed == 0) return 0;
     NXRT_RETURN_IF_ERROR(optimizer.Commit());
     return pushed;
