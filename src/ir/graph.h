@@ -116,7 +116,8 @@ struct Node {
   bool unnamed = false;
   // The node's index as ONNX Runtime numbers it: its position in its graph's node list, not
   // counting the Constant nodes before it (ORT makes them initializers when it loads a model).
-  // kNoNode for a node a graph pass made.
+  // kNoNode for a node a graph pass made, unless the pass numbers its nodes as ORT does
+  // (transpose_optimizer: the next indices, in the order it made them).
   NodeId model_index = kNoNode;
 
   // The attribute named `attr_name`, or nullptr.

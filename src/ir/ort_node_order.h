@@ -15,8 +15,8 @@ namespace nxrt::ir {
 
 // ORT's node index of each node of `view`'s graph, by node id: ir::Node::model_index (the
 // node's position in the model without the Constant nodes before it, which ORT makes
-// initializers); nodes a pass made follow the model's, in graph order, as ORT appends the nodes
-// its rewrites add.
+// initializers, or the index a pass gave a node it made); the other nodes a pass made follow,
+// in graph order, as ORT appends the nodes its rewrites add.
 std::vector<size_t> OrtNodeIndices(const GraphView& view);
 
 // The node ids of `view`'s graph in ORT 1.30's order (GraphViewer's default topological order,

@@ -26,6 +26,8 @@ Status GraphEditor::Rebuild() {
   for (ir::ValueId v : graph_->outputs) graph_output_[static_cast<size_t>(v)] = true;
   added_.clear();
   bound_.clear();
+  replaced_.clear();
+  reshaped_.clear();
   rewired_ = false;
   nested_changed_ = false;
   return Status::Ok();
@@ -150,6 +152,14 @@ void GraphEditor::BindConstant(ir::ValueId v, Tensor tensor) {
   bound_.emplace_back(v, std::move(tensor));
 }
 
+void GraphEditor::ReplaceNode(ir::NodeId id, ir::Node node) {
+  replaced_.emplace_back(id, std::move(node));
+}
+
+void GraphEditor::ReplaceConstant(ir::ValueId v, Tensor tensor) {
+  reshaped_.emplace_back(v, std::move(tensor));
+}
+
 void GraphEditor::RemoveNode(ir::NodeId id) { removed_[static_cast<size_t>(id)] = true; }
 
 void GraphEditor::ReplaceInputUses(ir::ValueId from, ir::ValueId to) {
@@ -199,6 +209,7 @@ void NoteOuterReads(const ir::Node& node, std::set<std::string, std::less<>>& na
 Status GraphEditor::Commit() {
   const bool changed =
       nested_changed_ || rewired_ || !added_.empty() || !bound_.empty() || !released_.empty() ||
+      !replaced_.empty() || !reshaped_.empty() ||
       std::find(removed_.begin(), removed_.end(), true) != removed_.end();
   if (!changed) return Status::Ok();
   ++version_;
@@ -212,6 +223,19 @@ Status GraphEditor::Commit() {
         return MakeStatus(StatusCode::kInternal, "graph rewrite gave node '", n.name, "' (",
                           n.op_type, ") attribute '", a.name, "' twice");
       }
+    }
+  }
+  for (auto& [id, n] : replaced_) {
+    n.id = id;
+    graph_->nodes[static_cast<size_t>(id)] = std::move(n);
+  }
+  for (auto& [v, tensor] : reshaped_) {
+    std::vector<ir::Dim> dims;
+    for (int64_t d : tensor.shape()) dims.push_back(ir::Dim::Fixed(d));
+    graph_->values[static_cast<size_t>(v)].type =
+        ir::TypeInfo::Tensor(tensor.dtype(), std::move(dims));
+    for (ir::Initializer& init : graph_->initializers) {
+      if (init.value == v) init.tensor = std::move(tensor);
     }
   }
   // New node order: each kept node, then the nodes anchored to it (removed or not).

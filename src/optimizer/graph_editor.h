@@ -98,6 +98,15 @@ class GraphEditor {
   // still reads `v`.
   void ReleaseConstant(ir::ValueId v);
 
+  // Replaces node `id` by `node` where it stands, keeping its id and ORT index (model_index): for
+  // a pass that edits a node's inputs, outputs or attributes in place, as ONNX Runtime's
+  // transpose optimizer does (a plugin EP then sees the node under its ORT index).
+  void ReplaceNode(ir::NodeId id, ir::Node node);
+  // Gives `v`, an initializer of this graph, the tensor `tensor` in place (its name and id stay)
+  // and sets `v`'s type to the tensor's dtype and shape: a constant transposed or reshaped for
+  // its readers. Every reader must expect the new tensor (the pass rewires the others).
+  void ReplaceConstant(ir::ValueId v, Tensor tensor);
+
   // A graph nested in this one changed (it may read fewer outer values): the next Commit runs
   // even with no edit staged, dropping the initializers nothing reads any more.
   void NestedGraphChanged() { nested_changed_ = true; }
@@ -122,6 +131,8 @@ class GraphEditor {
   std::vector<std::pair<ir::NodeId, ir::Node>> added_;  // (anchor, node)
   std::vector<std::pair<ir::ValueId, Tensor>> bound_;  // BindConstant's (value, tensor)
   std::vector<ir::ValueId> released_;                   // ReleaseConstant's, until Commit
+  std::vector<std::pair<ir::NodeId, ir::Node>> replaced_;  // ReplaceNode's (id, node)
+  std::vector<std::pair<ir::ValueId, Tensor>> reshaped_;  // ReplaceConstant's (value, tensor)
   bool rewired_ = false;  // ReplaceInputUses changed node inputs since the last Commit
   bool nested_changed_ = false;  // NestedGraphChanged was called since the last Commit
   int name_counter_ = 0;

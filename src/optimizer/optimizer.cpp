@@ -31,6 +31,9 @@ const std::vector<std::unique_ptr<GraphPass>>& AllPasses() {
     p.push_back(MakeConvBnFoldingPass());
     p.push_back(MakeMatMulAddToGemmPass());
     p.push_back(MakeReshapeFusionPass());
+    // Last of level 1, as ONNX Runtime runs its TransposeOptimizer after its other level-1
+    // transformers.
+    p.push_back(MakeTransposeOptimizerPass());
     p.push_back(MakeQdqFusionPass());
     p.push_back(MakeMatMulIntegerToFloatFusionPass());
     p.push_back(MakeLayerNormFusionPass());

@@ -22,6 +22,7 @@ std::unique_ptr<GraphPass> MakeInsertCastPass();
 std::unique_ptr<GraphPass> MakeConvBnFoldingPass();
 std::unique_ptr<GraphPass> MakeMatMulAddToGemmPass();
 std::unique_ptr<GraphPass> MakeReshapeFusionPass();
+std::unique_ptr<GraphPass> MakeTransposeOptimizerPass();
 std::unique_ptr<GraphPass> MakeQdqFusionPass();
 std::unique_ptr<GraphPass> MakeMatMulIntegerToFloatFusionPass();
 std::unique_ptr<GraphPass> MakeLayerNormFusionPass();

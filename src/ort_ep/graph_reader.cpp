@@ -269,11 +269,18 @@ class Reader {
           a.type = Type::kString;
           a.s = std::move(raw);
         } else {
+          // ORT 1.30 writes each string followed by its '\0' terminator (as nxrt's host does).
           a.type = Type::kStrings;
-          if (problem->empty()) {
-            *problem = "attribute '" + a.name + "' of " + node.op_type +
-                       " is a list of strings, which OrtApi::ReadOpAttr hands over joined "
-                       "without separators";
+          for (size_t begin = 0; begin < raw.size();) {
+            const size_t end = raw.find('\0', begin);
+            if (end == std::string::npos) {
+              return MakeStatus(StatusCode::kRuntimeError, what, " of ", node.op_type,
+                                " gave ", raw.size(), " bytes whose last string has no '\\0' "
+                                "terminator; the host must end each string with one, as ORT "
+                                "1.30 does");
+            }
+            a.strings.push_back(raw.substr(begin, end - begin));
+            begin = end + 1;
           }
         }
         break;

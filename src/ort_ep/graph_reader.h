@@ -30,14 +30,15 @@ enum class InitializerData { kBorrow, kCopy };
 
 struct ReadGraph {
   ir::Model model;
-  // Node id → why nxrt cannot take the node as ORT shows it ("" when it can): an attribute ORT's
-  // API cannot hand over intact (STRINGS, which ReadOpAttr joins without separators), also
-  // inside the node's bodies.
+  // Node id → why nxrt cannot take the node as ORT shows it ("" when it can): an attribute of an
+  // OrtOpAttrType nxrt does not read, also inside the node's bodies. (STRINGS are read: ORT 1.30
+  // writes each string followed by its '\0' terminator.)
   std::vector<std::string> unreadable;
 };
 
 // Reads `graph`. Errors: the host's errors from the graph functions (kRuntimeError, naming the
-// call), an element type nxrt does not know on an initializer (kNotImplemented, naming it).
+// call), a STRINGS attribute whose last string lacks its terminator (kRuntimeError), an element
+// type nxrt does not know on an initializer (kNotImplemented, naming it).
 Result<ReadGraph> ReadOrtGraph(const OrtApi& ort, const OrtGraph* graph, InitializerData data);
 
 }  // namespace nxrt::ort_ep

@@ -19,6 +19,7 @@
 #include <unistd.h>
 #include <vector>
 
+#include "ir/onnx_test_models.h"
 #include "nxrt/session.h"
 #include "ort_oracle/oracle_test_util.h"
 #include "ort_oracle/ort_oracle.h"
@@ -198,6 +199,65 @@ INSTANTIATE_TEST_SUITE_P(RealModels, OrtEpRealModelTest, ::testing::ValuesIn(Mod
                          [](const ::testing::TestParamInfo<std::string>& info) {
                            return info.param;
                          });
+
+// The recurrent ops' `activations` (a STRINGS attribute, which ORT 1.30's ReadOpAttr writes as
+// each string followed by its '\0') reach the plugin intact: an LSTM and a GRU with
+// non-default activations run wholly on the plugin in ORT (CPU fallback disabled) and give ORT's
+// CPU EP's outputs, which the defaults (Sigmoid/Tanh) would not.
+TEST_F(OrtEpTest, RecurrentActivationsReachThePlugin) {
+  namespace t = ir::testing;
+  constexpr int64_t kSeq = 3, kBatch = 2, kIn = 4, kHidden = 5;
+  onnx::ModelProto model = t::MakeModel(14);
+  onnx::GraphProto* g = model.mutable_graph();
+  t::FillValueInfo(g->add_input(), "X", onnx::TensorProto::FLOAT, {kSeq, kBatch, kIn});
+  // Weights: small distinct values, w[i] = 0.05 * ((i * 7) % 11 - 5).
+  auto weights = [&](const std::string& name, std::initializer_list<int64_t> dims) {
+    int64_t size = 1;
+    for (int64_t d : dims) size *= d;
+    std::vector<float> w(static_cast<size_t>(size));
+    for (size_t i = 0; i < w.size(); ++i) w[i] = 0.05f * static_cast<float>((i * 7) % 11) - 0.25f;
+    t::FillFloatTensor(g->add_initializer(), name, dims, w);
+  };
+  weights("lstm_w", {1, 4 * kHidden, kIn});
+  weights("lstm_r", {1, 4 * kHidden, kHidden});
+  weights("gru_w", {1, 3 * kHidden, kIn});
+  weights("gru_r", {1, 3 * kHidden, kHidden});
+  auto strings = [](onnx::NodeProto* node, std::initializer_list<std::string> values) {
+    onnx::AttributeProto* a = node->add_attribute();
+    a->set_name("activations");
+    a->set_type(onnx::AttributeProto::STRINGS);
+    for (const std::string& v : values) a->add_strings(v);
+  };
+  onnx::NodeProto* lstm = t::AddNode(g, "LSTM", {"X", "lstm_w", "lstm_r"}, {"Y_lstm"}, "lstm");
+  t::AddIntAttribute(lstm, "hidden_size", kHidden);
+  strings(lstm, {"HardSigmoid", "Softsign", "Relu"});
+  onnx::NodeProto* gru = t::AddNode(g, "GRU", {"X", "gru_w", "gru_r"}, {"Y_gru"}, "gru");
+  t::AddIntAttribute(gru, "hidden_size", kHidden);
+  strings(gru, {"Relu", "Softsign"});
+  t::FillValueInfo(g->add_output(), "Y_lstm", onnx::TensorProto::FLOAT,
+                   {kSeq, 1, kBatch, kHidden});
+  t::FillValueInfo(g->add_output(), "Y_gru", onnx::TensorProto::FLOAT,
+                   {kSeq, 1, kBatch, kHidden});
+  const t::TempDir dir("ort_ep_recurrent");
+  const std::string path = (dir / "recurrent_activations.onnx").string();
+  t::WriteModel(path, model);
+
+  std::vector<float> x(kSeq * kBatch * kIn);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = 0.3f * static_cast<float>(i % 9) - 1.1f;
+  const std::vector<NamedTensor> inputs = {
+      {"X", Tensor::FromVector<float>({kSeq, kBatch, kIn}, x).value()}};
+  Result<std::vector<NamedTensor>> want = oracle().Run(path, inputs);
+  ASSERT_TRUE(want.ok()) << want.status().ToString();
+  Result<OracleSession> session = oracle().CreateSession(path, PluginOnly());
+  ASSERT_TRUE(session.ok()) << session.status().ToString();
+  Result<std::vector<NamedTensor>> got = session->Run(inputs);
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  ASSERT_EQ(got->size(), want->size());
+  for (size_t i = 0; i < got->size(); ++i) {
+    EXPECT_EQ(TensorDiff((*got)[i].tensor, (*want)[i].tensor, 1e-5, 1e-6), "")
+        << (*want)[i].name;
+  }
+}
 
 // 4 threads × 50 runs of one ORT session: every output identical to a single-threaded run's.
 TEST_F(OrtEpTest, ConcurrentRunsGiveIdenticalOutputs) {
