@@ -5,8 +5,9 @@
 // loops. Two kinds run at float32 speed in their own dtype: the ops of kHalfNativeOps only move,
 // select or convert elements (they dispatch on the element size or convert in bulk), which costs
 // less on 2-byte elements than on 4-byte ones; the unary elementwise ops (Relu, Sigmoid, Erf,
-// Sign, ...: math/elementwise/unary_kinds.inc) convert blocks to float32 in bulk (F16C), run
-// their float32 loop and convert back, in one pass where Cast, op, Cast take three.
+// Sign, ...: math/elementwise/unary_kinds.inc) and the reductions (ReduceMax, ReduceMean, ...)
+// convert blocks to float32 in bulk (F16C) and run their float32 loop, in one pass where Cast,
+// op, Cast take three.
 // The optimizer's insert_cast pass (src/optimizer/passes/insert_cast.cpp) runs every other
 // half-precision node in float32 and leaves these in their own dtype, unless all their
 // neighbours run in float32 anyway.
@@ -35,12 +36,22 @@ inline constexpr std::string_view kHalfUnaryOps[] = {
 #undef NXRT_UNARY_KIND
 };
 
+// The op types of the reductions (math/reduction/reduce_kinds.inc): their half kernels convert
+// each run or row segment in bulk and reduce it as float32.
+inline constexpr std::string_view kHalfReduceOps[] = {
+#define NXRT_REDUCE_KIND(name, reducer, types) "Reduce" #name,
+#include "ep/cpu/math/reduction/reduce_kinds.inc"
+#undef NXRT_REDUCE_KIND
+};
+
 // True when the default-domain op `op_type`'s float16/bfloat16 kernel runs as fast as float32.
 inline bool HalfKernelIsNative(std::string_view op_type) {
   return std::find(kHalfNativeOps.begin(), kHalfNativeOps.end(), op_type) !=
              kHalfNativeOps.end() ||
          std::find(std::begin(kHalfUnaryOps), std::end(kHalfUnaryOps), op_type) !=
-             std::end(kHalfUnaryOps);
+             std::end(kHalfUnaryOps) ||
+         std::find(std::begin(kHalfReduceOps), std::end(kHalfReduceOps), op_type) !=
+             std::end(kHalfReduceOps);
 }
 
 }  // namespace nxrt::cpu

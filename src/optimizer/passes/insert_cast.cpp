@@ -8,11 +8,12 @@
 // bfloat16 tensor, its outputs' types are known, no `dtype`/`to` attribute names a half type,
 // and the CPU EP's table has a kernel for it with every half tensor taken as float32. Nodes whose
 // half kernel runs as fast as float32 (ep/cpu/half_kernels.h: Transpose, Reshape, Concat, ...,
-// and the unary elementwise ops) stay in their dtype, unless every half tensor they read is a
-// constant, comes from a converted node or from a model Cast from float32, and every reader of
-// the half tensors they write is converted or a model Cast to float32 (ORT's isolated-node rule,
-// to a fixed point, so a Reshape → Transpose chain between two converted nodes runs in float32
-// too; moving elements is exact in either dtype, and a unary op computes in float32 either way).
+// the unary elementwise ops and the reductions) stay in their dtype, unless every half tensor
+// they read is a constant, comes from a converted node or from a model Cast from float32, and
+// every reader of the half tensors they write is converted or a model Cast to float32 (ORT's
+// isolated-node rule, to a fixed point, so a Reshape → Transpose chain between two converted
+// nodes runs in float32 too; moving elements is exact in either dtype, and the unary ops and
+// reductions compute in float32 either way).
 //
 // Models importing the default domain below opset 6 are left alone (Cast-1 names its target type
 // as a string). The rewrite: a converted node reads the float32 form of each half input and writes a float32

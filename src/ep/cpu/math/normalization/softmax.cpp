@@ -64,10 +64,11 @@ __attribute__((target("avx512f"))) __m512 Combine(__m512 a, __m512 b) {
 template <bool kMax>
 __attribute__((target("avx512f"))) float Reduce(__m512 v) {
   constexpr __mmask16 kAll = 0xFFFF;
-  v = Combine<kMax>(v, _mm512_mask_shuffle_f32x4(v, kAll, v, v, _MM_SHUFFLE(1, 0, 3, 2)));  // halves
-  v = Combine<kMax>(v, _mm512_mask_shuffle_f32x4(v, kAll, v, v, _MM_SHUFFLE(2, 3, 0, 1)));  // quarters
-  v = Combine<kMax>(v, _mm512_mask_permute_ps(v, kAll, v, _MM_SHUFFLE(1, 0, 3, 2)));  // pairs
-  v = Combine<kMax>(v, _mm512_mask_permute_ps(v, kAll, v, _MM_SHUFFLE(2, 3, 0, 1)));  // neighbours
+  // Halves, quarters, pairs within a quarter, neighbours.
+  v = Combine<kMax>(v, _mm512_mask_shuffle_f32x4(v, kAll, v, v, _MM_SHUFFLE(1, 0, 3, 2)));
+  v = Combine<kMax>(v, _mm512_mask_shuffle_f32x4(v, kAll, v, v, _MM_SHUFFLE(2, 3, 0, 1)));
+  v = Combine<kMax>(v, _mm512_mask_permute_ps(v, kAll, v, _MM_SHUFFLE(1, 0, 3, 2)));
+  v = Combine<kMax>(v, _mm512_mask_permute_ps(v, kAll, v, _MM_SHUFFLE(2, 3, 0, 1)));
   return _mm512_cvtss_f32(v);
 }
 
