@@ -185,20 +185,21 @@ TEST(InsertCast, ModelCastsAroundAnIslandCancelAsInOnnxRuntime) {
 }
 
 TEST(InsertCast, ValuesReadOutsideTheIslandKeepTheirHalfType) {
-  // x → Relu → r (a graph output too) → Sigmoid → s; x → Transpose → t (graph output).
+  // x → Max(x, 0) → r (a graph output too) → Mul(r, r) → s; x → Transpose → t (graph output).
   onnx::ModelProto m = MakeModel(17);
   onnx::GraphProto* g = m.mutable_graph();
   FillValueInfo(g->add_input(), "x", kHalf, {4, 6});
   FillValueInfo(g->add_output(), "r", kHalf, {4, 6});
   FillValueInfo(g->add_output(), "s", kHalf, {4, 6});
   FillValueInfo(g->add_output(), "t", kHalf, {6, 4});
-  AddNode(g, "Relu", {"x"}, {"r"}, "relu");
-  AddNode(g, "Sigmoid", {"r"}, {"s"}, "sigmoid");
+  FillHalfTensor(g->add_initializer(), "zero", {}, {0.0f});
+  AddNode(g, "Max", {"x", "zero"}, {"r"}, "max");
+  AddNode(g, "Mul", {"r", "r"}, {"s"}, "square");
   AddIntsAttribute(AddNode(g, "Transpose", {"x"}, {"t"}, "transpose"), "perm", {1, 0});
   ir::Model model = Optimize(m, {"insert_cast"});
-  // One Cast of x serves Relu; the Transpose, fed by a graph input, stays float16.
+  // One Cast of x serves Max; the Transpose, fed by a graph input, stays float16.
   EXPECT_EQ(OpTypes(*model.graph),
-            (std::vector<std::string>{"Cast", "Relu", "Cast", "Sigmoid", "Cast", "Transpose"}));
+            (std::vector<std::string>{"Cast", "Max", "Cast", "Mul", "Cast", "Transpose"}));
   for (ir::ValueId out : model.graph->outputs) {
     EXPECT_EQ(model.graph->values[static_cast<size_t>(out)].type.elem_type, DataType::kFloat16);
   }
@@ -210,10 +211,41 @@ TEST(InsertCast, ValuesReadOutsideTheIslandKeepTheirHalfType) {
   for (int64_t i = 0; i < 24; ++i) {
     const float r = std::max(HalfAt(x, i), 0.0f);
     EXPECT_EQ(HalfAt((*y)[0].tensor, i), r);
-    const double sigmoid = 1.0 / (1.0 + std::exp(-static_cast<double>(r)));
-    EXPECT_NEAR(HalfAt((*y)[1].tensor, i), sigmoid, sigmoid / 1024);
+    const double square = static_cast<double>(r) * r;
+    EXPECT_NEAR(HalfAt((*y)[1].tensor, i), square, square / 1024);
     EXPECT_EQ(HalfAt((*y)[2].tensor, (i % 6) * 4 + i / 6), HalfAt(x, i));
   }
+}
+
+TEST(InsertCast, IsolatedUnaryOpsStayHalfAndMoversJoinBetweenModelCasts) {
+  // x float16 → Sigmoid → y float16: one pass in float16 (its kernel converts in bulk), no Casts.
+  onnx::ModelProto m = MakeModel(17);
+  onnx::GraphProto* g = m.mutable_graph();
+  FillValueInfo(g->add_input(), "x", kHalf, {3, 37});
+  FillValueInfo(g->add_output(), "y", kHalf, {3, 37});
+  AddNode(g, "Sigmoid", {"x"}, {"y"}, "sigmoid");
+  EXPECT_EQ(OpTypes(*Optimize(m, {"insert_cast"}).graph), std::vector<std::string>{"Sigmoid"});
+  auto session = Session::CreateFromBytes(Serialize(m));
+  ASSERT_TRUE(session.ok()) << session.status().message();
+  const Tensor x = ToHalf(RandomFloats({3, 37}, 17, -6, 6));
+  auto y = (*session)->Run({{"x", x}});
+  ASSERT_TRUE(y.ok()) << y.status().message();
+  for (int64_t i = 0; i < x.element_count(); ++i) {
+    const double want = 1.0 / (1.0 + std::exp(-static_cast<double>(HalfAt(x, i))));
+    EXPECT_NEAR(HalfAt((*y)[0].tensor, i), want, want / 1024) << i;
+  }
+  // x float32 → Cast(float16) → Transpose → Cast(float) → y: the Cast pair cancels around the
+  // Transpose as around a computing node.
+  onnx::ModelProto c = MakeModel(17);
+  g = c.mutable_graph();
+  FillValueInfo(g->add_input(), "x", kFloat, {4, 6});
+  FillValueInfo(g->add_output(), "y", kFloat, {6, 4});
+  AddIntAttribute(AddNode(g, "Cast", {"x"}, {"h"}, "to_half"), "to", kHalf);
+  AddIntsAttribute(AddNode(g, "Transpose", {"h"}, {"t"}, "transpose"), "perm", {1, 0});
+  AddIntAttribute(AddNode(g, "Cast", {"t"}, {"y"}, "to_float"), "to", kFloat);
+  FillValueInfo(g->add_value_info(), "h", kHalf, {4, 6});
+  FillValueInfo(g->add_value_info(), "t", kHalf, {6, 4});
+  EXPECT_EQ(OpTypes(*Optimize(c, {"insert_cast"}).graph), std::vector<std::string>{"Transpose"});
 }
 
 TEST(InsertCast, SwitchedOffLeavesTheGraphAndFloat32ModelsAreUntouched) {

@@ -7,11 +7,13 @@
 // node is converted when it is of the default domain, has no subgraph, reads a float16 or
 // bfloat16 tensor, its outputs' types are known, no `dtype`/`to` attribute names a half type,
 // and the CPU EP's table has a kernel for it with every half tensor taken as float32. Nodes whose
-// half kernel only moves elements (ep/cpu/half_kernels.h: Transpose, Reshape, Concat, ...) stay
-// in their dtype, unless every half tensor they read is a constant or comes from a converted
-// node and every reader of the half tensors they write is converted (ORT's isolated-node rule,
-// to a fixed point, so a Reshape → Transpose chain between two converted nodes runs in float32
-// too; moving elements is exact in either dtype).
+// half kernel runs as fast as float32 (ep/cpu/half_kernels.h: Transpose, Reshape, Concat, ...,
+// the unary elementwise ops and the reductions) stay in their dtype, unless every half tensor
+// they read is a constant, comes from a converted node or from a model Cast from float32, and
+// every reader of the half tensors they write is converted or a model Cast to float32 (ORT's
+// isolated-node rule, to a fixed point, so a Reshape → Transpose chain between two converted
+// nodes runs in float32 too; moving elements is exact in either dtype, and the unary ops and
+// reductions compute in float32 either way).
 //
 // Models importing the default domain below opset 6 are left alone (Cast-1 names its target type
 // as a string). The rewrite: a converted node reads the float32 form of each half input and writes a float32
@@ -114,15 +116,27 @@ class Islands {
 
   bool InIsland(ir::NodeId id) const { return id != ir::kNoNode && in_[static_cast<size_t>(id)]; }
 
-  // A mover's half inputs are constants or island outputs (one at least), and every reader of
-  // its half outputs is an island node.
+  // The float32 tensor a model Cast turned into half value `v`, or kNoValue when `v` is not
+  // such a Cast's output. An island reads that tensor instead (the Cast pair cancels).
+  ir::ValueId CastFromFloat(ir::ValueId v) const {
+    const ir::NodeId producer = editor_.Producer(v);
+    if (producer == ir::kNoNode || !IsCast(editor_.node(producer))) return ir::kNoValue;
+    const ir::ValueId source = editor_.node(producer).inputs[0];
+    const ir::TypeInfo& type = editor_.value(source).type;
+    const bool from_float =
+        type.kind == ir::TypeInfo::Kind::kTensor && type.elem_type == DataType::kFloat;
+    return from_float ? source : ir::kNoValue;
+  }
+
+  // A mover's half inputs are constants, island outputs or model Casts from float32 (one of the
+  // last two at least), and every reader of its half outputs is an island node or a model Cast
+  // to float32 (which a converted node absorbs).
   bool Surrounded(ir::NodeId id) const {
     const ir::Node& node = editor_.node(id);
     bool fed_by_island = false;
     for (ir::ValueId v : node.inputs) {
       if (!IsHalfTensor(editor_, v)) continue;
-      const ir::NodeId producer = editor_.Producer(v);
-      if (InIsland(producer)) {
+      if (InIsland(editor_.Producer(v)) || CastFromFloat(v) != ir::kNoValue) {
         fed_by_island = true;
       } else if (editor_.Constant(v) == nullptr) {
         return false;
@@ -133,7 +147,10 @@ class Islands {
       if (!IsHalfTensor(editor_, v)) continue;
       if (editor_.IsGraphOutput(v)) return false;
       for (const ir::Consumer& use : editor_.Consumers(v)) {
-        if (use.slot == ir::kImplicitSlot || !InIsland(use.node)) return false;
+        if (use.slot == ir::kImplicitSlot) return false;
+        const ir::Node& reader = editor_.node(use.node);
+        const bool to_float = IsCast(reader) && CastTarget(reader) == DataType::kFloat;
+        if (!InIsland(use.node) && !to_float) return false;
       }
     }
     return true;
@@ -222,12 +239,8 @@ class Islands {
       // A half initializer only the island reads is freed now, not at Commit: a model's weights
       // are held in both types one tensor at a time.
       if (OnlyIslandReads(v)) editor_.ReleaseConstant(v);
-    } else if (producer != ir::kNoNode && IsCast(editor_.node(producer)) &&
-               editor_.value(editor_.node(producer).inputs[0]).type.kind ==
-                   ir::TypeInfo::Kind::kTensor &&
-               editor_.value(editor_.node(producer).inputs[0]).type.elem_type ==
-                   DataType::kFloat) {
-      result = editor_.node(producer).inputs[0];
+    } else if (CastFromFloat(v) != ir::kNoValue) {
+      result = CastFromFloat(v);
       if (OnlyIslandReads(v)) editor_.RemoveNode(producer);
     } else {
       result = editor_.AddValue(name + "_fp32", FloatType(v));

@@ -107,11 +107,13 @@ std::vector<int64_t> RandomShape(std::mt19937& rng, int64_t max_count = 3000) {
   return shape;
 }
 
-Maker UnaryMaker(std::vector<AttributeValue> attributes = {}) {
-  return [attributes](std::mt19937& rng) {
+Maker UnaryMaker(std::vector<AttributeValue> attributes = {},
+                 DataType output = DataType::kUndefined) {
+  return [attributes, output](std::mt19937& rng) {
     Problem p;
     p.inputs.push_back(Uniform(rng, RandomShape(rng), -4, 4));
     p.attributes = attributes;
+    p.output_type = output;
     return p;
   };
 }
@@ -265,6 +267,9 @@ const std::vector<OpCaseDef>& Cases() {
       {"LeakyRelu", UnaryMaker({FloatAttr("alpha", 0.1f)}), true},
       {"HardSwish", UnaryMaker(), true},
       {"Elu", UnaryMaker(), true},
+      {"Sign", UnaryMaker(), true},
+      {"Sin", UnaryMaker(), true},
+      {"IsNaN", UnaryMaker({}, DataType::kBool), true},
       {"Add", BinaryMaker(), true},
       {"Sub", BinaryMaker(), true},
       {"Mul", BinaryMaker(), true},

@@ -6,8 +6,8 @@
 // than (ArgMax) and less than (ArgMin) every number, so the first NaN wins (the last with
 // `select_last`). Both walks are branch-free and run in the widest SIMD build (simd_map.h):
 //   ArgBestRow      one contiguous row: 16 interleaved lanes each keep their best value and its
-//                   index, then the lanes' best value and its first (last) index among them,
-//                   then the tail.
+//                   index, the lanes merge pairwise (best value, then first (last) index), then
+//                   the tail.
 //   ArgBestColumns  `width` neighbouring columns of a [axis, stride] block: blocks of 64 columns
 //                   keep a best value and index per column while the axis is walked row by row.
 // T is any element type of element_types.h; the 16-bit floats compare in float.
@@ -54,21 +54,17 @@ int64_t ArgBestRow(const T* x, int64_t n, bool select_last) {
   C best = Load(x[0]);
   int64_t index = 0;
   if (n >= 2 * kRowLanes && n <= std::numeric_limits<I>::max()) {
-    C lane_best[kRowLanes];
-    I lane_index[kRowLanes];
-    for (int j = 0; j < kRowLanes; ++j) {
-      lane_best[j] = Load(x[j]);
-      lane_index[j] = static_cast<I>(j);
-    }
     CallWidest([&] {
-      // Locals, not the captured arrays and counter, which GCC would store back every step.
+      // Locals, not captured arrays and counters, which GCC would store back every step.
       C b[kRowLanes];
       I at[kRowLanes];
-      std::copy_n(lane_best, kRowLanes, b);
-      std::copy_n(lane_index, kRowLanes, at);
       const T* row = x;
       const int64_t count = n;
       const bool last = select_last;
+      for (int j = 0; j < kRowLanes; ++j) {
+        b[j] = Load(row[j]);
+        at[j] = static_cast<I>(j);
+      }
       int64_t i = kRowLanes;
       for (; i + kRowLanes <= count; i += kRowLanes) {
         for (int j = 0; j < kRowLanes; ++j) {
@@ -78,25 +74,28 @@ int64_t ArgBestRow(const T* x, int64_t n, bool select_last) {
           at[j] = take ? static_cast<I>(i + j) : at[j];
         }
       }
-      std::copy_n(b, kRowLanes, lane_best);
-      std::copy_n(at, kRowLanes, lane_index);
+      // The lanes merge pairwise, a tree whose halves vectorise (a serial merge after the loop
+      // took as long as the loop over a row of 128): the better value, and between equal ones
+      // (NaN equal to NaN) the first (last) index. Each lane holds the first (last) index of
+      // its own best, so the merge gives the row's.
+      for (int h = kRowLanes / 2; h > 0; h /= 2) {
+        for (int j = 0; j < h; ++j) {
+          const C v = b[j + h];
+          const C w = b[j];
+          const bool v_nan = v != v;
+          const bool w_nan = w != w;
+          const bool beats = (kIsMax ? v > w : v < w) | (v_nan & !w_nan);
+          const bool equal = (v == w) | (v_nan & w_nan);
+          const bool preferred = last ? at[j + h] > at[j] : at[j + h] < at[j];
+          const bool take = beats | (equal & preferred);
+          b[j] = take ? v : w;
+          at[j] = take ? at[j + h] : at[j];
+        }
+      }
+      best = b[0];
+      index = at[0];
       k = i;
     });
-    // The best value over the lanes, then the first (last) index among the lanes holding it:
-    // each lane holds the first (last) index of its own best. Branch-free selects.
-    best = lane_best[0];
-    for (int j = 1; j < kRowLanes; ++j) {
-      best = Replaces<kIsMax>(lane_best[j], best, false) ? lane_best[j] : best;
-    }
-    const bool best_nan = best != best;
-    index = select_last ? -1 : n;
-    for (int j = 0; j < kRowLanes; ++j) {
-      const C v = lane_best[j];
-      const bool holds = best_nan ? v != v : v == best;
-      const int64_t at = lane_index[j];
-      const bool wins = select_last ? at > index : at < index;
-      index = holds && wins ? at : index;
-    }
   } else {
     k = 1;
   }

@@ -6,6 +6,8 @@
 // (truncation error r^8/8! < 6e-9, below float's half-ULP 6e-8), 2^n by building exponent bits.
 // Accuracy: within 2 ULP of std::exp for every finite x. Special values match std::exp: NaN → NaN,
 // x < -87.3 → 0 (std::exp gives a subnormal or 0 there), x > 88.7 → +inf, -inf → 0, +inf → +inf.
+// FastExpInRange is the same function for callers whose x is known to lie in [-87.3, 88] (FastErf's
+// tail), a few instructions shorter.
 //
 // The special cases are FloatSelect, not `?:`: under GCC's default -ftrapping-math its
 // if-conversion does not compute on every element a float operation that the source computes on
@@ -25,18 +27,25 @@ inline float FloatSelect(bool condition, float if_true, float if_false) {
                               (std::bit_cast<uint32_t>(if_false) & ~mask));
 }
 
-inline float FastExp(float x) {
+namespace fast_exp_internal {
+
+constexpr float kMin = -87.33654f;  // below: e^x would be subnormal
+constexpr float kMax = 88.72283f;   // above: e^x overflows
+
+// x = n·ln2 + r with |r| <= ln2/2: e^r by its series (`poly`) and n as exponent bits.
+struct Split {
+  float poly;
+  int32_t n_bits;
+};
+
+inline Split SplitExp(float x) {
   constexpr float kLog2e = 1.44269504088896341f;
   constexpr float kLn2Hi = 0.693145751953125f;      // ln 2 with its low 13 bits cleared
   constexpr float kLn2Lo = 1.42860682030941723e-6f;  // ln 2 - kLn2Hi
   constexpr float kRound = 12582912.0f;              // 1.5·2^23: adding it rounds to an integer
-  constexpr float kMin = -87.33654f;                 // below: the result would be subnormal
-  constexpr float kMax = 88.72283f;                  // above: the result overflows
-  const float clamped = FloatSelect(x < kMin, kMin, FloatSelect(x > kMax, kMax, x));  // NaN stays
-  const float shifted = clamped * kLog2e + kRound;
+  const float shifted = x * kLog2e + kRound;
   const float n = shifted - kRound;
-  const int32_t n_bits = std::bit_cast<int32_t>(shifted) - std::bit_cast<int32_t>(kRound);
-  const float r = clamped - n * kLn2Hi - n * kLn2Lo;
+  const float r = x - n * kLn2Hi - n * kLn2Lo;
   float p = 1.0f / 5040.0f;
   p = p * r + 1.0f / 720.0f;
   p = p * r + 1.0f / 120.0f;
@@ -45,12 +54,28 @@ inline float FastExp(float x) {
   p = p * r + 0.5f;
   p = p * r + 1.0f;
   p = p * r + 1.0f;
+  return {p, std::bit_cast<int32_t>(shifted) - std::bit_cast<int32_t>(kRound)};
+}
+
+}  // namespace fast_exp_internal
+
+inline float FastExp(float x) {
+  using namespace fast_exp_internal;
+  const float clamped = FloatSelect(x < kMin, kMin, FloatSelect(x > kMax, kMax, x));  // NaN stays
+  const Split s = SplitExp(clamped);
   // 2^n as 2^(n/2) · 2^(n - n/2): each half is a normal float for every n in [-126, 128].
-  const int32_t half = n_bits >> 1;
+  const int32_t half = s.n_bits >> 1;
   const float scale_lo = std::bit_cast<float>((half + 127) << 23);
-  const float scale_hi = std::bit_cast<float>((n_bits - half + 127) << 23);
-  const float result = p * scale_lo * scale_hi;  // NaN for a NaN x
+  const float scale_hi = std::bit_cast<float>((s.n_bits - half + 127) << 23);
+  const float result = s.poly * scale_lo * scale_hi;  // NaN for a NaN x
   return FloatSelect(x < kMin, 0.0f, FloatSelect(x > kMax, __builtin_inff(), result));
+}
+
+// FastExp for x in [-87.3, 88] (or NaN) only, with its bits there: no clamps, and 2^n (n in
+// [-126, 127]) as one factor, which scales exactly as FastExp's two do.
+inline float FastExpInRange(float x) {
+  const fast_exp_internal::Split s = fast_exp_internal::SplitExp(x);
+  return s.poly * std::bit_cast<float>((s.n_bits + 127) << 23);
 }
 
 }  // namespace nxrt::cpu::math

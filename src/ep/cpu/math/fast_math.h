@@ -89,7 +89,7 @@ inline float FastErf(float x) {
   p = p * a + -6.36820674e-1f;
   p = p * a + -1.12788939e+0f;
   p = p * a + -1.44210571e-4f;
-  const float tail = 1.0f - FastExp(p);
+  const float tail = 1.0f - FastExpInRange(p);  // p in [-19, 0] for a in [0, 4]
   return std::copysign(FloatSelect(ax < kSplit, near_zero, tail), x);  // tail is |erf x|
 }
 

@@ -22,4 +22,16 @@ void FloatToHalf(const float* in, Float16* out, int64_t count);
 void BFloat16ToFloat(const BFloat16* in, float* out, int64_t count);
 void FloatToBFloat16(const float* in, BFloat16* out, int64_t count);
 
+// The same conversions named by the half type, for code templated on it.
+inline void ToFloat(const Float16* in, float* out, int64_t count) { HalfToFloat(in, out, count); }
+inline void ToFloat(const BFloat16* in, float* out, int64_t count) {
+  BFloat16ToFloat(in, out, count);
+}
+inline void FromFloat(const float* in, Float16* out, int64_t count) {
+  FloatToHalf(in, out, count);
+}
+inline void FromFloat(const float* in, BFloat16* out, int64_t count) {
+  FloatToBFloat16(in, out, count);
+}
+
 }  // namespace nxrt::cpu::math

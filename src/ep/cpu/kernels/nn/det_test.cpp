@@ -77,13 +77,14 @@ TEST(DetKernel, RandomBatchesDoubleMatchReference) { RunRandomCases<double>(1101
 TEST(DetKernel, RandomBatchesFloatMatchReference) { RunRandomCases<float>(1102, 1e-5, 1e-5); }
 TEST(DetKernel, RandomBatchesFloat16MatchReference) { RunRandomCases<Float16>(1103, 2e-3, 2e-3); }
 
-// Larger odd sizes (the vectorised row updates of the elimination with their tails): A = P·L·U
+// Larger odd sizes (the elimination's panels of 8 columns, full and partial, and its vectorised
+// row updates with their tails; batches split over 2 threads): A = P·L·U
 // with L unit lower-triangular, U upper-triangular and P a row permutation, so det A is the
 // product of U's diagonal times the permutation's sign; in double, at 1 and 2 threads.
 TEST(DetKernel, LargeOddMatricesOfKnownDeterminantAtOneAndTwoThreads) {
   std::mt19937 rng(1616);
   const int64_t batch = 6;
-  for (int64_t m : {7, 13, 33}) {
+  for (int64_t m : {7, 13, 21, 33}) {
     std::vector<double> x;
     std::vector<double> expected;
     for (int64_t b = 0; b < batch; ++b) {

@@ -1,7 +1,8 @@
 // ep/cpu/kernels/tensor/sort.cpp: glue of TopK and Unique over math/tensor/sort.h.
 //
 // Layer: nxrt_ep_cpu (kernel glue). TopK takes `k` from its attribute (opset 1) or from value
-// input 1 (opset >= 10, a 1-element int64 tensor), and sorts in a workspace index buffer.
+// input 1 (opset >= 10, a 1-element int64 tensor), and sorts in a workspace index buffer per
+// range of rows; ranges run in parallel.
 // Unique's output sizes depend on the data, so its used outputs are dynamic and allocated in
 // Compute, as are the lists it builds to find them.
 #include <algorithm>
@@ -37,15 +38,33 @@ class TopKKernel final : public Kernel {
     }
     NXRT_ASSIGN_OR_RETURN(plan_, nn::PrepareTopK(ctx.input_dtype(0), ctx.input_shape(0), axis_,
                                                  k, largest_));
-    ctx.SetWorkspaceBytes(nn::TopKScratchBytes(plan_));
+    // Up to one range of rows per thread, each with its own heap scratch.
+    const int64_t rows = plan_.outer * plan_.inner;
+    const auto parts = std::min<int64_t>(
+        static_cast<int64_t>(SplitRows(rows, plan_.axis_dim).size()), ctx.thread_count());
+    ranges_.clear();
+    for (int64_t p = 0; p < parts; ++p) {
+      ranges_.push_back({rows * p / parts, rows * (p + 1) / parts});
+    }
+    ctx.SetWorkspaceBytes(ranges_.size() * nn::TopKScratchBytes(plan_));
     NXRT_RETURN_IF_ERROR(ctx.SetOutput(0, plan_.dtype, plan_.output_shape));
     return ctx.SetOutput(1, DataType::kInt64, plan_.output_shape);
   }
 
   Status Compute(ComputeContext& ctx) override {
-    return nn::TopK(plan_, ctx.input(0)->raw_data(), ctx.output(0)->mutable_raw_data(),
-                    ctx.output(1)->mutable_data<int64_t>(),
-                    reinterpret_cast<int64_t*>(ctx.workspace().data()));
+    auto* scratch = reinterpret_cast<int64_t*>(ctx.workspace().data());
+    return ParallelForTry(ctx, static_cast<int64_t>(ranges_.size()), 1,
+                          [&](int64_t begin, int64_t end) -> Status {
+                            for (int64_t i = begin; i < end; ++i) {
+                              const RowRange range = ranges_[static_cast<size_t>(i)];
+                              NXRT_RETURN_IF_ERROR(nn::TopK(
+                                  plan_, ctx.input(0)->raw_data(),
+                                  ctx.output(0)->mutable_raw_data(),
+                                  ctx.output(1)->mutable_data<int64_t>(), scratch + i * plan_.k,
+                                  range.begin, range.end));
+                            }
+                            return Status::Ok();
+                          });
   }
 
  private:
@@ -53,6 +72,7 @@ class TopKKernel final : public Kernel {
   int64_t axis_;
   bool largest_;
   nn::TopKPlan plan_;
+  std::vector<RowRange> ranges_;
 };
 
 class UniqueKernel final : public Kernel {

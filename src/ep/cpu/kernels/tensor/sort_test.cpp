@@ -73,13 +73,15 @@ TEST(TopKKernel, RandomShapesMatchReference) {
   }
 }
 
-// Long rows (the heap of the k best with its plain-compare filter): axes of 1..300 with k from 0
-// to the whole axis, inner > 1 and = 1, few distinct values (ties keep the lower index), NaN
-// (greater than every number: first for largest, last for smallest) and the infinities.
+// Long rows (the heap of the k best with its plain-compare filter and its block scan): axes of
+// 1..300 with k from 0 to the whole axis, inner > 1 and = 1, few distinct values (ties keep the
+// lower index), NaN (greater than every number: first for largest, last for smallest) and the
+// infinities; at 1 and 2 threads (130 rows of 300 split into two ranges).
 TEST(TopKKernel, LongAxesWithTiesNanAndInfinities) {
   std::mt19937 rng(1616);
   const std::vector<std::pair<Shape, int64_t>> cases = {
-      {{3, 300}, 1}, {{2, 257, 3}, 1}, {{1, 64}, 1}, {{129, 2}, 0}, {{4, 31}, 1}, {{2, 1}, 1}};
+      {{3, 300}, 1},  {{2, 257, 3}, 1}, {{1, 64}, 1}, {{129, 2}, 0},
+      {{4, 31}, 1},   {{2, 1}, 1},      {{130, 300}, 1}};
   int iter = 0;
   for (const auto& [shape, axis] : cases) {
     for (int64_t k : {int64_t{0}, int64_t{1}, int64_t{5}, shape[axis] / 2, shape[axis]}) {
@@ -122,13 +124,17 @@ TEST(TopKKernel, LongAxesWithTiesNanAndInfinities) {
         });
         const std::string where = ::testing::PrintToString(shape) + " k " + std::to_string(k) +
                                   (largest ? " largest" : " smallest");
-        NXRT_ASSERT_OK_AND_ASSIGN(std::vector<Tensor> y, RunOp(op));
-        ASSERT_EQ(y[0].shape(), out_shape) << where;
-        EXPECT_EQ(Values<int64_t>(y[1]), indices) << where;
-        const std::vector<float> got = Values<float>(y[0]);
-        for (size_t j = 0; j < got.size(); ++j) {
-          ASSERT_TRUE(got[j] == values[j] || (std::isnan(got[j]) && std::isnan(values[j])))
-              << where << " j=" << j;
+        for (int threads : {1, 2}) {
+          SessionOptions options;
+          options.intra_op_threads = threads;
+          NXRT_ASSERT_OK_AND_ASSIGN(std::vector<Tensor> y, RunOp(op, options));
+          ASSERT_EQ(y[0].shape(), out_shape) << where;
+          EXPECT_EQ(Values<int64_t>(y[1]), indices) << where << " at " << threads;
+          const std::vector<float> got = Values<float>(y[0]);
+          for (size_t j = 0; j < got.size(); ++j) {
+            ASSERT_TRUE(got[j] == values[j] || (std::isnan(got[j]) && std::isnan(values[j])))
+                << where << " j=" << j << " at " << threads;
+          }
         }
       }
     }

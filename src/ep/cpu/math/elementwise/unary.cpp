@@ -4,13 +4,14 @@
 // Layer: nxrt_cpu_math (framework-free reference math of the CPU EP).
 // A functor template Op<C> maps one value of compute type C (float for the 16-bit floats); ops
 // with attributes take them in a constructor. Loops over float/double/int are plain and
-// contiguous; the 16-bit floats go through a float block on the stack. In float (so also for
-// the 16-bit floats), Exp, Log, Erf, Tanh, Sigmoid, Gelu, Mish, Elu, Selu, Celu, Atan, Asin,
-// Acos, Sinh, Cosh and Softplus use the inline FastExp, FastLog, FastErf, FastTanh, FastSigmoid,
-// FastExpm1, FastAtan, FastAsin, FastAcos, FastSinh and FastCosh of fast_math.h and fast_exp.h
-// (each within 3 ULP of the exact value), so their loops vectorise; Sin, Cos and Tan use FastSin,
-// FastCos and FastTan for |x| <= kFastTrigLimit and std:: beyond (MapChecked); double keeps the
-// std:: functions. float loops run in the widest SIMD build the CPU has (simd_map.h).
+// contiguous; the 16-bit floats go through float blocks on the stack, converted in bulk (F16C),
+// so their loops are the float ones. In float (so also for the 16-bit floats), Exp, Log, Erf,
+// Tanh, Sigmoid, Gelu, Mish, Elu, Selu, Celu, Atan, Asin, Acos, Sinh, Cosh and Softplus use the
+// inline FastExp, FastLog, FastErf, FastTanh, FastSigmoid, FastExpm1, FastAtan, FastAsin,
+// FastAcos, FastSinh and FastCosh of fast_math.h and fast_exp.h (each within 3 ULP of the exact
+// value), so their loops vectorise; Sin, Cos and Tan use FastSin, FastCos and FastTan for
+// |x| <= kFastTrigLimit and std:: beyond (MapChecked); double keeps the std:: functions. float
+// loops run in the widest SIMD build the CPU has (simd_map.h).
 #include "ep/cpu/math/elementwise/unary.h"
 
 #include <algorithm>
@@ -20,6 +21,7 @@
 
 #include "ep/cpu/math/element_types.h"
 #include "ep/cpu/math/fast_math.h"
+#include "ep/cpu/math/half_convert.h"
 #include "ep/cpu/math/shape_util.h"
 #include "ep/cpu/math/simd_map.h"
 
@@ -447,19 +449,24 @@ void RunUnaryTyped(const UnaryAttrs& attrs, const void* in, void* out, int64_t c
   const auto* x = static_cast<const TI*>(in);
   auto* y = static_cast<TO*>(out);
   constexpr bool kChecked = HasFastLimit<Op> && std::is_same_v<Compute<TI>, float>;
-  if constexpr (kIsHalf<TI> || kIsHalf<TO>) {
-    constexpr int64_t kBlock = 256;
-    Compute<TI> block_in[kBlock];
-    Compute<TO> block_out[kBlock];
+  if constexpr (kIsHalf<TI>) {
+    // A block converted to float in bulk (half_convert.h), the float loop, and a half output
+    // converted back: one pass over memory at the float loop's speed, with the float results.
+    constexpr int64_t kBlock = 512;
+    float block_in[kBlock];
+    float block_out[kBlock];
     for (int64_t start = 0; start < count; start += kBlock) {
       const int64_t n = std::min(kBlock, count - start);
-      for (int64_t i = 0; i < n; ++i) block_in[i] = Load(x[start + i]);
+      ToFloat(x + start, block_in, n);
       if constexpr (kChecked) {
         MapChecked(op, block_in, block_out, n);
+        FromFloat(block_out, y + start, n);
+      } else if constexpr (kIsHalf<TO>) {
+        MapElements(op, block_in, block_out, n);
+        FromFloat(block_out, y + start, n);
       } else {
-        for (int64_t i = 0; i < n; ++i) block_out[i] = op(block_in[i]);
+        MapElements(op, block_in, y + start, n);
       }
-      for (int64_t i = 0; i < n; ++i) y[start + i] = Store<TO>(block_out[i]);
     }
   } else if constexpr (kChecked) {
     MapChecked(op, x, y, count);

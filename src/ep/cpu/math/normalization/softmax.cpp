@@ -28,18 +28,18 @@ namespace {
 constexpr int64_t kLanes = 64;
 
 // FastExp (fast_exp.h) on 16 lanes: the same range reduction, polynomial and special values.
+// vscalefps multiplies by 2^n in one step, with the bits of FastExp's two power-of-2 factors (both
+// exact, one rounding where the result is subnormal); a NaN x gives a NaN through it.
 __attribute__((target("avx512f,fma"))) __m512 ExpAvx512(__m512 x) {
   const __m512 min = _mm512_set1_ps(-87.33654f), max = _mm512_set1_ps(88.72283f);
   const __m512 round = _mm512_set1_ps(12582912.0f);
-  // Compare-and-move, and shifts in their masked form: GCC 12's unmasked min/max/shift intrinsics
-  // pass an undefined vector that its -Wmaybe-uninitialized flags.
+  // Compare-and-move, and scalef in its masked form: GCC 12's unmasked min/max/scalef
+  // intrinsics pass an undefined vector that its -Wmaybe-uninitialized flags.
   const __mmask16 below = _mm512_cmp_ps_mask(x, min, _CMP_LT_OQ);
   const __mmask16 above = _mm512_cmp_ps_mask(x, max, _CMP_GT_OQ);
   const __m512 clamped = _mm512_mask_mov_ps(_mm512_mask_mov_ps(x, below, min), above, max);
   const __m512 shifted = _mm512_fmadd_ps(clamped, _mm512_set1_ps(1.44269504088896341f), round);
   const __m512 n = _mm512_sub_ps(shifted, round);
-  const __m512i n_bits =
-      _mm512_sub_epi32(_mm512_castps_si512(shifted), _mm512_castps_si512(round));
   __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(0.693145751953125f), clamped);
   r = _mm512_fnmadd_ps(n, _mm512_set1_ps(1.42860682030941723e-6f), r);
   __m512 p = _mm512_set1_ps(1.0f / 5040.0f);
@@ -47,27 +47,29 @@ __attribute__((target("avx512f,fma"))) __m512 ExpAvx512(__m512 x) {
                         1.0f}) {
     p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(c));
   }
-  // 2^n as 2^(n/2) * 2^(n - n/2), as FastExp.
-  constexpr __mmask16 kAll = 0xFFFF;
-  const __m512i half = _mm512_mask_srai_epi32(n_bits, kAll, n_bits, 1);
-  const __m512i lo_bits = _mm512_add_epi32(half, _mm512_set1_epi32(127));
-  const __m512i hi_bits = _mm512_add_epi32(_mm512_sub_epi32(n_bits, half), _mm512_set1_epi32(127));
-  const __m512 scale_lo = _mm512_castsi512_ps(_mm512_mask_slli_epi32(lo_bits, kAll, lo_bits, 23));
-  const __m512 scale_hi = _mm512_castsi512_ps(_mm512_mask_slli_epi32(hi_bits, kAll, hi_bits, 23));
-  __m512 result = _mm512_mul_ps(_mm512_mul_ps(p, scale_lo), scale_hi);
+  __m512 result = _mm512_mask_scalef_ps(p, 0xFFFF, p, n);
   result = _mm512_mask_mov_ps(result, below, _mm512_setzero_ps());
-  result = _mm512_mask_mov_ps(result, above, _mm512_set1_ps(std::numeric_limits<float>::infinity()));
-  return _mm512_mask_mov_ps(result, _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q), x);
+  return _mm512_mask_mov_ps(result, above, _mm512_set1_ps(std::numeric_limits<float>::infinity()));
 }
 
-// The lanes of v reduced with op (GCC 12 flags its own _mm512_reduce_* -Wmaybe-uninitialized).
-template <typename Op>
-__attribute__((target("avx512f"))) float Reduce(__m512 v, Op op) {
-  alignas(64) float lanes[16];
-  _mm512_store_ps(lanes, v);
-  float result = lanes[0];
-  for (int i = 1; i < 16; ++i) result = op(result, lanes[i]);
-  return result;
+// The lanes of v reduced by max (kMax) or sum as a tree of four shuffles, not a serial chain of
+// 15 scalar steps, whose latency was as long as the work on a row of 128. Masked forms with every
+// lane set: GCC 12's unmasked shuffle, permute and max pass an undefined vector that its
+// -Wmaybe-uninitialized flags (as its own _mm512_reduce_*).
+template <bool kMax>
+__attribute__((target("avx512f"))) __m512 Combine(__m512 a, __m512 b) {
+  return kMax ? _mm512_mask_max_ps(a, 0xFFFF, a, b) : _mm512_add_ps(a, b);
+}
+
+template <bool kMax>
+__attribute__((target("avx512f"))) float Reduce(__m512 v) {
+  constexpr __mmask16 kAll = 0xFFFF;
+  // Halves, quarters, pairs within a quarter, neighbours.
+  v = Combine<kMax>(v, _mm512_mask_shuffle_f32x4(v, kAll, v, v, _MM_SHUFFLE(1, 0, 3, 2)));
+  v = Combine<kMax>(v, _mm512_mask_shuffle_f32x4(v, kAll, v, v, _MM_SHUFFLE(2, 3, 0, 1)));
+  v = Combine<kMax>(v, _mm512_mask_permute_ps(v, kAll, v, _MM_SHUFFLE(1, 0, 3, 2)));
+  v = Combine<kMax>(v, _mm512_mask_permute_ps(v, kAll, v, _MM_SHUFFLE(2, 3, 0, 1)));
+  return _mm512_cvtss_f32(v);
 }
 
 // Float Softmax (log false) or LogSoftmax over `rows` contiguous rows of d (>= 1) elements, as
@@ -86,7 +88,7 @@ __attribute__((target("avx512f,fma"))) void SoftmaxRowsAvx512(bool log, int64_t 
       const __m512 v = _mm512_mask_loadu_ps(minus_inf, lanes, x + k);
       vmax = _mm512_mask_mov_ps(vmax, _mm512_cmp_ps_mask(v, vmax, _CMP_GT_OQ), v);
     }
-    const float m = Reduce(vmax, [](float a, float b) { return std::max(a, b); });
+    const float m = Reduce<true>(vmax);
     const __m512 vm = _mm512_set1_ps(m);
     __m512 vsum = _mm512_setzero_ps();
     for (int64_t k = 0; k <= full; k += 16) {
@@ -95,7 +97,7 @@ __attribute__((target("avx512f,fma"))) void SoftmaxRowsAvx512(bool log, int64_t 
       if (!log) _mm512_mask_storeu_ps(y + k, lanes, e);
       vsum = _mm512_add_ps(vsum, _mm512_maskz_mov_ps(lanes, e));
     }
-    const float sum = Reduce(vsum, [](float a, float b) { return a + b; });
+    const float sum = Reduce<false>(vsum);
     // LogSoftmax is (x - m) - log(sum): m + log(sum) first would round log(sum) away for a
     // large m (a row of 1e7s would give -7 for -log(1000) = -6.9078).
     const __m512 log_sum = _mm512_set1_ps(log ? std::log(sum) : 0.0f);

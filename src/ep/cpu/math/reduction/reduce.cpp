@@ -5,6 +5,8 @@
 // reduced, each output element reduces contiguous runs (8 partial accumulators so the loop
 // vectorises). When it is kept, outputs are produced in blocks of kLanes neighbours whose
 // accumulators live on the stack, and each reduced index adds one contiguous row segment.
+// float16 and bfloat16 runs and segments are converted to float in bulk (half_convert.h) and
+// reduced as float ones.
 // A reducer R<T> defines the accumulator type A and Init / Map / Combine / Finalize; the result of
 // an element set S is Finalize(Combine over x in S of Map(x)); LogSumExp also needs the set's
 // maximum first (kNeedsShift).
@@ -17,6 +19,7 @@
 
 #include "ep/cpu/math/arg_best.h"
 #include "ep/cpu/math/element_types.h"
+#include "ep/cpu/math/half_convert.h"
 #include "ep/cpu/math/simd_map.h"
 
 namespace nxrt::cpu::math {
@@ -188,23 +191,25 @@ constexpr int Extreme() {
 // vector, which drops a NaN v) in 32 partial results, beside 32 partial sums of the run, which
 // are NaN if an element is NaN (or if +inf and -inf meet in one; then the scan finds none). Only
 // then is the run scanned for its first NaN, which is the result as MaxPropagateNan gives it.
+// The partial results start at acc (all NaN if acc is, and a NaN one stays NaN) and fold
+// pairwise, a tree whose halves vectorise, inside the SIMD build: a serial fold of 32 scalars
+// after it took as long as the loop over a row of 768.
 template <bool kMax, typename T>
 float FoldExtremeRun(const T* p, int64_t n, float acc, int64_t* done) {
   constexpr int kFoldLanes = 32;
-  float lanes[kFoldLanes];
-  float sums[kFoldLanes];
-  for (int j = 0; j < kFoldLanes; ++j) {
-    lanes[j] = acc;
-    sums[j] = 0.0f;
-  }
+  float best = acc;
+  float total = 0.0f;
   int64_t i = 0;
   CallWidest([&] {
-    // Locals, not the captured arrays and counter: through the references GCC stores every
-    // partial result back to memory each step.
+    // Locals, not the captured variables: through the references GCC stores every partial
+    // result back to memory each step.
     float m[kFoldLanes];
     float sum[kFoldLanes];
-    std::copy_n(lanes, kFoldLanes, m);
-    std::copy_n(sums, kFoldLanes, sum);
+    const float start = acc;
+    for (int j = 0; j < kFoldLanes; ++j) {
+      m[j] = start;
+      sum[j] = 0.0f;
+    }
     const T* src = p;
     const int64_t count = n;
     int64_t k = 0;
@@ -215,21 +220,25 @@ float FoldExtremeRun(const T* p, int64_t n, float acc, int64_t* done) {
         sum[j] += v;
       }
     }
-    std::copy_n(m, kFoldLanes, lanes);
-    std::copy_n(sum, kFoldLanes, sums);
+    for (int h = kFoldLanes / 2; h > 0; h /= 2) {
+      for (int j = 0; j < h; ++j) {
+        const float v = m[j + h];
+        m[j] = kMax ? (v > m[j] ? v : m[j]) : (v < m[j] ? v : m[j]);
+        sum[j] += sum[j + h];
+      }
+    }
+    best = m[0];
+    total = sum[0];
     i = k;
   });
   *done = i;
-  bool maybe_nan = false;
-  for (float sum : sums) maybe_nan |= sum != sum;
-  if (maybe_nan) {
+  if (total != total) {
     for (int64_t k = 0; k < i; ++k) {
       const float v = Load(p[k]);
       if (v != v) return v;
     }
   }
-  for (float lane : lanes) acc = kMax ? MaxPropagateNan(acc, lane) : MinPropagateNan(acc, lane);
-  return acc;
+  return best;
 }
 
 // Folds the contiguous run p[0, n) into acc. Floating accumulators use 32 partial results, which
@@ -270,6 +279,26 @@ typename R::A FoldRun(const T* p, int64_t n, typename R::A acc, typename R::A sh
   return acc;
 }
 
+// FoldRun over 16-bit floats: blocks converted to float in bulk (F16C, half_convert.h), each
+// folded as a float run.
+template <typename R, typename T>
+typename R::A FoldHalfRun(const T* p, int64_t n, typename R::A acc, typename R::A shift) {
+  constexpr int64_t kBlock = 1024;
+  float block[kBlock];
+  for (int64_t start = 0; start < n; start += kBlock) {
+    const int64_t len = std::min(kBlock, n - start);
+    ToFloat(p + start, block, len);
+    acc = FoldRun<R>(block, len, acc, shift);
+  }
+  return acc;
+}
+
+template <typename R, typename T>
+typename R::A FoldAny(const T* p, int64_t n, typename R::A acc, typename R::A shift) {
+  if constexpr (kIsHalf<T>) return FoldHalfRun<R>(p, n, acc, shift);
+  else return FoldRun<R>(p, n, acc, shift);
+}
+
 template <typename T>
 using MaxOf = MaxReducer<T>;
 
@@ -298,13 +327,13 @@ void ReduceTyped(const AxesSplit& s, const void* in, void* out) {
       if constexpr (R::kNeedsShift) {
         A max = MaxOf<A>::Init();
         ForEachOffset(outer_dims, outer_strides, [&](int64_t r) {
-          max = FoldRun<MaxOf<A>>(base + r, run, max, A{0});
+          max = FoldAny<MaxOf<A>>(base + r, run, max, A{0});
         });
         shift = ShiftFromMax(max);
       }
       A acc = R::Init();
       ForEachOffset(outer_dims, outer_strides,
-                    [&](int64_t r) { acc = FoldRun<R>(base + r, run, acc, shift); });
+                    [&](int64_t r) { acc = FoldAny<R>(base + r, run, acc, shift); });
       y[o++] = ConvertElement<T>(R::Finalize(acc, count, shift));
     });
     return;
@@ -314,6 +343,16 @@ void ReduceTyped(const AxesSplit& s, const void* in, void* out) {
   const size_t outer_rank = s.kept_dims.empty() ? 0 : s.kept_dims.size() - 1;
   const std::span<const int64_t> outer_dims(s.kept_dims.data(), outer_rank);
   const std::span<const int64_t> outer_strides(s.kept_strides.data(), outer_rank);
+  // The row segment [at, at + w) as values Widen reads: 16-bit floats converted in bulk first.
+  float converted[kLanes];
+  const auto segment = [&converted](const T* at, int64_t w) {
+    if constexpr (kIsHalf<T>) {
+      ToFloat(at, converted, w);
+      return static_cast<const float*>(converted);
+    } else {
+      return at;
+    }
+  };
   int64_t o = 0;
   ForEachOffset(outer_dims, outer_strides, [&](int64_t kept_offset) {
     for (int64_t c = 0; c < inner; c += kLanes) {
@@ -327,12 +366,18 @@ void ReduceTyped(const AxesSplit& s, const void* in, void* out) {
       }
       if constexpr (R::kNeedsShift) {
         ForEachOffset(s.reduced_dims, s.reduced_strides, [&](int64_t r) {
-          for (int64_t j = 0; j < w; ++j) shift[j] = MaxPropagateNan(shift[j], Widen<R>(base[r + j]));
+          const auto* row = segment(base + r, w);
+          for (int64_t j = 0; j < w; ++j) {
+            shift[j] = MaxPropagateNan(shift[j], Widen<R>(row[j]));
+          }
         });
         for (int64_t j = 0; j < w; ++j) shift[j] = ShiftFromMax(shift[j]);
       }
       ForEachOffset(s.reduced_dims, s.reduced_strides, [&](int64_t r) {
-        for (int64_t j = 0; j < w; ++j) acc[j] = R::Combine(acc[j], R::Map(Widen<R>(base[r + j]), shift[j]));
+        const auto* row = segment(base + r, w);
+        for (int64_t j = 0; j < w; ++j) {
+          acc[j] = R::Combine(acc[j], R::Map(Widen<R>(row[j]), shift[j]));
+        }
       });
       for (int64_t j = 0; j < w; ++j) y[o + c + j] = ConvertElement<T>(R::Finalize(acc[j], count, shift[j]));
     }

@@ -225,13 +225,16 @@ TEST(Reduce, RandomShapesAxesAllTypesMatchReference) {
 TEST(Reduce, LargeReductionsUseAllPaths) {
   // Long inner runs (partial accumulators) and wide kept inner axes (more than one lane block).
   std::mt19937_64 rng(4);
-  for (ReduceKind kind : AllKinds()) {
-    const Tensor in = RandomTensor(rng, DataType::kFloat, {3, 150, 70},
-                                   kind == ReduceKind::kLogSum ? 0.5 : -1, 1);
-    CheckReduce(kind, DataType::kFloat, in, {2}, {});
-    CheckReduce(kind, DataType::kFloat, in, {1}, {});
-    CheckReduce(kind, DataType::kFloat, in, {0, 2}, {});
-    CheckReduce(kind, DataType::kFloat, in, {}, {});
+  // float16 runs and row segments are converted in bulk first (FoldHalfRun, segment).
+  for (DataType type : {DataType::kFloat, DataType::kFloat16}) {
+    for (ReduceKind kind : AllKinds()) {
+      const Tensor in =
+          RandomTensor(rng, type, {3, 150, 70}, kind == ReduceKind::kLogSum ? 0.5 : -1, 1);
+      CheckReduce(kind, type, in, {2}, {});
+      CheckReduce(kind, type, in, {1}, {});
+      CheckReduce(kind, type, in, {0, 2}, {});
+      CheckReduce(kind, type, in, {}, {});
+    }
   }
   ReduceAttrs drop;
   drop.keepdims = false;
@@ -240,13 +243,14 @@ TEST(Reduce, LargeReductionsUseAllPaths) {
 }
 
 // Inner runs around the 32 partial results of FoldRun (reduce.cpp): below 64 (the plain loop),
-// lane bodies with every kind of tail, for float and float16, with rows holding NaN or an
+// lane bodies with every kind of tail, for float, float16 and bfloat16 (past FoldHalfRun's
+// blocks of 1024 too), with rows holding NaN or an
 // infinity in the lanes and in the tail, +inf and -inf in one lane (whose partial sum of
 // FoldExtremeRun is then NaN without a NaN element), and NaN in the last element only.
 TEST(Reduce, LongRunsWithTailsNanAndInf) {
   std::mt19937_64 rng(43);
-  for (int64_t run : {63, 64, 65, 95, 96, 127, 200, 1001}) {
-    for (DataType type : {DataType::kFloat, DataType::kFloat16}) {
+  for (int64_t run : {63, 64, 65, 95, 96, 127, 200, 1001, 2100}) {
+    for (DataType type : {DataType::kFloat, DataType::kFloat16, DataType::kBFloat16}) {
       for (ReduceKind kind : AllKinds()) {
         const auto [lo, hi] = Range(kind, type);
         Tensor in = RandomTensor(rng, type, {6, run}, lo, hi);

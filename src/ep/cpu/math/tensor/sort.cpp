@@ -1,12 +1,15 @@
 // ep/cpu/math/tensor/sort.cpp: see sort.h.
 #include "ep/cpu/math/tensor/sort.h"
 
+#include <immintrin.h>
+
 #include <algorithm>
 #include <cmath>
 #include <numeric>
 #include <string>
 #include <type_traits>
 
+#include "core/cpu_features.h"
 #include "ep/cpu/math/element_types.h"
 #include "ep/cpu/math/nn_common.h"
 
@@ -63,74 +66,107 @@ size_t TopKScratchBytes(const TopKPlan& plan) {
   return static_cast<size_t>(plan.k) * sizeof(int64_t);
 }
 
+namespace {
+
+// Calls consider(a) for the elements a in [begin, end) of the contiguous float row x (whole
+// blocks of 16) that may enter TopK's heap, whose worst element is worst(): with kLargest those
+// above it or NaN, otherwise those below it (any when it is NaN); consider checks again. One
+// AVX-512 compare per 16 elements, then only the set bits of its mask. Returns where the blocks
+// end.
+template <bool kLargest, typename Worst, typename Consider>
+__attribute__((target("avx512f"))) int64_t ScanCandidatesAvx512(const float* x, int64_t begin,
+                                                                 int64_t end, const Worst& worst,
+                                                                 const Consider& consider) {
+  int64_t a = begin;
+  for (; a + 16 <= end; a += 16) {
+    const __m512 v = _mm512_loadu_ps(x + a);
+    const __m512 w = _mm512_set1_ps(worst());
+    // NLE/NGE: above (below) worst, or unordered with it.
+    uint32_t bits = _mm512_cmp_ps_mask(v, w, kLargest ? _CMP_NLE_UQ : _CMP_NGE_UQ);
+    for (; bits != 0; bits &= bits - 1) consider(a + __builtin_ctz(bits));
+  }
+  return a;
+}
+
+}  // namespace
+
 Status TopK(const TopKPlan& plan, const void* input, void* values, int64_t* indices,
-            int64_t* scratch) {
+            int64_t* scratch, int64_t row_begin, int64_t row_end) {
   return math::DispatchType<math::NumericTypesBf16>(plan.dtype, "TopK", [&](auto tag) {
     using T = typename decltype(tag)::type;
     const T* in = static_cast<const T*>(input);
     T* out = static_cast<T*>(values);
     const std::span<int64_t> order(scratch, static_cast<size_t>(plan.k));
-    for (int64_t o = 0; o < plan.outer; ++o) {
-      for (int64_t i = 0; i < plan.inner; ++i) {
-        const T* base = in + o * plan.axis_dim * plan.inner + i;
-        const auto at = [&](int64_t a) -> const T& { return base[a * plan.inner]; };
-        // Best first; ties keep the lower index first.
-        const auto better = [&](int64_t x, int64_t y) {
-          const int c = Order(at(x), at(y));
-          if (c != 0) return plan.largest ? c > 0 : c < 0;
-          return x < y;
+    for (int64_t row = row_begin; row < row_end; ++row) {
+      const int64_t o = row / plan.inner;
+      const int64_t i = row % plan.inner;
+      const T* base = in + o * plan.axis_dim * plan.inner + i;
+      const auto at = [&](int64_t a) -> const T& { return base[a * plan.inner]; };
+      // Best first; ties keep the lower index first.
+      const auto better = [&](int64_t x, int64_t y) {
+        const int c = Order(at(x), at(y));
+        if (c != 0) return plan.largest ? c > 0 : c < 0;
+        return x < y;
+      };
+      // A heap of the k best so far, the worst on top. Most elements lose to that worst by a
+      // plain compare of compute values (a NaN, or a NaN on top, takes the full comparison), so
+      // the Order comparison runs only for candidates; a contiguous axis is scanned for them in
+      // blocks of 16 (float on AVX-512: one compare mask per block, then its set bits only), and
+      // a block without one is skipped whole. A later element that ties the worst loses to its
+      // lower index.
+      const auto first = order.begin();
+      const auto last = first + plan.k;
+      std::iota(first, last, 0);
+      std::make_heap(first, last, better);
+      if (plan.k > 0) {
+        using C = std::remove_cvref_t<decltype(math::Load(at(0)))>;
+        C worst = math::Load(at(order[0]));
+        const auto maybe = [&](C v) {
+          return plan.largest ? (v > worst) | (v != v) : (v < worst) | (worst != worst);
         };
-        // A heap of the k best so far, the worst on top. Most elements lose to that worst by a
-        // plain compare of compute values (a NaN, or a NaN on top, takes the full comparison),
-        // so the Order comparison runs only for candidates; on a contiguous axis that compare
-        // runs on blocks of 16 (vectorised), and a block without a candidate is skipped whole.
-        // A later element that ties the worst loses to its lower index.
-        const auto first = order.begin();
-        const auto last = first + plan.k;
-        std::iota(first, last, 0);
-        std::make_heap(first, last, better);
-        if (plan.k > 0) {
-          using C = std::remove_cvref_t<decltype(math::Load(at(0)))>;
-          C worst = math::Load(at(order[0]));
-          const auto maybe = [&](C v) {
-            return plan.largest ? (v > worst) | (v != v) : (v < worst) | (worst != worst);
-          };
-          // a replaces the top (the worst) and sinks below every child worse than it: one
-          // sift where pop_heap and push_heap take two.
-          const auto consider = [&](int64_t a) {
-            if (!maybe(math::Load(at(a))) || !better(a, order[0])) return;
-            int64_t i = 0;
-            for (;;) {
-              int64_t child = 2 * i + 1;
-              if (child >= plan.k) break;
-              if (child + 1 < plan.k && better(order[child], order[child + 1])) ++child;
-              if (!better(a, order[child])) break;
-              order[i] = order[child];
-              i = child;
-            }
-            order[i] = a;
-            worst = math::Load(at(order[0]));
-          };
-          constexpr int64_t kBlock = 16;
-          int64_t a = plan.k;
-          if (plan.inner == 1) {
-            for (; a + kBlock <= plan.axis_dim; a += kBlock) {
-              int any = 0;
-              for (int64_t j = 0; j < kBlock; ++j) {
-                any |= static_cast<int>(maybe(math::Load(base[a + j])));
-              }
-              if (any == 0) continue;
-              for (int64_t j = 0; j < kBlock; ++j) consider(a + j);
-            }
+        // a replaces the top (the worst) and sinks below every child worse than it: one sift
+        // where pop_heap and push_heap take two.
+        const auto consider = [&](int64_t a) {
+          if (!maybe(math::Load(at(a))) || !better(a, order[0])) return;
+          int64_t h = 0;
+          for (;;) {
+            int64_t child = 2 * h + 1;
+            if (child >= plan.k) break;
+            if (child + 1 < plan.k && better(order[child], order[child + 1])) ++child;
+            if (!better(a, order[child])) break;
+            order[h] = order[child];
+            h = child;
           }
-          for (; a < plan.axis_dim; ++a) consider(a);
+          order[h] = a;
+          worst = math::Load(at(order[0]));
+        };
+        int64_t a = plan.k;
+        if constexpr (std::is_same_v<T, float>) {
+          if (plan.inner == 1 && CpuHasAvx512()) {
+            const auto current = [&worst] { return worst; };
+            a = plan.largest
+                    ? ScanCandidatesAvx512<true>(base, a, plan.axis_dim, current, consider)
+                    : ScanCandidatesAvx512<false>(base, a, plan.axis_dim, current, consider);
+          }
         }
-        std::sort_heap(first, last, better);
-        const int64_t out_base = o * plan.k * plan.inner + i;
-        for (int64_t j = 0; j < plan.k; ++j) {
-          out[out_base + j * plan.inner] = at(order[j]);
-          indices[out_base + j * plan.inner] = order[j];
+        constexpr int64_t kBlock = 16;
+        if (plan.inner == 1) {
+          for (; a + kBlock <= plan.axis_dim; a += kBlock) {
+            int any = 0;
+            for (int64_t j = 0; j < kBlock; ++j) {
+              any |= static_cast<int>(maybe(math::Load(base[a + j])));
+            }
+            if (any == 0) continue;
+            for (int64_t j = 0; j < kBlock; ++j) consider(a + j);
+          }
         }
+        for (; a < plan.axis_dim; ++a) consider(a);
+      }
+      std::sort_heap(first, last, better);
+      const int64_t out_base = o * plan.k * plan.inner + i;
+      for (int64_t j = 0; j < plan.k; ++j) {
+        out[out_base + j * plan.inner] = at(order[j]);
+        indices[out_base + j * plan.inner] = order[j];
       }
     }
     return Status::Ok();

@@ -35,10 +35,12 @@ struct TopKPlan {
 Result<TopKPlan> PrepareTopK(DataType dtype, std::span<const int64_t> shape, int64_t axis,
                              int64_t k, bool largest);
 // `values` (dtype) and `indices` (int64) both have plan.output_shape; `scratch` holds
-// plan.k int64 values (TopKScratchBytes).
+// plan.k int64 values (TopKScratchBytes). Computes the rows [row_begin, row_end) of the
+// outer * inner rows along the axis (row o * inner + i); ranges run concurrently with a scratch
+// each.
 size_t TopKScratchBytes(const TopKPlan& plan);
 Status TopK(const TopKPlan& plan, const void* input, void* values, int64_t* indices,
-            int64_t* scratch);
+            int64_t* scratch, int64_t row_begin, int64_t row_end);
 
 // Unique (ONNX opset 11): the distinct elements (no axis: of the flattened input) or the distinct
 // slices along `axis` (compared element by element in row-major order). Numeric, bool and string
