@@ -19,6 +19,7 @@ constexpr int64_t kDirectRows = 4;
 // run of K dequantized at once (kPanelDepth x kPanelColumns floats, 16 KB).
 constexpr int64_t kPanelColumns = 16;
 constexpr int64_t kTileRows = 6;
+constexpr int64_t kTileRowsAvx512 = 12;  // one register per row: 12 of AVX-512's 32
 constexpr int64_t kPanelDepth = 256;
 
 int64_t Count(std::span<const int64_t> shape) {
@@ -256,8 +257,8 @@ void ColumnRangeAvx2(const MatMulNBitsPlan& p, const MatMulNBitsOperands& o, flo
 //
 // Output columns go in panels of kPanelColumns. For each panel and each run of kPanelDepth along
 // K, the weights are dequantized once into a small buffer laid out [depth][kPanelColumns] (16 KB,
-// it stays in L1), and every group of kTileRows rows of A is multiplied with it in a register
-// tile of kTileRows x kPanelColumns accumulators. Runs of kPanelDepth either hold whole
+// it stays in L1), and every group of up to kTileRows rows of A (kTileRowsAvx512 with AVX-512) is
+// multiplied with it in a register tile of rows x kPanelColumns accumulators. Runs of kPanelDepth either hold whole
 // quantization blocks or lie inside one (both are powers of two), and 8 consecutive k from a
 // multiple of 8 always share a block.
 
@@ -406,6 +407,52 @@ void TileRowsAvx2(int64_t rows, const float* a, int64_t lda, const float* panel,
   }
 }
 
+// TileAvx2 with AVX-512: one 16-lane accumulator per row (a panel row is one register), so a
+// tile of up to kTileRowsAvx512 rows keeps that many independent FMA chains; A's value is
+// broadcast into each FMA. Columns past `cols` are masked off at the store.
+template <int kRows>
+__attribute__((target("avx512f,fma"))) void TileAvx512(const float* a, int64_t lda,
+                                                       const float* panel, int64_t depth,
+                                                       float* c, int64_t ldc, int64_t cols,
+                                                       bool accumulate) {
+  __m512 acc[kRows];
+#pragma GCC unroll 12
+  for (int r = 0; r < kRows; ++r) acc[r] = _mm512_setzero_ps();
+  for (int64_t d = 0; d < depth; ++d) {
+    const __m512 w = _mm512_load_ps(panel + d * kPanelColumns);
+#pragma GCC unroll 12
+    for (int r = 0; r < kRows; ++r) {
+      acc[r] = _mm512_fmadd_ps(_mm512_set1_ps(a[r * lda + d]), w, acc[r]);
+    }
+  }
+  const __mmask16 mask = static_cast<__mmask16>((1u << cols) - 1);
+#pragma GCC unroll 12
+  for (int r = 0; r < kRows; ++r) {
+    float* row = c + r * ldc;
+    const __m512 y = accumulate ? _mm512_add_ps(acc[r], _mm512_maskz_loadu_ps(mask, row)) : acc[r];
+    _mm512_mask_storeu_ps(row, mask, y);
+  }
+}
+
+// TileAvx512 for 1 to kTileRowsAvx512 rows.
+void TileRowsAvx512(int64_t rows, const float* a, int64_t lda, const float* panel,
+                    int64_t depth, float* c, int64_t ldc, int64_t cols, bool accumulate) {
+  switch (rows) {  // kTileRowsAvx512 = 12
+    case 1: TileAvx512<1>(a, lda, panel, depth, c, ldc, cols, accumulate); break;
+    case 2: TileAvx512<2>(a, lda, panel, depth, c, ldc, cols, accumulate); break;
+    case 3: TileAvx512<3>(a, lda, panel, depth, c, ldc, cols, accumulate); break;
+    case 4: TileAvx512<4>(a, lda, panel, depth, c, ldc, cols, accumulate); break;
+    case 5: TileAvx512<5>(a, lda, panel, depth, c, ldc, cols, accumulate); break;
+    case 6: TileAvx512<6>(a, lda, panel, depth, c, ldc, cols, accumulate); break;
+    case 7: TileAvx512<7>(a, lda, panel, depth, c, ldc, cols, accumulate); break;
+    case 8: TileAvx512<8>(a, lda, panel, depth, c, ldc, cols, accumulate); break;
+    case 9: TileAvx512<9>(a, lda, panel, depth, c, ldc, cols, accumulate); break;
+    case 10: TileAvx512<10>(a, lda, panel, depth, c, ldc, cols, accumulate); break;
+    case 11: TileAvx512<11>(a, lda, panel, depth, c, ldc, cols, accumulate); break;
+    default: TileAvx512<12>(a, lda, panel, depth, c, ldc, cols, accumulate); break;
+  }
+}
+
 // TileAvx2's product in scalar code, for CPUs without AVX2.
 void TileRowsScalar(int64_t rows, const float* a, int64_t lda, const float* panel,
                     int64_t depth, float* c, int64_t ldc, int64_t cols, bool accumulate) {
@@ -544,7 +591,9 @@ void MatMulNBitsGemm(const MatMulNBitsPlan& p, const MatMulNBitsOperands& o, flo
                      int64_t panel_begin, int64_t panel_end) {
   const int64_t k = p.attributes.k, n_total = p.attributes.n;
   const bool avx2 = CpuHasAvx2();
-  alignas(32) float panel[kPanelDepth * kPanelColumns];
+  const bool avx512 = avx2 && CpuHasAvx512();
+  const int64_t tile_rows = avx512 ? kTileRowsAvx512 : kTileRows;
+  alignas(64) float panel[kPanelDepth * kPanelColumns];
   for (int64_t panel_index = panel_begin; panel_index < panel_end; ++panel_index) {
     const int64_t n0 = panel_index * kPanelColumns;
     const int64_t cols = std::min(kPanelColumns, n_total - n0);
@@ -555,14 +604,17 @@ void MatMulNBitsGemm(const MatMulNBitsPlan& p, const MatMulNBitsOperands& o, flo
       } else {
         DequantizePanelScalar(p, o, n0, cols, k0, k1, panel);
       }
-      // As few tiles as kTileRows allows, of nearly equal rows (32 rows: 6,6,5,5,5,5, not
-      // 6,6,6,6,6,2, whose 2-row tile has too few accumulators to hide the FMA latency).
-      const int64_t tiles = (p.m + kTileRows - 1) / kTileRows;
+      // As few tiles as tile_rows allows, of nearly equal rows (32 rows in tiles of 6:
+      // 5,5,5,5,6,6, not 6,6,6,6,6,2, whose 2-row tile has too few accumulators to hide the FMA
+      // latency).
+      const int64_t tiles = (p.m + tile_rows - 1) / tile_rows;
       for (int64_t tile = 0, row = 0; tile < tiles; ++tile) {
         const int64_t rows = (p.m - row) / (tiles - tile);
         const float* a = o.a + row * k + k0;
         float* c = y + row * n_total + n0;
-        if (avx2) {
+        if (avx512) {
+          TileRowsAvx512(rows, a, k, panel, k1 - k0, c, n_total, cols, k0 > 0);
+        } else if (avx2) {
           TileRowsAvx2(rows, a, k, panel, k1 - k0, c, n_total, cols, k0 > 0);
         } else {
           TileRowsScalar(rows, a, k, panel, k1 - k0, c, n_total, cols, k0 > 0);
