@@ -258,9 +258,9 @@ void ColumnRangeAvx2(const MatMulNBitsPlan& p, const MatMulNBitsOperands& o, flo
 // Output columns go in panels of kPanelColumns. For each panel and each run of kPanelDepth along
 // K, the weights are dequantized once into a small buffer laid out [depth][kPanelColumns] (16 KB,
 // it stays in L1), and every group of up to kTileRows rows of A (kTileRowsAvx512 with AVX-512) is
-// multiplied with it in a register tile of rows x kPanelColumns accumulators. Runs of kPanelDepth either hold whole
-// quantization blocks or lie inside one (both are powers of two), and 8 consecutive k from a
-// multiple of 8 always share a block.
+// multiplied with it in a register tile of rows x kPanelColumns accumulators. Runs of
+// kPanelDepth either hold whole quantization blocks or lie inside one (both are powers of two),
+// and 8 consecutive k from a multiple of 8 always share a block.
 
 // Panel rows [k0, k1) of columns [n0, n0 + cols), element by element (any g_idx); columns past
 // `cols` are zero.
