@@ -179,6 +179,27 @@ TEST(QuickGeluFusion, FusesBothFormsAndMatchesUnfusedAndOnnxRuntimeOnRandomShape
   std::remove(path.c_str());
 }
 
+TEST(QuickGeluFusion, TakesAnUntypedValueThatItsProducersKernelsWriteInFloatOnly) {
+  // com.microsoft:Gelu's output has no type (ONNX 1.12's inference does not know the op), as a
+  // decoder's MatMulNBits gate projection has none; the CPU EP's Gelu writes float only.
+  onnx::ModelProto m = MakeModel(17);
+  onnx::OperatorSetIdProto* ms = m.add_opset_import();
+  ms->set_domain("com.microsoft");
+  ms->set_version(1);
+  onnx::GraphProto* g = m.mutable_graph();
+  FillValueInfo(g->add_input(), "x", onnx::TensorProto::FLOAT, {5, 24});
+  FillValueInfo(g->add_output(), "y", onnx::TensorProto::FLOAT, {5, 24});
+  AddNode(g, "Gelu", {"x"}, {"gate"}, "gelu", "com.microsoft");
+  AddNode(g, "Sigmoid", {"gate"}, {"s"}, "sigmoid");
+  AddNode(g, "Mul", {"gate", "s"}, {"y"}, "silu");
+  ir::Model model = Optimize(m, {"quick_gelu_fusion"});
+  EXPECT_EQ(OpTypes(*model.graph),
+            (std::vector<std::string>{"com.microsoft:Gelu", "com.microsoft:QuickGelu"}));
+  const std::vector<NamedTensor> inputs = {{"x", RandomFloats({5, 24}, 7, -6.0f, 6.0f)}};
+  const auto stats = ExpectSameResults(m, inputs, {"quick_gelu_fusion"}, 1e-5f, 1e-6f);
+  EXPECT_EQ(Rewrites(stats, "quick_gelu_fusion"), 1);
+}
+
 TEST(QuickGeluFusion, LeavesPatternsItCannotReplace) {
   Options sigmoid_output;
   sigmoid_output.sigmoid_is_output = true;

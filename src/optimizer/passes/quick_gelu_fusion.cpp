@@ -9,20 +9,24 @@
 //   u = Mul(x, c), s = Sigmoid(u), y = Mul(x, s)                 → QuickGelu(x), alpha c
 // with c a one-element float constant of rank at most x's (it then never changes the shape). u
 // and s are read once, inside the pattern, and are no graph outputs; x may have other readers (it
-// stays). x is float: by its type or, with c, by c's (Mul takes one type T); the CPU EP's
-// QuickGelu is float only. The fused node takes over y; it is named after the last Mul
+// stays). x is float (the CPU EP's QuickGelu is float only): by its type; with c, by c's (Mul
+// takes one type T); or, when the model leaves x untyped, because every CPU EP kernel of its
+// producer's op writes that output in float only (ONNX 1.12's type inference does not know the
+// com.microsoft ops, so a SiLU after MatMulNBits has no type). The fused node takes over y; it is named after the last Mul
 // (`<name>/QuickGeluFusion/`, ONNX Runtime's naming). Results differ by float rounding only: the
 // kernel computes x * sigmoid(alpha * x) (math/contrib/transformer_ops.h).
 //
 // The pass runs after matmul_activation_fusion and conv_activation_fusion, which move the same
 // pattern (their "Swish") into a MatMul's or Conv's epilogue when it follows one; what they leave
 // (the SiLU after MatMulNBits, say) is fused here.
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "optimizer/passes.h"
 #include "optimizer/passes/activation_match.h"
+#include "optimizer/passes/constant_evaluator.h"
 #include "optimizer/passes/transformer_match.h"
 
 namespace nxrt::opt {
@@ -37,6 +41,26 @@ struct Match {
   float alpha = 1.0f;
   std::vector<ir::NodeId> nodes;  // the pattern, the Mul writing y last
 };
+
+// True when `v` is float by its type or, untyped, by its producer's CPU kernels (file comment).
+bool IsFloat(const GraphEditor& editor, ir::ValueId v) {
+  if (fuse::IsFloatTensor(editor, v)) return true;
+  const ir::NodeId id = editor.Producer(v);
+  if (editor.value(v).type.known() || id == ir::kNoNode) return false;
+  const ir::Node& producer = editor.node(id);
+  const auto slot = static_cast<int>(
+      std::find(producer.outputs.begin(), producer.outputs.end(), v) - producer.outputs.begin());
+  bool float_only = false;
+  for (const ep::KernelDef* def : CpuKernels().Entries()) {
+    if (def->domain != producer.domain || def->op_type != producer.op_type) continue;
+    for (const ep::TypeConstraint& t : def->types) {
+      if (std::find(t.outputs.begin(), t.outputs.end(), slot) == t.outputs.end()) continue;
+      if (t.allowed != std::vector<DataType>{DataType::kFloat}) return false;
+      float_only = true;
+    }
+  }
+  return float_only;
+}
 
 // The pattern around `sigmoid` (file comment), or nullopt.
 std::optional<Match> MatchAround(const GraphEditor& editor, const ir::Node& sigmoid) {
@@ -63,7 +87,7 @@ std::optional<Match> MatchAround(const GraphEditor& editor, const ir::Node& sigm
       return m;
     }
   }
-  if (u != gated || !fuse::IsFloatTensor(editor, u)) return std::nullopt;
+  if (u != gated || !IsFloat(editor, u)) return std::nullopt;
   m.x = u;
   m.nodes = {sigmoid.id, mul->id};
   return m;
