@@ -72,6 +72,13 @@ float ColumnScalar(const MatMulNBitsPlan& p, const MatMulNBitsOperands& o, const
   return total;
 }
 
+// The sum of v's 8 lanes.
+__attribute__((target("avx2,fma"))) inline float SumLanes(__m256 v) {
+  const __m128 half = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+  const __m128 pair = _mm_add_ps(half, _mm_movehl_ps(half, half));
+  return _mm_cvtss_f32(_mm_add_ss(pair, _mm_shuffle_ps(pair, pair, 1)));
+}
+
 // Eight quantized bytes (zero-extended) as floats.
 __attribute__((target("avx2,fma"))) inline __m256 Widen8(__m128i bytes) {
   return _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(bytes));
@@ -235,22 +242,132 @@ __attribute__((target("avx2,fma"))) void ColumnsAvx2(const MatMulNBitsPlan& p,
     for (int c = 0; c < kCols; ++c) {
       __m256 total = acc[r][c][0];
       for (int h = 1; h < kChains; ++h) total = _mm256_add_ps(total, acc[r][c][h]);
-      const __m128 half =
-          _mm_add_ps(_mm256_castps256_ps128(total), _mm256_extractf128_ps(total, 1));
-      const __m128 pair = _mm_add_ps(half, _mm_movehl_ps(half, half));
-      const float dot = _mm_cvtss_f32(_mm_add_ss(pair, _mm_shuffle_ps(pair, pair, 1)));
-      y[r * n_total + c] = dot + scalar[r][c];
+      y[r * n_total + c] = SumLanes(total) + scalar[r][c];
     }
   }
 }
 
-// ColumnsAvx2 over columns [n_begin, n_end) for kRows rows: kCols at a time, then one by one.
+// One step of ColumnsAvx512: 16 values of K from k0 + i (those past `valid` read as 0) of kCols
+// columns, multiplied with kRows rows into accumulator chain kChain.
+template <int kRows, int kCols, int kChain, int kChains>
+__attribute__((target("avx512f,avx2,fma"), always_inline)) inline void StepAvx512(
+    const float* a, int64_t k, int64_t k0, int64_t i, __mmask16 valid,
+    const uint8_t* const (&blocks)[kCols], const __m512 (&scale)[kCols],
+    const __m512 (&offset)[kCols], __m512 (&acc)[kRows][kCols][kChains]) {
+  // Masked forms throughout: GCC 12's unmasked permute, shift and convert intrinsics pass an
+  // undefined vector that its -Wmaybe-uninitialized flags.
+  constexpr __mmask16 kAll = 0xFFFF;
+  const __m512i shifts =
+      _mm512_setr_epi32(0, 0, 4, 4, 8, 8, 12, 12, 16, 16, 20, 20, 24, 24, 28, 28);
+  const __m512i order = _mm512_setr_epi32(0, 8, 1, 9, 2, 10, 3, 11, 4, 12, 5, 13, 6, 14, 7, 15);
+  __m512 x[kRows];
+  for (int r = 0; r < kRows; ++r) {
+    const __m512 values = _mm512_maskz_loadu_ps(valid, a + r * k + k0 + i);
+    x[r] = _mm512_mask_permutexvar_ps(values, kAll, order, values);
+  }
+  for (int c = 0; c < kCols; ++c) {
+    int64_t packed;
+    std::memcpy(&packed, blocks[c] + i / 2, 8);
+    const __m512i word = _mm512_set1_epi64(packed);
+    const __m512i q = _mm512_and_si512(_mm512_mask_srlv_epi32(word, kAll, word, shifts),
+                                       _mm512_set1_epi32(0x0F));
+    const __m512 w = _mm512_fmadd_ps(_mm512_mask_cvtepi32_ps(_mm512_setzero_ps(), kAll, q),
+                                     scale[c], offset[c]);
+    for (int r = 0; r < kRows; ++r) {
+      acc[r][c][kChain] = _mm512_fmadd_ps(w, x[r], acc[r][c][kChain]);
+    }
+  }
+}
+
+// ColumnsAvx2 for 4-bit weights with AVX-512, 16 values per step: the column's next 8 bytes
+// (16 nibbles) are broadcast to every 64-bit lane and 32-bit lane l shifted right by 4 * (l / 2),
+// so lane 2j holds element j and lane 2j + 1 element 8 + j (a word's low and high halves). A's 16
+// values are permuted into that order once per step for all the columns, so no shuffle touches
+// the weights. A's values past K (K not a multiple of 16) load as 0, which zeroes the padding
+// nibbles of the last block's blob. Steps alternate between two accumulator chains per (row,
+// column) pair within a block; offsets as in ColumnsAvx2.
 template <int kRows, int kCols>
-void ColumnRangeAvx2(const MatMulNBitsPlan& p, const MatMulNBitsOperands& o, float* y,
-                     int64_t n_begin, int64_t n_end) {
+__attribute__((target("avx512f,avx2,fma"))) void ColumnsAvx512(const MatMulNBitsPlan& p,
+                                                                const MatMulNBitsOperands& o,
+                                                                const float* a, int64_t n,
+                                                                float* y) {
+  const int64_t k = p.attributes.k, bs = p.attributes.block_size, n_total = p.attributes.n;
+  const uint8_t* columns[kCols];
+  const float* scales[kCols];
+  for (int c = 0; c < kCols; ++c) {
+    columns[c] = o.b + (n + c) * p.k_blocks * p.blob_size;
+    scales[c] = o.scales + (n + c) * p.k_blocks;
+  }
+  __m512 acc[kRows][kCols][2];
+  for (int r = 0; r < kRows; ++r) {
+    for (int c = 0; c < kCols; ++c) acc[r][c][0] = acc[r][c][1] = _mm512_setzero_ps();
+  }
+  alignas(32) float offsets[kCols][8];
+  for (int64_t b = 0; b < p.k_blocks; ++b) {
+    const int64_t k0 = b * bs, len = std::min(bs, k - k0);
+    if (b % 8 == 0) {
+      for (int c = 0; c < kCols; ++c) BlockOffsetsAvx2(p, o, n + c, b, offsets[c]);
+    }
+    const uint8_t* blocks[kCols];
+    __m512 scale[kCols], offset[kCols];
+    for (int c = 0; c < kCols; ++c) {
+      blocks[c] = columns[c] + b * p.blob_size;
+      scale[c] = _mm512_set1_ps(scales[c][b]);
+      offset[c] = _mm512_set1_ps(offsets[c][b % 8]);
+    }
+    int64_t i = 0;
+    for (; i + 32 <= len; i += 32) {
+      StepAvx512<kRows, kCols, 0, 2>(a, k, k0, i, 0xFFFF, blocks, scale, offset, acc);
+      StepAvx512<kRows, kCols, 1, 2>(a, k, k0, i + 16, 0xFFFF, blocks, scale, offset, acc);
+    }
+    for (; i < len; i += 16) {
+      const __mmask16 valid =
+          len - i >= 16 ? __mmask16{0xFFFF} : static_cast<__mmask16>((1u << (len - i)) - 1);
+      StepAvx512<kRows, kCols, 0, 2>(a, k, k0, i, valid, blocks, scale, offset, acc);
+    }
+  }
+  for (int r = 0; r < kRows; ++r) {
+    for (int c = 0; c < kCols; ++c) {
+      // Through memory: GCC 12's 512-to-256-bit cast and extract intrinsics pass an undefined
+      // vector that its -Wuninitialized flags.
+      alignas(64) float lanes[16];
+      _mm512_store_ps(lanes, _mm512_add_ps(acc[r][c][0], acc[r][c][1]));
+      y[r * n_total + c] =
+          SumLanes(_mm256_add_ps(_mm256_load_ps(lanes), _mm256_load_ps(lanes + 8)));
+    }
+  }
+}
+
+// The direct path's columns [n, n + kCols) for kRows rows: ColumnsAvx512 (4 bits, kAvx512) or
+// ColumnsAvx2.
+template <int kRows, int kCols, bool kAvx512>
+void Columns(const MatMulNBitsPlan& p, const MatMulNBitsOperands& o, int64_t n, float* y) {
+  if constexpr (kAvx512) {
+    ColumnsAvx512<kRows, kCols>(p, o, o.a, n, y);
+  } else {
+    ColumnsAvx2<kRows, kCols>(p, o, o.a, n, y);
+  }
+}
+
+// Columns over [n_begin, n_end) for kRows rows: kCols at a time, then one by one.
+template <int kRows, int kCols, bool kAvx512>
+void ColumnRange(const MatMulNBitsPlan& p, const MatMulNBitsOperands& o, float* y,
+                 int64_t n_begin, int64_t n_end) {
   int64_t n = n_begin;
-  for (; n + kCols <= n_end; n += kCols) ColumnsAvx2<kRows, kCols>(p, o, o.a, n, y + n);
-  for (; n < n_end; ++n) ColumnsAvx2<kRows, 1>(p, o, o.a, n, y + n);
+  for (; n + kCols <= n_end; n += kCols) Columns<kRows, kCols, kAvx512>(p, o, n, y + n);
+  for (; n < n_end; ++n) Columns<kRows, 1, kAvx512>(p, o, n, y + n);
+}
+
+// ColumnRange for p.m rows (at most kDirectRows: 4 rows x columns, 8 accumulator pairs).
+template <bool kAvx512>
+void ColumnRangeForRows(const MatMulNBitsPlan& p, const MatMulNBitsOperands& o, float* y,
+                        int64_t n_begin, int64_t n_end) {
+  switch (p.m) {
+    case 1: ColumnRange<1, 4, kAvx512>(p, o, y, n_begin, n_end); break;
+    case 2: ColumnRange<2, 2, kAvx512>(p, o, y, n_begin, n_end); break;
+    case 3: ColumnRange<3, 1, kAvx512>(p, o, y, n_begin, n_end); break;
+    default: ColumnRange<4, 1, kAvx512>(p, o, y, n_begin, n_end); break;
+  }
 }
 
 // ---- blocked GEMM (more than kDirectRows rows) ----
@@ -562,13 +679,10 @@ Status CheckGIdx(const MatMulNBitsPlan& p, const int32_t* g_idx) {
 void MatMulNBitsDirect(const MatMulNBitsPlan& p, const MatMulNBitsOperands& o, float* y,
                        int64_t n_begin, int64_t n_end) {
   const int64_t k = p.attributes.k, n_total = p.attributes.n;
-  if (CpuHasAvx2()) {
-    switch (p.m) {  // kDirectRows = 4; 4 rows x columns at most (8 accumulator pairs)
-      case 1: ColumnRangeAvx2<1, 4>(p, o, y, n_begin, n_end); break;
-      case 2: ColumnRangeAvx2<2, 2>(p, o, y, n_begin, n_end); break;
-      case 3: ColumnRangeAvx2<3, 1>(p, o, y, n_begin, n_end); break;
-      default: ColumnRangeAvx2<4, 1>(p, o, y, n_begin, n_end); break;
-    }
+  if (CpuHasAvx2() && CpuHasAvx512() && p.attributes.bits == 4) {
+    ColumnRangeForRows<true>(p, o, y, n_begin, n_end);
+  } else if (CpuHasAvx2()) {
+    ColumnRangeForRows<false>(p, o, y, n_begin, n_end);
   } else {
     for (int64_t row = 0; row < p.m; ++row) {
       for (int64_t n = n_begin; n < n_end; ++n) {

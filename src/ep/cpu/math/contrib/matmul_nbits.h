@@ -20,7 +20,8 @@
 // columns at a time (4 for one row, 2 for two, so the FMA unit has independent chains), never
 // making a float copy: each run of 8 packed values is unpacked and dequantized in AVX2 registers
 // once for all the rows and multiplied with each (function-attribute build, used when the CPU has
-// AVX2 and FMA), or in scalar code. More rows (prefill), or a g_idx that is not k / block_size,
+// AVX2 and FMA; 4-bit weights 16 at a time in AVX-512 registers when the CPU has AVX-512), or in
+// scalar code. More rows (prefill), or a g_idx that is not k / block_size,
 // take a blocked GEMM (MatMulNBitsGemm): a panel of 16 columns by 256 k is dequantized once into
 // a small buffer that stays in cache and multiplied with every row of A in register tiles, so
 // the weights are expanded once per call and never as a whole.
