@@ -60,14 +60,28 @@ __attribute__((target("avx512f,fma"))) __m512 ExpAvx512(__m512 x) {
   return _mm512_mask_mov_ps(result, _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q), x);
 }
 
-// The lanes of v reduced with op (GCC 12 flags its own _mm512_reduce_* -Wmaybe-uninitialized).
-template <typename Op>
-__attribute__((target("avx512f"))) float Reduce(__m512 v, Op op) {
+// max(a, b) lane by lane (kMax; no lane is NaN, so the larger is the maximum) or a + b.
+template <bool kMax>
+__attribute__((target("avx512f"))) inline __m512 Combine(__m512 a, __m512 b) {
+  if constexpr (kMax) return _mm512_mask_mov_ps(a, _mm512_cmp_ps_mask(b, a, _CMP_GT_OQ), b);
+  return _mm512_add_ps(a, b);
+}
+
+// The lanes of v reduced with Combine<kMax> in a tree of 4 steps: 256-bit halves,
+// 128-bit quarters, pairs, neighbours. A row of a few vectors waits on this twice (maximum, then
+// sum), so 15 serial scalar steps cost more than the row's exponentials (a 32-key attention row:
+// ~280 cycles). Masked shuffles: GCC 12's unmasked forms (and its _mm512_reduce_*) pass an
+// undefined vector that its -Wmaybe-uninitialized flags.
+template <bool kMax>
+__attribute__((target("avx512f"))) float Reduce(__m512 v) {
+  constexpr __mmask16 kAll = 0xFFFF;
+  v = Combine<kMax>(v, _mm512_mask_shuffle_f32x4(v, kAll, v, v, 0x4E));
+  v = Combine<kMax>(v, _mm512_mask_shuffle_f32x4(v, kAll, v, v, 0xB1));
+  v = Combine<kMax>(v, _mm512_mask_permute_ps(v, kAll, v, 0x4E));
+  v = Combine<kMax>(v, _mm512_mask_permute_ps(v, kAll, v, 0xB1));
   alignas(64) float lanes[16];
   _mm512_store_ps(lanes, v);
-  float result = lanes[0];
-  for (int i = 1; i < 16; ++i) result = op(result, lanes[i]);
-  return result;
+  return lanes[0];
 }
 
 // Float Softmax (log false) or LogSoftmax over `rows` contiguous rows of d (>= 1) elements, as
@@ -81,26 +95,26 @@ __attribute__((target("avx512f,fma"))) void SoftmaxRowsAvx512(bool log, int64_t 
   for (int64_t r = 0; r < rows; ++r, x += d, y += d) {
     // The maximum skips NaNs: a NaN's exponential makes the sum, and so the row, NaN.
     __m512 vmax = minus_inf;
-    for (int64_t k = 0; k <= full; k += 16) {
+    for (int64_t k = 0; k < d; k += 16) {
       const __mmask16 lanes = k < full ? __mmask16{0xFFFF} : tail;
       const __m512 v = _mm512_mask_loadu_ps(minus_inf, lanes, x + k);
       vmax = _mm512_mask_mov_ps(vmax, _mm512_cmp_ps_mask(v, vmax, _CMP_GT_OQ), v);
     }
-    const float m = Reduce(vmax, [](float a, float b) { return std::max(a, b); });
+    const float m = Reduce<true>(vmax);
     const __m512 vm = _mm512_set1_ps(m);
     __m512 vsum = _mm512_setzero_ps();
-    for (int64_t k = 0; k <= full; k += 16) {
+    for (int64_t k = 0; k < d; k += 16) {
       const __mmask16 lanes = k < full ? __mmask16{0xFFFF} : tail;
       const __m512 e = ExpAvx512(_mm512_sub_ps(_mm512_maskz_loadu_ps(lanes, x + k), vm));
       if (!log) _mm512_mask_storeu_ps(y + k, lanes, e);
       vsum = _mm512_add_ps(vsum, _mm512_maskz_mov_ps(lanes, e));
     }
-    const float sum = Reduce(vsum, [](float a, float b) { return a + b; });
+    const float sum = Reduce<false>(vsum);
     // LogSoftmax is (x - m) - log(sum): m + log(sum) first would round log(sum) away for a
     // large m (a row of 1e7s would give -7 for -log(1000) = -6.9078).
     const __m512 log_sum = _mm512_set1_ps(log ? std::log(sum) : 0.0f);
     const __m512 inv = _mm512_set1_ps(1.0f / sum);
-    for (int64_t k = 0; k <= full; k += 16) {
+    for (int64_t k = 0; k < d; k += 16) {
       const __mmask16 lanes = k < full ? __mmask16{0xFFFF} : tail;
       const __m512 v =
           log ? _mm512_sub_ps(_mm512_sub_ps(_mm512_maskz_loadu_ps(lanes, x + k), vm), log_sum)
