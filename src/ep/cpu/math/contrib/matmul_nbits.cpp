@@ -400,26 +400,26 @@ void DequantizePanelScalar(const MatMulNBitsPlan& p, const MatMulNBitsOperands& 
   }
 }
 
-// DequantizePanelScalar without a g_idx, with AVX2. Per 8 columns and 8 k (which share a block),
-// lane j of one register holds column j's next 32 bits: 8 nibbles (4 bits) or 4 bytes (8 bits,
-// two registers), so shifting the register right by 4t (or 8t) and masking gives row k + t of
-// the panel for all 8 columns at once, with no transpose; each row becomes q * scale + offset
-// with the columns' scales and offsets of that block in two registers, taken from a table of the
-// run's blocks filled first (offsets 8 blocks at a time, BlockOffsetsAvx2). Lanes of columns
-// past `cols` read the last column and get scale and offset 0.
-__attribute__((target("avx2,fma"))) void DequantizePanelAvx2(const MatMulNBitsPlan& p,
-                                                              const MatMulNBitsOperands& o,
-                                                              int64_t n0, int64_t cols,
-                                                              int64_t k0, int64_t k1,
-                                                              float* panel) {
-  const int64_t bs = p.attributes.block_size, bits = p.attributes.bits;
-  const __m256i mask = _mm256_set1_epi32(bits == 4 ? 0x0F : 0xFF);
-  const int64_t k_vector_end = k0 + (k1 - k0) / 8 * 8;
-  // Scales and offsets of the run's blocks, [block - first][column]: a run of kPanelDepth spans
-  // at most kPanelDepth / 16 blocks.
-  constexpr int64_t kRunBlocks = kPanelDepth / 16;
-  alignas(32) float scales[kRunBlocks][kPanelColumns], offsets[kRunBlocks][kPanelColumns];
+// Scales and offsets of the blocks of a run of the panel, [block - first][column]: a run of
+// kPanelDepth spans at most kPanelDepth / 16 blocks.
+struct RunTable {
+  static constexpr int64_t kRunBlocks = kPanelDepth / 16;
+  alignas(64) float scales[kRunBlocks][kPanelColumns];
+  alignas(64) float offsets[kRunBlocks][kPanelColumns];
+  int64_t first = 0;  // the run's first block
+};
+
+// The table of the blocks of panel rows [k0, k1) of columns [n0, n0 + cols), offsets 8 blocks
+// at a time (BlockOffsetsAvx2); columns past `cols` get scale and offset 0.
+__attribute__((target("avx2,fma"))) void FillRunTable(const MatMulNBitsPlan& p,
+                                                       const MatMulNBitsOperands& o, int64_t n0,
+                                                       int64_t cols, int64_t k0, int64_t k1,
+                                                       RunTable& table) {
+  const int64_t bs = p.attributes.block_size;
   const int64_t first = k0 / bs, blocks = (k1 - 1) / bs - first + 1;
+  table.first = first;
+  auto& scales = table.scales;
+  auto& offsets = table.offsets;
   for (int64_t j = 0; j < kPanelColumns; ++j) {
     const int64_t n = n0 + j;
     for (int64_t run = 0; run < blocks; run += 8) {
@@ -431,6 +431,40 @@ __attribute__((target("avx2,fma"))) void DequantizePanelAvx2(const MatMulNBitsPl
       }
     }
   }
+}
+
+// Panel rows [k_begin, k1) of panel columns [g, g + count) (column g + j packed at columns[j]),
+// one by one from the run's table (k0 the run's first row): K's last rows past a multiple of 8.
+void DequantizeTail(const MatMulNBitsPlan& p, const uint8_t* const* columns, int64_t g,
+                    int64_t count, int64_t k0, int64_t k_begin, int64_t k1, const RunTable& table,
+                    float* panel) {
+  const int64_t bs = p.attributes.block_size, bits = p.attributes.bits;
+  for (int64_t k = k_begin; k < k1; ++k) {
+    const int64_t b = k / bs, t = b - table.first;
+    for (int64_t j = 0; j < count; ++j) {
+      const float q = static_cast<float>(Quantized(columns[j] + b * p.blob_size, k % bs, bits));
+      panel[(k - k0) * kPanelColumns + g + j] =
+          q * table.scales[t][g + j] + table.offsets[t][g + j];
+    }
+  }
+}
+
+// DequantizePanelScalar without a g_idx, with AVX2. Per 8 columns and 8 k (which share a block),
+// lane j of one register holds column j's next 32 bits: 8 nibbles (4 bits) or 4 bytes (8 bits,
+// two registers), so shifting the register right by 4t (or 8t) and masking gives row k + t of
+// the panel for all 8 columns at once, with no transpose; each row becomes q * scale + offset
+// with the columns' scales and offsets of that block in two registers, taken from the run's
+// table (FillRunTable). Lanes of columns past `cols` read the last column (scale and offset 0).
+__attribute__((target("avx2,fma"))) void DequantizePanelAvx2(const MatMulNBitsPlan& p,
+                                                              const MatMulNBitsOperands& o,
+                                                              int64_t n0, int64_t cols,
+                                                              int64_t k0, int64_t k1,
+                                                              float* panel) {
+  const int64_t bs = p.attributes.block_size, bits = p.attributes.bits;
+  const __m256i mask = _mm256_set1_epi32(bits == 4 ? 0x0F : 0xFF);
+  const int64_t k_vector_end = k0 + (k1 - k0) / 8 * 8;
+  RunTable table;
+  FillRunTable(p, o, n0, cols, k0, k1, table);
   for (int64_t g = 0; g < kPanelColumns; g += 8) {
     const uint8_t* columns[8];
     for (int j = 0; j < 8; ++j) {
@@ -438,8 +472,8 @@ __attribute__((target("avx2,fma"))) void DequantizePanelAvx2(const MatMulNBitsPl
     }
     for (int64_t k = k0; k < k_vector_end; k += 8) {
       const int64_t b = k / bs, i = k % bs;
-      const __m256 scale8 = _mm256_load_ps(&scales[b - first][g]);
-      const __m256 offset8 = _mm256_load_ps(&offsets[b - first][g]);
+      const __m256 scale8 = _mm256_load_ps(&table.scales[b - table.first][g]);
+      const __m256 offset8 = _mm256_load_ps(&table.offsets[b - table.first][g]);
       float* out = panel + (k - k0) * kPanelColumns + g;
       // Words 0 and 1 of each column: 8 nibbles in word 0 (4 bits), 4 bytes in each (8 bits).
       const int64_t byte = b * p.blob_size + i * bits / 8;
@@ -457,15 +491,43 @@ __attribute__((target("avx2,fma"))) void DequantizePanelAvx2(const MatMulNBitsPl
         }
       }
     }
-    for (int64_t k = k_vector_end; k < k1; ++k) {  // K's last few, past a multiple of 8
-      const int64_t b = k / bs;
-      for (int j = 0; j < 8; ++j) {
-        const float q = static_cast<float>(Quantized(columns[j] + b * p.blob_size, k % bs, bits));
-        panel[(k - k0) * kPanelColumns + g + j] =
-            q * scales[b - first][g + j] + offsets[b - first][g + j];
-      }
+    DequantizeTail(p, columns, g, 8, k0, k_vector_end, k1, table, panel);
+  }
+}
+
+// DequantizePanelAvx2 for 4-bit weights with AVX-512: lane j of one register holds column j's
+// next 8 nibbles for all 16 columns of the panel, so each shift gives a whole panel row, half the
+// steps and loads of the 8-column registers.
+__attribute__((target("avx512f,avx2,fma"))) void DequantizePanel4Avx512(
+    const MatMulNBitsPlan& p, const MatMulNBitsOperands& o, int64_t n0, int64_t cols, int64_t k0,
+    int64_t k1, float* panel) {
+  constexpr __mmask16 kAll = 0xFFFF;  // masked forms: see StepAvx512
+  const int64_t bs = p.attributes.block_size;
+  const int64_t k_vector_end = k0 + (k1 - k0) / 8 * 8;
+  RunTable table;
+  FillRunTable(p, o, n0, cols, k0, k1, table);
+  const uint8_t* columns[kPanelColumns];
+  for (int64_t j = 0; j < kPanelColumns; ++j) {
+    columns[j] = o.b + std::min(n0 + j, n0 + cols - 1) * p.k_blocks * p.blob_size;
+  }
+  const __m512i mask = _mm512_set1_epi32(0x0F);
+  for (int64_t k = k0; k < k_vector_end; k += 8) {
+    const int64_t b = k / bs, byte = b * p.blob_size + (k % bs) / 2;
+    const __m512 scale = _mm512_load_ps(table.scales[b - table.first]);
+    const __m512 offset = _mm512_load_ps(table.offsets[b - table.first]);
+    alignas(64) int32_t lanes[kPanelColumns];
+    for (int64_t j = 0; j < kPanelColumns; ++j) std::memcpy(&lanes[j], columns[j] + byte, 4);
+    const __m512i packed = _mm512_load_si512(lanes);
+    float* out = panel + (k - k0) * kPanelColumns;
+    for (int t = 0; t < 8; ++t) {
+      const __m512i q = _mm512_and_si512(
+          _mm512_mask_srl_epi32(packed, kAll, packed, _mm_cvtsi32_si128(4 * t)), mask);
+      _mm512_store_ps(out + t * kPanelColumns,
+                      _mm512_fmadd_ps(_mm512_mask_cvtepi32_ps(_mm512_setzero_ps(), kAll, q),
+                                      scale, offset));
     }
   }
+  DequantizeTail(p, columns, 0, kPanelColumns, k0, k_vector_end, k1, table, panel);
 }
 
 // c[r][0:cols] (+)= sum_d a[r][d] * panel[d][0:cols] for kRows rows (row r of A at a + r * lda,
@@ -713,7 +775,9 @@ void MatMulNBitsGemm(const MatMulNBitsPlan& p, const MatMulNBitsOperands& o, flo
     const int64_t cols = std::min(kPanelColumns, n_total - n0);
     for (int64_t k0 = 0; k0 < k; k0 += kPanelDepth) {
       const int64_t k1 = std::min(k, k0 + kPanelDepth);
-      if (avx2 && o.g_idx == nullptr) {
+      if (avx512 && o.g_idx == nullptr && p.attributes.bits == 4) {
+        DequantizePanel4Avx512(p, o, n0, cols, k0, k1, panel);
+      } else if (avx2 && o.g_idx == nullptr) {
         DequantizePanelAvx2(p, o, n0, cols, k0, k1, panel);
       } else {
         DequantizePanelScalar(p, o, n0, cols, k0, k1, panel);
