@@ -12,9 +12,10 @@
 // stays). x is float (the CPU EP's QuickGelu is float only): by its type; with c, by c's (Mul
 // takes one type T); or, when the model leaves x untyped, because every CPU EP kernel of its
 // producer's op writes that output in float only (ONNX 1.12's type inference does not know the
-// com.microsoft ops, so a SiLU after MatMulNBits has no type). The fused node takes over y; it is named after the last Mul
-// (`<name>/QuickGeluFusion/`, ONNX Runtime's naming). Results differ by float rounding only: the
-// kernel computes x * sigmoid(alpha * x) (math/contrib/transformer_ops.h).
+// com.microsoft ops, so a SiLU after MatMulNBits has no type). The fused node takes over y; it is
+// named after the last Mul (`<name>/QuickGeluFusion/`, ONNX Runtime's naming). Results differ by
+// float rounding only: the kernel computes x * sigmoid(alpha * x) (math/contrib/
+// transformer_ops.h).
 //
 // The pass runs after matmul_activation_fusion and conv_activation_fusion, which move the same
 // pattern (their "Swish") into a MatMul's or Conv's epilogue when it follows one; what they leave
