@@ -41,6 +41,9 @@ const std::vector<std::unique_ptr<GraphPass>>& AllPasses() {
     p.push_back(MakeMatMulActivationFusionPass());
     p.push_back(MakeConvActivationFusionPass());
     p.push_back(MakeNhwcLayoutPass());
+    // After the epilogue fusions, which take x * Sigmoid(x) after a MatMul or Conv as Swish,
+    // and after nhwc_layout, which runs Sigmoid and Mul on channels-last values as they are.
+    p.push_back(MakeQuickGeluFusionPass());
     return p;
   }();
   return passes;

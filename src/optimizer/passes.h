@@ -30,5 +30,6 @@ std::unique_ptr<GraphPass> MakeGeluFusionPass();
 std::unique_ptr<GraphPass> MakeMatMulActivationFusionPass();
 std::unique_ptr<GraphPass> MakeConvActivationFusionPass();
 std::unique_ptr<GraphPass> MakeNhwcLayoutPass();
+std::unique_ptr<GraphPass> MakeQuickGeluFusionPass();
 
 }  // namespace nxrt::opt

@@ -298,5 +298,31 @@ TEST(ExecutorTest, SessionRunsAlternatingTwoShapesStayInSteadyState) {
   }
 }
 
+// A decoder's decode steps each have new input shapes (its attention mask grows by one per
+// token): they re-prepare one pooled instance among themselves, and the prefill's instance stays
+// prepared for the next prompt, which then allocates what a repeated prefill does.
+TEST(ExecutorTest, SessionKeepsThePrefillInstanceThroughStepsOfGrowingShapes) {
+  SessionOptions options;
+  options.intra_op_threads = 1;
+  Result<std::unique_ptr<Session>> session = Session::CreateFromBytes(AddMulModel(), options);
+  ASSERT_TRUE(session.ok()) << session.status().ToString();
+  const auto run = [&](int64_t n) {
+    const Tensor x = Tensor::FromVector<float>({n, 3}, std::vector<float>(
+                                                           static_cast<size_t>(n * 3), 0.5f))
+                         .value();
+    const std::vector<NamedTensor> feeds = {{"x", x}};
+    const std::vector<std::string> names = {"y"};
+    std::optional<Result<std::vector<NamedTensor>>> out;
+    const int64_t allocations =
+        CountAllocations([&] { out.emplace((*session)->Run(feeds, names)); });
+    EXPECT_TRUE(out->ok()) << out->status().ToString();
+    return allocations;
+  };
+  for (int64_t n : {32, 1, 2, 32}) run(n);  // the pool's own containers reach their size
+  const int64_t repeated = run(32);
+  for (int64_t n = 3; n < 8; ++n) run(n);
+  EXPECT_EQ(run(32), repeated);
+}
+
 }  // namespace
 }  // namespace nxrt::runtime

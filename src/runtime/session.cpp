@@ -211,6 +211,7 @@ class SessionImpl final : public Session {
     std::shared_ptr<const StepTable> table;  // the plan's
     std::unique_ptr<PlanInstance> instance;
     std::string input_shapes;  // the run's, InputShapes
+    int reuses = 0;            // runs on these shapes the instance served before this one
   };
 
   // An idle instance and the input shapes of its last run, which its kernels were prepared for
@@ -218,6 +219,7 @@ class SessionImpl final : public Session {
   struct IdleInstance {
     std::unique_ptr<PlanInstance> instance;
     std::string input_shapes;
+    int reuses = 0;  // runs after the first that found it prepared for these shapes
   };
 
   // Instances that sequential runs may keep, one per set of input shapes: a decoder's prefill
@@ -247,8 +249,13 @@ class SessionImpl final : public Session {
   }
 
   // Leases the idle instance last run on the lease's input shapes, or one never run; else, while
-  // fewer than kShapeInstances exist, a new one; else the idle one returned longest ago (its
-  // kernels prepare again for the new shapes).
+  // fewer than kShapeInstances exist, a new one; else an idle one whose shapes were never run
+  // again, the one returned last, or, when each was reused, the one returned longest ago (its
+  // kernels prepare again for the new shapes). A decoder's decode steps each have new shapes
+  // (the attention mask grows by one): taking the one returned longest ago handed the prefill's
+  // instance to the second step, so every prompt prepared all its kernels again; the steps now
+  // take turns on an instance no shapes came back to, and the prefill, whose shapes do come
+  // back, keeps its own.
   Status Acquire(Lease& lease) {
     {
       std::lock_guard<std::mutex> lock(mutex_);
@@ -264,10 +271,14 @@ class SessionImpl final : public Session {
                             [](const IdleInstance& idle) { return idle.input_shapes.empty(); });
       }
       const size_t existing = free_instances_.size() + static_cast<size_t>(active_runs_ - 1);
-      if (same == free_instances_.end() && existing >= kShapeInstances) {
-        same = free_instances_.begin();
+      const bool matched = same != free_instances_.end();
+      if (!matched && existing >= kShapeInstances && !free_instances_.empty()) {
+        const auto once = std::find_if(free_instances_.rbegin(), free_instances_.rend(),
+                                       [](const IdleInstance& idle) { return idle.reuses == 0; });
+        same = once != free_instances_.rend() ? std::prev(once.base()) : free_instances_.begin();
       }
       if (same != free_instances_.end()) {
+        lease.reuses = matched && !same->input_shapes.empty() ? same->reuses + 1 : 0;
         lease.instance = std::move(same->instance);
         free_instances_.erase(same);
       }
@@ -335,7 +346,7 @@ class SessionImpl final : public Session {
     std::lock_guard<std::mutex> lock(mutex_);
     --active_runs_;
     if (lease.plan == plan_) {
-      free_instances_.push_back({std::move(lease.instance), lease.input_shapes});
+      free_instances_.push_back({std::move(lease.instance), lease.input_shapes, lease.reuses});
     }
     lease.instance.reset();
     lease.table.reset();

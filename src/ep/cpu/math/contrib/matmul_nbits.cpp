@@ -19,6 +19,7 @@ constexpr int64_t kDirectRows = 4;
 // run of K dequantized at once (kPanelDepth x kPanelColumns floats, 16 KB).
 constexpr int64_t kPanelColumns = 16;
 constexpr int64_t kTileRows = 6;
+constexpr int64_t kTileRowsAvx512 = 12;  // one register per row: 12 of AVX-512's 32
 constexpr int64_t kPanelDepth = 256;
 
 int64_t Count(std::span<const int64_t> shape) {
@@ -69,6 +70,13 @@ float ColumnScalar(const MatMulNBitsPlan& p, const MatMulNBitsOperands& o, const
                             offset);
   }
   return total;
+}
+
+// The sum of v's 8 lanes.
+__attribute__((target("avx2,fma"))) inline float SumLanes(__m256 v) {
+  const __m128 half = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+  const __m128 pair = _mm_add_ps(half, _mm_movehl_ps(half, half));
+  return _mm_cvtss_f32(_mm_add_ss(pair, _mm_shuffle_ps(pair, pair, 1)));
 }
 
 // Eight quantized bytes (zero-extended) as floats.
@@ -234,32 +242,142 @@ __attribute__((target("avx2,fma"))) void ColumnsAvx2(const MatMulNBitsPlan& p,
     for (int c = 0; c < kCols; ++c) {
       __m256 total = acc[r][c][0];
       for (int h = 1; h < kChains; ++h) total = _mm256_add_ps(total, acc[r][c][h]);
-      const __m128 half =
-          _mm_add_ps(_mm256_castps256_ps128(total), _mm256_extractf128_ps(total, 1));
-      const __m128 pair = _mm_add_ps(half, _mm_movehl_ps(half, half));
-      const float dot = _mm_cvtss_f32(_mm_add_ss(pair, _mm_shuffle_ps(pair, pair, 1)));
-      y[r * n_total + c] = dot + scalar[r][c];
+      y[r * n_total + c] = SumLanes(total) + scalar[r][c];
     }
   }
 }
 
-// ColumnsAvx2 over columns [n_begin, n_end) for kRows rows: kCols at a time, then one by one.
+// One step of ColumnsAvx512: 16 values of K from k0 + i (those past `valid` read as 0) of kCols
+// columns, multiplied with kRows rows into accumulator chain kChain.
+template <int kRows, int kCols, int kChain, int kChains>
+__attribute__((target("avx512f,avx2,fma"), always_inline)) inline void StepAvx512(
+    const float* a, int64_t k, int64_t k0, int64_t i, __mmask16 valid,
+    const uint8_t* const (&blocks)[kCols], const __m512 (&scale)[kCols],
+    const __m512 (&offset)[kCols], __m512 (&acc)[kRows][kCols][kChains]) {
+  // Masked forms throughout: GCC 12's unmasked permute, shift and convert intrinsics pass an
+  // undefined vector that its -Wmaybe-uninitialized flags.
+  constexpr __mmask16 kAll = 0xFFFF;
+  const __m512i shifts =
+      _mm512_setr_epi32(0, 0, 4, 4, 8, 8, 12, 12, 16, 16, 20, 20, 24, 24, 28, 28);
+  const __m512i order = _mm512_setr_epi32(0, 8, 1, 9, 2, 10, 3, 11, 4, 12, 5, 13, 6, 14, 7, 15);
+  __m512 x[kRows];
+  for (int r = 0; r < kRows; ++r) {
+    const __m512 values = _mm512_maskz_loadu_ps(valid, a + r * k + k0 + i);
+    x[r] = _mm512_mask_permutexvar_ps(values, kAll, order, values);
+  }
+  for (int c = 0; c < kCols; ++c) {
+    int64_t packed;
+    std::memcpy(&packed, blocks[c] + i / 2, 8);
+    const __m512i word = _mm512_set1_epi64(packed);
+    const __m512i q = _mm512_and_si512(_mm512_mask_srlv_epi32(word, kAll, word, shifts),
+                                       _mm512_set1_epi32(0x0F));
+    const __m512 w = _mm512_fmadd_ps(_mm512_mask_cvtepi32_ps(_mm512_setzero_ps(), kAll, q),
+                                     scale[c], offset[c]);
+    for (int r = 0; r < kRows; ++r) {
+      acc[r][c][kChain] = _mm512_fmadd_ps(w, x[r], acc[r][c][kChain]);
+    }
+  }
+}
+
+// ColumnsAvx2 for 4-bit weights with AVX-512, 16 values per step: the column's next 8 bytes
+// (16 nibbles) are broadcast to every 64-bit lane and 32-bit lane l shifted right by 4 * (l / 2),
+// so lane 2j holds element j and lane 2j + 1 element 8 + j (a word's low and high halves). A's 16
+// values are permuted into that order once per step for all the columns, so no shuffle touches
+// the weights. A's values past K (K not a multiple of 16) load as 0, which zeroes the padding
+// nibbles of the last block's blob. Steps alternate between two accumulator chains per (row,
+// column) pair within a block; offsets as in ColumnsAvx2.
 template <int kRows, int kCols>
-void ColumnRangeAvx2(const MatMulNBitsPlan& p, const MatMulNBitsOperands& o, float* y,
-                     int64_t n_begin, int64_t n_end) {
+__attribute__((target("avx512f,avx2,fma"))) void ColumnsAvx512(const MatMulNBitsPlan& p,
+                                                                const MatMulNBitsOperands& o,
+                                                                const float* a, int64_t n,
+                                                                float* y) {
+  const int64_t k = p.attributes.k, bs = p.attributes.block_size, n_total = p.attributes.n;
+  const uint8_t* columns[kCols];
+  const float* scales[kCols];
+  for (int c = 0; c < kCols; ++c) {
+    columns[c] = o.b + (n + c) * p.k_blocks * p.blob_size;
+    scales[c] = o.scales + (n + c) * p.k_blocks;
+  }
+  __m512 acc[kRows][kCols][2];
+  for (int r = 0; r < kRows; ++r) {
+    for (int c = 0; c < kCols; ++c) acc[r][c][0] = acc[r][c][1] = _mm512_setzero_ps();
+  }
+  alignas(32) float offsets[kCols][8];
+  for (int64_t b = 0; b < p.k_blocks; ++b) {
+    const int64_t k0 = b * bs, len = std::min(bs, k - k0);
+    if (b % 8 == 0) {
+      for (int c = 0; c < kCols; ++c) BlockOffsetsAvx2(p, o, n + c, b, offsets[c]);
+    }
+    const uint8_t* blocks[kCols];
+    __m512 scale[kCols], offset[kCols];
+    for (int c = 0; c < kCols; ++c) {
+      blocks[c] = columns[c] + b * p.blob_size;
+      scale[c] = _mm512_set1_ps(scales[c][b]);
+      offset[c] = _mm512_set1_ps(offsets[c][b % 8]);
+    }
+    int64_t i = 0;
+    for (; i + 32 <= len; i += 32) {
+      StepAvx512<kRows, kCols, 0, 2>(a, k, k0, i, 0xFFFF, blocks, scale, offset, acc);
+      StepAvx512<kRows, kCols, 1, 2>(a, k, k0, i + 16, 0xFFFF, blocks, scale, offset, acc);
+    }
+    for (; i < len; i += 16) {
+      const __mmask16 valid =
+          len - i >= 16 ? __mmask16{0xFFFF} : static_cast<__mmask16>((1u << (len - i)) - 1);
+      StepAvx512<kRows, kCols, 0, 2>(a, k, k0, i, valid, blocks, scale, offset, acc);
+    }
+  }
+  for (int r = 0; r < kRows; ++r) {
+    for (int c = 0; c < kCols; ++c) {
+      // Through memory: GCC 12's 512-to-256-bit cast and extract intrinsics pass an undefined
+      // vector that its -Wuninitialized flags.
+      alignas(64) float lanes[16];
+      _mm512_store_ps(lanes, _mm512_add_ps(acc[r][c][0], acc[r][c][1]));
+      y[r * n_total + c] =
+          SumLanes(_mm256_add_ps(_mm256_load_ps(lanes), _mm256_load_ps(lanes + 8)));
+    }
+  }
+}
+
+// The direct path's columns [n, n + kCols) for kRows rows: ColumnsAvx512 (4 bits, kAvx512) or
+// ColumnsAvx2.
+template <int kRows, int kCols, bool kAvx512>
+void Columns(const MatMulNBitsPlan& p, const MatMulNBitsOperands& o, int64_t n, float* y) {
+  if constexpr (kAvx512) {
+    ColumnsAvx512<kRows, kCols>(p, o, o.a, n, y);
+  } else {
+    ColumnsAvx2<kRows, kCols>(p, o, o.a, n, y);
+  }
+}
+
+// Columns over [n_begin, n_end) for kRows rows: kCols at a time, then one by one.
+template <int kRows, int kCols, bool kAvx512>
+void ColumnRange(const MatMulNBitsPlan& p, const MatMulNBitsOperands& o, float* y,
+                 int64_t n_begin, int64_t n_end) {
   int64_t n = n_begin;
-  for (; n + kCols <= n_end; n += kCols) ColumnsAvx2<kRows, kCols>(p, o, o.a, n, y + n);
-  for (; n < n_end; ++n) ColumnsAvx2<kRows, 1>(p, o, o.a, n, y + n);
+  for (; n + kCols <= n_end; n += kCols) Columns<kRows, kCols, kAvx512>(p, o, n, y + n);
+  for (; n < n_end; ++n) Columns<kRows, 1, kAvx512>(p, o, n, y + n);
+}
+
+// ColumnRange for p.m rows (at most kDirectRows: 4 rows x columns, 8 accumulator pairs).
+template <bool kAvx512>
+void ColumnRangeForRows(const MatMulNBitsPlan& p, const MatMulNBitsOperands& o, float* y,
+                        int64_t n_begin, int64_t n_end) {
+  switch (p.m) {
+    case 1: ColumnRange<1, 4, kAvx512>(p, o, y, n_begin, n_end); break;
+    case 2: ColumnRange<2, 2, kAvx512>(p, o, y, n_begin, n_end); break;
+    case 3: ColumnRange<3, 1, kAvx512>(p, o, y, n_begin, n_end); break;
+    default: ColumnRange<4, 1, kAvx512>(p, o, y, n_begin, n_end); break;
+  }
 }
 
 // ---- blocked GEMM (more than kDirectRows rows) ----
 //
 // Output columns go in panels of kPanelColumns. For each panel and each run of kPanelDepth along
 // K, the weights are dequantized once into a small buffer laid out [depth][kPanelColumns] (16 KB,
-// it stays in L1), and every group of kTileRows rows of A is multiplied with it in a register
-// tile of kTileRows x kPanelColumns accumulators. Runs of kPanelDepth either hold whole
-// quantization blocks or lie inside one (both are powers of two), and 8 consecutive k from a
-// multiple of 8 always share a block.
+// it stays in L1), and every group of up to kTileRows rows of A (kTileRowsAvx512 with AVX-512) is
+// multiplied with it in a register tile of rows x kPanelColumns accumulators. Runs of
+// kPanelDepth either hold whole quantization blocks or lie inside one (both are powers of two),
+// and 8 consecutive k from a multiple of 8 always share a block.
 
 // Panel rows [k0, k1) of columns [n0, n0 + cols), element by element (any g_idx); columns past
 // `cols` are zero.
@@ -282,26 +400,26 @@ void DequantizePanelScalar(const MatMulNBitsPlan& p, const MatMulNBitsOperands& 
   }
 }
 
-// DequantizePanelScalar without a g_idx, with AVX2. Per 8 columns and 8 k (which share a block),
-// lane j of one register holds column j's next 32 bits: 8 nibbles (4 bits) or 4 bytes (8 bits,
-// two registers), so shifting the register right by 4t (or 8t) and masking gives row k + t of
-// the panel for all 8 columns at once, with no transpose; each row becomes q * scale + offset
-// with the columns' scales and offsets of that block in two registers, taken from a table of the
-// run's blocks filled first (offsets 8 blocks at a time, BlockOffsetsAvx2). Lanes of columns
-// past `cols` read the last column and get scale and offset 0.
-__attribute__((target("avx2,fma"))) void DequantizePanelAvx2(const MatMulNBitsPlan& p,
-                                                              const MatMulNBitsOperands& o,
-                                                              int64_t n0, int64_t cols,
-                                                              int64_t k0, int64_t k1,
-                                                              float* panel) {
-  const int64_t bs = p.attributes.block_size, bits = p.attributes.bits;
-  const __m256i mask = _mm256_set1_epi32(bits == 4 ? 0x0F : 0xFF);
-  const int64_t k_vector_end = k0 + (k1 - k0) / 8 * 8;
-  // Scales and offsets of the run's blocks, [block - first][column]: a run of kPanelDepth spans
-  // at most kPanelDepth / 16 blocks.
-  constexpr int64_t kRunBlocks = kPanelDepth / 16;
-  alignas(32) float scales[kRunBlocks][kPanelColumns], offsets[kRunBlocks][kPanelColumns];
+// Scales and offsets of the blocks of a run of the panel, [block - first][column]: a run of
+// kPanelDepth spans at most kPanelDepth / 16 blocks.
+struct RunTable {
+  static constexpr int64_t kRunBlocks = kPanelDepth / 16;
+  alignas(64) float scales[kRunBlocks][kPanelColumns];
+  alignas(64) float offsets[kRunBlocks][kPanelColumns];
+  int64_t first = 0;  // the run's first block
+};
+
+// The table of the blocks of panel rows [k0, k1) of columns [n0, n0 + cols), offsets 8 blocks
+// at a time (BlockOffsetsAvx2); columns past `cols` get scale and offset 0.
+__attribute__((target("avx2,fma"))) void FillRunTable(const MatMulNBitsPlan& p,
+                                                       const MatMulNBitsOperands& o, int64_t n0,
+                                                       int64_t cols, int64_t k0, int64_t k1,
+                                                       RunTable& table) {
+  const int64_t bs = p.attributes.block_size;
   const int64_t first = k0 / bs, blocks = (k1 - 1) / bs - first + 1;
+  table.first = first;
+  auto& scales = table.scales;
+  auto& offsets = table.offsets;
   for (int64_t j = 0; j < kPanelColumns; ++j) {
     const int64_t n = n0 + j;
     for (int64_t run = 0; run < blocks; run += 8) {
@@ -313,6 +431,40 @@ __attribute__((target("avx2,fma"))) void DequantizePanelAvx2(const MatMulNBitsPl
       }
     }
   }
+}
+
+// Panel rows [k_begin, k1) of panel columns [g, g + count) (column g + j packed at columns[j]),
+// one by one from the run's table (k0 the run's first row): K's last rows past a multiple of 8.
+void DequantizeTail(const MatMulNBitsPlan& p, const uint8_t* const* columns, int64_t g,
+                    int64_t count, int64_t k0, int64_t k_begin, int64_t k1, const RunTable& table,
+                    float* panel) {
+  const int64_t bs = p.attributes.block_size, bits = p.attributes.bits;
+  for (int64_t k = k_begin; k < k1; ++k) {
+    const int64_t b = k / bs, t = b - table.first;
+    for (int64_t j = 0; j < count; ++j) {
+      const float q = static_cast<float>(Quantized(columns[j] + b * p.blob_size, k % bs, bits));
+      panel[(k - k0) * kPanelColumns + g + j] =
+          q * table.scales[t][g + j] + table.offsets[t][g + j];
+    }
+  }
+}
+
+// DequantizePanelScalar without a g_idx, with AVX2. Per 8 columns and 8 k (which share a block),
+// lane j of one register holds column j's next 32 bits: 8 nibbles (4 bits) or 4 bytes (8 bits,
+// two registers), so shifting the register right by 4t (or 8t) and masking gives row k + t of
+// the panel for all 8 columns at once, with no transpose; each row becomes q * scale + offset
+// with the columns' scales and offsets of that block in two registers, taken from the run's
+// table (FillRunTable). Lanes of columns past `cols` read the last column (scale and offset 0).
+__attribute__((target("avx2,fma"))) void DequantizePanelAvx2(const MatMulNBitsPlan& p,
+                                                              const MatMulNBitsOperands& o,
+                                                              int64_t n0, int64_t cols,
+                                                              int64_t k0, int64_t k1,
+                                                              float* panel) {
+  const int64_t bs = p.attributes.block_size, bits = p.attributes.bits;
+  const __m256i mask = _mm256_set1_epi32(bits == 4 ? 0x0F : 0xFF);
+  const int64_t k_vector_end = k0 + (k1 - k0) / 8 * 8;
+  RunTable table;
+  FillRunTable(p, o, n0, cols, k0, k1, table);
   for (int64_t g = 0; g < kPanelColumns; g += 8) {
     const uint8_t* columns[8];
     for (int j = 0; j < 8; ++j) {
@@ -320,8 +472,8 @@ __attribute__((target("avx2,fma"))) void DequantizePanelAvx2(const MatMulNBitsPl
     }
     for (int64_t k = k0; k < k_vector_end; k += 8) {
       const int64_t b = k / bs, i = k % bs;
-      const __m256 scale8 = _mm256_load_ps(&scales[b - first][g]);
-      const __m256 offset8 = _mm256_load_ps(&offsets[b - first][g]);
+      const __m256 scale8 = _mm256_load_ps(&table.scales[b - table.first][g]);
+      const __m256 offset8 = _mm256_load_ps(&table.offsets[b - table.first][g]);
       float* out = panel + (k - k0) * kPanelColumns + g;
       // Words 0 and 1 of each column: 8 nibbles in word 0 (4 bits), 4 bytes in each (8 bits).
       const int64_t byte = b * p.blob_size + i * bits / 8;
@@ -339,15 +491,43 @@ __attribute__((target("avx2,fma"))) void DequantizePanelAvx2(const MatMulNBitsPl
         }
       }
     }
-    for (int64_t k = k_vector_end; k < k1; ++k) {  // K's last few, past a multiple of 8
-      const int64_t b = k / bs;
-      for (int j = 0; j < 8; ++j) {
-        const float q = static_cast<float>(Quantized(columns[j] + b * p.blob_size, k % bs, bits));
-        panel[(k - k0) * kPanelColumns + g + j] =
-            q * scales[b - first][g + j] + offsets[b - first][g + j];
-      }
+    DequantizeTail(p, columns, g, 8, k0, k_vector_end, k1, table, panel);
+  }
+}
+
+// DequantizePanelAvx2 for 4-bit weights with AVX-512: lane j of one register holds column j's
+// next 8 nibbles for all 16 columns of the panel, so each shift gives a whole panel row, half the
+// steps and loads of the 8-column registers.
+__attribute__((target("avx512f,avx2,fma"))) void DequantizePanel4Avx512(
+    const MatMulNBitsPlan& p, const MatMulNBitsOperands& o, int64_t n0, int64_t cols, int64_t k0,
+    int64_t k1, float* panel) {
+  constexpr __mmask16 kAll = 0xFFFF;  // masked forms: see StepAvx512
+  const int64_t bs = p.attributes.block_size;
+  const int64_t k_vector_end = k0 + (k1 - k0) / 8 * 8;
+  RunTable table;
+  FillRunTable(p, o, n0, cols, k0, k1, table);
+  const uint8_t* columns[kPanelColumns];
+  for (int64_t j = 0; j < kPanelColumns; ++j) {
+    columns[j] = o.b + std::min(n0 + j, n0 + cols - 1) * p.k_blocks * p.blob_size;
+  }
+  const __m512i mask = _mm512_set1_epi32(0x0F);
+  for (int64_t k = k0; k < k_vector_end; k += 8) {
+    const int64_t b = k / bs, byte = b * p.blob_size + (k % bs) / 2;
+    const __m512 scale = _mm512_load_ps(table.scales[b - table.first]);
+    const __m512 offset = _mm512_load_ps(table.offsets[b - table.first]);
+    alignas(64) int32_t lanes[kPanelColumns];
+    for (int64_t j = 0; j < kPanelColumns; ++j) std::memcpy(&lanes[j], columns[j] + byte, 4);
+    const __m512i packed = _mm512_load_si512(lanes);
+    float* out = panel + (k - k0) * kPanelColumns;
+    for (int t = 0; t < 8; ++t) {
+      const __m512i q = _mm512_and_si512(
+          _mm512_mask_srl_epi32(packed, kAll, packed, _mm_cvtsi32_si128(4 * t)), mask);
+      _mm512_store_ps(out + t * kPanelColumns,
+                      _mm512_fmadd_ps(_mm512_mask_cvtepi32_ps(_mm512_setzero_ps(), kAll, q),
+                                      scale, offset));
     }
   }
+  DequantizeTail(p, columns, 0, kPanelColumns, k0, k_vector_end, k1, table, panel);
 }
 
 // c[r][0:cols] (+)= sum_d a[r][d] * panel[d][0:cols] for kRows rows (row r of A at a + r * lda,
@@ -403,6 +583,52 @@ void TileRowsAvx2(int64_t rows, const float* a, int64_t lda, const float* panel,
     case 4: TileAvx2<4>(a, lda, panel, depth, c, ldc, cols, accumulate); break;
     case 5: TileAvx2<5>(a, lda, panel, depth, c, ldc, cols, accumulate); break;
     default: TileAvx2<6>(a, lda, panel, depth, c, ldc, cols, accumulate); break;
+  }
+}
+
+// TileAvx2 with AVX-512: one 16-lane accumulator per row (a panel row is one register), so a
+// tile of up to kTileRowsAvx512 rows keeps that many independent FMA chains; A's value is
+// broadcast into each FMA. Columns past `cols` are masked off at the store.
+template <int kRows>
+__attribute__((target("avx512f,fma"))) void TileAvx512(const float* a, int64_t lda,
+                                                       const float* panel, int64_t depth,
+                                                       float* c, int64_t ldc, int64_t cols,
+                                                       bool accumulate) {
+  __m512 acc[kRows];
+#pragma GCC unroll 12
+  for (int r = 0; r < kRows; ++r) acc[r] = _mm512_setzero_ps();
+  for (int64_t d = 0; d < depth; ++d) {
+    const __m512 w = _mm512_load_ps(panel + d * kPanelColumns);
+#pragma GCC unroll 12
+    for (int r = 0; r < kRows; ++r) {
+      acc[r] = _mm512_fmadd_ps(_mm512_set1_ps(a[r * lda + d]), w, acc[r]);
+    }
+  }
+  const __mmask16 mask = static_cast<__mmask16>((1u << cols) - 1);
+#pragma GCC unroll 12
+  for (int r = 0; r < kRows; ++r) {
+    float* row = c + r * ldc;
+    const __m512 y = accumulate ? _mm512_add_ps(acc[r], _mm512_maskz_loadu_ps(mask, row)) : acc[r];
+    _mm512_mask_storeu_ps(row, mask, y);
+  }
+}
+
+// TileAvx512 for 1 to kTileRowsAvx512 rows.
+void TileRowsAvx512(int64_t rows, const float* a, int64_t lda, const float* panel,
+                    int64_t depth, float* c, int64_t ldc, int64_t cols, bool accumulate) {
+  switch (rows) {  // kTileRowsAvx512 = 12
+    case 1: TileAvx512<1>(a, lda, panel, depth, c, ldc, cols, accumulate); break;
+    case 2: TileAvx512<2>(a, lda, panel, depth, c, ldc, cols, accumulate); break;
+    case 3: TileAvx512<3>(a, lda, panel, depth, c, ldc, cols, accumulate); break;
+    case 4: TileAvx512<4>(a, lda, panel, depth, c, ldc, cols, accumulate); break;
+    case 5: TileAvx512<5>(a, lda, panel, depth, c, ldc, cols, accumulate); break;
+    case 6: TileAvx512<6>(a, lda, panel, depth, c, ldc, cols, accumulate); break;
+    case 7: TileAvx512<7>(a, lda, panel, depth, c, ldc, cols, accumulate); break;
+    case 8: TileAvx512<8>(a, lda, panel, depth, c, ldc, cols, accumulate); break;
+    case 9: TileAvx512<9>(a, lda, panel, depth, c, ldc, cols, accumulate); break;
+    case 10: TileAvx512<10>(a, lda, panel, depth, c, ldc, cols, accumulate); break;
+    case 11: TileAvx512<11>(a, lda, panel, depth, c, ldc, cols, accumulate); break;
+    default: TileAvx512<12>(a, lda, panel, depth, c, ldc, cols, accumulate); break;
   }
 }
 
@@ -515,13 +741,10 @@ Status CheckGIdx(const MatMulNBitsPlan& p, const int32_t* g_idx) {
 void MatMulNBitsDirect(const MatMulNBitsPlan& p, const MatMulNBitsOperands& o, float* y,
                        int64_t n_begin, int64_t n_end) {
   const int64_t k = p.attributes.k, n_total = p.attributes.n;
-  if (CpuHasAvx2()) {
-    switch (p.m) {  // kDirectRows = 4; 4 rows x columns at most (8 accumulator pairs)
-      case 1: ColumnRangeAvx2<1, 4>(p, o, y, n_begin, n_end); break;
-      case 2: ColumnRangeAvx2<2, 2>(p, o, y, n_begin, n_end); break;
-      case 3: ColumnRangeAvx2<3, 1>(p, o, y, n_begin, n_end); break;
-      default: ColumnRangeAvx2<4, 1>(p, o, y, n_begin, n_end); break;
-    }
+  if (CpuHasAvx2() && CpuHasAvx512() && p.attributes.bits == 4) {
+    ColumnRangeForRows<true>(p, o, y, n_begin, n_end);
+  } else if (CpuHasAvx2()) {
+    ColumnRangeForRows<false>(p, o, y, n_begin, n_end);
   } else {
     for (int64_t row = 0; row < p.m; ++row) {
       for (int64_t n = n_begin; n < n_end; ++n) {
@@ -544,25 +767,32 @@ void MatMulNBitsGemm(const MatMulNBitsPlan& p, const MatMulNBitsOperands& o, flo
                      int64_t panel_begin, int64_t panel_end) {
   const int64_t k = p.attributes.k, n_total = p.attributes.n;
   const bool avx2 = CpuHasAvx2();
-  alignas(32) float panel[kPanelDepth * kPanelColumns];
+  const bool avx512 = avx2 && CpuHasAvx512();
+  const int64_t tile_rows = avx512 ? kTileRowsAvx512 : kTileRows;
+  alignas(64) float panel[kPanelDepth * kPanelColumns];
   for (int64_t panel_index = panel_begin; panel_index < panel_end; ++panel_index) {
     const int64_t n0 = panel_index * kPanelColumns;
     const int64_t cols = std::min(kPanelColumns, n_total - n0);
     for (int64_t k0 = 0; k0 < k; k0 += kPanelDepth) {
       const int64_t k1 = std::min(k, k0 + kPanelDepth);
-      if (avx2 && o.g_idx == nullptr) {
+      if (avx512 && o.g_idx == nullptr && p.attributes.bits == 4) {
+        DequantizePanel4Avx512(p, o, n0, cols, k0, k1, panel);
+      } else if (avx2 && o.g_idx == nullptr) {
         DequantizePanelAvx2(p, o, n0, cols, k0, k1, panel);
       } else {
         DequantizePanelScalar(p, o, n0, cols, k0, k1, panel);
       }
-      // As few tiles as kTileRows allows, of nearly equal rows (32 rows: 6,6,5,5,5,5, not
-      // 6,6,6,6,6,2, whose 2-row tile has too few accumulators to hide the FMA latency).
-      const int64_t tiles = (p.m + kTileRows - 1) / kTileRows;
+      // As few tiles as tile_rows allows, of nearly equal rows (32 rows in tiles of 6:
+      // 5,5,5,5,6,6, not 6,6,6,6,6,2, whose 2-row tile has too few accumulators to hide the FMA
+      // latency).
+      const int64_t tiles = (p.m + tile_rows - 1) / tile_rows;
       for (int64_t tile = 0, row = 0; tile < tiles; ++tile) {
         const int64_t rows = (p.m - row) / (tiles - tile);
         const float* a = o.a + row * k + k0;
         float* c = y + row * n_total + n0;
-        if (avx2) {
+        if (avx512) {
+          TileRowsAvx512(rows, a, k, panel, k1 - k0, c, n_total, cols, k0 > 0);
+        } else if (avx2) {
           TileRowsAvx2(rows, a, k, panel, k1 - k0, c, n_total, cols, k0 > 0);
         } else {
           TileRowsScalar(rows, a, k, panel, k1 - k0, c, n_total, cols, k0 > 0);

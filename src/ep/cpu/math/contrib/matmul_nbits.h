@@ -20,7 +20,8 @@
 // columns at a time (4 for one row, 2 for two, so the FMA unit has independent chains), never
 // making a float copy: each run of 8 packed values is unpacked and dequantized in AVX2 registers
 // once for all the rows and multiplied with each (function-attribute build, used when the CPU has
-// AVX2 and FMA), or in scalar code. More rows (prefill), or a g_idx that is not k / block_size,
+// AVX2 and FMA; 4-bit weights 16 at a time in AVX-512 registers when the CPU has AVX-512), or in
+// scalar code. More rows (prefill), or a g_idx that is not k / block_size,
 // take a blocked GEMM (MatMulNBitsGemm): a panel of 16 columns by 256 k is dequantized once into
 // a small buffer that stays in cache and multiplied with every row of A in register tiles, so
 // the weights are expanded once per call and never as a whole.
@@ -97,8 +98,9 @@ int64_t MatMulNBitsPanels(const MatMulNBitsPlan& plan);
 
 // Blocked path: the output columns of panels [panel_begin, panel_end) for every row of y (plus
 // bias). Per panel and run of 256 along K the weights are dequantized once into a 16 KB buffer
-// on the stack and multiplied with all rows of A in 6 x 16 register tiles (AVX2 and FMA, or
-// scalar code). Panel ranges are independent (callers spread them over threads).
+// on the stack and multiplied with all rows of A in register tiles: up to 12 rows x 16 columns
+// with AVX-512 (one register per row), 6 x 16 with AVX2 and FMA, or scalar code. Panel ranges
+// are independent (callers spread them over threads).
 void MatMulNBitsGemm(const MatMulNBitsPlan& plan, const MatMulNBitsOperands& operands, float* y,
                      int64_t panel_begin, int64_t panel_end);
 

@@ -83,7 +83,7 @@ __attribute__((target("avx512f,fma"))) void SoftmaxRowsAvx512(bool log, int64_t 
   for (int64_t r = 0; r < rows; ++r, x += d, y += d) {
     // The maximum skips NaNs: a NaN's exponential makes the sum, and so the row, NaN.
     __m512 vmax = minus_inf;
-    for (int64_t k = 0; k <= full; k += 16) {
+    for (int64_t k = 0; k < d; k += 16) {
       const __mmask16 lanes = k < full ? __mmask16{0xFFFF} : tail;
       const __m512 v = _mm512_mask_loadu_ps(minus_inf, lanes, x + k);
       vmax = _mm512_mask_mov_ps(vmax, _mm512_cmp_ps_mask(v, vmax, _CMP_GT_OQ), v);
@@ -91,7 +91,7 @@ __attribute__((target("avx512f,fma"))) void SoftmaxRowsAvx512(bool log, int64_t 
     const float m = Reduce<true>(vmax);
     const __m512 vm = _mm512_set1_ps(m);
     __m512 vsum = _mm512_setzero_ps();
-    for (int64_t k = 0; k <= full; k += 16) {
+    for (int64_t k = 0; k < d; k += 16) {
       const __mmask16 lanes = k < full ? __mmask16{0xFFFF} : tail;
       const __m512 e = ExpAvx512(_mm512_sub_ps(_mm512_maskz_loadu_ps(lanes, x + k), vm));
       if (!log) _mm512_mask_storeu_ps(y + k, lanes, e);
@@ -102,7 +102,7 @@ __attribute__((target("avx512f,fma"))) void SoftmaxRowsAvx512(bool log, int64_t 
     // large m (a row of 1e7s would give -7 for -log(1000) = -6.9078).
     const __m512 log_sum = _mm512_set1_ps(log ? std::log(sum) : 0.0f);
     const __m512 inv = _mm512_set1_ps(1.0f / sum);
-    for (int64_t k = 0; k <= full; k += 16) {
+    for (int64_t k = 0; k < d; k += 16) {
       const __mmask16 lanes = k < full ? __mmask16{0xFFFF} : tail;
       const __m512 v =
           log ? _mm512_sub_ps(_mm512_sub_ps(_mm512_maskz_loadu_ps(lanes, x + k), vm), log_sum)
