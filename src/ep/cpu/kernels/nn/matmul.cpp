@@ -5,9 +5,8 @@
 // differs from the one it was made for, so a constant weight with a steady activation shape
 // costs one primitive creation, and one packing of the weight, in the kernel's life. The
 // primitive's scratchpad is the step's planned workspace. A product that runs on nxrt's own
-// kernels (one row with a constant B on AVX-512, math/nn/gemv.h; any rows with a constant B on
-// AVX2 without AVX-512, math/nn/sgemm_avx2.h) spreads its column units over the pool's
-// ParallelFor.
+// kernels (one row with a constant B on AVX-512, math/nn/gemv.h; two rows or more on AVX2
+// without AVX-512, math/nn/sgemm_avx2.h) spreads its column units over the pool's ParallelFor.
 //
 // com.nxrt:FusedMatMul and com.nxrt:FusedGemm (made by the matmul_activation_fusion pass) are the
 // same kernels with an epilogue: FusedMatMul(A, B, bias?) = act(A @ B + bias), bias of N elements
@@ -97,9 +96,10 @@ class MatMulKernel final : public Kernel {
     const void* bias = plan_.epilogue.bias ? ctx.input(2)->raw_data() : nullptr;
     if (plan_.column_units > 0) {
       const void* a = ctx.input(0)->raw_data();
+      const void* b = ctx.input(1)->raw_data();
       void* y = ctx.output(0)->mutable_raw_data();
       RunColumnUnits(ctx, plan_.column_units, [&](int64_t begin, int64_t end) {
-        nn::MatMulColumnUnits(plan_, a, bias, y, begin, end);
+        nn::MatMulColumnUnits(plan_, a, b, bias, y, begin, end);
       });
       return Status::Ok();
     }

@@ -532,28 +532,44 @@ void ActivateFloats(const MatMulEpilogue& e, float* y, int64_t count) {
   }
 }
 
+// Columns [col_begin, col_end) of y[m, n] = act(a[m, k] @ B + bias) on sgemm_avx2.h's kernel,
+// the activation run per block of kSgemmBlockN columns while the block is still in cache.
+void RunSgemmColumns(const SgemmB& b, const MatMulEpilogue& epilogue, const float* a,
+                     const float* bias, float* y, int64_t m, int64_t k, int64_t n,
+                     int64_t col_begin, int64_t col_end) {
+  for (int64_t j = col_begin; j < col_end; j += kSgemmBlockN) {
+    const int64_t j_end = std::min(col_end, j + kSgemmBlockN);
+    SgemmAvx2(a, k, m, k, b, bias, y, n, j, j_end);
+    if (epilogue.activation == MatMulActivation::kNone) continue;
+    for (int64_t i = 0; i < m; ++i) ActivateFloats(epilogue, y + i * n + j, j_end - j);
+  }
+}
+
 // Units [begin, end) of y[m, n] = act(a[m, k] @ B + bias) on nxrt's own kernel for `prim`'s
-// packed B (ColumnUnits > 0). On sgemm_avx2.h's kernel the activation runs per block of
-// kSgemmBlockN columns, while the block is still in cache.
+// packed B (ColumnUnits > 0).
 void RunColumns(const DnnlMatMulPrimitive& prim, const MatMulEpilogue& epilogue, const float* a,
                 const float* bias, float* y, int64_t m, int64_t k, int64_t n, int64_t units,
                 int64_t begin, int64_t end) {
   begin = std::clamp<int64_t>(begin, 0, units);
   end = std::clamp<int64_t>(end, begin, units);
   const float* packed = static_cast<const float*>(prim.packed->memory.get_data_handle());
+  const int64_t first = begin * kColumnUnit, last = std::min(n, end * kColumnUnit);
   if (prim.panel16_stride == 0) {
     GemvPanels64(a, packed, k, n, prim.gemv_panel_stride, bias, y, begin, end);
-    const int64_t first = begin * kColumnUnit;
-    ActivateFloats(epilogue, y + first, std::min(n, end * kColumnUnit) - first);
+    ActivateFloats(epilogue, y + first, last - first);
     return;
   }
-  const int64_t last = std::min(n, end * kColumnUnit);
-  for (int64_t j = begin * kColumnUnit; j < last; j += kSgemmBlockN) {
-    const int64_t j_end = std::min(last, j + kSgemmBlockN);
-    SgemmPanels16(a, k, m, k, packed, prim.panel16_stride, bias, y, n, j, j_end);
-    if (epilogue.activation == MatMulActivation::kNone) continue;
-    for (int64_t i = 0; i < m; ++i) ActivateFloats(epilogue, y + i * n + j, j_end - j);
-  }
+  RunSgemmColumns(SgemmB{packed, prim.panel16_stride, kSgemmPanel}, epilogue, a, bias, y, m, k,
+                  n, first, last);
+}
+
+// Whether a float product whose B is not constant runs on sgemm_avx2.h's kernel reading B as
+// given, batch by batch: a CPU with AVX2 but not AVX-512 and two rows of A or more (attention's
+// QK^T and PV; oneDNN 2.6 runs them on its gemm:jit there).
+bool WantPlainB(const MatMulPlan& plan, const MatMulOptions& options) {
+  return plan.dtype == DataType::kFloat && !CpuHasAvx512() && CpuHasAvx2() &&
+         options.constant_b == nullptr && options.prepacked_b == nullptr && plan.m >= 2 &&
+         plan.n > 0 && plan.k > 0 && !plan.a_offsets.empty();
 }
 
 }  // namespace
@@ -617,7 +633,10 @@ Result<MatMulPlan> PrepareMatMul(DataType dtype, std::span<const int64_t> a_shap
       idx[d] = 0;
     }
   }
-  if (dtype == DataType::kFloat && batch * plan.m * plan.n > 0 && plan.k > 0) {
+  if (WantPlainB(plan, options)) {
+    plan.column_units = batch * ((plan.n + kColumnUnit - 1) / kColumnUnit);
+    plan.column_units_read_b = true;
+  } else if (dtype == DataType::kFloat && batch * plan.m * plan.n > 0 && plan.k > 0) {
     CreateDnnlMatMul(plan, a_batch, b_batch, *batch_shape, options);
   }
   if (plan.dnnl != nullptr) {
@@ -642,12 +661,12 @@ Status MatMul(const MatMulPlan& plan, const void* a, const void* b, void* y,
   const int64_t mn = plan.m * plan.n;
   if (batch * mn == 0) return Status::Ok();
   if (plan.unpacked_b != nullptr) b = plan.unpacked_b->data();
+  if (plan.column_units > 0) {
+    MatMulColumnUnits(plan, a, b, bias, y, 0, plan.column_units);
+    return Status::Ok();
+  }
   if (plan.dnnl != nullptr) {
     const DnnlMatMulPrimitive& p = *plan.dnnl;
-    if (plan.column_units > 0) {
-      MatMulColumnUnits(plan, a, bias, y, 0, plan.column_units);
-      return Status::Ok();
-    }
     if (!p.per_batch) {
       return ExecuteDnnl(p, plan.bindings, a, b, bias, y, scratchpad, "MatMul");
     }
@@ -799,13 +818,31 @@ void GemmRef(const GemmPlan& plan, const T* a, const T* b, const T* c, T* y) {
 
 }  // namespace
 
-void MatMulColumnUnits(const MatMulPlan& plan, const void* a, const void* bias, void* y,
-                       int64_t begin, int64_t end) {
+void MatMulColumnUnits(const MatMulPlan& plan, const void* a, const void* b, const void* bias,
+                       void* y, int64_t begin, int64_t end) {
   if (plan.column_units == 0) return;
+  const float* bias_f = plan.epilogue.bias ? static_cast<const float*>(bias) : nullptr;
+  if (plan.column_units_read_b) {
+    // Unit u: batch u / per_batch, columns of unit u % per_batch; a run of units within one
+    // batch is one call.
+    const int64_t per_batch = (plan.n + kColumnUnit - 1) / kColumnUnit;
+    const int64_t mn = plan.m * plan.n;
+    begin = std::clamp<int64_t>(begin, 0, plan.column_units);
+    end = std::clamp<int64_t>(end, begin, plan.column_units);
+    for (int64_t u = begin; u < end;) {
+      const int64_t i = u / per_batch, c0 = u % per_batch;
+      const int64_t c1 = std::min(per_batch, c0 + (end - u));
+      const SgemmB bi{static_cast<const float*>(b) + plan.b_offsets[i], kSgemmPanel, plan.n};
+      RunSgemmColumns(bi, plan.epilogue, static_cast<const float*>(a) + plan.a_offsets[i], bias_f,
+                      static_cast<float*>(y) + i * mn, plan.m, plan.k, plan.n, c0 * kColumnUnit,
+                      std::min(plan.n, c1 * kColumnUnit));
+      u += c1 - c0;
+    }
+    return;
+  }
   // The batches of A are folded into M (one B for all).
   const int64_t rows = static_cast<int64_t>(plan.a_offsets.size()) * plan.m;
-  RunColumns(*plan.dnnl, plan.epilogue, static_cast<const float*>(a) + plan.a_offsets[0],
-             plan.epilogue.bias ? static_cast<const float*>(bias) : nullptr,
+  RunColumns(*plan.dnnl, plan.epilogue, static_cast<const float*>(a) + plan.a_offsets[0], bias_f,
              static_cast<float*>(y), rows, plan.k, plan.n, plan.column_units, begin, end);
 }
 

@@ -108,9 +108,13 @@ struct MatMulPlan {
   // was freed and oneDNN did not take the problem whole); null otherwise.
   std::shared_ptr<const std::vector<float>> unpacked_b;
   // > 0 when the product runs on nxrt's own kernels (one row times the packed B on AVX-512,
-  // gemv.h; any rows on AVX2 without AVX-512, sgemm_avx2.h): it splits into this many
-  // independent units of 64 output columns (MatMulColumnUnits).
+  // gemv.h; two rows or more on AVX2 without AVX-512, sgemm_avx2.h): it splits into this many
+  // independent units of 64 output columns (MatMulColumnUnits), per output batch when
+  // column_units_read_b.
   int64_t column_units = 0;
+  // True when the units multiply B as given (a B that is not constant, on sgemm_avx2.h): then
+  // MatMulColumnUnits reads its `b`.
+  bool column_units_read_b = false;
 };
 
 // MatMul (ONNX opset 1, 9, 13): NumPy matmul. A is [..., M, K] (rank 1: [K], promoted to [1, K]
@@ -132,10 +136,12 @@ Status MatMul(const MatMulPlan& plan, const void* a, const void* b, void* y,
               std::span<std::byte> scratchpad = {}, const void* bias = nullptr);
 
 // Units [begin, end) (clamped to [0, plan.column_units)) of a plan with column_units > 0: output
-// columns [64 * begin, min(N, 64 * end)) of MatMul(plan, a, -, y, -, bias). Units write disjoint
-// columns, so a caller may run ranges of them on several threads at once.
-void MatMulColumnUnits(const MatMulPlan& plan, const void* a, const void* bias, void* y,
-                       int64_t begin, int64_t end);
+// columns [64 * begin, min(N, 64 * end)) of MatMul(plan, a, b, y, -, bias) (with
+// column_units_read_b: unit u is batch u / U, columns of unit u % U, U = ceil(N / 64); `b` is read
+// only then). Units write disjoint outputs, so a caller may run ranges of them on several threads
+// at once.
+void MatMulColumnUnits(const MatMulPlan& plan, const void* a, const void* b, const void* bias,
+                       void* y, int64_t begin, int64_t end);
 
 struct GemmAttributes {
   bool trans_a = false;

@@ -21,19 +21,19 @@ __attribute__((target("avx2"))) ColumnMasks MasksFor(int64_t width) {
           _mm256_cmpgt_epi32(w, _mm256_setr_epi32(8, 9, 10, 11, 12, 13, 14, 15))};
 }
 
-// SgemmTileAvx2 for R rows. The unrolled row loops keep the 2R accumulators in registers (GCC
+// SgemmTileAvx2 for R rows, panel rows `ldp` floats apart. The unrolled row loops keep the 2R accumulators in registers (GCC
 // otherwise spills them); the K loop is unrolled 4 times to spare loop overhead.
 template <int R>
 __attribute__((target("avx2,fma"))) void Tile(const float* a, int64_t lda, const float* panel,
-                                              int64_t kl, float* y, int64_t ldy, int64_t width,
-                                              const float* init, bool accumulate) {
+                                              int64_t ldp, int64_t kl, float* y, int64_t ldy,
+                                              int64_t width, const float* init, bool accumulate) {
   __m256 lo[R], hi[R];
 #pragma GCC unroll 6
   for (int r = 0; r < R; ++r) lo[r] = hi[r] = _mm256_setzero_ps();
 #pragma GCC unroll 4
   for (int64_t p = 0; p < kl; ++p) {
-    const __m256 b0 = _mm256_loadu_ps(panel + p * kSgemmPanel);
-    const __m256 b1 = _mm256_loadu_ps(panel + p * kSgemmPanel + 8);
+    const __m256 b0 = _mm256_loadu_ps(panel + p * ldp);
+    const __m256 b1 = _mm256_loadu_ps(panel + p * ldp + 8);
 #pragma GCC unroll 6
     for (int r = 0; r < R; ++r) {
       const __m256 av = _mm256_broadcast_ss(a + r * lda + p);
@@ -77,8 +77,8 @@ __attribute__((target("avx2,fma"))) void Tile(const float* a, int64_t lda, const
   }
 }
 
-using TileFn = void (*)(const float*, int64_t, const float*, int64_t, float*, int64_t, int64_t,
-                        const float*, bool);
+using TileFn = void (*)(const float*, int64_t, const float*, int64_t, int64_t, float*, int64_t,
+                        int64_t, const float*, bool);
 constexpr TileFn kTiles[kSgemmTileRows + 1] = {nullptr, Tile<1>, Tile<2>, Tile<3>,
                                                Tile<4>, Tile<5>, Tile<6>};
 
@@ -86,27 +86,36 @@ constexpr TileFn kTiles[kSgemmTileRows + 1] = {nullptr, Tile<1>, Tile<2>, Tile<3
 
 void SgemmTileAvx2(int64_t rows, const float* a, int64_t lda, const float* panel, int64_t depth,
                    float* y, int64_t ldy, int64_t cols, const float* init, bool accumulate) {
-  kTiles[std::clamp<int64_t>(rows, 1, kSgemmTileRows)](a, lda, panel, depth, y, ldy, cols, init,
-                                                      accumulate);
+  kTiles[std::clamp<int64_t>(rows, 1, kSgemmTileRows)](a, lda, panel, kSgemmPanel, depth, y, ldy,
+                                                      cols, init, accumulate);
 }
 
-void SgemmPanels16(const float* a, int64_t lda, int64_t m, int64_t k, const float* panels,
-                   int64_t panel_stride, const float* bias, float* y, int64_t ldy,
-                   int64_t col_begin, int64_t col_end) {
+void SgemmAvx2(const float* a, int64_t lda, int64_t m, int64_t k, const SgemmB& b,
+               const float* bias, float* y, int64_t ldy, int64_t col_begin, int64_t col_end) {
   const int64_t tiles = (m + kSgemmTileRows - 1) / kSgemmTileRows;
+  alignas(32) float tail[kSgemmBlockK * kSgemmPanel];  // a partial panel of B as stored
   for (int64_t nb = col_begin; nb < col_end; nb += kSgemmBlockN) {
     const int64_t nb_end = std::min(col_end, nb + kSgemmBlockN);
     // K = 0 still passes once, writing the bias or zeros.
     for (int64_t kb = 0; kb == 0 || kb < k; kb += kSgemmBlockK) {
       const int64_t kl = std::min(kSgemmBlockK, k - kb);
-      for (int64_t t = 0; t < tiles; ++t) {
-        // Tile t holds rows [m t / tiles, m (t + 1) / tiles): sizes differ by at most one.
-        const int64_t i = m * t / tiles, rows = m * (t + 1) / tiles - i;
-        const TileFn tile = kTiles[rows];
-        for (int64_t j = nb; j < nb_end; j += kSgemmPanel) {
-          const float* panel = panels + (j / kSgemmPanel) * panel_stride + kb * kSgemmPanel;
-          tile(a + i * lda + kb, lda, panel, kl, y + i * ldy + j, ldy,
-               std::min(kSgemmPanel, nb_end - j), bias != nullptr ? bias + j : nullptr, kb > 0);
+      for (int64_t j = nb; j < nb_end; j += kSgemmPanel) {
+        const int64_t width = std::min(kSgemmPanel, nb_end - j);
+        const float* panel = b.data + (j / kSgemmPanel) * b.panel_stride + kb * b.row_stride;
+        int64_t ldp = b.row_stride;
+        if (ldp != kSgemmPanel && width < kSgemmPanel) {
+          std::fill(tail, tail + kl * kSgemmPanel, 0.0f);
+          for (int64_t p = 0; p < kl; ++p) {
+            std::copy(panel + p * ldp, panel + p * ldp + width, tail + p * kSgemmPanel);
+          }
+          panel = tail;
+          ldp = kSgemmPanel;
+        }
+        for (int64_t t = 0; t < tiles; ++t) {
+          // Tile t holds rows [m t / tiles, m (t + 1) / tiles): sizes differ by at most one.
+          const int64_t i = m * t / tiles, rows = m * (t + 1) / tiles - i;
+          kTiles[rows](a + i * lda + kb, lda, panel, ldp, kl, y + i * ldy + j, ldy, width,
+                       bias != nullptr ? bias + j : nullptr, kb > 0);
         }
       }
     }

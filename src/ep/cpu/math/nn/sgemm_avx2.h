@@ -1,11 +1,12 @@
-// ep/cpu/math/nn/sgemm_avx2.h: rows of A times a constant B packed in 16-column panels, on AVX2 +
-// FMA: the float MatMul/Gemm with a constant B on CPUs without AVX-512.
+// ep/cpu/math/nn/sgemm_avx2.h: rows of A times B in 16-column panels, on AVX2 + FMA: the float
+// MatMul/Gemm of two rows or more on CPUs without AVX-512.
 //
 // Layer: nxrt_cpu_math, internal to matmul.cpp. Without AVX-512, oneDNN 2.6 runs a float matmul
 // on its gemm:jit kernel, which reads B as stored and packs it again on every call; ONNX Runtime
 // packs a constant B once. Here B [K, N] is packed once (oneDNN reorder to format BA16a16b, K and
 // N padded to 16 with zeros: panel p holds columns 16p..16p+15, row k of it 16 floats at offset
-// 16k) and each call only streams A. The micro-kernel keeps a 6-row x 16-column tile of Y in twelve ymm
+// 16k) and each call only streams A. A B that changes per call (attention's products, batched)
+// is read where it lies, 16 columns of a row at a time. The micro-kernel keeps a 6-row x 16-column tile of Y in twelve ymm
 // accumulators (six broadcasts of A and two loads of B per 12 FMAs); K runs in blocks of
 // kSgemmBlockK and the columns in blocks of kSgemmBlockN so that the B block stays in L2 while
 // every row block of A passes over it. M is cut into as few tiles as 6 rows allow, of nearly equal
@@ -32,14 +33,21 @@ constexpr int64_t kSgemmBlockN = 256;
 void SgemmTileAvx2(int64_t rows, const float* a, int64_t lda, const float* panel, int64_t depth,
                    float* y, int64_t ldy, int64_t cols, const float* init, bool accumulate);
 
+// Where B(p, j) is: data + (j / 16) * panel_stride + p * row_stride + j % 16. B packed in
+// panels as above: row_stride 16, panel_stride >= 16 K. B as stored, row-major with row stride
+// ldb: panel_stride 16, row_stride ldb (its last, partial panel is copied into a zero-padded
+// buffer on the stack, one K block at a time, so no read passes the end of a row).
+struct SgemmB {
+  const float* data = nullptr;
+  int64_t panel_stride = 0;
+  int64_t row_stride = kSgemmPanel;
+};
+
 // y[i, j] = sum_p a[i * lda + p] * B(p, j) (+ bias[j]) for rows i < m and columns
-// col_begin <= j < col_end (col_begin a multiple of kSgemmPanel, col_end <= n), y row-major with
-// row stride ldy. B in 16-column panels as above, panel q at `panels` + q * panel_stride floats
-// (panel_stride >= 16 k). `bias` ([n]) may be null. Column ranges are independent: callers spread
-// them over threads. K = 0 writes the bias (or zeros). Only when CpuHasAvx2()
-// (core/cpu_features.h).
-void SgemmPanels16(const float* a, int64_t lda, int64_t m, int64_t k, const float* panels,
-                   int64_t panel_stride, const float* bias, float* y, int64_t ldy,
-                   int64_t col_begin, int64_t col_end);
+// col_begin <= j < col_end (col_begin a multiple of kSgemmPanel, col_end <= N), y row-major with
+// row stride ldy. `bias` ([N]) may be null. Column ranges are independent: callers spread them
+// over threads. K = 0 writes the bias (or zeros). Only when CpuHasAvx2() (core/cpu_features.h).
+void SgemmAvx2(const float* a, int64_t lda, int64_t m, int64_t k, const SgemmB& b,
+               const float* bias, float* y, int64_t ldy, int64_t col_begin, int64_t col_end);
 
 }  // namespace nxrt::cpu::nn

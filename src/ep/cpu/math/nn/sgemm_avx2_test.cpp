@@ -1,5 +1,5 @@
-// ep/cpu/math/nn/sgemm_avx2_test.cpp: tests of the AVX2 panel GEMM (sgemm_avx2.h) on its own: B
-// packed into 16-column panels by the test, random shapes with tails in M (the 6-row tile), K
+// ep/cpu/math/nn/sgemm_avx2_test.cpp: tests of the AVX2 GEMM (sgemm_avx2.h) on its own: B
+// packed into 16-column panels by the test or read as stored, random shapes with tails in M (the 6-row tile), K
 // (the 256 block) and N (the 16-column panel and 256-column block), column ranges in pieces,
 // bias or none, K = 0, and NaN/inf propagation; against a double-precision product written here.
 // Runs on any CPU with AVX2 (AVX-512 or not).
@@ -68,19 +68,26 @@ TEST(SgemmAvx2Test, RandomShapesAgainstDoubleProduct) {
       const std::vector<float> bias = testing::RandomVector<float>(rng, c.n);
       const int64_t stride = c.k * kSgemmPanel + 32;
       const std::vector<float> panels = PackPanels(b, c.k, c.n, stride);
+      // B as stored: exactly k * n floats, so a read past a row's end would leave the buffer.
+      const std::vector<float> plain(b);
       const std::vector<double> want =
           Product(a, lda, b, with_bias ? &bias : nullptr, c.m, c.k, c.n);
       std::vector<float> y(c.m * c.n, -7.0f);
-      SgemmPanels16(a.data(), lda, c.m, c.k, panels.data(), stride,
-                    with_bias ? bias.data() : nullptr, y.data(), c.n, 0, c.n);
+      const SgemmB packed_b{panels.data(), stride, kSgemmPanel};
+      SgemmAvx2(a.data(), lda, c.m, c.k, packed_b, with_bias ? bias.data() : nullptr, y.data(),
+                c.n, 0, c.n);
       EXPECT_TRUE(AllClose(y, want, 1e-5, 1e-5)) << "whole";
+      std::vector<float> from_plain(c.m * c.n, -7.0f);
+      SgemmAvx2(a.data(), lda, c.m, c.k, SgemmB{plain.data(), kSgemmPanel, c.n},
+                with_bias ? bias.data() : nullptr, from_plain.data(), c.n, 0, c.n);
+      EXPECT_EQ(from_plain, y) << "B as stored";
       // In pieces at panel boundaries, as threads split the columns.
       std::vector<float> pieces(c.m * c.n, -7.0f);
       const int64_t cut = std::min(c.n, ((c.n / 3) / kSgemmPanel + 1) * kSgemmPanel);
-      SgemmPanels16(a.data(), lda, c.m, c.k, panels.data(), stride,
-                    with_bias ? bias.data() : nullptr, pieces.data(), c.n, cut, c.n);
-      SgemmPanels16(a.data(), lda, c.m, c.k, panels.data(), stride,
-                    with_bias ? bias.data() : nullptr, pieces.data(), c.n, 0, cut);
+      SgemmAvx2(a.data(), lda, c.m, c.k, packed_b, with_bias ? bias.data() : nullptr,
+                pieces.data(), c.n, cut, c.n);
+      SgemmAvx2(a.data(), lda, c.m, c.k, packed_b, with_bias ? bias.data() : nullptr,
+                pieces.data(), c.n, 0, cut);
       EXPECT_EQ(pieces, y) << "pieces cut at " << cut;
     }
   }
@@ -90,11 +97,11 @@ TEST(SgemmAvx2Test, ZeroKWritesBiasOrZeros) {
   if (!CpuHasAvx2()) GTEST_SKIP() << "the CPU has no AVX2";
   const std::vector<float> bias = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17};
   std::vector<float> y(3 * 17, -1.0f);
-  SgemmPanels16(nullptr, 0, 3, 0, nullptr, 0, bias.data(), y.data(), 17, 0, 17);
+  SgemmAvx2(nullptr, 0, 3, 0, SgemmB{}, bias.data(), y.data(), 17, 0, 17);
   for (int64_t i = 0; i < 3; ++i) {
     for (int64_t j = 0; j < 17; ++j) EXPECT_EQ(y[i * 17 + j], bias[j]);
   }
-  SgemmPanels16(nullptr, 0, 3, 0, nullptr, 0, nullptr, y.data(), 17, 0, 17);
+  SgemmAvx2(nullptr, 0, 3, 0, SgemmB{}, nullptr, y.data(), 17, 0, 17);
   for (float v : y) EXPECT_EQ(v, 0.0f);
 }
 
@@ -110,7 +117,8 @@ TEST(SgemmAvx2Test, NanAndInfPropagate) {
   a[7 * k + 3] = std::numeric_limits<float>::infinity();     // row 7, first K block
   const std::vector<float> panels = PackPanels(b, k, n, k * kSgemmPanel);
   std::vector<float> y(m * n);
-  SgemmPanels16(a.data(), k, m, k, panels.data(), k * kSgemmPanel, nullptr, y.data(), n, 0, n);
+  SgemmAvx2(a.data(), k, m, k, SgemmB{panels.data(), k * kSgemmPanel, kSgemmPanel}, nullptr,
+            y.data(), n, 0, n);
   for (int64_t i = 0; i < m; ++i) {
     for (int64_t j = 0; j < n; ++j) {
       const float v = y[i * n + j];
