@@ -1,5 +1,5 @@
-// ep/cpu/math/nn/matmul.cpp: MatMul and Gemm (oneDNN for float, reference loops otherwise).
-// Layer: nxrt_cpu_math.
+// ep/cpu/math/nn/matmul.cpp: MatMul and Gemm (oneDNN or nxrt's own kernels for float, reference
+// loops otherwise). Layer: nxrt_cpu_math.
 #include "ep/cpu/math/nn/matmul.h"
 
 #include <algorithm>
@@ -12,9 +12,9 @@
 #include <type_traits>
 
 #include "core/cpu_features.h"
+#include "ep/cpu/math/fast_math.h"
 #include "ep/cpu/math/nn/dnnl_threads.h"
 #include "ep/cpu/math/nn/dnnl_util.h"
-#include "ep/cpu/math/fast_math.h"
 #include "ep/cpu/math/nn/gemv.h"
 #include "ep/cpu/math/nn/sgemm_avx2.h"
 #include "ep/cpu/math/nn_common.h"

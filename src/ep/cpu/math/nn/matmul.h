@@ -1,5 +1,5 @@
-// ep/cpu/math/nn/matmul.h: MatMul and Gemm (ONNX) for the CPU EP: oneDNN matmul for float, a plain
-// reference for the other dtypes.
+// ep/cpu/math/nn/matmul.h: MatMul and Gemm (ONNX) for the CPU EP: oneDNN matmul (or nxrt's own
+// kernels, below) for float, a plain reference for the other dtypes.
 //
 // Layer: nxrt_cpu_math (framework-free; no IR, no EP API). Prepare checks shapes, computes the
 // output shape and, for float, creates the oneDNN primitive for `threads` threads (shared by the
@@ -119,8 +119,8 @@ struct MatMulPlan {
 
 // MatMul (ONNX opset 1, 9, 13): NumPy matmul. A is [..., M, K] (rank 1: [K], promoted to [1, K]
 // and the M dim dropped from the output), B is [..., K, N] (rank 1: [K] -> [K, 1], N dropped);
-// batch dims broadcast. dtypes: float (oneDNN), double, float16, bfloat16, int32, int64, uint32,
-// uint64. Zero-sized M, N or batch give an empty output; K = 0 gives zeros.
+// batch dims broadcast. dtypes: float (oneDNN or nxrt's own kernels), double, float16, bfloat16,
+// int32, int64, uint32, uint64. Zero-sized M, N or batch give an empty output; K = 0 gives zeros.
 // Errors: kInvalidArgument printing both shapes when K differs or batch dims do not broadcast;
 // kUnsupported for other dtypes.
 // With options.constant_b, B must be that constant on every MatMul call of the plan.

@@ -334,7 +334,8 @@ TEST(MatMulTest, OneRowTimesPackedB) {
         ASSERT_GT(plan.column_units, 0);
         std::vector<float> pieces(n, -1.0f);
         const int64_t cut = plan.column_units / 3 + 1;
-        MatMulColumnUnits(plan, af.data(), nullptr, biasf.data(), pieces.data(), cut, plan.column_units + 5);
+        MatMulColumnUnits(plan, af.data(), nullptr, biasf.data(), pieces.data(), cut,
+                          plan.column_units + 5);
         MatMulColumnUnits(plan, af.data(), nullptr, biasf.data(), pieces.data(), -1, cut);
         EXPECT_EQ(pieces, y);
       }
@@ -403,7 +404,8 @@ TEST(MatMulTest, ManyRowsTimesPackedB) {
         case MatMulActivation::kSigmoid: v = 1 / (1 + std::exp(-v)); break;
         case MatMulActivation::kGeluErf: v = 0.5 * v * (1 + std::erf(v / std::sqrt(2.0))); break;
         case MatMulActivation::kGeluTanh:
-          v = 0.5 * v * (1 + std::tanh(std::sqrt(2 / std::numbers::pi) * (v + 0.044715 * v * v * v)));
+          v = 0.5 * v *
+              (1 + std::tanh(std::sqrt(2 / std::numbers::pi) * (v + 0.044715 * v * v * v)));
           break;
         case MatMulActivation::kSwish: v = v / (1 + std::exp(-0.1 * v)); break;
         default: break;
@@ -419,7 +421,8 @@ TEST(MatMulTest, ManyRowsTimesPackedB) {
       options.threads = threads;
       options.constant_b = bf.data();
       options.epilogue = {true, c.activation, alpha, 0.3f};
-      NXRT_ASSERT_OK_AND_ASSIGN(MatMulPlan plan, PrepareMatMul(DataType::kFloat, c.a, c.b, options));
+      NXRT_ASSERT_OK_AND_ASSIGN(MatMulPlan plan,
+                                PrepareMatMul(DataType::kFloat, c.a, c.b, options));
       ASSERT_EQ(plan.output_shape, shape);
       EXPECT_EQ(plan.column_units > 0, own_kernel);
       std::vector<float> y(want.size(), -1.0f);
@@ -428,7 +431,8 @@ TEST(MatMulTest, ManyRowsTimesPackedB) {
       if (plan.column_units > 0) {
         std::vector<float> pieces(want.size(), -1.0f);
         const int64_t cut = plan.column_units / 2;
-        MatMulColumnUnits(plan, af.data(), nullptr, biasf.data(), pieces.data(), cut, plan.column_units);
+        MatMulColumnUnits(plan, af.data(), nullptr, biasf.data(), pieces.data(), cut,
+                          plan.column_units);
         MatMulColumnUnits(plan, af.data(), nullptr, biasf.data(), pieces.data(), 0, cut);
         EXPECT_EQ(pieces, y);
       }
@@ -502,7 +506,9 @@ TEST(MatMulTest, ManyRowsTimesVaryingB) {
       double v = want[i] + bias[i % n];
       if (c.activation == MatMulActivation::kRelu) v = std::max(v, 0.0);
       if (c.activation == MatMulActivation::kTanh) v = std::tanh(v);
-      if (c.activation == MatMulActivation::kGeluErf) v = 0.5 * v * (1 + std::erf(v / std::sqrt(2.0)));
+      if (c.activation == MatMulActivation::kGeluErf) {
+        v = 0.5 * v * (1 + std::erf(v / std::sqrt(2.0)));
+      }
       want[i] = v;
     }
     const std::vector<float> af = Cast<float>(a), bf = Cast<float>(b), biasf = Cast<float>(bias);
@@ -510,7 +516,8 @@ TEST(MatMulTest, ManyRowsTimesVaryingB) {
       MatMulOptions options;
       options.threads = threads;
       options.epilogue = {with_bias, c.activation, 0.0f, 0.0f};
-      NXRT_ASSERT_OK_AND_ASSIGN(MatMulPlan plan, PrepareMatMul(DataType::kFloat, c.a, c.b, options));
+      NXRT_ASSERT_OK_AND_ASSIGN(MatMulPlan plan,
+                                PrepareMatMul(DataType::kFloat, c.a, c.b, options));
       ASSERT_EQ(plan.output_shape, shape);
       EXPECT_EQ(plan.column_units_read_b, own_kernel);
       std::vector<float> y(want.size(), -1.0f);

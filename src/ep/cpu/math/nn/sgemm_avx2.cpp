@@ -21,8 +21,9 @@ __attribute__((target("avx2"))) ColumnMasks MasksFor(int64_t width) {
           _mm256_cmpgt_epi32(w, _mm256_setr_epi32(8, 9, 10, 11, 12, 13, 14, 15))};
 }
 
-// SgemmTileAvx2 for R rows, panel rows `ldp` floats apart. The unrolled row loops keep the 2R accumulators in registers (GCC
-// otherwise spills them); the K loop is unrolled 4 times to spare loop overhead.
+// SgemmTileAvx2 for R rows, panel rows `ldp` floats apart. The unrolled row loops keep the 2R
+// accumulators in registers (GCC otherwise spills them); the K loop is unrolled 4 times to spare
+// loop overhead.
 template <int R>
 __attribute__((target("avx2,fma"))) void Tile(const float* a, int64_t lda, const float* panel,
                                               int64_t ldp, int64_t kl, float* y, int64_t ldy,

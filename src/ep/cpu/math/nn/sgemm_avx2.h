@@ -6,11 +6,12 @@
 // packs a constant B once. Here B [K, N] is packed once (oneDNN reorder to format BA16a16b, K and
 // N padded to 16 with zeros: panel p holds columns 16p..16p+15, row k of it 16 floats at offset
 // 16k) and each call only streams A. A B that changes per call (attention's products, batched)
-// is read where it lies, 16 columns of a row at a time. The micro-kernel keeps a 6-row x 16-column tile of Y in twelve ymm
-// accumulators (six broadcasts of A and two loads of B per 12 FMAs); K runs in blocks of
-// kSgemmBlockK and the columns in blocks of kSgemmBlockN so that the B block stays in L2 while
-// every row block of A passes over it. M is cut into as few tiles as 6 rows allow, of nearly equal
-// rows (128 rows: 18 of 6 and 4 of 5, not a last tile of 2 that leaves FMA slots idle).
+// is read where it lies, 16 columns of a row at a time. The micro-kernel keeps a 6-row x 16-column
+// tile of Y in twelve ymm accumulators (six broadcasts of A and two loads of B per 12 FMAs). The
+// columns run in blocks of kSgemmBlockN and K in blocks of kSgemmBlockK: one panel's K block
+// (16 KiB) stays in L1 while every row tile of A passes over it, and A's K block stays in L2. M
+// is cut into as few tiles as 6 rows allow, of nearly equal rows (128 rows: 18 of 6 and 4 of 5,
+// not a last tile of 2 that leaves FMA slots idle).
 #pragma once
 
 #include <cstdint>
@@ -20,7 +21,7 @@ namespace nxrt::cpu::nn {
 // Columns per panel of the packed B, and rows of A per register tile.
 constexpr int64_t kSgemmPanel = 16;
 constexpr int64_t kSgemmTileRows = 6;
-// K block and column block of the loops (B block of 256 x 256 floats: 256 KiB).
+// K block and column block of the loops.
 constexpr int64_t kSgemmBlockK = 256;
 constexpr int64_t kSgemmBlockN = 256;
 

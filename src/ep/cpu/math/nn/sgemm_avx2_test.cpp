@@ -1,8 +1,8 @@
 // ep/cpu/math/nn/sgemm_avx2_test.cpp: tests of the AVX2 GEMM (sgemm_avx2.h) on its own: B
-// packed into 16-column panels by the test or read as stored, random shapes with tails in M (the 6-row tile), K
-// (the 256 block) and N (the 16-column panel and 256-column block), column ranges in pieces,
-// bias or none, K = 0, and NaN/inf propagation; against a double-precision product written here.
-// Runs on any CPU with AVX2 (AVX-512 or not).
+// packed into 16-column panels by the test or read as stored, random shapes with tails in M (the
+// 6-row tile), K (the 256 block) and N (the 16-column panel and 256-column block), column ranges
+// in pieces, bias or none, K = 0, and NaN/inf propagation; against a double-precision product
+// written here. Runs on any CPU with AVX2 (AVX-512 or not).
 #include "ep/cpu/math/nn/sgemm_avx2.h"
 
 #include <gtest/gtest.h>
