@@ -5,6 +5,12 @@
 // elementwise loops (ep/cpu/math/simd_map.h) and the AVX-512 or AVX2+F16C half-precision
 // conversions (math/half_convert.h) are function-attribute builds called only when this says the
 // CPU runs them.
+//
+// NXRT_MAX_ISA caps what these report, read once per process, so that the narrower paths can be
+// tested and benchmarked on a wider CPU: `avx2` turns off AVX-512 and VNNI (AVX-VNNI included,
+// as ONEDNN_MAX_CPU_ISA=AVX2 does for oneDNN), `sse2` also AVX2 and F16C; unset or empty: no cap.
+// Another value is ignored with a message on stderr. It never claims what the CPU lacks. To run
+// all of nxrt as on an AVX2 CPU, set ONEDNN_MAX_CPU_ISA=AVX2 too (oneDNN's kernels).
 #pragma once
 
 namespace nxrt {

@@ -4,8 +4,9 @@
 // float, sized for the run's intra-op threads) only when an input shape or the thread count
 // differs from the one it was made for, so a constant weight with a steady activation shape
 // costs one primitive creation, and one packing of the weight, in the kernel's life. The
-// primitive's scratchpad is the step's planned workspace. A product of one row with a constant B
-// runs on nxrt's own kernel (math/nn/gemv.h) through the pool's ParallelFor.
+// primitive's scratchpad is the step's planned workspace. A product that runs on nxrt's own
+// kernels (one row with a constant B on AVX-512, math/nn/gemv.h; two rows or more on AVX2
+// without AVX-512, math/nn/sgemm_avx2.h) spreads its column units over the pool's ParallelFor.
 //
 // com.nxrt:FusedMatMul and com.nxrt:FusedGemm (made by the matmul_activation_fusion pass) are the
 // same kernels with an epilogue: FusedMatMul(A, B, bias?) = act(A @ B + bias), bias of N elements
@@ -36,11 +37,11 @@ std::shared_ptr<const nn::PackedWeights> PublishedB(PrepareContext& ctx) {
              : nullptr;
 }
 
-// Runs a row-vector plan's units(begin, end) over [0, units) with the context's threads, one
+// Runs a plan's column units(begin, end) over [0, units) with the context's threads, one
 // range per thread (measured on the MLP at 2 threads: per-unit chunks taken dynamically move
 // columns, and so parts of B, between cores from run to run, and cost 10 %).
 template <typename Units>
-void RunGemvUnits(ComputeContext& ctx, int64_t units, const Units& run) {
+void RunColumnUnits(ComputeContext& ctx, int64_t units, const Units& run) {
   const int64_t per_thread = (units + ctx.thread_count() - 1) / ctx.thread_count();
   ctx.ParallelFor(units, per_thread, run);
 }
@@ -93,11 +94,12 @@ class MatMulKernel final : public Kernel {
 
   Status Compute(ComputeContext& ctx) override {
     const void* bias = plan_.epilogue.bias ? ctx.input(2)->raw_data() : nullptr;
-    if (plan_.gemv_units > 0) {
+    if (plan_.column_units > 0) {
       const void* a = ctx.input(0)->raw_data();
+      const void* b = ctx.input(1)->raw_data();
       void* y = ctx.output(0)->mutable_raw_data();
-      RunGemvUnits(ctx, plan_.gemv_units, [&](int64_t begin, int64_t end) {
-        nn::MatMulGemvUnits(plan_, a, bias, y, begin, end);
+      RunColumnUnits(ctx, plan_.column_units, [&](int64_t begin, int64_t end) {
+        nn::MatMulColumnUnits(plan_, a, b, bias, y, begin, end);
       });
       return Status::Ok();
     }
@@ -149,12 +151,12 @@ class GemmKernel final : public Kernel {
 
   Status Compute(ComputeContext& ctx) override {
     const Tensor* c = ctx.input_count() > 2 ? ctx.input(2) : nullptr;
-    if (plan_.gemv_units > 0) {
+    if (plan_.column_units > 0) {
       const void* a = ctx.input(0)->raw_data();
       const void* c_data = c != nullptr ? c->raw_data() : nullptr;
       void* y = ctx.output(0)->mutable_raw_data();
-      RunGemvUnits(ctx, plan_.gemv_units, [&](int64_t begin, int64_t end) {
-        nn::GemmGemvUnits(plan_, a, c_data, y, begin, end);
+      RunColumnUnits(ctx, plan_.column_units, [&](int64_t begin, int64_t end) {
+        nn::GemmColumnUnits(plan_, a, c_data, y, begin, end);
       });
       return Status::Ok();
     }

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "core/cpu_features.h"
+#include "ep/cpu/math/nn/sgemm_avx2.h"
 
 namespace nxrt::cpu::contrib {
 namespace {
@@ -17,8 +18,8 @@ namespace {
 constexpr int64_t kDirectRows = 4;
 // The blocked GEMM's geometry: output columns per panel, rows of A per register tile, and the
 // run of K dequantized at once (kPanelDepth x kPanelColumns floats, 16 KB).
-constexpr int64_t kPanelColumns = 16;
-constexpr int64_t kTileRows = 6;
+constexpr int64_t kPanelColumns = nn::kSgemmPanel;
+constexpr int64_t kTileRows = nn::kSgemmTileRows;
 constexpr int64_t kTileRowsAvx512 = 12;  // one register per row: 12 of AVX-512's 32
 constexpr int64_t kPanelDepth = 256;
 
@@ -530,65 +531,9 @@ __attribute__((target("avx512f,avx2,fma"))) void DequantizePanel4Avx512(
   DequantizeTail(p, columns, 0, kPanelColumns, k0, k_vector_end, k1, table, panel);
 }
 
-// c[r][0:cols] (+)= sum_d a[r][d] * panel[d][0:cols] for kRows rows (row r of A at a + r * lda,
-// of C at c + r * ldc), AVX2: 2 * kRows accumulators, one broadcast of A per row and depth.
-template <int kRows>
-__attribute__((target("avx2,fma"))) void TileAvx2(const float* a, int64_t lda,
-                                                   const float* panel, int64_t depth, float* c,
-                                                   int64_t ldc, int64_t cols, bool accumulate) {
-  // Unrolled row loops keep the accumulators in registers (GCC otherwise spills them).
-  __m256 lo[kRows], hi[kRows];
-#pragma GCC unroll 6
-  for (int r = 0; r < kRows; ++r) lo[r] = hi[r] = _mm256_setzero_ps();
-  for (int64_t d = 0; d < depth; ++d) {
-    const __m256 w0 = _mm256_load_ps(panel + d * kPanelColumns);
-    const __m256 w1 = _mm256_load_ps(panel + d * kPanelColumns + 8);
-#pragma GCC unroll 6
-    for (int r = 0; r < kRows; ++r) {
-      const __m256 x = _mm256_broadcast_ss(a + r * lda + d);
-      lo[r] = _mm256_fmadd_ps(x, w0, lo[r]);
-      hi[r] = _mm256_fmadd_ps(x, w1, hi[r]);
-    }
-  }
-  if (cols == kPanelColumns) {
-#pragma GCC unroll 6
-    for (int r = 0; r < kRows; ++r) {
-      float* row = c + r * ldc;
-      const __m256 y0 = accumulate ? _mm256_add_ps(lo[r], _mm256_loadu_ps(row)) : lo[r];
-      const __m256 y1 = accumulate ? _mm256_add_ps(hi[r], _mm256_loadu_ps(row + 8)) : hi[r];
-      _mm256_storeu_ps(row, y0);
-      _mm256_storeu_ps(row + 8, y1);
-    }
-    return;
-  }
-  alignas(32) float tile[kRows][kPanelColumns];
-#pragma GCC unroll 6
-  for (int r = 0; r < kRows; ++r) {
-    _mm256_store_ps(tile[r], lo[r]);
-    _mm256_store_ps(tile[r] + 8, hi[r]);
-  }
-  for (int r = 0; r < kRows; ++r) {
-    float* row = c + r * ldc;
-    for (int64_t j = 0; j < cols; ++j) row[j] = (accumulate ? row[j] : 0.0f) + tile[r][j];
-  }
-}
-
-// TileAvx2 for 1 to kTileRows rows.
-void TileRowsAvx2(int64_t rows, const float* a, int64_t lda, const float* panel, int64_t depth,
-                  float* c, int64_t ldc, int64_t cols, bool accumulate) {
-  switch (rows) {  // kTileRows = 6
-    case 1: TileAvx2<1>(a, lda, panel, depth, c, ldc, cols, accumulate); break;
-    case 2: TileAvx2<2>(a, lda, panel, depth, c, ldc, cols, accumulate); break;
-    case 3: TileAvx2<3>(a, lda, panel, depth, c, ldc, cols, accumulate); break;
-    case 4: TileAvx2<4>(a, lda, panel, depth, c, ldc, cols, accumulate); break;
-    case 5: TileAvx2<5>(a, lda, panel, depth, c, ldc, cols, accumulate); break;
-    default: TileAvx2<6>(a, lda, panel, depth, c, ldc, cols, accumulate); break;
-  }
-}
-
-// TileAvx2 with AVX-512: one 16-lane accumulator per row (a panel row is one register), so a
-// tile of up to kTileRowsAvx512 rows keeps that many independent FMA chains; A's value is
-// broadcast into each FMA. Columns past `cols` are masked off at the store.
+// nn::SgemmTileAvx2's product with AVX-512: one 16-lane accumulator per row (a panel row is one
+// register), so a tile of up to kTileRowsAvx512 rows keeps that many independent FMA chains; A's
+// value is broadcast into each FMA. Columns past `cols` are masked off at the store.
 template <int kRows>
 __attribute__((target("avx512f,fma"))) void TileAvx512(const float* a, int64_t lda,
                                                        const float* panel, int64_t depth,
@@ -632,7 +577,7 @@ void TileRowsAvx512(int64_t rows, const float* a, int64_t lda, const float* pane
   }
 }
 
-// TileAvx2's product in scalar code, for CPUs without AVX2.
+// SgemmTileAvx2's product (nn/sgemm_avx2.h) in scalar code, for CPUs without AVX2.
 void TileRowsScalar(int64_t rows, const float* a, int64_t lda, const float* panel,
                     int64_t depth, float* c, int64_t ldc, int64_t cols, bool accumulate) {
   for (int64_t r = 0; r < rows; ++r) {
@@ -793,7 +738,7 @@ void MatMulNBitsGemm(const MatMulNBitsPlan& p, const MatMulNBitsOperands& o, flo
         if (avx512) {
           TileRowsAvx512(rows, a, k, panel, k1 - k0, c, n_total, cols, k0 > 0);
         } else if (avx2) {
-          TileRowsAvx2(rows, a, k, panel, k1 - k0, c, n_total, cols, k0 > 0);
+          nn::SgemmTileAvx2(rows, a, k, panel, k1 - k0, c, n_total, cols, nullptr, k0 > 0);
         } else {
           TileRowsScalar(rows, a, k, panel, k1 - k0, c, n_total, cols, k0 > 0);
         }

@@ -99,8 +99,8 @@ int64_t MatMulNBitsPanels(const MatMulNBitsPlan& plan);
 // Blocked path: the output columns of panels [panel_begin, panel_end) for every row of y (plus
 // bias). Per panel and run of 256 along K the weights are dequantized once into a 16 KB buffer
 // on the stack and multiplied with all rows of A in register tiles: up to 12 rows x 16 columns
-// with AVX-512 (one register per row), 6 x 16 with AVX2 and FMA, or scalar code. Panel ranges
-// are independent (callers spread them over threads).
+// with AVX-512 (one register per row), 6 x 16 with AVX2 and FMA (nn/sgemm_avx2.h's tile), or
+// scalar code. Panel ranges are independent (callers spread them over threads).
 void MatMulNBitsGemm(const MatMulNBitsPlan& plan, const MatMulNBitsOperands& operands, float* y,
                      int64_t panel_begin, int64_t panel_end);
 

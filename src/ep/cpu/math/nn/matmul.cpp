@@ -1,5 +1,5 @@
-// ep/cpu/math/nn/matmul.cpp: MatMul and Gemm (oneDNN for float, reference loops otherwise).
-// Layer: nxrt_cpu_math.
+// ep/cpu/math/nn/matmul.cpp: MatMul and Gemm (oneDNN or nxrt's own kernels for float, reference
+// loops otherwise). Layer: nxrt_cpu_math.
 #include "ep/cpu/math/nn/matmul.h"
 
 #include <algorithm>
@@ -12,10 +12,13 @@
 #include <type_traits>
 
 #include "core/cpu_features.h"
+#include "ep/cpu/math/fast_math.h"
 #include "ep/cpu/math/nn/dnnl_threads.h"
 #include "ep/cpu/math/nn/dnnl_util.h"
 #include "ep/cpu/math/nn/gemv.h"
+#include "ep/cpu/math/nn/sgemm_avx2.h"
 #include "ep/cpu/math/nn_common.h"
+#include "ep/cpu/math/simd_map.h"
 
 namespace nxrt::cpu::nn {
 
@@ -31,6 +34,9 @@ struct DnnlMatMulPrimitive {
   std::shared_ptr<const PackedWeights> packed;
   // > 0 when `packed` is in 64-column panels (gemv.h), this many floats apart.
   int64_t gemv_panel_stride = 0;
+  // > 0 when `packed` is in sgemm_avx2.h's 16-column panels, this many floats apart: then every
+  // call of the plan runs that kernel (column units) and never the primitive, which reads B plain.
+  int64_t panel16_stride = 0;
   // Relu and Clip run after the primitive, keeping NaN (dnnl_util.h ClampKeepingNaN); unset for
   // the other activations, which are post-ops.
   std::optional<ClampKeepingNaN> clamp_after;
@@ -161,6 +167,19 @@ int64_t GemvPanelStride(const dnnl::memory::desc& md) {
   return panels ? b.strides[1] : 0;
 }
 
+// The distance between sgemm_avx2.h's 16-column panels when `md` (a packed B [K, N]) is oneDNN's
+// BA16a16b layout, else 0. 16x16 blocks, rows within a block 16 floats apart and the blocks of a
+// panel 256 floats apart: row k of a panel is at 16k, as sgemm_avx2.h reads it (K padded to 16).
+int64_t Panel16Stride(const dnnl::memory::desc& md) {
+  const dnnl_memory_desc_t& d = md.data;
+  if (d.ndims != 2 || d.format_kind != dnnl_blocked || d.offset0 != 0) return 0;
+  const dnnl_blocking_desc_t& b = d.format_desc.blocking;
+  const bool panels = b.inner_nblks == 2 && b.inner_blks[0] == 16 && b.inner_idxs[0] == 0 &&
+                      b.inner_blks[1] == kSgemmPanel && b.inner_idxs[1] == 1 &&
+                      b.strides[0] == 16 * kSgemmPanel;
+  return panels ? b.strides[1] : 0;
+}
+
 // What CreateDnnlPrimitive builds: descriptors with plain strides (weights possibly transposed),
 // the constant B when packing is wanted, Gemm's alpha/beta(sum) and the epilogue.
 struct DnnlMatMulSpec {
@@ -173,6 +192,18 @@ struct DnnlMatMulSpec {
   MatMulEpilogue epilogue;
   int threads = 1;
 };
+
+// Whether a constant B that oneDNN reads plain (as stored or transposed) goes to sgemm_avx2.h's
+// kernel instead: a CPU with AVX2 but not AVX-512 (where oneDNN 2.6's gemm:jit packs B again on
+// every call), A [rows, K] row-major with 2 rows or more (one row stays on oneDNN's GEMV), and
+// Y = A @ B (+ bias, then an activation): no output scale, no sum.
+bool WantPanels16(const DnnlMatMulSpec& spec) {
+  const dnnl::memory::dims dims = spec.src_md.dims();
+  return !CpuHasAvx512() && CpuHasAvx2() && dims.size() == 2 && dims[0] >= 2 &&
+         spec.src_md == dnnl::memory::desc(dims, dnnl::memory::data_type::f32,
+                                           dnnl::memory::format_tag::ab) &&
+         spec.alpha == 1.0f && spec.sum_beta == 0.0f;
+}
 
 // The created primitive, or null when oneDNN declines the problem.
 std::shared_ptr<DnnlMatMulPrimitive> CreateDnnlPrimitive(const DnnlMatMulSpec& spec) {
@@ -231,17 +262,27 @@ std::shared_ptr<DnnlMatMulPrimitive> CreateDnnlPrimitive(const DnnlMatMulSpec& s
     }
     if (!packed) pd = make_pd(spec.weights_md);
     prim->weights_md = pd.weights_desc();
+    // The layout of the plan's copy of a constant B: the primitive's, or 16-column panels.
+    dnnl::memory::desc copy_md = prim->weights_md;
+    const bool plain = prim->weights_md.data.format_kind == dnnl_blocked &&
+                       prim->weights_md.data.format_desc.blocking.inner_nblks == 0;
+    if (constant && plain && WantPanels16(spec)) {
+      copy_md = dnnl::memory::desc(spec.weights_md.dims(), dnnl::memory::data_type::f32,
+                                   dnnl::memory::format_tag::BA16a16b);
+      prim->panel16_stride = Panel16Stride(copy_md);
+      if (prim->panel16_stride == 0) copy_md = prim->weights_md;
+    }
     prim->scratchpad_md = pd.scratchpad_desc();
     prim->primitive = dnnl::matmul(pd);
     if (constant) {
       // Every Compute reads the plan's copy, also when oneDNN reads B plain (as on CPUs without
-      // AVX-512): the earlier plan's when the layout is the same, else one laid out here once,
-      // from B or (B freed) from the earlier copy.
-      if (spec.prepacked != nullptr && spec.prepacked->memory.get_desc() == prim->weights_md) {
+      // AVX-512 or AVX2): the earlier plan's when the layout is the same, else one laid out here
+      // once, from B or (B freed) from the earlier copy.
+      if (spec.prepacked != nullptr && spec.prepacked->memory.get_desc() == copy_md) {
         prim->packed = spec.prepacked;
       } else {
         auto copy = std::make_shared<PackedWeights>();
-        copy->memory = dnnl::memory(prim->weights_md, *engine);
+        copy->memory = dnnl::memory(copy_md, *engine);
         dnnl::memory source =
             spec.constant_weights != nullptr
                 ? dnnl::memory(spec.weights_md, *engine, const_cast<void*>(spec.constant_weights))
@@ -259,10 +300,14 @@ std::shared_ptr<DnnlMatMulPrimitive> CreateDnnlPrimitive(const DnnlMatMulSpec& s
 }
 
 // Whether a product with M = `m` runs on gemv.h's kernel instead of `prim` (see gemv.h for the
-// measurements): one row and B packed in panels.
+// measurements): one row and B packed in 64-column panels.
 bool UseGemv(const DnnlMatMulPrimitive& prim, int64_t m) {
   return m == 1 && prim.packed != nullptr && prim.gemv_panel_stride > 0 && CpuHasAvx512();
 }
+
+// Columns per unit of nxrt's own kernels (gemv.h's panel, four of sgemm_avx2.h's).
+constexpr int64_t kColumnUnit = 64;
+static_assert(kColumnUnit == kGemvPanel && kColumnUnit % kSgemmPanel == 0);
 
 // Memory objects for `prim`'s arguments, bound to buffers at each Execute.
 DnnlMatMulBindings MakeBindings(const DnnlMatMulPrimitive& prim) {
@@ -272,9 +317,10 @@ DnnlMatMulBindings MakeBindings(const DnnlMatMulPrimitive& prim) {
   bindings.impl = std::make_unique<DnnlMatMulBindings::Impl>();
   DnnlMatMulBindings::Impl& b = *bindings.impl;
   b.src = dnnl::memory(prim.src_md, *engine, DNNL_MEMORY_NONE);
-  b.weights = prim.packed ? dnnl::memory(prim.weights_md, *engine,
-                                         prim.packed->memory.get_data_handle())
-                          : dnnl::memory(prim.weights_md, *engine, DNNL_MEMORY_NONE);
+  b.weights = prim.packed && prim.panel16_stride == 0
+                  ? dnnl::memory(prim.weights_md, *engine,
+                                 prim.packed->memory.get_data_handle())
+                  : dnnl::memory(prim.weights_md, *engine, DNNL_MEMORY_NONE);
   b.dst = dnnl::memory(prim.dst_md, *engine, DNNL_MEMORY_NONE);
   if (prim.has_bias) b.bias = dnnl::memory(prim.bias_md, *engine, DNNL_MEMORY_NONE);
   if (prim.scratchpad_md.get_size() > 0) {
@@ -442,25 +488,88 @@ void EpilogueRef(const MatMulEpilogue& e, const T* bias, T* y, int64_t rows, int
   }
 }
 
-// The gemv.h units of one row times `prim`'s packed B with N = `n` columns; 0 when the product
-// does not take that kernel.
-int64_t GemvUnits(const DnnlMatMulPrimitive& prim, int64_t m, int64_t n) {
-  return UseGemv(prim, m) ? (n + kGemvPanel - 1) / kGemvPanel : 0;
+// The column units of a product with M = `m` (all batches folded into M) and N = `n` on nxrt's
+// own kernels: one row on gemv.h's, any M on sgemm_avx2.h's when `prim` packed B for it; 0 when
+// the product runs on the primitive.
+int64_t ColumnUnits(const DnnlMatMulPrimitive& prim, int64_t m, int64_t n) {
+  const bool own = UseGemv(prim, m) || (prim.packed != nullptr && prim.panel16_stride > 0);
+  return own ? (n + kColumnUnit - 1) / kColumnUnit : 0;
 }
 
-// Units [begin, end) of y = act(a @ B + bias) for one row on gemv.h's kernel.
-void RunGemv(const DnnlMatMulPrimitive& prim, const MatMulEpilogue& epilogue, const float* a,
-             const float* bias, float* y, int64_t k, int64_t n, int64_t units, int64_t begin,
-             int64_t end) {
+// The epilogue's activation of `count` floats at `y` in place, vectorised (fast_math.h; within a
+// few float ULPs of Activate). Relu and Clip keep NaN, as ClampKeepingNaN.
+void ActivateFloats(const MatMulEpilogue& e, float* y, int64_t count) {
+  const float alpha = e.alpha, beta = e.beta;
+  switch (e.activation) {
+    case MatMulActivation::kNone:
+      return;
+    case MatMulActivation::kRelu:
+      return math::MapElements([](float x) { return x < 0.0f ? 0.0f : x; }, y, y, count);
+    case MatMulActivation::kLeakyRelu:
+      return math::MapElements([alpha](float x) { return x < 0.0f ? alpha * x : x; }, y, y,
+                               count);
+    case MatMulActivation::kClip:
+      return math::MapElements(
+          [alpha, beta](float x) { return x < alpha ? alpha : (x > beta ? beta : x); }, y, y,
+          count);
+    case MatMulActivation::kSigmoid:
+      return math::MapElements([](float x) { return math::FastSigmoid(x); }, y, y, count);
+    case MatMulActivation::kTanh:
+      return math::MapElements([](float x) { return math::FastTanh(x); }, y, y, count);
+    case MatMulActivation::kGeluErf:
+      return math::MapElements(
+          [](float x) { return 0.5f * x * (1.0f + math::FastErf(x * 0.70710678f)); }, y, y,
+          count);
+    case MatMulActivation::kGeluTanh:
+      return math::MapElements(
+          [](float x) {
+            return 0.5f * x * (1.0f + math::FastTanh(0.79788456f * (x + 0.044715f * x * x * x)));
+          },
+          y, y, count);
+    case MatMulActivation::kSwish:
+      return math::MapElements([alpha](float x) { return x * math::FastSigmoid(alpha * x); }, y,
+                               y, count);
+  }
+}
+
+// Columns [col_begin, col_end) of y[m, n] = act(a[m, k] @ B + bias) on sgemm_avx2.h's kernel,
+// the activation run per block of kSgemmBlockN columns while the block is still in cache.
+void RunSgemmColumns(const SgemmB& b, const MatMulEpilogue& epilogue, const float* a,
+                     const float* bias, float* y, int64_t m, int64_t k, int64_t n,
+                     int64_t col_begin, int64_t col_end) {
+  for (int64_t j = col_begin; j < col_end; j += kSgemmBlockN) {
+    const int64_t j_end = std::min(col_end, j + kSgemmBlockN);
+    SgemmAvx2(a, k, m, k, b, bias, y, n, j, j_end);
+    if (epilogue.activation == MatMulActivation::kNone) continue;
+    for (int64_t i = 0; i < m; ++i) ActivateFloats(epilogue, y + i * n + j, j_end - j);
+  }
+}
+
+// Units [begin, end) of y[m, n] = act(a[m, k] @ B + bias) on nxrt's own kernel for `prim`'s
+// packed B (ColumnUnits > 0).
+void RunColumns(const DnnlMatMulPrimitive& prim, const MatMulEpilogue& epilogue, const float* a,
+                const float* bias, float* y, int64_t m, int64_t k, int64_t n, int64_t units,
+                int64_t begin, int64_t end) {
   begin = std::clamp<int64_t>(begin, 0, units);
   end = std::clamp<int64_t>(end, begin, units);
-  GemvPanels64(a, static_cast<const float*>(prim.packed->memory.get_data_handle()), k, n,
-               prim.gemv_panel_stride, bias, y, begin, end);
-  if (epilogue.activation == MatMulActivation::kNone) return;
-  const int64_t last = std::min(n, end * kGemvPanel);
-  for (int64_t j = begin * kGemvPanel; j < last; ++j) {
-    y[j] = static_cast<float>(Activate(y[j], epilogue));
+  const float* packed = static_cast<const float*>(prim.packed->memory.get_data_handle());
+  const int64_t first = begin * kColumnUnit, last = std::min(n, end * kColumnUnit);
+  if (prim.panel16_stride == 0) {
+    GemvPanels64(a, packed, k, n, prim.gemv_panel_stride, bias, y, begin, end);
+    ActivateFloats(epilogue, y + first, last - first);
+    return;
   }
+  RunSgemmColumns(SgemmB{packed, prim.panel16_stride, kSgemmPanel}, epilogue, a, bias, y, m, k,
+                  n, first, last);
+}
+
+// Whether a float product whose B is not constant runs on sgemm_avx2.h's kernel reading B as
+// given, batch by batch: a CPU with AVX2 but not AVX-512 and two rows of A or more (attention's
+// QK^T and PV; oneDNN 2.6 runs them on its gemm:jit there).
+bool WantPlainB(const MatMulPlan& plan, const MatMulOptions& options) {
+  return plan.dtype == DataType::kFloat && !CpuHasAvx512() && CpuHasAvx2() &&
+         options.constant_b == nullptr && options.prepacked_b == nullptr && plan.m >= 2 &&
+         plan.n > 0 && plan.k > 0 && !plan.a_offsets.empty();
 }
 
 }  // namespace
@@ -524,13 +633,16 @@ Result<MatMulPlan> PrepareMatMul(DataType dtype, std::span<const int64_t> a_shap
       idx[d] = 0;
     }
   }
-  if (dtype == DataType::kFloat && batch * plan.m * plan.n > 0 && plan.k > 0) {
+  if (WantPlainB(plan, options)) {
+    plan.column_units = batch * ((plan.n + kColumnUnit - 1) / kColumnUnit);
+    plan.column_units_read_b = true;
+  } else if (dtype == DataType::kFloat && batch * plan.m * plan.n > 0 && plan.k > 0) {
     CreateDnnlMatMul(plan, a_batch, b_batch, *batch_shape, options);
   }
   if (plan.dnnl != nullptr) {
     plan.packed_b = plan.dnnl->packed;
-    if (!plan.dnnl->per_batch && batch == 1) {
-      plan.gemv_units = GemvUnits(*plan.dnnl, plan.m, plan.n);
+    if (!plan.dnnl->per_batch) {
+      plan.column_units = ColumnUnits(*plan.dnnl, batch * plan.m, plan.n);
     }
   }
   if (options.constant_b == nullptr && options.prepacked_b != nullptr && plan.packed_b == nullptr) {
@@ -549,12 +661,12 @@ Status MatMul(const MatMulPlan& plan, const void* a, const void* b, void* y,
   const int64_t mn = plan.m * plan.n;
   if (batch * mn == 0) return Status::Ok();
   if (plan.unpacked_b != nullptr) b = plan.unpacked_b->data();
+  if (plan.column_units > 0) {
+    MatMulColumnUnits(plan, a, b, bias, y, 0, plan.column_units);
+    return Status::Ok();
+  }
   if (plan.dnnl != nullptr) {
     const DnnlMatMulPrimitive& p = *plan.dnnl;
-    if (plan.gemv_units > 0) {
-      MatMulGemvUnits(plan, a, bias, y, 0, plan.gemv_units);
-      return Status::Ok();
-    }
     if (!p.per_batch) {
       return ExecuteDnnl(p, plan.bindings, a, b, bias, y, scratchpad, "MatMul");
     }
@@ -663,7 +775,7 @@ Result<GemmPlan> PrepareGemm(DataType dtype, std::span<const int64_t> a_shape,
   plan.scratchpad_bytes = prim->scratchpad_md.get_size();
   const bool c_added = plan.has_c && attributes.beta != 0.0f;
   if (attributes.alpha == 1.0f && (!c_added || plan.c_as_bias)) {
-    plan.gemv_units = GemvUnits(*prim, m, n);
+    plan.column_units = ColumnUnits(*prim, m, n);
   }
   plan.dnnl = std::move(prim);
   return plan;
@@ -706,20 +818,40 @@ void GemmRef(const GemmPlan& plan, const T* a, const T* b, const T* c, T* y) {
 
 }  // namespace
 
-void MatMulGemvUnits(const MatMulPlan& plan, const void* a, const void* bias, void* y,
-                     int64_t begin, int64_t end) {
-  if (plan.gemv_units == 0) return;
-  RunGemv(*plan.dnnl, plan.epilogue, static_cast<const float*>(a) + plan.a_offsets[0],
-          plan.epilogue.bias ? static_cast<const float*>(bias) : nullptr, static_cast<float*>(y),
-          plan.k, plan.n, plan.gemv_units, begin, end);
+void MatMulColumnUnits(const MatMulPlan& plan, const void* a, const void* b, const void* bias,
+                       void* y, int64_t begin, int64_t end) {
+  if (plan.column_units == 0) return;
+  const float* bias_f = plan.epilogue.bias ? static_cast<const float*>(bias) : nullptr;
+  if (plan.column_units_read_b) {
+    // Unit u: batch u / per_batch, columns of unit u % per_batch; a run of units within one
+    // batch is one call.
+    const int64_t per_batch = (plan.n + kColumnUnit - 1) / kColumnUnit;
+    const int64_t mn = plan.m * plan.n;
+    begin = std::clamp<int64_t>(begin, 0, plan.column_units);
+    end = std::clamp<int64_t>(end, begin, plan.column_units);
+    for (int64_t u = begin; u < end;) {
+      const int64_t i = u / per_batch, c0 = u % per_batch;
+      const int64_t c1 = std::min(per_batch, c0 + (end - u));
+      const SgemmB bi{static_cast<const float*>(b) + plan.b_offsets[i], kSgemmPanel, plan.n};
+      RunSgemmColumns(bi, plan.epilogue, static_cast<const float*>(a) + plan.a_offsets[i], bias_f,
+                      static_cast<float*>(y) + i * mn, plan.m, plan.k, plan.n, c0 * kColumnUnit,
+                      std::min(plan.n, c1 * kColumnUnit));
+      u += c1 - c0;
+    }
+    return;
+  }
+  // The batches of A are folded into M (one B for all).
+  const int64_t rows = static_cast<int64_t>(plan.a_offsets.size()) * plan.m;
+  RunColumns(*plan.dnnl, plan.epilogue, static_cast<const float*>(a) + plan.a_offsets[0], bias_f,
+             static_cast<float*>(y), rows, plan.k, plan.n, plan.column_units, begin, end);
 }
 
-void GemmGemvUnits(const GemmPlan& plan, const void* a, const void* c, void* y, int64_t begin,
-                   int64_t end) {
-  if (plan.gemv_units == 0) return;
-  RunGemv(*plan.dnnl, plan.epilogue, static_cast<const float*>(a),
-          plan.c_as_bias ? static_cast<const float*>(c) : nullptr, static_cast<float*>(y), plan.k,
-          plan.n, plan.gemv_units, begin, end);
+void GemmColumnUnits(const GemmPlan& plan, const void* a, const void* c, void* y, int64_t begin,
+                     int64_t end) {
+  if (plan.column_units == 0) return;
+  RunColumns(*plan.dnnl, plan.epilogue, static_cast<const float*>(a),
+             plan.c_as_bias ? static_cast<const float*>(c) : nullptr, static_cast<float*>(y),
+             plan.m, plan.k, plan.n, plan.column_units, begin, end);
 }
 
 Status Gemm(const GemmPlan& plan, const void* a, const void* b, const void* c, void* y,
@@ -727,8 +859,8 @@ Status Gemm(const GemmPlan& plan, const void* a, const void* b, const void* c, v
   if (plan.m * plan.n == 0) return Status::Ok();
   if (plan.unpacked_b != nullptr) b = plan.unpacked_b->data();
   if (plan.dnnl != nullptr) {
-    if (plan.gemv_units > 0) {
-      GemmGemvUnits(plan, a, c, y, 0, plan.gemv_units);
+    if (plan.column_units > 0) {
+      GemmColumnUnits(plan, a, c, y, 0, plan.column_units);
       return Status::Ok();
     }
     if (plan.has_c && plan.attributes.beta != 0.0f && !plan.c_as_bias) {

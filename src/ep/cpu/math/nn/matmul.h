@@ -1,5 +1,5 @@
-// ep/cpu/math/nn/matmul.h: MatMul and Gemm (ONNX) for the CPU EP: oneDNN matmul for float, a plain
-// reference for the other dtypes.
+// ep/cpu/math/nn/matmul.h: MatMul and Gemm (ONNX) for the CPU EP: oneDNN matmul (or nxrt's own
+// kernels, below) for float, a plain reference for the other dtypes.
 //
 // Layer: nxrt_cpu_math (framework-free; no IR, no EP API). Prepare checks shapes, computes the
 // output shape and, for float, creates the oneDNN primitive for `threads` threads (shared by the
@@ -12,6 +12,11 @@
 //
 // Epilogue (the capability a fusion pass uses): a per-column bias [N] and then an activation,
 // executed as oneDNN post-ops in the same pass over the output (reference loops: afterwards).
+//
+// nxrt's own kernels take two cases from oneDNN, each on a constant B packed once at Prepare:
+// one row of A on AVX-512 (gemv.h), and any M >= 2 on CPUs with AVX2 but not AVX-512
+// (sgemm_avx2.h; there oneDNN 2.6 would pack B again on every call). Their activations run
+// vectorised right after each block of output columns.
 //
 // Reference dtypes: double and float accumulate in double, float16/bfloat16 in float, integer
 // types in 64-bit wrap-around arithmetic (results wrap like the element type).
@@ -102,15 +107,20 @@ struct MatMulPlan {
   // B re-laid out plain from options.prepacked_b for loops that read B as given (the original
   // was freed and oneDNN did not take the problem whole); null otherwise.
   std::shared_ptr<const std::vector<float>> unpacked_b;
-  // > 0 when the product is one row times the packed B on nxrt's AVX-512 kernel (gemv.h): it
-  // splits into this many independent units of 64 output columns (MatMulGemvUnits).
-  int64_t gemv_units = 0;
+  // > 0 when the product runs on nxrt's own kernels (one row times the packed B on AVX-512,
+  // gemv.h; two rows or more on AVX2 without AVX-512, sgemm_avx2.h): it splits into this many
+  // independent units of 64 output columns (MatMulColumnUnits), per output batch when
+  // column_units_read_b.
+  int64_t column_units = 0;
+  // True when the units multiply B as given (a B that is not constant, on sgemm_avx2.h): then
+  // MatMulColumnUnits reads its `b`.
+  bool column_units_read_b = false;
 };
 
 // MatMul (ONNX opset 1, 9, 13): NumPy matmul. A is [..., M, K] (rank 1: [K], promoted to [1, K]
 // and the M dim dropped from the output), B is [..., K, N] (rank 1: [K] -> [K, 1], N dropped);
-// batch dims broadcast. dtypes: float (oneDNN), double, float16, bfloat16, int32, int64, uint32,
-// uint64. Zero-sized M, N or batch give an empty output; K = 0 gives zeros.
+// batch dims broadcast. dtypes: float (oneDNN or nxrt's own kernels), double, float16, bfloat16,
+// int32, int64, uint32, uint64. Zero-sized M, N or batch give an empty output; K = 0 gives zeros.
 // Errors: kInvalidArgument printing both shapes when K differs or batch dims do not broadcast;
 // kUnsupported for other dtypes.
 // With options.constant_b, B must be that constant on every MatMul call of the plan.
@@ -121,15 +131,17 @@ Result<MatMulPlan> PrepareMatMul(DataType dtype, std::span<const int64_t> a_shap
 
 // y (contiguous, output_shape) = act(a @ b + bias); `bias` ([N]) only with epilogue.bias.
 // `scratchpad` should hold plan.scratchpad_bytes (else MatMul allocates a temporary one). A plan
-// with gemv_units runs them all on the calling thread here.
+// with column_units runs them all on the calling thread here.
 Status MatMul(const MatMulPlan& plan, const void* a, const void* b, void* y,
               std::span<std::byte> scratchpad = {}, const void* bias = nullptr);
 
-// Units [begin, end) (clamped to [0, plan.gemv_units)) of a plan with gemv_units > 0: output
-// columns [64 * begin, min(N, 64 * end)) of MatMul(plan, a, -, y, -, bias). Units write disjoint
-// columns, so a caller may run ranges of them on several threads at once.
-void MatMulGemvUnits(const MatMulPlan& plan, const void* a, const void* bias, void* y,
-                     int64_t begin, int64_t end);
+// Units [begin, end) (clamped to [0, plan.column_units)) of a plan with column_units > 0: output
+// columns [64 * begin, min(N, 64 * end)) of MatMul(plan, a, b, y, -, bias) (with
+// column_units_read_b: unit u is batch u / U, columns of unit u % U, U = ceil(N / 64); `b` is read
+// only then). Units write disjoint outputs, so a caller may run ranges of them on several threads
+// at once.
+void MatMulColumnUnits(const MatMulPlan& plan, const void* a, const void* b, const void* bias,
+                       void* y, int64_t begin, int64_t end);
 
 struct GemmAttributes {
   bool trans_a = false;
@@ -156,7 +168,7 @@ struct GemmPlan {
   size_t scratchpad_bytes = 0;                      // as MatMulPlan
   std::shared_ptr<const PackedWeights> packed_b;      // as MatMulPlan
   std::shared_ptr<const std::vector<float>> unpacked_b;  // as MatMulPlan (B as stored)
-  int64_t gemv_units = 0;  // as MatMulPlan (alpha 1 and C, if added, as the bias row)
+  int64_t column_units = 0;  // as MatMulPlan (alpha 1 and C, if added, as the bias row)
 };
 
 // How to prepare a Gemm: threads and a constant B as MatMulOptions (B as stored, before transB),
@@ -180,12 +192,12 @@ Result<GemmPlan> PrepareGemm(DataType dtype, std::span<const int64_t> a_shape,
                              const GemmAttributes& attributes, const GemmOptions& options = {});
 
 // y (contiguous [M, N]); `c` is ignored (may be null) when the plan has no C. `scratchpad` and
-// gemv_units as MatMul's.
+// column_units as MatMul's.
 Status Gemm(const GemmPlan& plan, const void* a, const void* b, const void* c, void* y,
             std::span<std::byte> scratchpad = {});
 
-// Units [begin, end) of a Gemm plan with gemv_units > 0, as MatMulGemvUnits.
-void GemmGemvUnits(const GemmPlan& plan, const void* a, const void* c, void* y, int64_t begin,
-                   int64_t end);
+// Units [begin, end) of a Gemm plan with column_units > 0, as MatMulColumnUnits.
+void GemmColumnUnits(const GemmPlan& plan, const void* a, const void* c, void* y, int64_t begin,
+                     int64_t end);
 
 }  // namespace nxrt::cpu::nn

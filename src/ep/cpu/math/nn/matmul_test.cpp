@@ -1,12 +1,16 @@
 // ep/cpu/math/nn/matmul_test.cpp: tests of MatMul and Gemm (oneDNN float path and reference
 // dtypes): the ONNX backend and pytorch cases (onnx_node_cases.inc), a naive double-precision
 // matmul written in the test with broadcasting, 1-D promotion, zero-sized dims, concurrent runs of
-// one plan, and shape errors.
+// one plan, nxrt's own kernels on packed constant B, and shape errors. CMakeLists.txt runs the
+// MatMul and Gemm tests a second time as on a CPU with AVX2 but not AVX-512.
 #include "ep/cpu/math/nn/matmul.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
+#include <memory>
 #include <numbers>
 #include <random>
 #include <string>
@@ -145,7 +149,7 @@ TEST(MatMulTest, RandomBroadcastShapesFloatThroughOneDnn) {
     NXRT_ASSERT_OK_AND_ASSIGN(MatMulPlan plan, PrepareMatMul(DataType::kFloat, a_shape, b_shape));
     ASSERT_EQ(plan.output_shape, want_shape)
         << ShapeToString(a_shape) << " x " << ShapeToString(b_shape);
-    EXPECT_NE(plan.dnnl, nullptr);
+    EXPECT_TRUE(plan.dnnl != nullptr || plan.column_units > 0);  // not the reference loops
     std::vector<float> y(Count(want_shape));
     NXRT_ASSERT_OK(MatMul(plan, Cast<float>(a).data(), Cast<float>(b).data(), y.data()));
     EXPECT_TRUE(AllClose(y, want, 1e-5, 1e-5))
@@ -273,7 +277,7 @@ TEST(MatMulTest, PackedConstantBBatchedAndThreads) {
       options.constant_b = c.constant_b ? bf.data() : nullptr;
       NXRT_ASSERT_OK_AND_ASSIGN(MatMulPlan plan,
                                 PrepareMatMul(DataType::kFloat, c.a, c.b, options));
-      EXPECT_NE(plan.dnnl, nullptr);
+      EXPECT_TRUE(plan.dnnl != nullptr || plan.column_units > 0);
       EXPECT_EQ(plan.output_shape, shape);
       std::vector<std::byte> scratch(plan.scratchpad_bytes + 64);
       const size_t skew = (64 - reinterpret_cast<uintptr_t>(scratch.data()) % 64) % 64;
@@ -327,11 +331,12 @@ TEST(MatMulTest, OneRowTimesPackedB) {
       NXRT_ASSERT_OK(MatMul(plan, af.data(), nullptr, y.data(), {}, biasf.data()));
       EXPECT_TRUE(AllClose(y, want, 1e-4, 1e-4)) << "threads " << threads;
       if (CpuHasAvx512()) {
-        ASSERT_GT(plan.gemv_units, 0);
+        ASSERT_GT(plan.column_units, 0);
         std::vector<float> pieces(n, -1.0f);
-        const int64_t cut = plan.gemv_units / 3 + 1;
-        MatMulGemvUnits(plan, af.data(), biasf.data(), pieces.data(), cut, plan.gemv_units + 5);
-        MatMulGemvUnits(plan, af.data(), biasf.data(), pieces.data(), -1, cut);
+        const int64_t cut = plan.column_units / 3 + 1;
+        MatMulColumnUnits(plan, af.data(), nullptr, biasf.data(), pieces.data(), cut,
+                          plan.column_units + 5);
+        MatMulColumnUnits(plan, af.data(), nullptr, biasf.data(), pieces.data(), -1, cut);
         EXPECT_EQ(pieces, y);
       }
     }
@@ -354,11 +359,178 @@ TEST(MatMulTest, OneRowTimesPackedB) {
     NXRT_ASSERT_OK(Gemm(plan, af.data(), nullptr, biasf.data(), y.data()));
     EXPECT_TRUE(AllClose(y, want, 1e-4, 1e-4)) << "Gemm";
     if (CpuHasAvx512()) {
-      ASSERT_GT(plan.gemv_units, 0);
+      ASSERT_GT(plan.column_units, 0);
       std::vector<float> pieces(n, -1.0f);
-      GemmGemvUnits(plan, af.data(), biasf.data(), pieces.data(), 1, plan.gemv_units);
-      GemmGemvUnits(plan, af.data(), biasf.data(), pieces.data(), 0, 1);
+      GemmColumnUnits(plan, af.data(), biasf.data(), pieces.data(), 1, plan.column_units);
+      GemmColumnUnits(plan, af.data(), biasf.data(), pieces.data(), 0, 1);
       EXPECT_EQ(pieces, y) << "Gemm units";
+    }
+  }
+}
+
+// Several rows of A times a constant B with a bias and each activation, at 1 and 2 threads: on a
+// CPU with AVX2 but not AVX-512 (or under NXRT_MAX_ISA=avx2, as the test list runs this file a
+// second time) these run sgemm_avx2.h's kernel on 16-column panels (batches folded into M, tails
+// in M, K and N, Gemm with transB and C as bias), whole or as column units in pieces; a later
+// plan of another M shares or re-lays out the packed copy with the original freed. Elsewhere the
+// same products run on oneDNN.
+TEST(MatMulTest, ManyRowsTimesPackedB) {
+  std::mt19937 rng(49);
+  struct Case {
+    Shape a, b;
+    MatMulActivation activation;
+  };
+  const Case cases[] = {{{2, 3}, {3, 5}, MatMulActivation::kNone},
+                        {{2, 3, 7, 33}, {33, 70}, MatMulActivation::kRelu},
+                        {{13, 300}, {300, 129}, MatMulActivation::kGeluErf},
+                        {{1, 40, 513}, {513, 300}, MatMulActivation::kGeluTanh},
+                        {{9, 64}, {64, 48}, MatMulActivation::kClip},
+                        {{6, 20}, {20, 17}, MatMulActivation::kSwish},
+                        {{5, 16}, {16, 16}, MatMulActivation::kSigmoid}};
+  const bool own_kernel = !CpuHasAvx512() && CpuHasAvx2();
+  for (const Case& c : cases) {
+    SCOPED_TRACE(ShapeToString(c.a) + " x " + ShapeToString(c.b));
+    const int64_t k = c.b[0], n = c.b[1];
+    const std::vector<double> a = testing::RandomVector<double>(rng, Count(c.a));
+    const std::vector<double> b = testing::RandomVector<double>(rng, k * n);
+    const std::vector<double> bias = testing::RandomVector<double>(rng, n);
+    Shape shape;
+    std::vector<double> want = NaiveMatMul(c.a, a, c.b, b, &shape);
+    for (size_t i = 0; i < want.size(); ++i) {
+      double v = want[i] + bias[i % n];
+      switch (c.activation) {
+        case MatMulActivation::kRelu: v = std::max(v, 0.0); break;
+        case MatMulActivation::kClip: v = std::min(std::max(v, -0.2), 0.3); break;
+        case MatMulActivation::kSigmoid: v = 1 / (1 + std::exp(-v)); break;
+        case MatMulActivation::kGeluErf: v = 0.5 * v * (1 + std::erf(v / std::sqrt(2.0))); break;
+        case MatMulActivation::kGeluTanh:
+          v = 0.5 * v *
+              (1 + std::tanh(std::sqrt(2 / std::numbers::pi) * (v + 0.044715 * v * v * v)));
+          break;
+        case MatMulActivation::kSwish: v = v / (1 + std::exp(-0.1 * v)); break;
+        default: break;
+      }
+      want[i] = v;
+    }
+    const float alpha = c.activation == MatMulActivation::kClip ? -0.2f : 0.1f;
+    const std::vector<float> af = Cast<float>(a), biasf = Cast<float>(bias);
+    std::vector<float> bf = Cast<float>(b);
+    std::shared_ptr<const PackedWeights> packed;
+    for (int threads : {1, 2}) {
+      MatMulOptions options;
+      options.threads = threads;
+      options.constant_b = bf.data();
+      options.epilogue = {true, c.activation, alpha, 0.3f};
+      NXRT_ASSERT_OK_AND_ASSIGN(MatMulPlan plan,
+                                PrepareMatMul(DataType::kFloat, c.a, c.b, options));
+      ASSERT_EQ(plan.output_shape, shape);
+      EXPECT_EQ(plan.column_units > 0, own_kernel);
+      std::vector<float> y(want.size(), -1.0f);
+      NXRT_ASSERT_OK(MatMul(plan, af.data(), nullptr, y.data(), {}, biasf.data()));
+      EXPECT_TRUE(AllClose(y, want, 1e-4, 1e-4)) << "threads " << threads;
+      if (plan.column_units > 0) {
+        std::vector<float> pieces(want.size(), -1.0f);
+        const int64_t cut = plan.column_units / 2;
+        MatMulColumnUnits(plan, af.data(), nullptr, biasf.data(), pieces.data(), cut,
+                          plan.column_units);
+        MatMulColumnUnits(plan, af.data(), nullptr, biasf.data(), pieces.data(), 0, cut);
+        EXPECT_EQ(pieces, y);
+      }
+      packed = plan.packed_b;
+    }
+    // The original B freed: plans of 2 rows (the same packed copy on AVX2) and of one row (its
+    // own layout) from the published copy.
+    ASSERT_NE(packed, nullptr);
+    std::fill(bf.begin(), bf.end(), std::numeric_limits<float>::quiet_NaN());
+    for (int64_t rows : {2, 1}) {
+      const Shape a2 = {rows, k};
+      MatMulOptions options;
+      options.prepacked_b = packed;
+      options.epilogue = {true, c.activation, alpha, 0.3f};
+      NXRT_ASSERT_OK_AND_ASSIGN(MatMulPlan plan, PrepareMatMul(DataType::kFloat, a2, c.b, options));
+      if (own_kernel && rows > 1) EXPECT_EQ(plan.packed_b, packed);
+      std::vector<float> y(rows * n, -1.0f);
+      NXRT_ASSERT_OK(MatMul(plan, af.data(), nullptr, y.data(), {}, biasf.data()));
+      const std::vector<double> first(want.begin(), want.begin() + rows * n);
+      EXPECT_TRUE(AllClose(y, first, 1e-4, 1e-4)) << rows << " rows from the packed copy";
+    }
+    // Gemm: B stored transposed, C a row added as the bias.
+    const int64_t m = Count(c.a) / k;
+    std::vector<float> bt(k * n);
+    for (int64_t p = 0; p < k; ++p) {
+      for (int64_t j = 0; j < n; ++j) bt[j * k + p] = static_cast<float>(b[p * n + j]);
+    }
+    GemmAttributes attr;
+    attr.trans_b = true;
+    GemmOptions options;
+    options.threads = 2;
+    options.constant_b = bt.data();
+    options.epilogue = {false, c.activation, alpha, 0.3f};
+    const Shape a2 = {m, k}, b2 = {n, k}, c2 = {n};
+    NXRT_ASSERT_OK_AND_ASSIGN(
+        GemmPlan plan, PrepareGemm(DataType::kFloat, a2, b2,
+                                   std::optional<std::span<const int64_t>>(c2), attr, options));
+    EXPECT_EQ(plan.column_units > 0, own_kernel);
+    std::vector<float> y(m * n, -1.0f);
+    NXRT_ASSERT_OK(Gemm(plan, af.data(), nullptr, biasf.data(), y.data()));
+    EXPECT_TRUE(AllClose(y, want, 1e-4, 1e-4)) << "Gemm";
+  }
+}
+
+// Several rows of A times a B that is not constant (attention's products: batch dims, broadcast
+// in A or B), with and without a bias and activation, at 1 and 2 threads: on a CPU with AVX2 but
+// not AVX-512 these run sgemm_avx2.h's kernel reading B as given, per output batch (whole, or as
+// units in pieces across batches); elsewhere on oneDNN.
+TEST(MatMulTest, ManyRowsTimesVaryingB) {
+  std::mt19937 rng(50);
+  struct Case {
+    Shape a, b;
+    MatMulActivation activation;
+  };
+  const Case cases[] = {{{1, 12, 18, 64}, {1, 12, 64, 18}, MatMulActivation::kNone},
+                        {{1, 3, 20, 20}, {1, 3, 20, 64}, MatMulActivation::kNone},
+                        {{2, 1, 9, 8}, {1, 3, 8, 70}, MatMulActivation::kGeluErf},
+                        {{3, 2, 300}, {300, 17}, MatMulActivation::kRelu},
+                        {{5, 7}, {3, 7, 130}, MatMulActivation::kTanh}};
+  const bool own_kernel = !CpuHasAvx512() && CpuHasAvx2();
+  for (const Case& c : cases) {
+    SCOPED_TRACE(ShapeToString(c.a) + " x " + ShapeToString(c.b));
+    const int64_t n = c.b.back();
+    const std::vector<double> a = testing::RandomVector<double>(rng, Count(c.a));
+    const std::vector<double> b = testing::RandomVector<double>(rng, Count(c.b));
+    const std::vector<double> bias = testing::RandomVector<double>(rng, n);
+    const bool with_bias = c.activation != MatMulActivation::kNone;
+    Shape shape;
+    std::vector<double> want = NaiveMatMul(c.a, a, c.b, b, &shape);
+    for (size_t i = 0; with_bias && i < want.size(); ++i) {
+      double v = want[i] + bias[i % n];
+      if (c.activation == MatMulActivation::kRelu) v = std::max(v, 0.0);
+      if (c.activation == MatMulActivation::kTanh) v = std::tanh(v);
+      if (c.activation == MatMulActivation::kGeluErf) {
+        v = 0.5 * v * (1 + std::erf(v / std::sqrt(2.0)));
+      }
+      want[i] = v;
+    }
+    const std::vector<float> af = Cast<float>(a), bf = Cast<float>(b), biasf = Cast<float>(bias);
+    for (int threads : {1, 2}) {
+      MatMulOptions options;
+      options.threads = threads;
+      options.epilogue = {with_bias, c.activation, 0.0f, 0.0f};
+      NXRT_ASSERT_OK_AND_ASSIGN(MatMulPlan plan,
+                                PrepareMatMul(DataType::kFloat, c.a, c.b, options));
+      ASSERT_EQ(plan.output_shape, shape);
+      EXPECT_EQ(plan.column_units_read_b, own_kernel);
+      std::vector<float> y(want.size(), -1.0f);
+      NXRT_ASSERT_OK(MatMul(plan, af.data(), bf.data(), y.data(), {}, biasf.data()));
+      EXPECT_TRUE(AllClose(y, want, 1e-4, 1e-4)) << "threads " << threads;
+      if (plan.column_units > 0) {
+        std::vector<float> pieces(want.size(), -1.0f);
+        const int64_t cut = plan.column_units / 2 + 1;  // inside a batch when it has 2 units
+        MatMulColumnUnits(plan, af.data(), bf.data(), biasf.data(), pieces.data(), cut,
+                          plan.column_units);
+        MatMulColumnUnits(plan, af.data(), bf.data(), biasf.data(), pieces.data(), 0, cut);
+        EXPECT_EQ(pieces, y);
+      }
     }
   }
 }
@@ -399,7 +571,7 @@ TEST(MatMulTest, BiasAndActivationEpilogue) {
     }
     NXRT_ASSERT_OK_AND_ASSIGN(MatMulPlan fp, PrepareMatMul(DataType::kFloat, a_shape, b_shape,
                                                            options));
-    EXPECT_NE(fp.dnnl, nullptr);
+    EXPECT_TRUE(fp.dnnl != nullptr || fp.column_units > 0);
     std::vector<float> yf(want.size());
     NXRT_ASSERT_OK(MatMul(fp, Cast<float>(a).data(), Cast<float>(b).data(), yf.data(), {},
                           Cast<float>(bias).data()));

@@ -1,0 +1,126 @@
+// ep/cpu/math/nn/sgemm_avx2.cpp: see sgemm_avx2.h. Layer: nxrt_cpu_math. The kernels are compiled
+// for AVX2 + FMA through function attributes (the project targets baseline x86-64) and only called
+// after CpuHasAvx2() (core/cpu_features.h) checked the CPU.
+#include "ep/cpu/math/nn/sgemm_avx2.h"
+
+#include <immintrin.h>
+
+#include <algorithm>
+
+namespace nxrt::cpu::nn {
+namespace {
+
+// Lanes [0, width) of a 16-column tile's two halves, as maskload/maskstore masks.
+struct ColumnMasks {
+  __m256i lo, hi;
+};
+
+__attribute__((target("avx2"))) ColumnMasks MasksFor(int64_t width) {
+  const __m256i w = _mm256_set1_epi32(static_cast<int>(width));
+  return {_mm256_cmpgt_epi32(w, _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7)),
+          _mm256_cmpgt_epi32(w, _mm256_setr_epi32(8, 9, 10, 11, 12, 13, 14, 15))};
+}
+
+// SgemmTileAvx2 for R rows, panel rows `ldp` floats apart. The unrolled row loops keep the 2R
+// accumulators in registers (GCC otherwise spills them); the K loop is unrolled 4 times to spare
+// loop overhead.
+template <int R>
+__attribute__((target("avx2,fma"))) void Tile(const float* a, int64_t lda, const float* panel,
+                                              int64_t ldp, int64_t kl, float* y, int64_t ldy,
+                                              int64_t width, const float* init, bool accumulate) {
+  __m256 lo[R], hi[R];
+#pragma GCC unroll 6
+  for (int r = 0; r < R; ++r) lo[r] = hi[r] = _mm256_setzero_ps();
+#pragma GCC unroll 4
+  for (int64_t p = 0; p < kl; ++p) {
+    const __m256 b0 = _mm256_loadu_ps(panel + p * ldp);
+    const __m256 b1 = _mm256_loadu_ps(panel + p * ldp + 8);
+#pragma GCC unroll 6
+    for (int r = 0; r < R; ++r) {
+      const __m256 av = _mm256_broadcast_ss(a + r * lda + p);
+      lo[r] = _mm256_fmadd_ps(av, b0, lo[r]);
+      hi[r] = _mm256_fmadd_ps(av, b1, hi[r]);
+    }
+  }
+  if (width == kSgemmPanel) {
+    __m256 init_lo = _mm256_setzero_ps(), init_hi = init_lo;
+    if (!accumulate && init != nullptr) {
+      init_lo = _mm256_loadu_ps(init);
+      init_hi = _mm256_loadu_ps(init + 8);
+    }
+#pragma GCC unroll 6
+    for (int r = 0; r < R; ++r) {
+      float* row = y + r * ldy;
+      if (accumulate) {
+        init_lo = _mm256_loadu_ps(row);
+        init_hi = _mm256_loadu_ps(row + 8);
+      }
+      _mm256_storeu_ps(row, _mm256_add_ps(lo[r], init_lo));
+      _mm256_storeu_ps(row + 8, _mm256_add_ps(hi[r], init_hi));
+    }
+    return;
+  }
+  const ColumnMasks mask = MasksFor(width);
+  __m256 init_lo = _mm256_setzero_ps(), init_hi = init_lo;
+  if (!accumulate && init != nullptr) {
+    init_lo = _mm256_maskload_ps(init, mask.lo);
+    init_hi = _mm256_maskload_ps(init + 8, mask.hi);
+  }
+#pragma GCC unroll 6
+  for (int r = 0; r < R; ++r) {
+    float* row = y + r * ldy;
+    if (accumulate) {
+      init_lo = _mm256_maskload_ps(row, mask.lo);
+      init_hi = _mm256_maskload_ps(row + 8, mask.hi);
+    }
+    _mm256_maskstore_ps(row, mask.lo, _mm256_add_ps(lo[r], init_lo));
+    _mm256_maskstore_ps(row + 8, mask.hi, _mm256_add_ps(hi[r], init_hi));
+  }
+}
+
+using TileFn = void (*)(const float*, int64_t, const float*, int64_t, int64_t, float*, int64_t,
+                        int64_t, const float*, bool);
+constexpr TileFn kTiles[kSgemmTileRows + 1] = {nullptr, Tile<1>, Tile<2>, Tile<3>,
+                                               Tile<4>, Tile<5>, Tile<6>};
+
+}  // namespace
+
+void SgemmTileAvx2(int64_t rows, const float* a, int64_t lda, const float* panel, int64_t depth,
+                   float* y, int64_t ldy, int64_t cols, const float* init, bool accumulate) {
+  kTiles[std::clamp<int64_t>(rows, 1, kSgemmTileRows)](a, lda, panel, kSgemmPanel, depth, y, ldy,
+                                                      cols, init, accumulate);
+}
+
+void SgemmAvx2(const float* a, int64_t lda, int64_t m, int64_t k, const SgemmB& b,
+               const float* bias, float* y, int64_t ldy, int64_t col_begin, int64_t col_end) {
+  const int64_t tiles = (m + kSgemmTileRows - 1) / kSgemmTileRows;
+  alignas(32) float tail[kSgemmBlockK * kSgemmPanel];  // a partial panel of B as stored
+  for (int64_t nb = col_begin; nb < col_end; nb += kSgemmBlockN) {
+    const int64_t nb_end = std::min(col_end, nb + kSgemmBlockN);
+    // K = 0 still passes once, writing the bias or zeros.
+    for (int64_t kb = 0; kb == 0 || kb < k; kb += kSgemmBlockK) {
+      const int64_t kl = std::min(kSgemmBlockK, k - kb);
+      for (int64_t j = nb; j < nb_end; j += kSgemmPanel) {
+        const int64_t width = std::min(kSgemmPanel, nb_end - j);
+        const float* panel = b.data + (j / kSgemmPanel) * b.panel_stride + kb * b.row_stride;
+        int64_t ldp = b.row_stride;
+        if (ldp != kSgemmPanel && width < kSgemmPanel) {
+          std::fill(tail, tail + kl * kSgemmPanel, 0.0f);
+          for (int64_t p = 0; p < kl; ++p) {
+            std::copy(panel + p * ldp, panel + p * ldp + width, tail + p * kSgemmPanel);
+          }
+          panel = tail;
+          ldp = kSgemmPanel;
+        }
+        for (int64_t t = 0; t < tiles; ++t) {
+          // Tile t holds rows [m t / tiles, m (t + 1) / tiles): sizes differ by at most one.
+          const int64_t i = m * t / tiles, rows = m * (t + 1) / tiles - i;
+          kTiles[rows](a + i * lda + kb, lda, panel, ldp, kl, y + i * ldy + j, ldy, width,
+                       bias != nullptr ? bias + j : nullptr, kb > 0);
+        }
+      }
+    }
+  }
+}
+
+}  // namespace nxrt::cpu::nn
