@@ -402,7 +402,7 @@ Result<Value> ValueFromOrtValue(const OrtApi* api, const OrtValue* value, const 
   return Value::Sequence(element_info.dtype, std::move(tensors));
 }
 
-std::string_view DeviceTypeName(OrtHardwareDeviceType type) {
+std::string_view OrtDeviceTypeName(OrtHardwareDeviceType type) {
   switch (type) {
     case OrtHardwareDeviceType_CPU: return "cpu";
     case OrtHardwareDeviceType_GPU: return "gpu";
@@ -423,7 +423,7 @@ EpDeviceInfo DescribeEpDevice(const OrtApi* api, const OrtEpDevice* device) {
   info.ep_name = api->EpDevice_EpName(device);
   info.ep_vendor = api->EpDevice_EpVendor(device);
   const OrtHardwareDevice* hardware = api->EpDevice_Device(device);
-  info.device_type = DeviceTypeName(api->HardwareDevice_Type(hardware));
+  info.device_type = OrtDeviceTypeName(api->HardwareDevice_Type(hardware));
   info.device_vendor = api->HardwareDevice_Vendor(hardware);
   return info;
 }

@@ -32,6 +32,9 @@ struct Bytes16 {
 // `op` and the accepted range.
 Result<int64_t> NormalizeAxis(std::string_view op, int64_t axis, int64_t rank);
 
+// `bytes` rounded up to a multiple of 64: the alignment of each part of a workspace.
+inline size_t Align64(size_t bytes) { return (bytes + 63) / 64 * 64; }
+
 // Product of `dims` (1 for an empty span). Dims are assumed validated (non-negative).
 int64_t Product(std::span<const int64_t> dims);
 

@@ -44,16 +44,6 @@ struct DnnlMatMulBindings::Impl {
   dnnl::memory src, weights, dst, bias, scratchpad;
 };
 
-namespace {
-
-// A memory object over `handle` (null: bound later) with `like`'s descriptor; empty for empty.
-dnnl::memory Rebind(const dnnl::memory& like, const dnnl::engine& engine) {
-  if (!like) return {};
-  return dnnl::memory(like.get_desc(), engine, like.get_data_handle());
-}
-
-}  // namespace
-
 DnnlMatMulBindings::DnnlMatMulBindings() = default;
 DnnlMatMulBindings::~DnnlMatMulBindings() = default;
 DnnlMatMulBindings::DnnlMatMulBindings(DnnlMatMulBindings&&) noexcept = default;
@@ -403,7 +393,7 @@ void CreateDnnlMatMul(MatMulPlan& plan, std::span<const int64_t> a_batch,
 }
 
 // The epilogue's activation of `v` (reference loops).
-double Activate(double v, const MatMulEpilogue& e) {
+double ActivateEpilogue(double v, const MatMulEpilogue& e) {
   switch (e.activation) {
     case MatMulActivation::kNone:
       return v;
@@ -436,7 +426,7 @@ void EpilogueRef(const MatMulEpilogue& e, const T* bias, T* y, int64_t rows, int
       for (int64_t j = 0; j < n; ++j) {
         double v = static_cast<double>(ToAcc(y[i * n + j]));
         if (e.bias) v += static_cast<double>(ToAcc(bias[j]));
-        y[i * n + j] = FromAcc<T>(static_cast<RefAcc<T>>(Activate(v, e)));
+        y[i * n + j] = FromAcc<T>(static_cast<RefAcc<T>>(ActivateEpilogue(v, e)));
       }
     }
   }
@@ -459,7 +449,7 @@ void RunGemv(const DnnlMatMulPrimitive& prim, const MatMulEpilogue& epilogue, co
   if (epilogue.activation == MatMulActivation::kNone) return;
   const int64_t last = std::min(n, end * kGemvPanel);
   for (int64_t j = begin * kGemvPanel; j < last; ++j) {
-    y[j] = static_cast<float>(Activate(y[j], epilogue));
+    y[j] = static_cast<float>(ActivateEpilogue(y[j], epilogue));
   }
 }
 
@@ -698,7 +688,7 @@ void GemmRef(const GemmPlan& plan, const T* a, const T* b, const T* c, T* y) {
         using A = RefAcc<T>;
         A v = static_cast<A>(at.alpha) * static_cast<A>(ToAcc(out));
         if (use_c) v += static_cast<A>(at.beta) * static_cast<A>(ToAcc(cv));
-        out = FromAcc<T>(static_cast<A>(Activate(static_cast<double>(v), plan.epilogue)));
+        out = FromAcc<T>(static_cast<A>(ActivateEpilogue(static_cast<double>(v), plan.epilogue)));
       }
     }
   }

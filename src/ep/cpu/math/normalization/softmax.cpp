@@ -4,8 +4,8 @@
 // Layer: nxrt_cpu_math (framework-free reference math of the CPU EP).
 // Rows with inner == 1 are contiguous and take plain loops (float Softmax and LogSoftmax rows on
 // AVX-512 when the CPU has it, in simd_map.h's AVX2 or baseline build otherwise). Otherwise
-// kLanes neighbouring rows (consecutive inner positions) are processed together so every pass
-// reads contiguous segments. Hardmax finds each row's first maximum with arg_best.h.
+// kSoftmaxLanes neighbouring rows (consecutive inner positions) are processed together so every
+// pass reads contiguous segments. Hardmax finds each row's first maximum with arg_best.h.
 #include "ep/cpu/math/normalization/softmax.h"
 
 #include <immintrin.h>
@@ -25,7 +25,7 @@
 namespace nxrt::cpu::math {
 namespace {
 
-constexpr int64_t kLanes = 64;
+constexpr int64_t kSoftmaxLanes = 64;
 
 // FastExp (fast_exp.h) on 16 lanes: the same range reduction, polynomial and special values.
 __attribute__((target("avx512f,fma"))) __m512 ExpAvx512(__m512 x) {
@@ -62,7 +62,7 @@ __attribute__((target("avx512f,fma"))) __m512 ExpAvx512(__m512 x) {
 
 // The lanes of v reduced with op (GCC 12 flags its own _mm512_reduce_* -Wmaybe-uninitialized).
 template <typename Op>
-__attribute__((target("avx512f"))) float Reduce(__m512 v, Op op) {
+__attribute__((target("avx512f"))) float HorizontalReduce(__m512 v, Op op) {
   alignas(64) float lanes[16];
   _mm512_store_ps(lanes, v);
   float result = lanes[0];
@@ -86,7 +86,7 @@ __attribute__((target("avx512f,fma"))) void SoftmaxRowsAvx512(bool log, int64_t 
       const __m512 v = _mm512_mask_loadu_ps(minus_inf, lanes, x + k);
       vmax = _mm512_mask_mov_ps(vmax, _mm512_cmp_ps_mask(v, vmax, _CMP_GT_OQ), v);
     }
-    const float m = Reduce(vmax, [](float a, float b) { return std::max(a, b); });
+    const float m = HorizontalReduce(vmax, [](float a, float b) { return std::max(a, b); });
     const __m512 vm = _mm512_set1_ps(m);
     __m512 vsum = _mm512_setzero_ps();
     for (int64_t k = 0; k <= full; k += 16) {
@@ -95,7 +95,7 @@ __attribute__((target("avx512f,fma"))) void SoftmaxRowsAvx512(bool log, int64_t 
       if (!log) _mm512_mask_storeu_ps(y + k, lanes, e);
       vsum = _mm512_add_ps(vsum, _mm512_maskz_mov_ps(lanes, e));
     }
-    const float sum = Reduce(vsum, [](float a, float b) { return a + b; });
+    const float sum = HorizontalReduce(vsum, [](float a, float b) { return a + b; });
     // LogSoftmax is (x - m) - log(sum): m + log(sum) first would round log(sum) away for a
     // large m (a row of 1e7s would give -7 for -log(1000) = -6.9078).
     const __m512 log_sum = _mm512_set1_ps(log ? std::log(sum) : 0.0f);
@@ -217,9 +217,9 @@ void SoftmaxTyped(SoftmaxKind kind, int64_t outer, int64_t d, int64_t inner, con
   if (kind == SoftmaxKind::kHardmax) {
     // A block of columns is written only after it is read, so y may be x.
     for (int64_t o = 0; o < outer; ++o) {
-      for (int64_t c = 0; c < inner; c += kLanes) {
-        const int64_t w = std::min(kLanes, inner - c);
-        int64_t arg[kLanes];
+      for (int64_t c = 0; c < inner; c += kSoftmaxLanes) {
+        const int64_t w = std::min(kSoftmaxLanes, inner - c);
+        int64_t arg[kSoftmaxLanes];
         ArgBestColumns<true>(d, inner, w, false, x + o * d * inner + c, arg);
         T* yb = y + o * d * inner + c;
         for (int64_t k = 0; k < d; ++k) std::fill_n(yb + k * inner, w, Store<T>(C{0}));
@@ -231,10 +231,10 @@ void SoftmaxTyped(SoftmaxKind kind, int64_t outer, int64_t d, int64_t inner, con
   for (int64_t o = 0; o < outer; ++o) {
     const T* xb = x + o * d * inner;
     T* yb = y + o * d * inner;
-    for (int64_t c = 0; c < inner; c += kLanes) {
-      const int64_t w = std::min(kLanes, inner - c);
-      C m[kLanes];
-      C sum[kLanes];
+    for (int64_t c = 0; c < inner; c += kSoftmaxLanes) {
+      const int64_t w = std::min(kSoftmaxLanes, inner - c);
+      C m[kSoftmaxLanes];
+      C sum[kSoftmaxLanes];
       for (int64_t j = 0; j < w; ++j) {
         m[j] = Load(xb[c + j]);
         sum[j] = 0;
