@@ -10,7 +10,7 @@
 namespace nxrt_example_ep {
 namespace {
 
-const char* ORT_API_CALL GetName(const OrtEpFactory* this_ptr) noexcept {
+const char* ORT_API_CALL GetFactoryName(const OrtEpFactory* this_ptr) noexcept {
   return static_cast<const ExampleEpFactory*>(this_ptr)->ep_name;
 }
 const char* ORT_API_CALL GetVendor(const OrtEpFactory*) noexcept { return kVendor; }
@@ -130,7 +130,7 @@ void InitExampleEpFactory(ExampleEpFactory* factory, const HostApi& api, const c
   factory->api = api;
   factory->ep_name = ep_name;
   factory->ort_version_supported = ORT_API_VERSION;
-  factory->GetName = GetName;
+  factory->GetName = GetFactoryName;
   factory->GetVendor = GetVendor;
   factory->GetSupportedDevices = GetSupportedDevices;
   factory->CreateEp = CreateEp;

@@ -21,7 +21,7 @@
 namespace nxrt::ir {
 namespace {
 
-std::string NodeLabel(const onnx::NodeProto& node, int index) {
+std::string ProtoNodeLabel(const onnx::NodeProto& node, int index) {
   // Appended piece by piece: operator+ chains trip GCC 12's -Wrestrict false positive.
   std::string label = "node ";
   label += '\'';
@@ -217,7 +217,7 @@ class ProtoValidator {
       const onnx::NodeProto& node = graph.node(n);
       for (const onnx::AttributeProto& attr : node.attribute()) {
         const std::string where =
-            NodeLabel(node, n) + " attribute '" + attr.name() + "'";
+            ProtoNodeLabel(node, n) + " attribute '" + attr.name() + "'";
         if (attr.has_t()) NXRT_RETURN_IF_ERROR(TensorIn(attr.t(), where));
         for (const onnx::TensorProto& t : attr.tensors()) NXRT_RETURN_IF_ERROR(TensorIn(t, where));
         if (attr.has_sparse_tensor()) NXRT_RETURN_IF_ERROR(SparseIn(attr.sparse_tensor(), where));
@@ -234,7 +234,7 @@ class ProtoValidator {
     for (int n = 0; n < graph.node_size(); ++n) {
       const onnx::NodeProto& node = graph.node(n);
       const int64_t opset = OpsetOf(node);
-      const std::string label = NodeLabel(node, n);
+      const std::string label = ProtoNodeLabel(node, n);
       if (node.op_type().empty()) {
         return MakeStatus(StatusCode::kInvalidModel, label, ": op_type is empty");
       }

@@ -19,7 +19,7 @@ struct NxrtEpFactory : OrtEpFactory {
   std::string version;
 };
 
-const char* ORT_API_CALL GetName(const OrtEpFactory*) noexcept { return kEpName; }
+const char* ORT_API_CALL GetFactoryName(const OrtEpFactory*) noexcept { return kEpName; }
 const char* ORT_API_CALL GetVendor(const OrtEpFactory*) noexcept { return kVendor; }
 uint32_t ORT_API_CALL GetVendorId(const OrtEpFactory*) noexcept { return 0; }
 const char* ORT_API_CALL GetVersion(const OrtEpFactory* this_ptr) noexcept {
@@ -125,7 +125,7 @@ OrtStatus* CreateFactories(const OrtApiBase* api_base, OrtEpFactory** factories,
     factory->api = api;
     factory->version = GetVersionInfo().nxrt;
     factory->ort_version_supported = ORT_API_VERSION;
-    factory->GetName = GetName;
+    factory->GetName = GetFactoryName;
     factory->GetVendor = GetVendor;
     factory->GetSupportedDevices = GetSupportedDevices;
     factory->CreateEp = CreateEp;

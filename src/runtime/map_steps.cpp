@@ -193,7 +193,7 @@ struct CastMapAttributes {
 // `s` as std::stof (float) or std::stoll (int64) reads it: its longest leading number after
 // blanks. Errors: kInvalidArgument when it has none or it is out of range, naming map key `key`.
 template <typename T>
-Result<T> ParseNumber(const std::string& s, int64_t key) {
+Result<T> ParseMapValue(const std::string& s, int64_t key) {
   errno = 0;
   char* end = nullptr;
   T parsed;
@@ -218,9 +218,9 @@ Status CastOne(const Value& map, size_t i, DataType to, Tensor& out, int64_t at)
     if (to == DataType::kString) {
       out.mutable_data<std::string>()[at] = s;
     } else if (to == DataType::kFloat) {
-      NXRT_ASSIGN_OR_RETURN(out.mutable_data<float>()[at], ParseNumber<float>(s, key));
+      NXRT_ASSIGN_OR_RETURN(out.mutable_data<float>()[at], ParseMapValue<float>(s, key));
     } else {
-      NXRT_ASSIGN_OR_RETURN(out.mutable_data<int64_t>()[at], ParseNumber<int64_t>(s, key));
+      NXRT_ASSIGN_OR_RETURN(out.mutable_data<int64_t>()[at], ParseMapValue<int64_t>(s, key));
     }
     return Status::Ok();
   }

@@ -34,7 +34,7 @@ struct GenerateFlags {
 
 bool Given(const GenerateFlags& o, const char* flag) { return o.command->count(flag) > 0; }
 
-int Generate(const GenerateFlags& o) {
+int RunGenerate(const GenerateFlags& o) {
   const SessionFlags& f = o.flags;
   if (!o.prompt.empty() && o.prompt_tokens != 0 &&
       o.prompt_tokens != static_cast<int64_t>(o.prompt.size())) {
@@ -147,7 +147,7 @@ void AddGenerateCommand(CLI::App& app, int& exit_code) {
       ->check(NonNegative())
       ->capture_default_str();
   AddSessionFlags(*cmd, o->flags, "generate", kSessionGroup | kOutputGroup);
-  cmd->callback([o, &exit_code] { exit_code = Generate(*o); });
+  cmd->callback([o, &exit_code] { exit_code = RunGenerate(*o); });
 }
 
 }  // namespace nxrt::cli

@@ -35,7 +35,7 @@ bool IsStringTensor(const OrtValue& value) {
   return value.is_tensor() && value.element_type == ONNX_TENSOR_ELEMENT_DATA_TYPE_STRING;
 }
 
-size_t ElementCount(const OrtValue& value) {
+size_t ValueElementCount(const OrtValue& value) {
   return std::accumulate(value.shape.begin(), value.shape.end(), size_t{1},
                          [](size_t n, int64_t d) { return n * static_cast<size_t>(d); });
 }
@@ -57,7 +57,7 @@ OrtStatus* ORT_API_CALL FillStringTensorImpl(OrtValue* value, const char* const*
   if (s == nullptr && s_len != 0) return InvalidArgument(kFn, "argument 's' is null");
   return Guarded(kFn, [&]() -> OrtStatus* {
     if (!IsStringTensor(*value)) return NotStringTensor(kFn);
-    const size_t count = ElementCount(*value);
+    const size_t count = ValueElementCount(*value);
     if (s_len != count) {
       return Fail(kFn, "s_len is " + std::to_string(s_len) + " but the tensor has " +
                            std::to_string(count) + " elements; pass one string per element");
@@ -72,7 +72,7 @@ OrtStatus* ORT_API_CALL FillStringTensorImpl(OrtValue* value, const char* const*
 
 OrtStatus* CheckStringIndex(const char* function, const OrtValue& value, size_t index) {
   if (!IsStringTensor(value)) return NotStringTensor(function);
-  const size_t count = ElementCount(value);
+  const size_t count = ValueElementCount(value);
   if (index >= count) {
     return InvalidArgument(function, "index " + std::to_string(index) +
                                          " is out of range; the tensor has " +
@@ -113,7 +113,7 @@ OrtStatus* ORT_API_CALL GetStringTensorDataLengthImpl(const OrtValue* value, siz
   constexpr const char* kFn = "OrtApi::GetStringTensorDataLength";
   if (OrtStatus* st = CheckArgs(kFn, {{"value", value}, {"len", len}})) return st;
   if (!IsStringTensor(*value)) return NotStringTensor(kFn);
-  const size_t count = ElementCount(*value);
+  const size_t count = ValueElementCount(*value);
   size_t total = 0;
   for (size_t i = 0; i < count; ++i) total += Strings(*value)[i].size();
   *len = total;
@@ -128,7 +128,7 @@ OrtStatus* ORT_API_CALL GetStringTensorContentImpl(const OrtValue* value, void* 
   if (OrtStatus* st = CheckArgs(kFn, {{"value", value}})) return st;
   return Guarded(kFn, [&]() -> OrtStatus* {
     if (!IsStringTensor(*value)) return NotStringTensor(kFn);
-    const size_t count = ElementCount(*value);
+    const size_t count = ValueElementCount(*value);
     if (offsets_len != count) {
       return Fail(kFn, "offsets_len is " + std::to_string(offsets_len) + " but the tensor has " +
                            std::to_string(count) + " strings; pass one offset per string");
@@ -226,7 +226,7 @@ std::shared_ptr<OrtValue> CloneTensor(const OrtValue& from) {
   copy->bytes = from.bytes;
   copy->memory_info = &DefaultCpuAllocator().info;
   if (from.element_type == ONNX_TENSOR_ELEMENT_DATA_TYPE_STRING) {
-    const size_t count = ElementCount(from);
+    const size_t count = ValueElementCount(from);
     auto strings = std::shared_ptr<std::string[]>(new std::string[count]);
     std::copy_n(Strings(from), count, strings.get());
     copy->data = strings.get();

@@ -280,7 +280,7 @@ OrtStatus* ORT_API_CALL GetTensorDataImpl(const OrtValue* value, const void** ou
   return nullptr;
 }
 
-std::unique_ptr<OrtTensorTypeAndShapeInfo> TensorInfoOf(const OrtValue& value) {
+std::unique_ptr<OrtTensorTypeAndShapeInfo> ValueTensorInfo(const OrtValue& value) {
   auto info = std::make_unique<OrtTensorTypeAndShapeInfo>();
   info->element_type = value.element_type;
   info->dims = value.shape;
@@ -297,7 +297,7 @@ OrtStatus* ORT_API_CALL GetTensorTypeAndShapeImpl(const OrtValue* value,
   if (OrtStatus* s = CheckArgs(kFn, {{"value", value}, {"out", out}})) return s;
   if (!IsTensorValue(value)) return NotATensor(kFn);
   return Guarded(kFn, [&]() -> OrtStatus* {
-    *out = TensorInfoOf(*value).release();
+    *out = ValueTensorInfo(*value).release();
     return nullptr;
   });
 }
@@ -340,7 +340,7 @@ std::unique_ptr<OrtTypeInfo> TypeInfoOfValue(const OrtValue& value) {
   info->type = value.type;
   if (value.type == ONNX_TYPE_TENSOR) {
     if (!value.is_tensor()) return nullptr;
-    info->tensor = TensorInfoOf(value);
+    info->tensor = ValueTensorInfo(value);
   } else if (value.type == ONNX_TYPE_SEQUENCE) {
     if (value.element_type != ONNX_TENSOR_ELEMENT_DATA_TYPE_UNDEFINED) {
       info->element = std::make_unique<OrtTypeInfo>();

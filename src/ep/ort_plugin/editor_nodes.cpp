@@ -102,7 +102,7 @@ OrtStatus* ORT_API_CALL CreateOpAttrImpl(const char* name, const void* data, int
 void ORT_API_CALL ReleaseOpAttrImpl(OrtOpAttr* op_attr) { delete op_attr; }
 
 // OrtApi::ReleaseNode: frees a node CreateNode made and nobody took; other nodes are the host's.
-void ORT_API_CALL ReleaseNodeImpl(OrtNode* node) { Take(node); }
+void ORT_API_CALL ReleaseEditorNodeImpl(OrtNode* node) { Take(node); }
 
 // OrtModelEditorApi::CreateNode.
 OrtStatus* ORT_API_CALL CreateNodeImpl(const char* operator_name, const char* domain_name,
@@ -170,7 +170,7 @@ Result<ep::EpContextCompiler::ContextNode> TakeEditorNode(OrtNode* node) {
 void InstallEditorNodeApi(OrtApi& api, OrtModelEditorApi& editor_api) {
   api.CreateOpAttr = &CreateOpAttrImpl;
   api.ReleaseOpAttr = &ReleaseOpAttrImpl;
-  api.ReleaseNode = &ReleaseNodeImpl;
+  api.ReleaseNode = &ReleaseEditorNodeImpl;
   editor_api.CreateNode = &CreateNodeImpl;
 }
 

@@ -130,8 +130,8 @@ std::unique_ptr<OrtHardwareDevice> Cpu(const fs::path& root) {
   return cpu;
 }
 
-std::unique_ptr<OrtHardwareDevice> Device(OrtHardwareDeviceType type, uint32_t vendor_id,
-                                          uint32_t device_id) {
+std::unique_ptr<OrtHardwareDevice> MakeHardwareDevice(OrtHardwareDeviceType type,
+                                                      uint32_t vendor_id, uint32_t device_id) {
   auto device = std::make_unique<OrtHardwareDevice>();
   device->type = type;
   device->vendor_id = vendor_id;
@@ -148,13 +148,13 @@ void DrmGpus(const fs::path& root, std::set<std::string>& bus_ids,
     std::unique_ptr<OrtHardwareDevice> gpu;
     const bool platform_nvidia = DriverOf(device) == "nvgpu";
     if (platform_nvidia) {
-      gpu = Device(OrtHardwareDeviceType_GPU, kNvidiaVendorId, 0);
+      gpu = MakeHardwareDevice(OrtHardwareDeviceType_GPU, kNvidiaVendorId, 0);
       gpu->metadata.Set("Discrete", "0");
     } else {
       std::optional<uint32_t> vendor = ReadHex(device / "vendor");
       std::optional<uint32_t> id = ReadHex(device / "device");
       if (!vendor || !id) continue;
-      gpu = Device(OrtHardwareDeviceType_GPU, *vendor, *id);
+      gpu = MakeHardwareDevice(OrtHardwareDeviceType_GPU, *vendor, *id);
     }
     gpu->metadata.Set("card_idx", std::to_string(index));
     if (std::string bus = PciBusIdOf(device); !bus.empty() && !platform_nvidia) {
@@ -184,7 +184,7 @@ void PciGpus(const fs::path& root, const std::set<std::string>& bus_ids,
     std::optional<uint32_t> vendor = ReadHex(function / "vendor");
     std::optional<uint32_t> id = ReadHex(function / "device");
     if (!vendor || !id) continue;
-    auto gpu = Device(OrtHardwareDeviceType_GPU, *vendor, *id);
+    auto gpu = MakeHardwareDevice(OrtHardwareDeviceType_GPU, *vendor, *id);
     gpu->metadata.Set("pci_bus_id", bus);
     if (*vendor == kNvidiaVendorId) gpu->metadata.Set("Discrete", "1");
     out.push_back(std::move(gpu));
@@ -197,7 +197,7 @@ void Npus(const fs::path& root, std::vector<std::unique_ptr<OrtHardwareDevice>>&
     std::optional<uint32_t> vendor = ReadHex(device / "vendor");
     std::optional<uint32_t> id = ReadHex(device / "device");
     if (!vendor || !id) continue;
-    auto npu = Device(OrtHardwareDeviceType_NPU, *vendor, *id);
+    auto npu = MakeHardwareDevice(OrtHardwareDeviceType_NPU, *vendor, *id);
     npu->metadata.Set("accel_idx", std::to_string(index));
     if (std::string bus = PciBusIdOf(device); !bus.empty()) npu->metadata.Set("pci_bus_id", bus);
     out.push_back(std::move(npu));

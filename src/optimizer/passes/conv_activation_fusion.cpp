@@ -43,7 +43,7 @@ const std::vector<std::string>& ConvActivations() {
 
 // True when the types of `a` and `b` give the same shape: equal rank, each dim the same fixed
 // size or the same symbolic name.
-bool SameShape(const GraphEditor& editor, ir::ValueId a, ir::ValueId b) {
+bool SameKnownShape(const GraphEditor& editor, ir::ValueId a, ir::ValueId b) {
   const ir::TypeInfo& ta = editor.value(a).type;
   const ir::TypeInfo& tb = editor.value(b).type;
   if (!ta.shape || !tb.shape || ta.shape->size() != tb.shape->size()) return false;
@@ -145,7 +145,7 @@ class ConvActivationFusion final : public GraphPass {
           reader.inputs[0] != reader.inputs[1] && !editor.IsRemoved(reader.id)) {
         const ir::ValueId other =
             reader.inputs[0] == after_affine ? reader.inputs[1] : reader.inputs[0];
-        if (SameShape(editor, y, other)) {
+        if (SameKnownShape(editor, y, other)) {
           add = &reader;
           z = other;
         }

@@ -33,7 +33,7 @@ using match::ProducerOp;
 using match::ScalarConstant;
 using match::SingleConsumerOp;
 
-struct Match {
+struct GeluMatch {
   std::vector<ir::NodeId> nodes;  // every node of the pattern
   ir::ValueId x = ir::kNoValue;
   ir::NodeId last = ir::kNoNode;  // its output is the fused node's output
@@ -68,7 +68,7 @@ ir::ValueId OperandScaledBy(const GraphEditor& editor, const ir::Node& n, double
 }
 
 // Erf branch: e = Erf(Div(x, sqrt 2) or Mul(x, 1/sqrt 2)); fills x and the nodes.
-bool MatchErf(const GraphEditor& editor, const ir::Node& erf, Match& m) {
+bool MatchErf(const GraphEditor& editor, const ir::Node& erf, GeluMatch& m) {
   const ir::ValueId u = erf.inputs[0];
   if (!editor.HasSingleUse(u)) return false;
   if (const ir::Node* div = ProducerOp(editor, u, "Div")) {
@@ -107,7 +107,7 @@ bool IsCubeOf(const GraphEditor& editor, ir::ValueId cube, ir::ValueId x,
 }
 
 // Tanh branch: e = Tanh(Mul(Add(x, Mul(x^3, 0.044715)), sqrt(2/pi))); fills x and the nodes.
-bool MatchTanh(const GraphEditor& editor, const ir::Node& tanh, Match& m) {
+bool MatchTanh(const GraphEditor& editor, const ir::Node& tanh, GeluMatch& m) {
   const ir::ValueId w = tanh.inputs[0];
   const ir::Node* scale = ProducerOp(editor, w, "Mul");
   if (scale == nullptr || !editor.HasSingleUse(w)) return false;
@@ -133,7 +133,7 @@ bool MatchTanh(const GraphEditor& editor, const ir::Node& tanh, Match& m) {
 
 // a = Add(e, 1), then 0.5 * x * a in one of the groupings of the file comment; appends the nodes
 // and sets the last one.
-bool MatchProduct(const GraphEditor& editor, ir::ValueId e, Match& m) {
+bool MatchProduct(const GraphEditor& editor, ir::ValueId e, GeluMatch& m) {
   const ir::Node* add = SingleConsumerOp(editor, e, "Add");
   if (add == nullptr || OtherInput(*add, e) == e ||
       !IsScalar(editor, OtherInput(*add, e), 1.0, m.x)) {
@@ -179,7 +179,7 @@ class GeluFusion final : public GraphPass {
       const ir::Node& n = editor.node(id);
       if (!n.domain.empty() || (n.op_type != "Erf" && n.op_type != "Tanh")) continue;
       if (n.inputs.size() != 1 || n.outputs.size() != 1) continue;
-      Match m;
+      GeluMatch m;
       const bool core = n.op_type == "Erf" ? MatchErf(editor, n, m) : MatchTanh(editor, n, m);
       if (!core || !MatchProduct(editor, n.outputs[0], m)) {
         continue;

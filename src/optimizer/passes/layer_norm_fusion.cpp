@@ -81,7 +81,7 @@ Tensor Flat(const Tensor& t) {
   return flat;
 }
 
-struct Match {
+struct LayerNormMatch {
   std::vector<ir::NodeId> nodes;  // every node of the pattern
   ir::ValueId x = ir::kNoValue;
   ir::ValueId out = ir::kNoValue;  // the last node's output, taken over by the fused node
@@ -95,8 +95,8 @@ struct Match {
 };
 
 // The pattern of the file comment starting at `mean_node`, or nullopt.
-std::optional<Match> MatchAt(const GraphEditor& editor, const ir::Node& mean_node) {
-  Match m;
+std::optional<LayerNormMatch> MatchAt(const GraphEditor& editor, const ir::Node& mean_node) {
+  LayerNormMatch m;
   m.x = mean_node.inputs.empty() ? ir::kNoValue : mean_node.inputs[0];
   if (m.x == ir::kNoValue) return std::nullopt;
   const std::optional<size_t> rank = editor.Rank(m.x);
@@ -194,7 +194,7 @@ class LayerNormFusion final : public GraphPass {
     for (ir::NodeId id : editor.TopologicalOrder()) {
       const ir::Node& n = editor.node(id);
       if (editor.IsRemoved(id) || !n.domain.empty() || n.op_type != "ReduceMean") continue;
-      const std::optional<Match> m = MatchAt(editor, n);
+      const std::optional<LayerNormMatch> m = MatchAt(editor, n);
       if (!m) continue;
 
       ir::Node ln;

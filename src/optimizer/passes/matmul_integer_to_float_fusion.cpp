@@ -24,16 +24,17 @@
 #include <vector>
 
 #include "optimizer/passes.h"
+#include "optimizer/passes/transformer_match.h"
 
 namespace nxrt::opt {
 namespace {
 
 constexpr std::string_view kMsDomain = "com.microsoft";
 
-bool IsOp(const ir::Node& n, std::string_view op) { return n.op_type == op && n.domain.empty(); }
+using match::IsOp;
 
 // The node reading `v` when `v` has exactly that one use; kNoNode otherwise.
-ir::NodeId OnlyReader(const GraphEditor& editor, ir::ValueId v) {
+ir::NodeId OnlyReaderId(const GraphEditor& editor, ir::ValueId v) {
   return editor.HasSingleUse(v) ? editor.Consumers(v)[0].node : ir::kNoNode;
 }
 
@@ -103,14 +104,14 @@ class MatMulIntegerToFloatFusion final : public GraphPass {
         editor.Rank(product.inputs[1]) != std::optional<size_t>(2)) {
       return false;
     }
-    const ir::NodeId cast_id = OnlyReader(editor, product.outputs[0]);
+    const ir::NodeId cast_id = OnlyReaderId(editor, product.outputs[0]);
     if (cast_id == ir::kNoNode) return false;
     const ir::Node& cast = editor.node(cast_id);
     if (!IsOp(cast, "Cast") || cast.outputs.size() != 1 ||
         GraphEditor::IntAttr(cast, "to", 0) != static_cast<int64_t>(DataType::kFloat)) {
       return false;
     }
-    const ir::NodeId mul_id = OnlyReader(editor, cast.outputs[0]);
+    const ir::NodeId mul_id = OnlyReaderId(editor, cast.outputs[0]);
     if (mul_id == ir::kNoNode) return false;
     const ir::Node& mul = editor.node(mul_id);
     const ir::ValueId scales = IsOp(mul, "Mul") ? Other(mul, cast.outputs[0]) : ir::kNoValue;
@@ -151,7 +152,7 @@ class MatMulIntegerToFloatFusion final : public GraphPass {
     // The bias Add, when Y's only reader adds a float constant [N].
     ir::ValueId bias = ir::kNoValue;
     ir::NodeId last = mul_id;
-    const ir::NodeId add_id = OnlyReader(editor, mul.outputs[0]);
+    const ir::NodeId add_id = OnlyReaderId(editor, mul.outputs[0]);
     if (add_id != ir::kNoNode && IsOp(editor.node(add_id), "Add") &&
         editor.node(add_id).outputs.size() == 1) {
       const ir::ValueId b_add = Other(editor.node(add_id), mul.outputs[0]);

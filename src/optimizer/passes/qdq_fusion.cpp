@@ -23,11 +23,12 @@
 #include <vector>
 
 #include "optimizer/passes.h"
+#include "optimizer/passes/transformer_match.h"
 
 namespace nxrt::opt {
 namespace {
 
-bool IsOp(const ir::Node& n, std::string_view op) { return n.op_type == op && n.domain.empty(); }
+using match::IsOp;
 
 int64_t Elements(const Tensor& t) { return t.element_count(); }
 

@@ -81,7 +81,7 @@ const ir::Node* WholeShape(const GraphEditor& editor, ir::ValueId v) {
 }
 
 // True when `x` is `root`, or both types give the same shape (every dim equal).
-bool SameShape(const GraphEditor& editor, ir::ValueId x, ir::ValueId root) {
+bool SameShapeAsRoot(const GraphEditor& editor, ir::ValueId x, ir::ValueId root) {
   if (x == root) return true;
   const ir::TypeInfo& a = editor.value(x).type;
   const ir::TypeInfo& b = editor.value(root).type;
@@ -158,7 +158,7 @@ bool DimOfRoot(const GraphEditor& editor, ir::ValueId v, ir::ValueId root, size_
   std::optional<std::vector<int64_t>> index =
       GraphEditor::IntElements(editor.Constant(gather->inputs[1]));
   if (!index || index->size() != 1 || (*index)[0] != static_cast<int64_t>(position)) return false;
-  return SameShape(editor, shape->inputs[0], root);
+  return SameShapeAsRoot(editor, shape->inputs[0], root);
 }
 
 // Removes `start` and, up its inputs, every node all of whose outputs are read only by nodes

@@ -1,6 +1,7 @@
-// optimizer/passes/transformer_match.h: small graph queries shared by the transformer fusions
-// (layer_norm_fusion, gelu_fusion): the node making a value when it has a given op type, the
-// value of a one-element constant, the other operand of a binary node.
+// optimizer/passes/transformer_match.h: small graph queries shared by the fusions
+// (layer_norm_fusion, gelu_fusion, qdq_fusion, matmul_integer_to_float_fusion): whether a node is
+// a given op, the node making a value when it has a given op type, the value of a one-element
+// constant, the other operand of a binary node.
 // Values inside a pattern often have no type in the model (the session does not run ONNX shape
 // inference for the CPU EP), so the passes use ranks and dims only when a type states them.
 //
@@ -15,6 +16,11 @@
 #include "optimizer/graph_editor.h"
 
 namespace nxrt::opt::match {
+
+// True when `n` is the default-domain op `op_type`.
+inline bool IsOp(const ir::Node& n, std::string_view op_type) {
+  return n.op_type == op_type && n.domain.empty();
+}
 
 // The default-domain node of type `op_type` producing `v`, or nullptr.
 inline const ir::Node* ProducerOp(const GraphEditor& editor, ir::ValueId v,

@@ -70,6 +70,12 @@ ep::KernelDef OnnxKernel(std::string op_type, int since, int until,
                        std::move(factory), std::move(check)};
 }
 
+ep::KernelDef SameType(std::string op_type, int since, int until,
+                       std::vector<DataType> types, ep::KernelFactory factory) {
+  return OnnxKernel(std::move(op_type), since, until, {Bind("T", {0}, {0}, std::move(types))},
+                    std::move(factory));
+}
+
 ep::KernelDef NxrtKernel(std::string_view op_type, std::vector<ep::TypeConstraint> types,
                          ep::KernelFactory factory, ep::KernelCheck check) {
   return ep::KernelDef{std::string(nxrt_ops::kDomain),

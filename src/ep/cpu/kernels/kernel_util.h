@@ -66,6 +66,11 @@ ep::KernelDef OnnxKernel(std::string op_type, int since, int until,
                          std::vector<ep::TypeConstraint> types, ep::KernelFactory factory,
                          ep::KernelCheck check = nullptr);
 
+// A T -> T entry of the default ONNX domain: type variable "T" binds input 0 and output 0 to
+// `types` (ops with no other typed input).
+ep::KernelDef SameType(std::string op_type, int since, int until,
+                       std::vector<DataType> types, ep::KernelFactory factory);
+
 // A kernel entry of nxrt's own operator set (ep/cpu/nxrt_ops.h: domain "com.nxrt", version 1;
 // since = until = 1) for one of its op names.
 ep::KernelDef NxrtKernel(std::string_view op_type, std::vector<ep::TypeConstraint> types,
@@ -75,6 +80,12 @@ ep::KernelDef NxrtKernel(std::string_view op_type, std::vector<ep::TypeConstrain
 Status RegisterAll(ep::OpRegistry& registry, std::vector<ep::KernelDef> defs);
 
 // ---- prepare ----
+
+// True when input `i` is bound: the slot exists (a negative `i` names none) and is not an
+// omitted optional input.
+inline bool HasInput(const PrepareContext& ctx, int i) {
+  return i >= 0 && i < ctx.input_count() && ctx.has_input(i);
+}
 
 // The dims of input `i` as a Shape.
 Shape InputShape(const PrepareContext& ctx, int i);

@@ -15,6 +15,9 @@
 
 namespace nxrt::cpu {
 
+// The `until` of an entry with no upper opset bound.
+inline constexpr int kLatest = ep::kLatestOpset;
+
 // Binary and variadic arithmetic, comparisons, logic and bitwise ops, PRelu, Where, the unary
 // math and activation ops, Clip, Cast, CastLike, Identity, Dropout.
 Status RegisterElementwiseKernels(ep::OpRegistry& registry);

@@ -73,6 +73,9 @@ using NumericAndBoolTypes = Concat<NumericTypesBf16, BoolTypes>;
 // The four float8 formats of ONNX 1.14 (opset 19).
 using Float8Types = TypeList<Float8E4M3FN, Float8E4M3FNUZ, Float8E5M2, Float8E5M2FNUZ>;
 
+// An elementwise op's output element type: its input's T (kSame) or bool (kBool).
+enum class OutKind { kSame, kBool };
+
 // The DataTypes of `List`, in its order (what a kernel table entry admits).
 template <typename... Ts>
 std::vector<DataType> DataTypes(TypeList<Ts...>) {

@@ -35,6 +35,9 @@ struct Bytes16 {
 using math::NormalizeAxis;
 using math::Product;
 
+// `bytes` rounded up to a multiple of 64: the alignment of each part of a workspace.
+inline size_t Align64(size_t bytes) { return (bytes + 63) / 64 * 64; }
+
 // kInvalidArgument unless every dim is >= 0; `what` names the tensor ("Conv input X").
 Status CheckShape(std::string_view op, std::string_view what, std::span<const int64_t> shape);
 

@@ -11,11 +11,10 @@
 #include "ep/cpu/kernels/contrib/contrib.h"
 #include "ep/cpu/kernels/kernel_util.h"
 #include "ep/cpu/math/nn/matmul.h"
+#include "ep/cpu/math/nn_common.h"
 
 namespace nxrt::cpu::kernels {
 namespace {
-
-size_t Align64(size_t bytes) { return (bytes + 63) / 64 * 64; }
 
 // `shape` with its last two dims swapped (rank >= 2).
 Shape Swapped(Shape shape) {
@@ -53,8 +52,8 @@ class FusedMatMulKernel final : public Kernel {
                                                    swap_a_ ? Swapped(a_shape_) : a_shape_,
                                                    swap_b_ ? Swapped(b_shape_) : b_shape_,
                                                    options));
-    a_bytes_ = swap_a_ ? Align64(DataTypeBytes(DataType::kFloat, ElementCountOf(a_shape_))) : 0;
-    b_bytes_ = swap_b_ ? Align64(DataTypeBytes(DataType::kFloat, ElementCountOf(b_shape_))) : 0;
+    a_bytes_ = swap_a_ ? nn::Align64(DataTypeBytes(DataType::kFloat, ElementCountOf(a_shape_))) : 0;
+    b_bytes_ = swap_b_ ? nn::Align64(DataTypeBytes(DataType::kFloat, ElementCountOf(b_shape_))) : 0;
     ctx.SetWorkspaceBytes(a_bytes_ + b_bytes_ + plan_.scratchpad_bytes);
     return ctx.SetOutput(0, DataType::kFloat, plan_.output_shape);
   }

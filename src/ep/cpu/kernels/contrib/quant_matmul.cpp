@@ -14,6 +14,7 @@
 #include "ep/cpu/kernels/kernel_util.h"
 #include "ep/cpu/math/contrib/quant_matmul.h"
 #include "ep/cpu/math/quant/quant.h"
+#include "ep/cpu/math/nn_common.h"
 
 namespace nxrt::cpu::kernels {
 namespace {
@@ -28,8 +29,6 @@ std::optional<int64_t> OptionalCount(const PrepareContext& ctx, int i) {
 const Tensor* OptionalInput(const ComputeContext& ctx, int i) {
   return i < ctx.input_count() ? ctx.input(i) : nullptr;
 }
-
-size_t Align64(size_t n) { return (n + 63) / 64 * 64; }
 
 class IntegerToFloatKernel final : public Kernel {
  public:
@@ -51,7 +50,7 @@ class IntegerToFloatKernel final : public Kernel {
                    OptionalCount(ctx, bias()), options));
     // Workspace: [the product's | b scale or zero point widened to N | A quantized].
     const auto n = static_cast<size_t>(plan_.n);
-    widened_bytes_ = Align64(n * sizeof(float));
+    widened_bytes_ = nn::Align64(n * sizeof(float));
     a_offset_ = plan_.product.workspace_bytes + widened_bytes_;
     ctx.SetWorkspaceBytes(a_offset_ + (dynamic_ ? static_cast<size_t>(plan_.rows * plan_.k) : 0));
     return ctx.SetOutput(0, DataType::kFloat, plan_.output_shape);

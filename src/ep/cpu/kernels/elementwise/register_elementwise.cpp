@@ -24,7 +24,6 @@ using math::BinaryKind;
 using math::UnaryKind;
 using math::VariadicKind;
 using Types = std::vector<DataType>;
-constexpr int kLatest = ep::kLatestOpset;
 
 // Signed types of Neg-6 and Relu-14 besides the float types.
 Types SignedInts() {

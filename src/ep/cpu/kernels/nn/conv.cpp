@@ -109,7 +109,7 @@ class ConvKernel final : public Kernel {
 };
 
 // The activation of a FusedConv node (see the file comment).
-Result<nn::ConvPostOps> ParseActivation(const NodeInfo& node) {
+Result<nn::ConvPostOps> ParsePostOps(const NodeInfo& node) {
   NXRT_ASSIGN_OR_RETURN(FusedActivationArgs<nn::ConvActivation> activation,
                         ParseFusedActivation(node, &nxrt_ops::FusedActivation::conv));
   nn::ConvPostOps po;
@@ -122,12 +122,12 @@ Result<nn::ConvPostOps> ParseActivation(const NodeInfo& node) {
 }
 
 // Conv (fused: FusedConv), ConvTranspose.
-ep::KernelFactory Factory(bool transpose, bool fused) {
+ep::KernelFactory ConvFamilyFactory(bool transpose, bool fused) {
   return [transpose, fused](const NodeInfo& node) -> Result<std::unique_ptr<Kernel>> {
     nn::ConvPostOps post_ops;
     int64_t channels_last = 0;
     if (fused) {
-      NXRT_ASSIGN_OR_RETURN(post_ops, ParseActivation(node));
+      NXRT_ASSIGN_OR_RETURN(post_ops, ParsePostOps(node));
       NXRT_ASSIGN_OR_RETURN(channels_last, node.GetInt("channels_last", 0));
       if (channels_last != 0 && channels_last != 1) {
         return node.Error(StatusCode::kInvalidModel, "attribute 'channels_last' is ",
@@ -159,10 +159,10 @@ ep::KernelFactory Factory(bool transpose, bool fused) {
 
 }  // namespace
 
-ep::KernelFactory ConvFactory() { return Factory(false, false); }
+ep::KernelFactory ConvFactory() { return ConvFamilyFactory(false, false); }
 
-ep::KernelFactory ConvTransposeFactory() { return Factory(true, false); }
+ep::KernelFactory ConvTransposeFactory() { return ConvFamilyFactory(true, false); }
 
-ep::KernelFactory FusedConvFactory() { return Factory(false, true); }
+ep::KernelFactory FusedConvFactory() { return ConvFamilyFactory(false, true); }
 
 }  // namespace nxrt::cpu::kernels

@@ -49,7 +49,6 @@ class GridSampleKernel final : public Kernel {
   nn::GridSamplePlan plan_;
 };
 
-bool Has(const PrepareContext& ctx, int i) { return i < ctx.input_count() && ctx.has_input(i); }
 
 // Value input `i` as one float (a scalar or a one-element float tensor).
 Result<float> ReadFloat(const PrepareContext& ctx, int i, std::string_view what) {
@@ -72,7 +71,7 @@ class NonMaxSuppressionKernel final : public Kernel {
   Status Prepare(PrepareContext& ctx) override {
     NXRT_RETURN_IF_ERROR(nn::CheckNmsShapes(InputShape(ctx, 0), InputShape(ctx, 1), params_));
     params_.max_output_boxes_per_class = 0;
-    if (Has(ctx, 2)) {
+    if (HasInput(ctx, 2)) {
       NXRT_ASSIGN_OR_RETURN(std::vector<int64_t> limit,
                             ReadInt64s(ctx, 2, "input 2 'max_output_boxes_per_class'"));
       if (limit.size() != 1) {
@@ -83,14 +82,14 @@ class NonMaxSuppressionKernel final : public Kernel {
       params_.max_output_boxes_per_class = limit[0];
     }
     params_.iou_threshold = 0;
-    if (Has(ctx, 3)) {
+    if (HasInput(ctx, 3)) {
       NXRT_ASSIGN_OR_RETURN(params_.iou_threshold, ReadFloat(ctx, 3, "input 3 'iou_threshold'"));
       if (params_.iou_threshold < 0 || params_.iou_threshold > 1) {
         return MakeStatus(StatusCode::kInvalidArgument, "input 3 'iou_threshold' is ",
                           params_.iou_threshold, "; it must lie in [0, 1]");
       }
     }
-    params_.has_score_threshold = Has(ctx, 4);
+    params_.has_score_threshold = HasInput(ctx, 4);
     if (params_.has_score_threshold) {
       NXRT_ASSIGN_OR_RETURN(params_.score_threshold,
                             ReadFloat(ctx, 4, "input 4 'score_threshold'"));

@@ -177,7 +177,7 @@ class GemmKernel final : public Kernel {
 };
 
 // The epilogue activation of a FusedMatMul or FusedGemm node (see the file comment).
-Result<nn::MatMulEpilogue> ParseActivation(const NodeInfo& node) {
+Result<nn::MatMulEpilogue> ParseEpilogue(const NodeInfo& node) {
   NXRT_ASSIGN_OR_RETURN(FusedActivationArgs<nn::MatMulActivation> activation,
                         ParseFusedActivation(node, &nxrt_ops::FusedActivation::matmul));
   nn::MatMulEpilogue e;
@@ -191,7 +191,7 @@ ep::KernelFactory MakeGemmFactory(bool fused) {
   return [fused](const NodeInfo& node) -> Result<std::unique_ptr<Kernel>> {
     nn::MatMulEpilogue epilogue;
     if (fused) {
-      NXRT_ASSIGN_OR_RETURN(epilogue, ParseActivation(node));
+      NXRT_ASSIGN_OR_RETURN(epilogue, ParseEpilogue(node));
     }
     nn::GemmAttributes attributes;
     NXRT_ASSIGN_OR_RETURN(int64_t trans_a, node.GetInt("transA", 0));
@@ -216,7 +216,7 @@ ep::KernelFactory GemmFactory() { return MakeGemmFactory(false); }
 
 ep::KernelFactory FusedMatMulFactory() {
   return [](const NodeInfo& node) -> Result<std::unique_ptr<Kernel>> {
-    NXRT_ASSIGN_OR_RETURN(nn::MatMulEpilogue epilogue, ParseActivation(node));
+    NXRT_ASSIGN_OR_RETURN(nn::MatMulEpilogue epilogue, ParseEpilogue(node));
     return std::unique_ptr<Kernel>(std::make_unique<MatMulKernel>(epilogue));
   };
 }

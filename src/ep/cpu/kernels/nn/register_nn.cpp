@@ -19,7 +19,6 @@ using kernels::Bind;
 using kernels::FloatTypes;
 using kernels::OnnxKernel;
 using Types = std::vector<DataType>;
-constexpr int kLatest = ep::kLatestOpset;
 
 // The integer types MatMul and Gemm gained at opset 9.
 Types MatMulInts() {

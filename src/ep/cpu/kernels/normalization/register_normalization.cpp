@@ -16,17 +16,10 @@ namespace {
 
 using kernels::Bind;
 using kernels::OnnxKernel;
+using kernels::SameType;
 using math::SoftmaxAxisMode;
 using math::SoftmaxKind;
 using Types = std::vector<DataType>;
-constexpr int kLatest = ep::kLatestOpset;
-
-// A T -> T op.
-ep::KernelDef SameType(const char* op, int since, int until, Types types,
-                       ep::KernelFactory factory) {
-  return OnnxKernel(op, since, until, {Bind("T", {0}, {0}, std::move(types))},
-                    std::move(factory));
-}
 
 }  // namespace
 

@@ -24,14 +24,11 @@ struct Slots {
 constexpr Slots kIntegerSlots{0, -1, 2, 1, -1, 3, -1, -1, -1};
 constexpr Slots kQLinearSlots{0, 1, 2, 3, 4, 5, 6, 7, 8};
 
-bool Has(const PrepareContext& ctx, int i) {
-  return i >= 0 && i < ctx.input_count() && ctx.has_input(i);
-}
 
 // The shape of the per-row/column parameters of an operand: its zero point's, else its scale's.
 Shape ParamShape(const PrepareContext& ctx, int zero_point, int scale) {
-  if (Has(ctx, zero_point)) return InputShape(ctx, zero_point);
-  if (Has(ctx, scale)) return InputShape(ctx, scale);
+  if (HasInput(ctx, zero_point)) return InputShape(ctx, zero_point);
+  if (HasInput(ctx, scale)) return InputShape(ctx, scale);
   return {};
 }
 
@@ -114,7 +111,7 @@ class IntConvKernel final : public Kernel {
       : op_(std::move(op)), slots_(slots), attributes_(std::move(attributes)) {}
 
   Status Prepare(PrepareContext& ctx) override {
-    if (Has(ctx, slots_.a_zero_point)) {
+    if (HasInput(ctx, slots_.a_zero_point)) {
       int64_t count = 1;
       for (int64_t d : InputShape(ctx, slots_.a_zero_point)) count *= d;
       if (count != 1) {
@@ -127,10 +124,13 @@ class IntConvKernel final : public Kernel {
         plan_, nn::PrepareIntConv(op_, ctx.input_dtype(slots_.a), ctx.input_dtype(slots_.b),
                                   QLinearOutputType(ctx, slots_), InputShape(ctx, slots_.a),
                                   InputShape(ctx, slots_.b),
-                                  Has(ctx, slots_.b_zero_point) ? InputShape(ctx, slots_.b_zero_point) : Shape{},
-                                  Has(ctx, slots_.b_scale) ? InputShape(ctx, slots_.b_scale) : Shape{},
+                                  HasInput(ctx, slots_.b_zero_point)
+                                      ? InputShape(ctx, slots_.b_zero_point)
+                                      : Shape{},
+                                  HasInput(ctx, slots_.b_scale) ? InputShape(ctx, slots_.b_scale)
+                                                                : Shape{},
                                   attributes_, ProductOptions(ctx, slots_.b)));
-    if (Has(ctx, slots_.bias)) {
+    if (HasInput(ctx, slots_.bias)) {
       const Shape bias = InputShape(ctx, slots_.bias);
       if (bias.size() != 1 || bias[0] != plan_.out_channels) {
         return MakeStatus(StatusCode::kInvalidArgument, "input ", slots_.bias, " 'B' has shape ",
@@ -155,7 +155,7 @@ class IntConvKernel final : public Kernel {
   nn::IntConvPlan plan_;
 };
 
-ep::KernelFactory ConvFactory(std::string op, Slots slots) {
+ep::KernelFactory QuantConvFactory(std::string op, Slots slots) {
   return [op, slots](const NodeInfo& node) -> Result<std::unique_ptr<Kernel>> {
     nn::IntConvAttributes a;
     NXRT_ASSIGN_OR_RETURN(std::string auto_pad, node.GetString("auto_pad", "NOTSET"));
@@ -194,8 +194,8 @@ ep::KernelFactory QLinearMatMulFactory() {
   };
 }
 
-ep::KernelFactory ConvIntegerFactory() { return ConvFactory("ConvInteger", kIntegerSlots); }
+ep::KernelFactory ConvIntegerFactory() { return QuantConvFactory("ConvInteger", kIntegerSlots); }
 
-ep::KernelFactory QLinearConvFactory() { return ConvFactory("QLinearConv", kQLinearSlots); }
+ep::KernelFactory QLinearConvFactory() { return QuantConvFactory("QLinearConv", kQLinearSlots); }
 
 }  // namespace nxrt::cpu::kernels

@@ -18,7 +18,6 @@ namespace {
 using kernels::Bind;
 using kernels::OnnxKernel;
 using Types = std::vector<DataType>;
-constexpr int kLatest = ep::kLatestOpset;
 
 Types Int8s() { return {DataType::kInt8, DataType::kUint8}; }
 Types Int8And16s() {

@@ -15,7 +15,6 @@ Status RegisterRandomKernels(ep::OpRegistry& registry) {
   using kernels::FloatTypes;
   using kernels::OnnxKernel;
   using Types = std::vector<DataType>;
-  constexpr int kLatest = ep::kLatestOpset;
   const Types like_inputs = kernels::Union(kernels::NumericTypes(),
                                            {DataType::kBool, DataType::kString,
                                             DataType::kComplex64, DataType::kComplex128});

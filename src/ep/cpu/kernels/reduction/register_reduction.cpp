@@ -13,7 +13,6 @@ namespace {
 using kernels::Bind;
 using math::ReduceKind;
 using Types = std::vector<DataType>;
-constexpr int kLatest = ep::kLatestOpset;
 
 ep::KernelDef Reduce(ReduceKind kind, int since, int until, Types types, bool axes_as_input) {
   return kernels::OnnxKernel(std::string(math::ReduceKindName(kind)), since, until,

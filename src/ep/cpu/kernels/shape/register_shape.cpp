@@ -13,20 +13,13 @@ namespace {
 
 using kernels::Bind;
 using kernels::OnnxKernel;
+using kernels::SameType;
 using Types = std::vector<DataType>;
-constexpr int kLatest = ep::kLatestOpset;
 
 // The schemas' "all tensor types" before opset 13 added bfloat16.
 Types AllTypes12() {
   return kernels::Union(kernels::NumericTypes(), {DataType::kBool, DataType::kString,
                                                   DataType::kComplex64, DataType::kComplex128});
-}
-
-// A T -> T op.
-ep::KernelDef SameType(const char* op, int since, int until, Types types,
-                       ep::KernelFactory factory) {
-  return OnnxKernel(op, since, until, {Bind("T", {0}, {0}, std::move(types))},
-                    std::move(factory));
 }
 
 // An op reading only its input's shape (T) and producing int64.

@@ -15,7 +15,6 @@ Status RegisterSignalKernels(ep::OpRegistry& registry) {
   using kernels::Bind;
   using kernels::OnnxKernel;
   using Types = std::vector<DataType>;
-  constexpr int kLatest = ep::kLatestOpset;
   const Types ints = {DataType::kInt32, DataType::kInt64};
   const Types floats = kernels::FloatTypesBf16();
   const Types numeric = kernels::NumericTypesBf16();

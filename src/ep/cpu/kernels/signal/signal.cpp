@@ -18,7 +18,6 @@
 namespace nxrt::cpu::kernels {
 namespace {
 
-bool Has(const PrepareContext& ctx, int i) { return i < ctx.input_count() && ctx.has_input(i); }
 
 // Value input `i` as one int64 (a scalar or a one-element tensor).
 Result<int64_t> ReadScalarInt(const PrepareContext& ctx, int i, std::string_view what) {
@@ -120,7 +119,7 @@ class DftKernel final : public Kernel {
 
   Status Prepare(PrepareContext& ctx) override {
     int64_t length = 0;
-    if (Has(ctx, 1)) {
+    if (HasInput(ctx, 1)) {
       NXRT_ASSIGN_OR_RETURN(length, ReadScalarInt(ctx, 1, "input 1 'dft_length'"));
       if (length < 1) {
         return MakeStatus(StatusCode::kInvalidArgument, "input 1 'dft_length' is ", length,
@@ -129,7 +128,7 @@ class DftKernel final : public Kernel {
     }
     // Opset 17 has the `axis` attribute (default 1); opset 20 the `axis` input (default -2).
     int64_t axis = axis_attribute_.value_or(-2);
-    if (!axis_attribute_ && Has(ctx, 2)) {
+    if (!axis_attribute_ && HasInput(ctx, 2)) {
       NXRT_ASSIGN_OR_RETURN(axis, ReadScalarInt(ctx, 2, "input 2 'axis'"));
     }
     Shape y_shape;
@@ -159,10 +158,10 @@ class StftKernel final : public Kernel {
   Status Prepare(PrepareContext& ctx) override {
     NXRT_ASSIGN_OR_RETURN(int64_t step, ReadScalarInt(ctx, 1, "input 1 'frame_step'"));
     std::optional<int64_t> frame_length;
-    if (Has(ctx, 3)) {
+    if (HasInput(ctx, 3)) {
       NXRT_ASSIGN_OR_RETURN(frame_length, ReadScalarInt(ctx, 3, "input 3 'frame_length'"));
     }
-    has_window_ = Has(ctx, 2);
+    has_window_ = HasInput(ctx, 2);
     if (has_window_) {
       const Shape window = InputShape(ctx, 2);
       if (window.size() != 1 || (frame_length && *frame_length != window[0])) {

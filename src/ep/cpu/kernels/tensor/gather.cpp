@@ -68,7 +68,7 @@ class GatherKernel final : public Kernel {
 };
 
 // A factory reading the int attribute `name` (default 0) as the kernel's parameter.
-ep::KernelFactory Factory(GatherKind kind, const char* name) {
+ep::KernelFactory GatherKindFactory(GatherKind kind, const char* name) {
   return [kind, name](const NodeInfo& node) -> Result<std::unique_ptr<Kernel>> {
     NXRT_ASSIGN_OR_RETURN(int64_t param, node.GetInt(name, 0));
     return std::unique_ptr<Kernel>(std::make_unique<GatherKernel>(kind, param));
@@ -77,10 +77,12 @@ ep::KernelFactory Factory(GatherKind kind, const char* name) {
 
 }  // namespace
 
-ep::KernelFactory GatherFactory() { return Factory(GatherKind::kGather, "axis"); }
+ep::KernelFactory GatherFactory() { return GatherKindFactory(GatherKind::kGather, "axis"); }
 
-ep::KernelFactory GatherElementsFactory() { return Factory(GatherKind::kElements, "axis"); }
+ep::KernelFactory GatherElementsFactory() {
+  return GatherKindFactory(GatherKind::kElements, "axis");
+}
 
-ep::KernelFactory GatherNDFactory() { return Factory(GatherKind::kND, "batch_dims"); }
+ep::KernelFactory GatherNDFactory() { return GatherKindFactory(GatherKind::kND, "batch_dims"); }
 
 }  // namespace nxrt::cpu::kernels

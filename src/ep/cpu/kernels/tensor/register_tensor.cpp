@@ -31,6 +31,7 @@ using kernels::OnnxKernel;
 using kernels::PadFactory;
 using kernels::ResizeFactory;
 using kernels::ReverseSequenceFactory;
+using kernels::SameType;
 using kernels::ScatterElementsFactory;
 using kernels::ScatterNDFactory;
 using kernels::SliceFactory;
@@ -43,7 +44,6 @@ using kernels::TriluFactory;
 using kernels::UniqueFactory;
 using kernels::UpsampleFactory;
 using Types = std::vector<DataType>;
-constexpr int kLatest = ep::kLatestOpset;
 
 // The schemas' "all tensor types" before opset 13 added bfloat16.
 Types AllTypesNoBf16() {
@@ -59,13 +59,6 @@ Types Int64() { return {DataType::kInt64}; }
 Types Float() { return {DataType::kFloat}; }
 Types Index() { return {DataType::kInt32, DataType::kInt64}; }
 
-// A T -> T op with no other typed input.
-ep::KernelDef Unary(const char* op, int since, int until, Types types,
-                    ep::KernelFactory factory) {
-  return OnnxKernel(op, since, until, {Bind("T", {0}, {0}, std::move(types))},
-                    std::move(factory));
-}
-
 // An op whose input 0 and output are T and whose inputs `indices` are Tind.
 ep::KernelDef Indexed(const char* op, int since, int until, std::vector<int> t_inputs,
                       std::vector<int> indices, Types index_types, ep::KernelFactory factory) {
@@ -79,13 +72,13 @@ ep::KernelDef Indexed(const char* op, int since, int until, std::vector<int> t_i
 
 Status RegisterTensorKernels(ep::OpRegistry& registry) {
   std::vector<ep::KernelDef> defs;
-  defs.push_back(Unary("Transpose", 1, 12, All(1), TransposeFactory()));
-  defs.push_back(Unary("Transpose", 13, kLatest, All(13), TransposeFactory()));
-  defs.push_back(Unary("DepthToSpace", 1, 10, All(1), DepthToSpaceFactory()));
-  defs.push_back(Unary("DepthToSpace", 11, 12, All(11), DepthToSpaceFactory()));
-  defs.push_back(Unary("DepthToSpace", 13, kLatest, All(13), DepthToSpaceFactory()));
-  defs.push_back(Unary("SpaceToDepth", 1, 12, All(1), SpaceToDepthFactory()));
-  defs.push_back(Unary("SpaceToDepth", 13, kLatest, All(13), SpaceToDepthFactory()));
+  defs.push_back(SameType("Transpose", 1, 12, All(1), TransposeFactory()));
+  defs.push_back(SameType("Transpose", 13, kLatest, All(13), TransposeFactory()));
+  defs.push_back(SameType("DepthToSpace", 1, 10, All(1), DepthToSpaceFactory()));
+  defs.push_back(SameType("DepthToSpace", 11, 12, All(11), DepthToSpaceFactory()));
+  defs.push_back(SameType("DepthToSpace", 13, kLatest, All(13), DepthToSpaceFactory()));
+  defs.push_back(SameType("SpaceToDepth", 1, 12, All(1), SpaceToDepthFactory()));
+  defs.push_back(SameType("SpaceToDepth", 13, kLatest, All(13), SpaceToDepthFactory()));
 
   const auto concat = [](int since, int until, Types types) {
     return OnnxKernel("Concat", since, until, {BindVariadic("T", 0, {0}, std::move(types))},
@@ -108,7 +101,7 @@ Status RegisterTensorKernels(ep::OpRegistry& registry) {
   defs.push_back(split(13, 17, All(13), Int64()));
   defs.push_back(split(18, kLatest, All(18), Int64()));
 
-  defs.push_back(Unary("Slice", 1, 9, All(1), SliceFactory()));
+  defs.push_back(SameType("Slice", 1, 9, All(1), SliceFactory()));
   defs.push_back(Indexed("Slice", 10, 10, {0}, {1, 2, 3, 4}, Index(), SliceFactory()));
   defs.push_back(Indexed("Slice", 11, 12, {0}, {1, 2, 3, 4}, Index(), SliceFactory()));
   defs.push_back(Indexed("Slice", 13, kLatest, {0}, {1, 2, 3, 4}, Index(), SliceFactory()));
@@ -159,7 +152,7 @@ Status RegisterTensorKernels(ep::OpRegistry& registry) {
                                Bind("sizes", {3}, {}, Int64())},
                               ResizeFactory()));
   }
-  defs.push_back(Unary("Upsample", 7, 8, All(7), UpsampleFactory()));
+  defs.push_back(SameType("Upsample", 7, 8, All(7), UpsampleFactory()));
   defs.push_back(OnnxKernel("Upsample", 9, 9,
                             {Bind("T", {0}, {0}, All(9)), Bind("scales", {1}, {}, Float())},
                             UpsampleFactory()));

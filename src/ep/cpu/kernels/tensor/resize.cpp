@@ -145,8 +145,9 @@ Result<nn::ResizeAttributes> Attributes11(const NodeInfo& node) {
   return a;
 }
 
-Result<std::unique_ptr<Kernel>> MakeKernel(nn::ResizeAttributes attributes, int scales_input,
-                                           bool full_inputs, std::vector<float> scales) {
+Result<std::unique_ptr<Kernel>> MakeResizeKernel(nn::ResizeAttributes attributes,
+                                                 int scales_input, bool full_inputs,
+                                                 std::vector<float> scales) {
   return std::unique_ptr<Kernel>(std::make_unique<ResizeKernel>(
       std::move(attributes), scales_input, full_inputs, std::move(scales)));
 }
@@ -157,19 +158,19 @@ ep::KernelFactory ResizeFactory() {
   return [](const NodeInfo& node) -> Result<std::unique_ptr<Kernel>> {
     if (node.opset() < 11) {
       NXRT_ASSIGN_OR_RETURN(nn::ResizeAttributes attributes, LegacyAttributes(node));
-      return MakeKernel(std::move(attributes), 1, false, {});
+      return MakeResizeKernel(std::move(attributes), 1, false, {});
     }
     NXRT_ASSIGN_OR_RETURN(nn::ResizeAttributes attributes, Attributes11(node));
-    return MakeKernel(std::move(attributes), 2, true, {});
+    return MakeResizeKernel(std::move(attributes), 2, true, {});
   };
 }
 
 ep::KernelFactory UpsampleFactory() {
   return [](const NodeInfo& node) -> Result<std::unique_ptr<Kernel>> {
     NXRT_ASSIGN_OR_RETURN(nn::ResizeAttributes attributes, LegacyAttributes(node));
-    if (node.opset() >= 9) return MakeKernel(std::move(attributes), 1, false, {});
+    if (node.opset() >= 9) return MakeResizeKernel(std::move(attributes), 1, false, {});
     NXRT_ASSIGN_OR_RETURN(std::vector<float> scales, node.GetFloats("scales"));
-    return MakeKernel(std::move(attributes), -1, false, std::move(scales));
+    return MakeResizeKernel(std::move(attributes), -1, false, std::move(scales));
   };
 }
 

@@ -72,11 +72,6 @@ ep::KernelFactory OneHotFactory();
 ep::KernelFactory TopKFactory();
 ep::KernelFactory UniqueFactory();
 
-// True when input `i` is bound: the slot exists and is not an omitted optional input.
-inline bool HasInput(const PrepareContext& ctx, int i) {
-  return i < ctx.input_count() && ctx.has_input(i);
-}
-
 // A compute-time failure of the math (an index out of range in the data) as kRuntimeError, the
 // code kernel.h gives errors known only while running; success stays success.
 Status AsRuntimeError(const Status& status);

@@ -43,7 +43,7 @@ class PermuteKernel final : public Kernel {
   nn::PermutePlan plan_;
 };
 
-Result<std::unique_ptr<Kernel>> MakeKernel(PlanFn plan_fn) {
+Result<std::unique_ptr<Kernel>> MakeTransposeKernel(PlanFn plan_fn) {
   return std::unique_ptr<Kernel>(std::make_unique<PermuteKernel>(std::move(plan_fn)));
 }
 
@@ -62,7 +62,7 @@ Result<int64_t> BlockSize(const NodeInfo& node) {
 ep::KernelFactory TransposeFactory() {
   return [](const NodeInfo& node) -> Result<std::unique_ptr<Kernel>> {
     NXRT_ASSIGN_OR_RETURN(std::vector<int64_t> perm, node.GetInts("perm", {}));
-    return MakeKernel([perm](DataType dtype, std::span<const int64_t> shape) {
+    return MakeTransposeKernel([perm](DataType dtype, std::span<const int64_t> shape) {
       return nn::PrepareTranspose(dtype, shape, perm);
     });
   };
@@ -78,7 +78,7 @@ ep::KernelFactory DepthToSpaceFactory() {
       NXRT_RETURN_IF_ERROR(AttributeError(node, "mode", text, parsed.status()));
       mode = *parsed;
     }
-    return MakeKernel([blocksize, mode](DataType dtype, std::span<const int64_t> shape) {
+    return MakeTransposeKernel([blocksize, mode](DataType dtype, std::span<const int64_t> shape) {
       return nn::PrepareDepthToSpace(dtype, shape, blocksize, mode);
     });
   };
@@ -87,7 +87,7 @@ ep::KernelFactory DepthToSpaceFactory() {
 ep::KernelFactory SpaceToDepthFactory() {
   return [](const NodeInfo& node) -> Result<std::unique_ptr<Kernel>> {
     NXRT_ASSIGN_OR_RETURN(int64_t blocksize, BlockSize(node));
-    return MakeKernel([blocksize](DataType dtype, std::span<const int64_t> shape) {
+    return MakeTransposeKernel([blocksize](DataType dtype, std::span<const int64_t> shape) {
       return nn::PrepareSpaceToDepth(dtype, shape, blocksize);
     });
   };

@@ -9,6 +9,7 @@
 
 #include "core/cpu_features.h"
 #include "ep/cpu/math/nn/sgemm_avx2.h"
+#include "ep/cpu/math/shape_util.h"
 
 namespace nxrt::cpu::contrib {
 namespace {
@@ -22,12 +23,6 @@ constexpr int64_t kPanelColumns = nn::kSgemmPanel;
 constexpr int64_t kTileRows = nn::kSgemmTileRows;
 constexpr int64_t kTileRowsAvx512 = 12;  // one register per row: 12 of AVX-512's 32
 constexpr int64_t kPanelDepth = 256;
-
-int64_t Count(std::span<const int64_t> shape) {
-  int64_t n = 1;
-  for (int64_t d : shape) n *= d;
-  return n;
-}
 
 // Quantized value of element i of a block (bits 4 or 8).
 inline int32_t Quantized(const uint8_t* block, int64_t i, int64_t bits) {
@@ -632,10 +627,10 @@ Result<MatMulNBitsPlan> PrepareMatMulNBits(const MatMulNBitsAttributes& attribut
   }
   const auto expect_count = [](std::string_view what, std::span<const int64_t> shape,
                                int64_t count, std::string_view form) -> Status {
-    if (Count(shape) == count) return Status::Ok();
+    if (math::Product(shape) == count) return Status::Ok();
     return MakeStatus(StatusCode::kInvalidArgument, "MatMulNBits: input ", what, " has shape ",
-                      ShapeToString(shape), " (", Count(shape), " elements), expected ", form,
-                      " = ", count, " elements");
+                      ShapeToString(shape), " (", math::Product(shape), " elements), expected ",
+                      form, " = ", count, " elements");
   };
   NXRT_RETURN_IF_ERROR(expect_count("B", b_shape, n * p.k_blocks * p.blob_size,
                                     "[N, k_blocks, blob_size] = [" + std::to_string(n) + "," +
@@ -666,7 +661,7 @@ Result<MatMulNBitsPlan> PrepareMatMulNBits(const MatMulNBitsAttributes& attribut
     NXRT_RETURN_IF_ERROR(expect_count("bias", *bias_shape, n, "[N]"));
     p.bias = true;
   }
-  p.m = Count(a_shape) / k;
+  p.m = math::Product(a_shape) / k;
   p.output_shape.assign(a_shape.begin(), a_shape.end());
   p.output_shape.back() = n;
   p.direct = !p.g_idx && p.m <= kDirectRows;

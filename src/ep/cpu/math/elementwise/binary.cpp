@@ -255,8 +255,6 @@ void RunTyped(const BroadcastGeometry& g, const void* a, const void* b, void* ou
 }
 
 // Binds Op<Compute<T>> for a = b = T; the output is T (kSame) or bool (kBool).
-enum class OutKind { kSame, kBool };
-
 template <template <typename> class Op, typename List, OutKind kOut = OutKind::kSame>
 Status Bind(std::string_view op_name, DataType type, BinaryPlan* plan) {
   return DispatchType<List>(type, op_name, [&](auto tag) {

@@ -477,10 +477,8 @@ void RunUnaryTyped(const UnaryAttrs& attrs, const void* in, void* out, int64_t c
   }
 }
 
-enum class OutKind { kSame, kBool };
-
 template <template <typename> class Op, typename List, OutKind kOut>
-Status Bind(UnaryKind kind, DataType type, UnaryPlan* plan) {
+Status BindUnary(UnaryKind kind, DataType type, UnaryPlan* plan) {
   return DispatchType<List>(type, UnaryKindName(kind), [&](auto tag) {
     using T = typename decltype(tag)::type;
     using TO = std::conditional_t<kOut == OutKind::kBool, bool, T>;
@@ -549,12 +547,12 @@ Result<UnaryPlan> PrepareUnary(UnaryKind kind, DataType type, const UnaryAttrs& 
   plan.attrs = attrs;
   Status status;
   if (kind == UnaryKind::kGelu && attrs.gelu_tanh) {
-    status = Bind<GeluTanhOp, FloatTypesBf16, OutKind::kSame>(kind, type, &plan);
+    status = BindUnary<GeluTanhOp, FloatTypesBf16, OutKind::kSame>(kind, type, &plan);
   } else {
     switch (kind) {
 #define NXRT_UNARY_KIND(name, functor, types, out)                           \
   case UnaryKind::k##name:                                                   \
-    status = Bind<functor, types, OutKind::k##out>(kind, type, &plan); \
+    status = BindUnary<functor, types, OutKind::k##out>(kind, type, &plan); \
     break;
 #include "ep/cpu/math/elementwise/unary_kinds.inc"
 #undef NXRT_UNARY_KIND

@@ -53,16 +53,6 @@ struct ConvBindings::Impl {
   dnnl::memory scratch, src_scratch, weights_scratch, dst_scratch, sum_scratch;
 };
 
-namespace {
-
-// A memory object like `like` (same descriptor and handle) for another plan copy.
-dnnl::memory Rebind(const dnnl::memory& like, const dnnl::engine& engine) {
-  if (!like) return {};
-  return dnnl::memory(like.get_desc(), engine, like.get_data_handle());
-}
-
-}  // namespace
-
 ConvBindings::ConvBindings() = default;
 ConvBindings::~ConvBindings() = default;
 ConvBindings::ConvBindings(ConvBindings&&) noexcept = default;
@@ -171,8 +161,6 @@ Shape DestinationDims(const ConvPlan& plan) {
   dims.insert(dims.end(), plan.geometry.output.begin(), plan.geometry.output.end());
   return dims;
 }
-
-size_t Align64(size_t n) { return (n + 63) / 64 * 64; }
 
 // True for oneDNN's reference implementations ("ref:any", "ref_convolution"...): plain loops,
 // tens of times slower than its JIT kernels.
@@ -479,7 +467,7 @@ void CreateDnnlConv(ConvPlan& plan, bool constant_weights) {
   }
 }
 
-double Activate(double v, const ConvPostOps& po) {
+double ActivatePostOps(double v, const ConvPostOps& po) {
   switch (po.activation) {
     case ConvActivation::kNone:
       return v;
@@ -559,7 +547,7 @@ void ConvRef(const ConvPlan& plan, const T* x, const T* w, const T* b, const T* 
         }
         // Z is read at the index written, so it may alias Y.
         if (plan.post_ops.sum) acc += static_cast<double>(ToAcc(z[ym - y + oi]));
-        ym[oi] = FromAcc<T>(Activate(acc, plan.post_ops) * plan.post_ops.output_scale +
+        ym[oi] = FromAcc<T>(ActivatePostOps(acc, plan.post_ops) * plan.post_ops.output_scale +
                             plan.post_ops.output_shift);
         for (size_t d = nsp; d-- > 0;) {
           if (++o[d] < geo.output[d]) break;

@@ -52,6 +52,11 @@ Result<dnnl::stream*> DnnlStream() {
   return stream.get();
 }
 
+dnnl::memory Rebind(const dnnl::memory& like, const dnnl::engine& engine) {
+  if (!like) return {};
+  return dnnl::memory(like.get_desc(), engine, like.get_data_handle());
+}
+
 int DnnlThreadsFor(int64_t macs, int max_threads) {
   const int64_t wanted = macs / kDnnlMacsPerThread;
   return static_cast<int>(std::clamp<int64_t>(wanted, 1, std::max(max_threads, 1)));

@@ -21,6 +21,10 @@ Result<dnnl::engine> DnnlEngine();
 // The calling thread's stream on DnnlEngine() (created on first use per thread).
 Result<dnnl::stream*> DnnlStream();
 
+// A memory object with `like`'s descriptor on `engine` over the same handle, for a copy of a plan
+// (each copy binds its own buffers later); empty for an empty `like`.
+dnnl::memory Rebind(const dnnl::memory& like, const dnnl::engine& engine);
+
 // The threads a oneDNN op of `macs` multiply-adds should use given `max_threads` (>= 1 result):
 // one per kDnnlMacsPerThread of work, so small products run on the calling thread alone (an
 // OpenMP team's start-up and barrier cost more than they save, and stall on a busy machine).

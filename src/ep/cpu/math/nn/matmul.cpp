@@ -50,16 +50,6 @@ struct DnnlMatMulBindings::Impl {
   dnnl::memory src, weights, dst, bias, scratchpad;
 };
 
-namespace {
-
-// A memory object over `handle` (null: bound later) with `like`'s descriptor; empty for empty.
-dnnl::memory Rebind(const dnnl::memory& like, const dnnl::engine& engine) {
-  if (!like) return {};
-  return dnnl::memory(like.get_desc(), engine, like.get_data_handle());
-}
-
-}  // namespace
-
 DnnlMatMulBindings::DnnlMatMulBindings() = default;
 DnnlMatMulBindings::~DnnlMatMulBindings() = default;
 DnnlMatMulBindings::DnnlMatMulBindings(DnnlMatMulBindings&&) noexcept = default;
@@ -449,7 +439,7 @@ void CreateDnnlMatMul(MatMulPlan& plan, std::span<const int64_t> a_batch,
 }
 
 // The epilogue's activation of `v` (reference loops).
-double Activate(double v, const MatMulEpilogue& e) {
+double ActivateEpilogue(double v, const MatMulEpilogue& e) {
   switch (e.activation) {
     case MatMulActivation::kNone:
       return v;
@@ -482,7 +472,7 @@ void EpilogueRef(const MatMulEpilogue& e, const T* bias, T* y, int64_t rows, int
       for (int64_t j = 0; j < n; ++j) {
         double v = static_cast<double>(ToAcc(y[i * n + j]));
         if (e.bias) v += static_cast<double>(ToAcc(bias[j]));
-        y[i * n + j] = FromAcc<T>(static_cast<RefAcc<T>>(Activate(v, e)));
+        y[i * n + j] = FromAcc<T>(static_cast<RefAcc<T>>(ActivateEpilogue(v, e)));
       }
     }
   }
@@ -497,7 +487,7 @@ int64_t ColumnUnits(const DnnlMatMulPrimitive& prim, int64_t m, int64_t n) {
 }
 
 // The epilogue's activation of `count` floats at `y` in place, vectorised (fast_math.h; within a
-// few float ULPs of Activate). Relu and Clip keep NaN, as ClampKeepingNaN.
+// few float ULPs of ActivateEpilogue). Relu and Clip keep NaN, as ClampKeepingNaN.
 void ActivateFloats(const MatMulEpilogue& e, float* y, int64_t count) {
   const float alpha = e.alpha, beta = e.beta;
   switch (e.activation) {
@@ -810,7 +800,7 @@ void GemmRef(const GemmPlan& plan, const T* a, const T* b, const T* c, T* y) {
         using A = RefAcc<T>;
         A v = static_cast<A>(at.alpha) * static_cast<A>(ToAcc(out));
         if (use_c) v += static_cast<A>(at.beta) * static_cast<A>(ToAcc(cv));
-        out = FromAcc<T>(static_cast<A>(Activate(static_cast<double>(v), plan.epilogue)));
+        out = FromAcc<T>(static_cast<A>(ActivateEpilogue(static_cast<double>(v), plan.epilogue)));
       }
     }
   }

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "ep/cpu/math/element_types.h"
+#include "ep/cpu/math/nn_common.h"
 
 namespace nxrt::cpu::nn {
 namespace {
@@ -30,10 +31,6 @@ void MaxUnpoolTyped(const MaxUnpoolPlan& p, const void* x_raw, const int64_t* in
     }
     y[at] = x[k];
   }
-}
-
-std::string Str(std::span<const int64_t> dims) {
-  return ShapeToString(Shape(dims.begin(), dims.end()));
 }
 
 }  // namespace

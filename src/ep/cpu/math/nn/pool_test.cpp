@@ -26,7 +26,7 @@ using testing::NodeCase;
 using testing::Offset;
 using testing::RandomInt;
 
-PoolAttributes AttributesOf(const NodeCase& c) {
+PoolAttributes PoolAttributesOf(const NodeCase& c) {
   PoolAttributes a;
   a.kernel_shape = c.Ints("kernel_shape");
   a.auto_pad = ParseAutoPad(c.String("auto_pad", "NOTSET")).value();
@@ -45,7 +45,7 @@ void RunCase(const NodeCase& c, PoolKind kind, bool global) {
   const auto& x = c.Input(0);
   const auto& y = c.Output(0);
   auto plan = global ? PrepareGlobalPool(kind, x.dtype(), x.shape)
-                     : PreparePool(kind, x.dtype(), x.shape, AttributesOf(c));
+                     : PreparePool(kind, x.dtype(), x.shape, PoolAttributesOf(c));
   ASSERT_TRUE(plan.ok()) << plan.status().ToString();
   ASSERT_EQ(plan->output_shape, y.shape);
   std::vector<T> out(Count(y.shape));

@@ -1,5 +1,5 @@
-// ep/cpu/math/normalization/cumsum.cpp: CumSum over [outer, axis_dim, inner] with kLanes running
-// sums at once.
+// ep/cpu/math/normalization/cumsum.cpp: CumSum over [outer, axis_dim, inner] with kCumSumLanes
+// running sums at once.
 //
 // Layer: nxrt_cpu_math (framework-free reference math of the CPU EP).
 #include "ep/cpu/math/normalization/cumsum.h"
@@ -13,7 +13,7 @@
 namespace nxrt::cpu::math {
 namespace {
 
-constexpr int64_t kLanes = 64;
+constexpr int64_t kCumSumLanes = 64;
 
 template <typename C>
 C AddWrapping(C a, C b) {
@@ -29,9 +29,9 @@ void CumSumTyped(int64_t outer, int64_t d, int64_t inner, const CumSumAttrs& att
   auto* y = static_cast<T*>(out);
   for (int64_t o = 0; o < outer; ++o) {
     const int64_t block = o * d * inner;
-    for (int64_t c = 0; c < inner; c += kLanes) {
-      const int64_t w = std::min(kLanes, inner - c);
-      C sum[kLanes];
+    for (int64_t c = 0; c < inner; c += kCumSumLanes) {
+      const int64_t w = std::min(kCumSumLanes, inner - c);
+      C sum[kCumSumLanes];
       std::fill(sum, sum + w, C{0});
       for (int64_t step = 0; step < d; ++step) {
         const int64_t k = attrs.reverse ? d - 1 - step : step;

@@ -4,8 +4,8 @@
 // Layer: nxrt_cpu_math (framework-free reference math of the CPU EP).
 // Rows with inner == 1 are contiguous and take plain loops (float Softmax and LogSoftmax rows on
 // AVX-512 when the CPU has it, in simd_map.h's AVX2 or baseline build otherwise). Otherwise
-// kLanes neighbouring rows (consecutive inner positions) are processed together so every pass
-// reads contiguous segments. Hardmax finds each row's first maximum with arg_best.h.
+// kSoftmaxLanes neighbouring rows (consecutive inner positions) are processed together so every
+// pass reads contiguous segments. Hardmax finds each row's first maximum with arg_best.h.
 #include "ep/cpu/math/normalization/softmax.h"
 
 #include <immintrin.h>
@@ -25,7 +25,7 @@
 namespace nxrt::cpu::math {
 namespace {
 
-constexpr int64_t kLanes = 64;
+constexpr int64_t kSoftmaxLanes = 64;
 
 // FastExp (fast_exp.h) on 16 lanes: the same range reduction, polynomial and special values.
 // vscalefps multiplies by 2^n in one step, with the bits of FastExp's two power-of-2 factors (both
@@ -219,9 +219,9 @@ void SoftmaxTyped(SoftmaxKind kind, int64_t outer, int64_t d, int64_t inner, con
   if (kind == SoftmaxKind::kHardmax) {
     // A block of columns is written only after it is read, so y may be x.
     for (int64_t o = 0; o < outer; ++o) {
-      for (int64_t c = 0; c < inner; c += kLanes) {
-        const int64_t w = std::min(kLanes, inner - c);
-        int64_t arg[kLanes];
+      for (int64_t c = 0; c < inner; c += kSoftmaxLanes) {
+        const int64_t w = std::min(kSoftmaxLanes, inner - c);
+        int64_t arg[kSoftmaxLanes];
         ArgBestColumns<true>(d, inner, w, false, x + o * d * inner + c, arg);
         T* yb = y + o * d * inner + c;
         for (int64_t k = 0; k < d; ++k) std::fill_n(yb + k * inner, w, Store<T>(C{0}));
@@ -233,10 +233,10 @@ void SoftmaxTyped(SoftmaxKind kind, int64_t outer, int64_t d, int64_t inner, con
   for (int64_t o = 0; o < outer; ++o) {
     const T* xb = x + o * d * inner;
     T* yb = y + o * d * inner;
-    for (int64_t c = 0; c < inner; c += kLanes) {
-      const int64_t w = std::min(kLanes, inner - c);
-      C m[kLanes];
-      C sum[kLanes];
+    for (int64_t c = 0; c < inner; c += kSoftmaxLanes) {
+      const int64_t w = std::min(kSoftmaxLanes, inner - c);
+      C m[kSoftmaxLanes];
+      C sum[kSoftmaxLanes];
       for (int64_t j = 0; j < w; ++j) {
         m[j] = Load(xb[c + j]);
         sum[j] = 0;

@@ -18,6 +18,7 @@
 #include "ep/cpu/math/element_types.h"
 #include "ep/cpu/math/nn/dnnl_threads.h"
 #include "ep/cpu/math/nn/dnnl_util.h"
+#include "ep/cpu/math/nn_common.h"
 #include "ep/cpu/math/quant/quant.h"
 
 namespace nxrt::cpu::nn {
@@ -51,18 +52,6 @@ struct PackedIntOperand {
 namespace {
 
 using dt = dnnl::memory::data_type;
-
-size_t Align64(size_t n) { return (n + 63) / 64 * 64; }
-
-int64_t Product(std::span<const int64_t> dims) {
-  int64_t n = 1;
-  for (int64_t d : dims) n *= d;
-  return n;
-}
-
-std::string Dims(std::span<const int64_t> dims) {
-  return ShapeToString(Shape(dims.begin(), dims.end()));
-}
 
 // How one product converts its operands (quant.h): ORT's pairs saturate when the left operand is
 // uint8 and the right one int8; otherwise the left is offset into uint8 and the right into int8
@@ -511,7 +500,7 @@ Result<IntMatMulPlan> PrepareIntMatMul(std::string_view op, DataType a_dtype, Da
   }
   if (a_shape.empty() || b_shape.empty()) {
     return MakeStatus(StatusCode::kInvalidArgument, op, ": operands of rank 0 (A ",
-                      Dims(a_shape), ", B ", Dims(b_shape), "); MatMul needs rank >= 1");
+                      Str(a_shape), ", B ", Str(b_shape), "); MatMul needs rank >= 1");
   }
   Shape as(a_shape.begin(), a_shape.end()), bs(b_shape.begin(), b_shape.end());
   const bool a_vector = as.size() == 1, b_vector = bs.size() == 1;
@@ -521,8 +510,8 @@ Result<IntMatMulPlan> PrepareIntMatMul(std::string_view op, DataType a_dtype, Da
   plan.k = as.back();
   plan.n = bs.back();
   if (bs[bs.size() - 2] != plan.k) {
-    return MakeStatus(StatusCode::kInvalidArgument, op, ": A ", Dims(a_shape), " and B ",
-                      Dims(b_shape), " disagree on K (", plan.k, " vs ", bs[bs.size() - 2], ")");
+    return MakeStatus(StatusCode::kInvalidArgument, op, ": A ", Str(a_shape), " and B ",
+                      Str(b_shape), " disagree on K (", plan.k, " vs ", bs[bs.size() - 2], ")");
   }
   Shape ab(as.begin(), as.end() - 2), bb(bs.begin(), bs.end() - 2);
   const size_t rank = std::max(ab.size(), bb.size());
@@ -532,8 +521,8 @@ Result<IntMatMulPlan> PrepareIntMatMul(std::string_view op, DataType a_dtype, Da
   Shape batch(rank);
   for (size_t d = 0; d < rank; ++d) {
     if (ap[d] != bp[d] && ap[d] != 1 && bp[d] != 1) {
-      return MakeStatus(StatusCode::kInvalidArgument, op, ": batch dims of A ", Dims(a_shape),
-                        " and B ", Dims(b_shape), " do not broadcast");
+      return MakeStatus(StatusCode::kInvalidArgument, op, ": batch dims of A ", Str(a_shape),
+                        " and B ", Str(b_shape), " do not broadcast");
     }
     batch[d] = ap[d] == 1 ? bp[d] : ap[d];
   }
@@ -564,8 +553,8 @@ Result<IntMatMulPlan> PrepareIntMatMul(std::string_view op, DataType a_dtype, Da
     plan.a_param = {plan.m, 1};
   } else if (a_params != 1) {
     return MakeStatus(StatusCode::kInvalidArgument, op, ": A's zero point/scale has shape ",
-                      Dims(a_param_shape), "; expected one element, [", plan.m,
-                      "] or A's batch dims with [", plan.m, ", 1] (A ", Dims(a_shape), ")");
+                      Str(a_param_shape), "; expected one element, [", plan.m,
+                      "] or A's batch dims with [", plan.m, ", 1] (A ", Str(a_shape), ")");
   }
   if (b_params == plan.n && b_params != 1 && b_param_shape.size() <= 1) {
     plan.b_param = {0, 1};
@@ -574,8 +563,8 @@ Result<IntMatMulPlan> PrepareIntMatMul(std::string_view op, DataType a_dtype, Da
     plan.b_param = {plan.n, 1};
   } else if (b_params != 1) {
     return MakeStatus(StatusCode::kInvalidArgument, op, ": B's zero point/scale has shape ",
-                      Dims(b_param_shape), "; expected one element, [", plan.n,
-                      "] or B's batch dims with [1, ", plan.n, "] (B ", Dims(b_shape), ")");
+                      Str(b_param_shape), "; expected one element, [", plan.n,
+                      "] or B's batch dims with [1, ", plan.n, "] (B ", Str(b_shape), ")");
   }
   if (batches == 0 || plan.m == 0 || plan.n == 0) return plan;
 
@@ -957,8 +946,8 @@ Result<IntConvPlan> PrepareIntConv(std::string_view op, DataType x_dtype, DataTy
     }
   }
   if (x_shape.size() < 3 || w_shape.size() != x_shape.size()) {
-    return MakeStatus(StatusCode::kInvalidArgument, op, ": X ", Dims(x_shape), " and W ",
-                      Dims(w_shape), " must have the same rank >= 3 ([N, C, D...], [M, C/group, "
+    return MakeStatus(StatusCode::kInvalidArgument, op, ": X ", Str(x_shape), " and W ",
+                      Str(w_shape), " must have the same rank >= 3 ([N, C, D...], [M, C/group, "
                       "k...])");
   }
   p.group = attributes.group;
@@ -966,8 +955,8 @@ Result<IntConvPlan> PrepareIntConv(std::string_view op, DataType x_dtype, DataTy
   p.in_channels = x_shape[1];
   p.out_channels = w_shape[0];
   if (p.group < 1 || p.in_channels != w_shape[1] * p.group || p.out_channels % p.group != 0) {
-    return MakeStatus(StatusCode::kInvalidArgument, op, ": X ", Dims(x_shape), ", W ",
-                      Dims(w_shape), " and group ", p.group,
+    return MakeStatus(StatusCode::kInvalidArgument, op, ": X ", Str(x_shape), ", W ",
+                      Str(w_shape), " and group ", p.group,
                       " disagree (need C == W[1] * group and M divisible by group)");
   }
   const std::span<const int64_t> w_spatial = w_shape.subspan(2);
@@ -976,7 +965,7 @@ Result<IntConvPlan> PrepareIntConv(std::string_view op, DataType x_dtype, DataTy
                   w_spatial.begin(), w_spatial.end())) {
     return MakeStatus(StatusCode::kInvalidArgument, op, ": attribute 'kernel_shape' ",
                       ShapeToString(attributes.kernel_shape), " differs from W's spatial dims ",
-                      Dims(w_spatial));
+                      Str(w_spatial));
   }
   p.input_spatial.assign(x_shape.begin() + 2, x_shape.end());
   WindowAttributes window;
@@ -992,7 +981,7 @@ Result<IntConvPlan> PrepareIntConv(std::string_view op, DataType x_dtype, DataTy
     const int64_t count = Product(shape);
     if (count == p.out_channels && count != 1 && shape.size() == 1) return int64_t{1};
     if (count == 1) return int64_t{0};
-    return MakeStatus(StatusCode::kInvalidArgument, op, ": ", what, " has shape ", Dims(shape),
+    return MakeStatus(StatusCode::kInvalidArgument, op, ": ", what, " has shape ", Str(shape),
                       "; expected one element or [", p.out_channels, "]");
   };
   NXRT_ASSIGN_OR_RETURN(p.w_param_stride, channel_stride(w_zero_point_shape, "w zero point"));

@@ -12,6 +12,7 @@
 
 #include "core/cpu_features.h"
 #include "ep/cpu/math/element_types.h"
+#include "ep/cpu/math/nn_common.h"
 #include "ep/cpu/math/quant/quantize_avx2.h"
 
 namespace nxrt::cpu::nn {
@@ -93,12 +94,6 @@ Q SaturateRound(float v, int32_t zero_point) {
   constexpr float hi = static_cast<float>(std::numeric_limits<Q>::max());
   if (std::isnan(r)) return static_cast<Q>(zero_point);
   return static_cast<Q>(std::clamp(r, lo, hi));
-}
-
-int64_t Product(std::span<const int64_t> dims) {
-  int64_t n = 1;
-  for (int64_t d : dims) n *= d;
-  return n;
 }
 
 // Calls fn(scale_index, x_begin, count) for every run of x elements in [begin, end) sharing one
@@ -219,7 +214,6 @@ void DequantizeTyped(const DequantizePlan& plan, const void* x_raw, const void* 
   });
 }
 
-std::string Dims(std::span<const int64_t> dims) { return ShapeToString(Shape(dims.begin(), dims.end())); }
 
 }  // namespace
 
@@ -243,8 +237,8 @@ Result<QuantGeometry> ResolveQuantGeometry(std::string_view op, std::span<const 
   g.inner = Product(x_shape.subspan(a + 1));
   if (block_size <= 0) {
     if (scale_shape.size() != 1 || scale_shape[0] != g.axis_dim) {
-      return MakeStatus(StatusCode::kInvalidArgument, op, ": scale has shape ", Dims(scale_shape),
-                        ", expected one element or [", g.axis_dim, "] (x shape ", Dims(x_shape),
+      return MakeStatus(StatusCode::kInvalidArgument, op, ": scale has shape ", Str(scale_shape),
+                        ", expected one element or [", g.axis_dim, "] (x shape ", Str(x_shape),
                         ", axis ", axis, ")");
     }
     g.mode = QuantGeometry::Mode::kPerAxis;
@@ -253,8 +247,8 @@ Result<QuantGeometry> ResolveQuantGeometry(std::string_view op, std::span<const 
   Shape expected(x_shape.begin(), x_shape.end());
   expected[a] = (g.axis_dim + block_size - 1) / block_size;
   if (!std::equal(scale_shape.begin(), scale_shape.end(), expected.begin(), expected.end())) {
-    return MakeStatus(StatusCode::kInvalidArgument, op, ": scale has shape ", Dims(scale_shape),
-                      ", expected ", ShapeToString(expected), " for x ", Dims(x_shape),
+    return MakeStatus(StatusCode::kInvalidArgument, op, ": scale has shape ", Str(scale_shape),
+                      ", expected ", ShapeToString(expected), " for x ", Str(x_shape),
                       " with block_size ", block_size, " on axis ", axis);
   }
   g.mode = QuantGeometry::Mode::kBlocked;

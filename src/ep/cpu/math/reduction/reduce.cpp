@@ -3,7 +3,7 @@
 // Layer: nxrt_cpu_math (framework-free reference math of the CPU EP).
 // The driver works on the collapsed kept/reduced axes (SplitAxes). When the innermost axis is
 // reduced, each output element reduces contiguous runs (8 partial accumulators so the loop
-// vectorises). When it is kept, outputs are produced in blocks of kLanes neighbours whose
+// vectorises). When it is kept, outputs are produced in blocks of kReduceLanes neighbours whose
 // accumulators live on the stack, and each reduced index adds one contiguous row segment.
 // float16 and bfloat16 runs and segments are converted to float in bulk (half_convert.h) and
 // reduced as float ones.
@@ -25,7 +25,7 @@
 namespace nxrt::cpu::math {
 namespace {
 
-constexpr int64_t kLanes = 64;
+constexpr int64_t kReduceLanes = 64;
 
 // Accumulator of sums and products: float for the float types (double for double), 64-bit
 // integers for the integer types.
@@ -338,7 +338,7 @@ void ReduceTyped(const AxesSplit& s, const void* in, void* out) {
     });
     return;
   }
-  // The innermost axis is kept (or there is no axis left): blocks of kLanes outputs.
+  // The innermost axis is kept (or there is no axis left): blocks of kReduceLanes outputs.
   const int64_t inner = s.kept_dims.empty() ? 1 : s.kept_dims.back();
   const size_t outer_rank = s.kept_dims.empty() ? 0 : s.kept_dims.size() - 1;
   const std::span<const int64_t> outer_dims(s.kept_dims.data(), outer_rank);
@@ -355,11 +355,11 @@ void ReduceTyped(const AxesSplit& s, const void* in, void* out) {
   };
   int64_t o = 0;
   ForEachOffset(outer_dims, outer_strides, [&](int64_t kept_offset) {
-    for (int64_t c = 0; c < inner; c += kLanes) {
-      const int64_t w = std::min(kLanes, inner - c);
+    for (int64_t c = 0; c < inner; c += kReduceLanes) {
+      const int64_t w = std::min(kReduceLanes, inner - c);
       const T* base = x + kept_offset + c;
-      A shift[kLanes];
-      A acc[kLanes];
+      A shift[kReduceLanes];
+      A acc[kReduceLanes];
       for (int64_t j = 0; j < w; ++j) {
         shift[j] = MaxOf<A>::Init();
         acc[j] = R::Init();

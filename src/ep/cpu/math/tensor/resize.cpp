@@ -124,7 +124,7 @@ int64_t NearestIndex(double x, ResizeNearestMode mode, bool downsample) {
 }
 
 // The interpolation kernel at distance t: triangle (linear) or Keys cubic with coefficient a.
-double Kernel(ResizeMode mode, double a, double t) {
+double InterpolationKernel(ResizeMode mode, double a, double t) {
   t = std::fabs(t);
   if (mode == ResizeMode::kLinear) return std::max(0.0, 1.0 - t);
   if (t <= 1) return ((a + 2) * t - (a + 3)) * t * t + 1;
@@ -182,7 +182,8 @@ ResizeAxis FilterTaps(const AxisGeometry& g, const ResizeAttributes& attr) {
     for (int64_t t = 0; t < axis.taps; ++t) {
       const int64_t i = start + t;
       const int64_t p = xi + i;
-      double w = Kernel(attr.mode, attr.cubic_coeff_a, s * (static_cast<double>(i) - r));
+      double w =
+          InterpolationKernel(attr.mode, attr.cubic_coeff_a, s * (static_cast<double>(i) - r));
       if (attr.exclude_outside && (p < 0 || p >= g.in)) w = 0.0;
       index[t] = std::clamp<int64_t>(p, 0, g.in - 1);
       weight[t] = w;
