@@ -344,7 +344,7 @@ void ReduceTyped(const AxesSplit& s, const void* in, void* out) {
   const std::span<const int64_t> outer_dims(s.kept_dims.data(), outer_rank);
   const std::span<const int64_t> outer_strides(s.kept_strides.data(), outer_rank);
   // The row segment [at, at + w) as values Widen reads: 16-bit floats converted in bulk first.
-  float converted[kLanes];
+  float converted[kReduceLanes];
   const auto segment = [&converted](const T* at, int64_t w) {
     if constexpr (kIsHalf<T>) {
       ToFloat(at, converted, w);
