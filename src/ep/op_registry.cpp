@@ -46,13 +46,17 @@ std::string SlotText(bool is_input, int index, const ValueInfo& value) {
          "'";
 }
 
-// The first constraint of `def` that `node` violates, or nullopt when all hold.
-std::optional<TypeMismatch> CheckTypes(const KernelDef& def, const NodeInfo& node) {
+// The first constraint of `def` that the slots' dtypes violate, or nullopt when all hold.
+// `slot(is_input, index, &dtype, &text)` gives a slot's dtype (kUndefined when absent or not
+// known: skipped) and its name in messages; `input_count` bounds the variadic inputs.
+template <typename Slot>
+std::optional<TypeMismatch> CheckSlotTypes(const KernelDef& def, int input_count,
+                                           const Slot& slot) {
   for (const TypeConstraint& c : def.types) {
     std::vector<std::pair<bool, int>> slots;  // (is_input, index)
     for (int i : c.inputs) slots.emplace_back(true, i);
     if (c.variadic_inputs_from >= 0) {
-      for (int i = c.variadic_inputs_from; i < static_cast<int>(node.inputs().size()); ++i) {
+      for (int i = c.variadic_inputs_from; i < input_count; ++i) {
         if (std::find(c.inputs.begin(), c.inputs.end(), i) == c.inputs.end()) {
           slots.emplace_back(true, i);
         }
@@ -63,27 +67,93 @@ std::optional<TypeMismatch> CheckTypes(const KernelDef& def, const NodeInfo& nod
     DataType bound = DataType::kUndefined;
     std::string bound_slot;
     for (auto [is_input, index] : slots) {
-      const std::vector<ValueInfo>& values = is_input ? node.inputs() : node.outputs();
-      if (index < 0 || index >= static_cast<int>(values.size())) continue;
-      const ValueInfo& value = values[index];
-      if (!value.present() || value.dtype == DataType::kUndefined) continue;
-      std::string slot = SlotText(is_input, index, value);
-      if (std::find(c.allowed.begin(), c.allowed.end(), value.dtype) == c.allowed.end()) {
-        return TypeMismatch{c.name, slot + " has type " + std::string(DataTypeName(value.dtype)),
+      DataType dtype = DataType::kUndefined;
+      std::string text;
+      slot(is_input, index, &dtype, &text);
+      if (dtype == DataType::kUndefined) continue;
+      if (std::find(c.allowed.begin(), c.allowed.end(), dtype) == c.allowed.end()) {
+        return TypeMismatch{c.name, text + " has type " + std::string(DataTypeName(dtype)),
                             false};
       }
-      if (bound != DataType::kUndefined && value.dtype != bound) {
+      if (bound != DataType::kUndefined && dtype != bound) {
         return TypeMismatch{c.name,
                             bound_slot + " has type " + std::string(DataTypeName(bound)) + " but " +
-                                slot + " has type " + std::string(DataTypeName(value.dtype)) +
+                                text + " has type " + std::string(DataTypeName(dtype)) +
                                 "; both are type " + c.name + " and must agree",
                             true};
       }
-      bound = value.dtype;
-      bound_slot = slot;
+      bound = dtype;
+      bound_slot = text;
     }
   }
   return std::nullopt;
+}
+
+// CheckSlotTypes over the dtypes the model gives `node`.
+std::optional<TypeMismatch> CheckTypes(const KernelDef& def, const NodeInfo& node) {
+  return CheckSlotTypes(
+      def, static_cast<int>(node.inputs().size()),
+      [&](bool is_input, int index, DataType* dtype, std::string* text) {
+        const std::vector<ValueInfo>& values = is_input ? node.inputs() : node.outputs();
+        if (index < 0 || index >= static_cast<int>(values.size())) return;
+        const ValueInfo& value = values[index];
+        if (!value.present()) return;
+        *dtype = value.dtype;
+        *text = SlotText(is_input, index, value);
+      });
+}
+
+// A kernel whose node had an input of unknown type when its entry was found (a model loaded
+// without type inference, at optimization level 0): Prepare first checks the dtypes the inputs
+// have at run time against the entry's constraints, which Find could not, so that a kernel never
+// reads one dtype's buffer as another's (a Gemm of double by float). Errors: kInvalidArgument
+// naming the node, the slots and their dtypes.
+class RuntimeTypeCheck final : public Kernel {
+ public:
+  RuntimeTypeCheck(std::unique_ptr<Kernel> kernel, const KernelDef& def, const NodeInfo& node)
+      : kernel_(std::move(kernel)), node_(node.Description()) {
+    def_.op_type = def.op_type;
+    def_.types = def.types;
+  }
+
+  std::vector<int> ValueInputs() const override { return kernel_->ValueInputs(); }
+
+  Status Prepare(PrepareContext& ctx) override {
+    std::optional<TypeMismatch> mismatch = CheckSlotTypes(
+        def_, ctx.input_count(), [&](bool is_input, int index, DataType* dtype, std::string* text) {
+          if (!is_input || index < 0 || index >= ctx.input_count() || !ctx.has_input(index)) return;
+          *dtype = ctx.input_dtype(index);
+          *text = "input " + std::to_string(index);
+        });
+    if (mismatch) {
+      return MakeStatus(StatusCode::kInvalidArgument, node_, ": ", mismatch->detail,
+                        mismatch->disagreement ? "" : ", which " + mismatch->constraint +
+                                                          " does not allow");
+    }
+    return kernel_->Prepare(ctx);
+  }
+
+  Status Compute(ComputeContext& ctx) override { return kernel_->Compute(ctx); }
+
+ private:
+  std::unique_ptr<Kernel> kernel_;
+  KernelDef def_;  // the entry's op type and constraints
+  std::string node_;
+};
+
+// Whether an input a constraint of `def` binds has no known dtype in `node`.
+bool HasUntypedBoundInput(const KernelDef& def, const NodeInfo& node) {
+  const std::vector<ValueInfo>& inputs = node.inputs();
+  for (int i = 0; i < static_cast<int>(inputs.size()); ++i) {
+    if (!inputs[i].present() || inputs[i].dtype != DataType::kUndefined) continue;
+    for (const TypeConstraint& c : def.types) {
+      if (std::find(c.inputs.begin(), c.inputs.end(), i) != c.inputs.end() ||
+          (c.variadic_inputs_from >= 0 && i >= c.variadic_inputs_from)) {
+        return true;
+      }
+    }
+  }
+  return false;
 }
 
 bool Disjoint(const KernelDef& a, const KernelDef& b) {
@@ -235,6 +305,10 @@ Result<std::unique_ptr<Kernel>> OpRegistry::CreateKernel(const NodeInfo& node) c
   if (*kernel == nullptr) {
     return node.Error(StatusCode::kInternal, "the factory of ", (*def)->Description(),
                       " returned no kernel");
+  }
+  if (HasUntypedBoundInput(**def, node)) {
+    return std::unique_ptr<Kernel>(
+        std::make_unique<RuntimeTypeCheck>(std::move(kernel).value(), **def, node));
   }
   return kernel;
 }

@@ -3,6 +3,10 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
+
+#include "ep/kernel_host.h"
+
 namespace nxrt::ep {
 namespace {
 
@@ -130,6 +134,56 @@ TEST(OpRegistryTest, UnknownDtypesAreLeftToPrepare) {
   EXPECT_TRUE(
       r.Supports(Node("Add", 14, {DataType::kUndefined, DataType::kFloat}, DataType::kUndefined))
           .supported());
+}
+
+// Y = X (input 0), for running a kernel through a host.
+class CopyFirstKernel : public Kernel {
+ public:
+  Status Prepare(PrepareContext& ctx) override {
+    return ctx.SetOutput(0, ctx.input_dtype(0), Shape(ctx.input_shape(0).begin(),
+                                                      ctx.input_shape(0).end()));
+  }
+  Status Compute(ComputeContext& ctx) override {
+    std::memcpy(ctx.output(0)->mutable_raw_data(), ctx.input(0)->raw_data(),
+                ctx.input(0)->byte_size());
+    return Status::Ok();
+  }
+};
+
+// An input whose type the model does not give when the entry is found (level 0 loads without
+// type inference): the kernel made checks the dtypes the inputs have at run time against the
+// entry's constraint before its own Prepare, so it never reads a double buffer as float.
+TEST(OpRegistryTest, UntypedInputsAreCheckedAgainstTheConstraintAtPrepare) {
+  OpRegistry r;
+  ASSERT_TRUE(r.Register({"", "Add", 14, kLatestOpset, {{"T", {0, 1}, {0}, kNumbers}},
+                          [](const NodeInfo&) -> Result<std::unique_ptr<Kernel>> {
+                            return std::unique_ptr<Kernel>(std::make_unique<CopyFirstKernel>());
+                          }})
+                  .ok());
+  const NodeInfo node =
+      Node("Add", 14, {DataType::kUndefined, DataType::kFloat}, DataType::kUndefined);
+  Result<std::unique_ptr<Kernel>> kernel = r.CreateKernel(node);
+  ASSERT_TRUE(kernel.ok()) << kernel.status().ToString();
+  KernelHost host(std::move(kernel).value(), "Add_3");
+  const Tensor d = Tensor::FromVector<double>({2}, {1.5, 2.5}).value();
+  const Tensor f = Tensor::FromVector<float>({2}, {1.5f, 2.5f}).value();
+  const Tensor b = Tensor::FromVector<bool>({2}, {true, false}).value();
+  Result<std::vector<Tensor>> mixed = host.Run(std::vector<Tensor>{d, f});
+  ASSERT_FALSE(mixed.ok());
+  EXPECT_EQ(mixed.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(mixed.status().message().find(
+                "node 'Add_3' (Add, opset 14): input 0 has type double but input 1 has type "
+                "float; both are type T and must agree"),
+            std::string::npos)
+      << mixed.status().message();
+  Result<std::vector<Tensor>> refused = host.Run(std::vector<Tensor>{b, b});
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("input 0 has type bool, which T does not allow"),
+            std::string::npos)
+      << refused.status().message();
+  Result<std::vector<Tensor>> same = host.Run(std::vector<Tensor>{f, f});
+  ASSERT_TRUE(same.ok()) << same.status().ToString();
+  EXPECT_EQ((*same)[0].span<float>()[1], 2.5f);
 }
 
 TEST(OpRegistryTest, ChecksOutputConstraintsAndVariadicInputs) {
