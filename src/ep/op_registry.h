@@ -86,7 +86,9 @@ class OpRegistry {
   // Find as a KernelMatch: Supported(0) or Unsupported(the reason).
   KernelMatch Supports(const NodeInfo& node) const;
   // Find, then the entry's factory. Errors: Find's, then the factory's, each prefixed with the
-  // node's description.
+  // node's description. When an input a constraint binds has no known dtype in `node` (a model
+  // loaded without type inference), the kernel made checks the inputs' dtypes against the
+  // entry's constraints at each Prepare first (kInvalidArgument, naming the node and slots).
   Result<std::unique_ptr<Kernel>> CreateKernel(const NodeInfo& node) const;
 
   // Number of entries.
