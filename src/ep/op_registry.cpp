@@ -46,13 +46,13 @@ std::string SlotText(bool is_input, int index, const ValueInfo& value) {
          "'";
 }
 
-// The first constraint of `def` that the slots' dtypes violate, or nullopt when all hold.
+// The first of `constraints` that the slots' dtypes violate, or nullopt when all hold.
 // `slot(is_input, index, &dtype, &text)` gives a slot's dtype (kUndefined when absent or not
 // known: skipped) and its name in messages; `input_count` bounds the variadic inputs.
 template <typename Slot>
-std::optional<TypeMismatch> CheckSlotTypes(const KernelDef& def, int input_count,
-                                           const Slot& slot) {
-  for (const TypeConstraint& c : def.types) {
+std::optional<TypeMismatch> CheckSlotTypes(const std::vector<TypeConstraint>& constraints,
+                                           int input_count, const Slot& slot) {
+  for (const TypeConstraint& c : constraints) {
     std::vector<std::pair<bool, int>> slots;  // (is_input, index)
     for (int i : c.inputs) slots.emplace_back(true, i);
     if (c.variadic_inputs_from >= 0) {
@@ -92,7 +92,7 @@ std::optional<TypeMismatch> CheckSlotTypes(const KernelDef& def, int input_count
 // CheckSlotTypes over the dtypes the model gives `node`.
 std::optional<TypeMismatch> CheckTypes(const KernelDef& def, const NodeInfo& node) {
   return CheckSlotTypes(
-      def, static_cast<int>(node.inputs().size()),
+      def.types, static_cast<int>(node.inputs().size()),
       [&](bool is_input, int index, DataType* dtype, std::string* text) {
         const std::vector<ValueInfo>& values = is_input ? node.inputs() : node.outputs();
         if (index < 0 || index >= static_cast<int>(values.size())) return;
@@ -111,20 +111,17 @@ std::optional<TypeMismatch> CheckTypes(const KernelDef& def, const NodeInfo& nod
 class RuntimeTypeCheck final : public Kernel {
  public:
   RuntimeTypeCheck(std::unique_ptr<Kernel> kernel, const KernelDef& def, const NodeInfo& node)
-      : kernel_(std::move(kernel)), node_(node.Description()) {
-    def_.op_type = def.op_type;
-    def_.types = def.types;
-  }
+      : kernel_(std::move(kernel)), types_(def.types), node_(node.Description()) {}
 
   std::vector<int> ValueInputs() const override { return kernel_->ValueInputs(); }
 
   Status Prepare(PrepareContext& ctx) override {
-    std::optional<TypeMismatch> mismatch = CheckSlotTypes(
-        def_, ctx.input_count(), [&](bool is_input, int index, DataType* dtype, std::string* text) {
-          if (!is_input || index < 0 || index >= ctx.input_count() || !ctx.has_input(index)) return;
-          *dtype = ctx.input_dtype(index);
-          *text = "input " + std::to_string(index);
-        });
+    const auto slot = [&](bool is_input, int index, DataType* dtype, std::string* text) {
+      if (!is_input || index < 0 || index >= ctx.input_count() || !ctx.has_input(index)) return;
+      *dtype = ctx.input_dtype(index);
+      *text = "input " + std::to_string(index);
+    };
+    std::optional<TypeMismatch> mismatch = CheckSlotTypes(types_, ctx.input_count(), slot);
     if (mismatch) {
       return MakeStatus(StatusCode::kInvalidArgument, node_, ": ", mismatch->detail,
                         mismatch->disagreement ? "" : ", which " + mismatch->constraint +
@@ -137,7 +134,7 @@ class RuntimeTypeCheck final : public Kernel {
 
  private:
   std::unique_ptr<Kernel> kernel_;
-  KernelDef def_;  // the entry's op type and constraints
+  std::vector<TypeConstraint> types_;  // the entry's constraints
   std::string node_;
 };
 
