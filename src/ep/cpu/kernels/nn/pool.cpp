@@ -104,6 +104,20 @@ Result<nn::PoolAttributes> WindowAttributes(nn::PoolKind kind, const NodeInfo& n
   a.auto_pad = *parsed;
   NXRT_ASSIGN_OR_RETURN(a.strides, node.GetInts("strides", {}));
   NXRT_ASSIGN_OR_RETURN(a.pads, node.GetInts("pads", {}));
+  // ONNX Runtime 1.30 refuses a pad as large as its window's kernel size (PoolAttributes: "Pad
+  // should be smaller than kernel"); such a window can lie wholly in the padding. A `pads` of the
+  // wrong length is left to the geometry check at Prepare.
+  const size_t rank = a.kernel_shape.size();
+  if (a.pads.size() == 2 * rank) {
+    for (size_t i = 0; i < a.pads.size(); ++i) {
+      if (a.pads[i] >= a.kernel_shape[i % rank]) {
+        return node.Error(StatusCode::kInvalidModel, "attribute 'pads' has ", a.pads[i],
+                          " at position ", i, ", not smaller than kernel_shape[", i % rank,
+                          "] = ", a.kernel_shape[i % rank],
+                          "; make each pad smaller than its kernel size (as ONNX Runtime does)");
+      }
+    }
+  }
   const int ceil_since = kind == nn::PoolKind::kLp ? 18 : 10;
   const int dilations_since = kind == nn::PoolKind::kMax ? 10
                               : kind == nn::PoolKind::kLp ? 18

@@ -215,6 +215,28 @@ TEST(PoolKernels, MissingKernelShapeAndBadPNameTheAttribute) {
       << bad.status().message();
 }
 
+// ONNX Runtime 1.30 refuses a pad as large as its kernel size (checked there with a MaxPool of
+// kernel [2, 2] and pads [2, 0, 0, 0]): each pool names the pad, its position and the kernel size.
+// A pad one smaller runs.
+TEST(PoolKernels, PadAsLargeAsTheKernelIsRefusedAsInOnnxRuntime) {
+  const Tensor x = Tensor::Allocate(DataType::kFloat, {1, 1, 4, 4}).value();
+  for (const char* op_type : {"MaxPool", "AveragePool", "LpPool"}) {
+    SCOPED_TRACE(op_type);
+    OpCase op{op_type, 18, {In(x)},
+              {IntsAttr("kernel_shape", {2, 3}), IntsAttr("pads", {0, 0, 0, 3})}};
+    Result<std::vector<Tensor>> refused = RunOp(op);
+    ASSERT_FALSE(refused.ok());
+    EXPECT_EQ(refused.status().code(), StatusCode::kInvalidModel);
+    EXPECT_NE(refused.status().message().find(
+                  "'pads' has 3 at position 3, not smaller than kernel_shape[1] = 3"),
+              std::string::npos)
+        << refused.status().message();
+    op.attributes[1] = IntsAttr("pads", {1, 2, 1, 2});
+    NXRT_ASSERT_OK_AND_ASSIGN(std::vector<Tensor> y, RunOp(op));
+    EXPECT_EQ(y[0].shape(), (Shape{1, 1, 5, 6}));
+  }
+}
+
 // A kernel of 2^20 taps padded by 2^20 - 1 on each side of one input value: 2^20 windows, each
 // reading that value once. The pools find each window's taps per dim from the geometry; a table
 // per (output, tap) would hold 2^40 entries (9 TB, what a fuzzed model once asked for under
