@@ -55,8 +55,8 @@ class ClaimingEp : public ExecutionProvider, public GraphClaimer {
   EpExtension* QueryExtension(std::string_view name) override {
     return name == GraphClaimer::kExtensionName ? static_cast<GraphClaimer*>(this) : nullptr;
   }
-  Result<GraphClaims> ProposeClaims(const ir::GraphView&,
-                                    const std::vector<bool>& unavailable) override {
+  Result<GraphClaims> ProposeClaims(const ir::GraphView&, const std::vector<bool>& unavailable,
+                                    const std::vector<std::string>&) override {
     unavailable_seen = unavailable;
     return answer_;
   }
