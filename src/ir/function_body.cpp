@@ -198,7 +198,8 @@ Result<std::shared_ptr<Graph>> BuildFunctionBody(const Model& model, const Graph
   } else {
     std::vector<onnx::TypeProto> input_types(node.inputs.size());
     for (size_t i = 0; i < node.inputs.size(); ++i) {
-      if (node.inputs[i] != kNoValue) WriteTypeProto(graph.values[node.inputs[i]].type, &input_types[i]);
+      if (node.inputs[i] == kNoValue) continue;
+      WriteTypeProto(graph.values[node.inputs[i]].type, &input_types[i]);
     }
     bool built = false;
     std::string why = "libonnx declined";
@@ -246,7 +247,9 @@ Result<std::shared_ptr<Graph>> BuildFunctionBody(const Model& model, const Graph
     if (name.empty() || defined.count(name)) continue;
     onnx::ValueInfoProto* input = body.add_input();
     input->set_name(name);
-    if (const Value* outer = FindVisible(graph, name)) WriteTypeProto(outer->type, input->mutable_type());
+    if (const Value* outer = FindVisible(graph, name)) {
+      WriteTypeProto(outer->type, input->mutable_type());
+    }
   }
   for (ValueId v : node.outputs) {
     if (v != kNoValue) body.add_output()->set_name(graph.values[v].name);

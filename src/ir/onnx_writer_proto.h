@@ -11,9 +11,10 @@
 
 namespace nxrt::ir {
 
-// `node` of `graph` as a NodeProto: names (none for a node the model left unnamed), op, domain, value names (outer-scope ones by name),
-// attributes with their subgraphs and tensors inline. Errors: those of TensorToProto for a tensor
-// attribute it cannot write, naming the node and attribute.
+// `node` of `graph` as a NodeProto: names (none for a node the model left unnamed), op, domain,
+// value names (outer-scope ones by name), attributes with their subgraphs and tensors inline.
+// Errors: those of TensorToProto for a tensor attribute it cannot write, naming the node and
+// attribute.
 Status WriteNodeProto(const Graph& graph, const Node& node, onnx::NodeProto* out);
 
 // `type` as a TypeProto (nothing set for an unknown type).

@@ -16,10 +16,10 @@ namespace nxrt::opt {
 Status ExpandFunctionNodes(ir::Model& model, ir::Graph& graph, std::span<const ir::NodeId> nodes) {
   NXRT_ASSIGN_OR_RETURN(GraphEditor editor, GraphEditor::Create(model, graph));
   const std::vector<size_t> ort_index = ir::OrtNodeIndices(editor.view());
-  size_t next_index = std::max(static_cast<size_t>(std::max<ir::NodeId>(graph.ort_next_node_index, 0)),
-                               ort_index.empty() ? size_t{0}
-                                                 : *std::max_element(ort_index.begin(),
-                                                                     ort_index.end()) + 1);
+  size_t next_index = static_cast<size_t>(std::max<ir::NodeId>(graph.ort_next_node_index, 0));
+  if (!ort_index.empty()) {
+    next_index = std::max(next_index, *std::max_element(ort_index.begin(), ort_index.end()) + 1);
+  }
   std::vector<ir::NodeId> order(nodes.begin(), nodes.end());
   std::sort(order.begin(), order.end(),
             [&](ir::NodeId a, ir::NodeId b) { return ort_index[a] < ort_index[b]; });
@@ -32,7 +32,9 @@ Status ExpandFunctionNodes(ir::Model& model, ir::Graph& graph, std::span<const i
     const ir::Node& node = graph.nodes[static_cast<size_t>(id)];
     const std::string base = "_inlfunc_" + node.op_type;
     std::string prefix = base;
-    while (taken.count(prefix)) prefix = base + "_token_" + std::to_string(graph.ort_name_counter++);
+    while (taken.count(prefix)) {
+      prefix = base + "_token_" + std::to_string(graph.ort_name_counter++);
+    }
     taken.insert(prefix);
     NXRT_ASSIGN_OR_RETURN(std::shared_ptr<ir::Graph> body,
                           ir::BuildFunctionBody(model, graph, node, prefix));

@@ -98,7 +98,8 @@ TEST(FunctionExpansionTest, SequenceMapBecomesItsLoopWithOrtNames) {
   EXPECT_EQ(body.parent, &main);
   EXPECT_EQ(body.name, "SequenceMap_loop_body");
   ASSERT_EQ(body.inputs.size(), 3u);
-  EXPECT_EQ(body.values[body.inputs[0]].name, "_inlfunc_SequenceMap_SequenceMap_loop_body_itercount");
+  EXPECT_EQ(body.values[body.inputs[0]].name,
+            "_inlfunc_SequenceMap_SequenceMap_loop_body_itercount");
   EXPECT_EQ(OpTypes(body),
             (std::vector<std::string>{"Identity", "SequenceAt", "Add", "SequenceInsert"}));
   EXPECT_EQ(ValueName(body, body.nodes[1].inputs[0]), "xs");

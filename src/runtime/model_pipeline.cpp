@@ -346,7 +346,9 @@ Status ModelPipeline::PlaceGraph(ir::Graph& graph, std::string label, int32_t pa
     }
     auto is_claimer = [&](std::string_view ep_name) {
       for (const auto& entry : entries) {
-        if (entry.name == ep_name) return entry.provider->GetExtension<ep::GraphClaimer>() != nullptr;
+        if (entry.name == ep_name) {
+          return entry.provider->GetExtension<ep::GraphClaimer>() != nullptr;
+        }
       }
       return false;
     };

@@ -24,13 +24,13 @@
 //      runtime took keep them, shown assigned. With an EP that claims whole graphs (an ORT
 //      plugin) listed, SequenceMap and NegativeLogLikelihoodLoss, which nxrt runs natively and
 //      ORT's CPU EP has no kernel for, are left to nobody, so that they are expanded as in ORT.
-//      Each graph's view (ir::GraphView) is built here once and kept for the pipeline's life. Nodes the runtime
-//      runs itself (control flow, sequence and optional ops) are offered to no EP and count as
-//      the CPU EP's, as in ONNX Runtime, whose CPU EP holds those kernels; with no CPU EP (no
-//      "cpu" entry, fallback disabled) they are unplaced, unless an EP that claims whole graphs
-//      (ORT plugins, ep/graph_claimer.h) claims an If/Loop/Scan alone, as ORT plugins do with
-//      OrtEpApi's control-flow kernels: the node is then that EP's and the runtime still runs
-//      its subgraphs. EPs that claim whole graphs compile each graph's claims (fused groups and
+//      Each graph's view (ir::GraphView) is built here once and kept for the pipeline's life.
+//      Nodes the runtime runs itself (control flow, sequence and optional ops) are offered to no
+//      EP and count as the CPU EP's, as in ONNX Runtime, whose CPU EP holds those kernels; with
+//      no CPU EP (no "cpu" entry, fallback disabled) they are unplaced, unless an EP that claims
+//      whole graphs (ORT plugins, ep/graph_claimer.h) claims an If/Loop/Scan alone, as ORT
+//      plugins do with OrtEpApi's control-flow kernels: the node is then that EP's and the
+//      runtime still runs its subgraphs. EPs that claim whole graphs compile each graph's claims (fused groups and
 //      single nodes) right after placing it; one whose compile fails is dropped under fallback
 //      (the graph is placed again without it, and it stays out of every later graph).
 // What follows placement (kernels, plans, runs) is the session's (runtime/plan_builder.h).

@@ -19,11 +19,12 @@
 // Broadcasting operators first unsqueeze lower-rank inputs to the perm's rank.
 //
 // Names as ORT's Graph makes them (its GenerateNodeName / GenerateNodeArgName, with the graph's
-// counter, ir::Graph::ort_name_counter, as ORT keeps one per graph): new nodes "<op>" or "<op>_token_<n>", their outputs
-// "<node>_out0", constants "const_transpose_optimizer[_token_<n>]", and a node's new output the
-// node's name ("" for an unnamed node, so "_token_<n>"). Nodes edited in place keep their ORT
-// index (GraphEditor::ReplaceNode); new ones take the next indices in creation order, as ORT's
-// (from ir::Graph::ort_next_node_index, so an index a removed node had is not given again).
+// counter, ir::Graph::ort_name_counter, as ORT keeps one per graph): new nodes "<op>" or
+// "<op>_token_<n>", their outputs "<node>_out0", constants "const_transpose_optimizer[_token_<n>]",
+// and a node's new output the node's name ("" for an unnamed node, so "_token_<n>"). Nodes
+// edited in place keep their ORT index (GraphEditor::ReplaceNode); new ones take the next indices
+// in creation order, as ORT's (from ir::Graph::ort_next_node_index, so an index a removed node
+// had is not given again).
 //
 // Not reproduced: ORT's looks past DequantizeLinear nodes (a quantized constant is not taken
 // for a constant) and its QDQ clean-ups after the walk, which it runs only on graphs holding a
