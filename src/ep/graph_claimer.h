@@ -56,10 +56,20 @@ class GraphClaimer : public EpExtension {
 
   // Proposes claims on `view`'s graph. `unavailable[node]` is true for nodes the EP must not
   // propose (placed on an EP of higher priority, or excluded for this EP); proposing one gets
-  // that proposal rejected. Errors: any, recorded as this EP's failure; placement goes on
-  // without it.
+  // that proposal rejected. `assigned[node]` (empty, or one entry per node) is the type name of
+  // the EP ("cpu", ...) an earlier placement round of this graph gave the node, which keeps it
+  // (PlacementOptions::earlier_ep), "" for none: the EP shows it assigned, as ONNX Runtime shows
+  // the nodes of its earlier partitioning round. Errors: any, recorded as this EP's failure;
+  // placement goes on without it.
   virtual Result<GraphClaims> ProposeClaims(const ir::GraphView& view,
-                                            const std::vector<bool>& unavailable) = 0;
+                                            const std::vector<bool>& unavailable,
+                                            const std::vector<std::string>& assigned) = 0;
+
+  // The model pipeline rewrote graphs of the model whose main graph is `root` after this EP was
+  // shown them (it expanded nodes nobody took into their function bodies:
+  // runtime/model_pipeline.h): whatever the EP derived from those graphs must be made again
+  // before it shows them (what earlier compiled claims were given stays alive).
+  virtual void ModelRewritten(const ir::Graph& root) { (void)root; }
 
   // One accepted claim to compile: fused (the name its step and kernel will have) or a single
   // node (fused_name "").

@@ -27,6 +27,7 @@ struct ClaimFacts {
 struct Placer {
   const ir::GraphView& view;
   const PlacementOptions& options;
+  const std::vector<Round>& rounds;
   std::vector<NodeInfo> infos;
   ClaimSet claims;
   std::vector<ClaimFacts> facts;
@@ -35,6 +36,11 @@ struct Placer {
   bool IsRuntimeNode(ir::NodeId node) const {
     return static_cast<size_t>(node) < options.runtime_nodes.size() &&
            options.runtime_nodes[static_cast<size_t>(node)];
+  }
+  int32_t EarlierEp(ir::NodeId node) const {
+    return static_cast<size_t>(node) < options.earlier_ep.size()
+               ? options.earlier_ep[static_cast<size_t>(node)]
+               : -1;
   }
   bool ClaimableAlone(ir::NodeId node) const {
     return static_cast<size_t>(node) < options.claimable_alone.size() &&
@@ -51,7 +57,8 @@ struct Placer {
     const int32_t n = claims.node_count();
     std::vector<bool> unavailable(n, false);
     for (int32_t v = 0; v < n; ++v) {
-      if (claims.claim_of(v) >= 0 || (IsRuntimeNode(v) && !(claimer && ClaimableAlone(v)))) {
+      if (claims.claim_of(v) >= 0 || EarlierEp(v) >= 0 ||
+          (IsRuntimeNode(v) && !(claimer && ClaimableAlone(v)))) {
         unavailable[v] = true;
         continue;
       }
@@ -72,7 +79,14 @@ struct Placer {
 void Placer::ClaimByProposals(int32_t round, const Round& r, GraphClaimer& claimer,
                               const std::vector<bool>& unavailable) {
   const int32_t n = claims.node_count();
-  Result<GraphClaims> proposed = claimer.ProposeClaims(view, unavailable);
+  std::vector<std::string> assigned;
+  if (!options.earlier_ep.empty()) {
+    assigned.assign(n, std::string());
+    for (int32_t v = 0; v < n; ++v) {
+      if (EarlierEp(v) >= 0) assigned[v] = std::string(rounds[EarlierEp(v)].ep->type_name());
+    }
+  }
+  Result<GraphClaims> proposed = claimer.ProposeClaims(view, unavailable, assigned);
   if (!proposed.ok()) {
     const std::string why = "failed to propose claims: " + proposed.status().ToString();
     placement.rejected.push_back(RejectedClaim{round, {}, why});
@@ -188,7 +202,7 @@ Result<Placement> PlaceGraph(const ir::GraphView& view, const EpRegistry& eps,
     }
   }
 
-  Placer placer{view, options, {}, ClaimSet(view), {}, {}};
+  Placer placer{view, options, rounds, {}, ClaimSet(view), {}, {}};
   const int32_t n = placer.claims.node_count();
   NodeInfoBuilder builder(view);
   placer.infos.reserve(n);
@@ -199,6 +213,11 @@ Result<Placement> PlaceGraph(const ir::GraphView& view, const EpRegistry& eps,
 
   for (int32_t round = 0; round < static_cast<int32_t>(rounds.size()); ++round) {
     const Round& r = rounds[round];
+    for (int32_t v = 0; v < n; ++v) {
+      if (placer.EarlierEp(v) != round || placer.IsRuntimeNode(v)) continue;
+      placer.claims.Add(r.name, std::vector<ir::NodeId>{v});
+      placer.facts.push_back(ClaimFacts{round, false, 0.0});
+    }
     GraphClaimer* claimer = r.ep->GetExtension<GraphClaimer>();
     std::vector<bool> unavailable = placer.Unavailable(round, r.name, claimer != nullptr);
     if (claimer != nullptr) {

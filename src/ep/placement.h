@@ -88,6 +88,13 @@ struct PlacementOptions {
   // runtime still runs their subgraphs). Such a node, once claimed, is the claim's, not a runtime
   // node. Empty: none.
   std::vector<bool> claimable_alone;
+  // Node id → the EP (index into Placement::eps) an earlier placement of this graph gave the node
+  // (or, for a runtime node, the EP it counted as), before nodes nobody took were expanded into
+  // their function bodies (runtime/model_pipeline.h); -1 or empty: none. The EP keeps the node
+  // (a claim of its own, made in its turn), no other EP may take it, and EPs with the
+  // GraphClaimer extension are shown it assigned, as ONNX Runtime keeps and shows the
+  // assignments of its earlier partitioning round.
+  std::vector<int32_t> earlier_ep;
   // Return a placement with unplaced nodes instead of failing (for inspection).
   bool allow_unplaced = false;
 };

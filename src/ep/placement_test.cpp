@@ -55,9 +55,10 @@ class ClaimingEp : public ExecutionProvider, public GraphClaimer {
   EpExtension* QueryExtension(std::string_view name) override {
     return name == GraphClaimer::kExtensionName ? static_cast<GraphClaimer*>(this) : nullptr;
   }
-  Result<GraphClaims> ProposeClaims(const ir::GraphView&,
-                                    const std::vector<bool>& unavailable) override {
+  Result<GraphClaims> ProposeClaims(const ir::GraphView&, const std::vector<bool>& unavailable,
+                                    const std::vector<std::string>& assigned) override {
     unavailable_seen = unavailable;
+    assigned_seen = assigned;
     return answer_;
   }
   Status CompileClaims(const ir::GraphView&, std::span<const ClaimToCompile>) override {
@@ -71,6 +72,7 @@ class ClaimingEp : public ExecutionProvider, public GraphClaimer {
   }
 
   std::vector<bool> unavailable_seen;
+  std::vector<std::string> assigned_seen;
 
  private:
   Result<GraphClaims> answer_;
@@ -289,6 +291,29 @@ TEST_F(PlacementTest, ProposedClaimsAreValidatedAndBadOnesRejectedWithReasons) {
   EXPECT_EQ(p->declines[0][1].reason, "its proposed claim was rejected: " + p->rejected[0].reason);
   EXPECT_EQ(p->declines[1][1].reason, "not claimed by the EP");
   ASSERT_EQ(p->declines[4].size(), 0u);  // the gpu took it before the plugin was asked
+}
+
+// Nodes an earlier round gave an EP (before function expansion) stay that EP's: no other EP may
+// take them, a graph claimer is shown them assigned, and the EP claims them in its turn.
+TEST_F(PlacementTest, NodesOfAnEarlierRoundKeepTheirEp) {
+  GraphClaims answer;
+  answer.claims = {{{1}, true}};  // U, which the cpu kept: rejected
+  auto plugin = std::make_shared<ClaimingEp>("plugin", answer);
+  EpRegistry registry = Registry({plugin, cpu_});
+  PlacementOptions options;
+  options.earlier_ep = {-1, 1, -1, -1, 1};  // U and D were the cpu's
+  Result<Placement> p = PlaceGraph(*view_, registry, options);
+  ASSERT_TRUE(p.ok()) << p.status().ToString();
+  EXPECT_EQ(plugin->unavailable_seen, (std::vector<bool>{false, true, false, false, true}));
+  EXPECT_EQ(plugin->assigned_seen, (std::vector<std::string>{"", "cpu", "", "", "cpu"}));
+  ASSERT_EQ(p->rejected.size(), 1u);
+  EXPECT_EQ(p->rejected[0].nodes, (std::vector<ir::NodeId>{1}));
+  ASSERT_GE(p->claims.size(), 2u);
+  EXPECT_EQ(p->claims[0].claim.nodes, (std::vector<ir::NodeId>{1}));
+  EXPECT_EQ(p->claims[1].claim.nodes, (std::vector<ir::NodeId>{4}));
+  EXPECT_EQ(p->claims[0].ep, 1);
+  EXPECT_EQ(p->claims[1].ep, 1);
+  EXPECT_TRUE(p->complete());
 }
 
 TEST_F(PlacementTest, ProposalsTheEpRejectedItselfAreRecordedAsGiven) {

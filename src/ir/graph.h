@@ -155,6 +155,13 @@ struct Graph {
   std::vector<Initializer> initializers;  // in model order: dense first, then sparse
   std::vector<ValueId> value_infos;       // values that had a value_info entry
   const Graph* parent = nullptr;          // enclosing graph for subgraphs
+  // ONNX Runtime's running counts for this graph, kept across the rewrites that add nodes as ORT
+  // does (optimizer/passes/transpose_optimizer.cpp, optimizer/function_expansion.h): the next
+  // node index ORT gives (its node list only grows, so a removed node's index is not given
+  // again; 0: none given yet, the next is the highest Node::model_index + 1) and the next n of the
+  // "_token_<n>" names its GenerateNodeName and GenerateNodeArgName make.
+  NodeId ort_next_node_index = 0;
+  int ort_name_counter = 0;
 
   // The value named `value_name`, or kNoValue. Only this graph, not ancestors.
   ValueId FindValue(std::string_view value_name) const;

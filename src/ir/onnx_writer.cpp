@@ -5,6 +5,7 @@
 #include <fstream>
 #include <limits>
 
+#include "ir/onnx_writer_proto.h"
 #include "ir/tensor_proto.h"
 #include "onnx/onnx_pb.h"
 
@@ -104,24 +105,29 @@ Status WriteAttribute(const Attribute& attr, const WriteOptions& options,
   return Status::Ok();
 }
 
+Status WriteNode(const Graph& graph, const Node& node, const WriteOptions& options,
+                 onnx::NodeProto* n) {
+  auto name = [&](ValueId v) { return v == kNoValue ? std::string() : graph.values[v].name; };
+  if (!node.unnamed || options.write_made_up_names) n->set_name(node.name);
+  n->set_op_type(node.op_type);
+  if (!node.domain.empty()) n->set_domain(node.domain);
+  if (!node.doc_string.empty()) n->set_doc_string(node.doc_string);
+  for (ValueId v : node.inputs) n->add_input(name(v));
+  for (ValueId v : node.outputs) n->add_output(name(v));
+  for (const Attribute& attr : node.attributes) {
+    Status status = WriteAttribute(attr, options, n->add_attribute());
+    if (!status.ok()) {
+      return status.WithContext("node '" + node.name + "' attribute '" + attr.name + "'");
+    }
+  }
+  return Status::Ok();
+}
+
 Status WriteGraph(const Graph& graph, const WriteOptions& options, onnx::GraphProto* out) {
   out->set_name(graph.name);
   if (!graph.doc_string.empty()) out->set_doc_string(graph.doc_string);
-  auto name = [&](ValueId v) { return v == kNoValue ? std::string() : graph.values[v].name; };
   for (const Node& node : graph.nodes) {
-    onnx::NodeProto* n = out->add_node();
-    n->set_name(node.name);
-    n->set_op_type(node.op_type);
-    if (!node.domain.empty()) n->set_domain(node.domain);
-    if (!node.doc_string.empty()) n->set_doc_string(node.doc_string);
-    for (ValueId v : node.inputs) n->add_input(name(v));
-    for (ValueId v : node.outputs) n->add_output(name(v));
-    for (const Attribute& attr : node.attributes) {
-      Status status = WriteAttribute(attr, options, n->add_attribute());
-      if (!status.ok()) {
-        return status.WithContext("node '" + node.name + "' attribute '" + attr.name + "'");
-      }
-    }
+    NXRT_RETURN_IF_ERROR(WriteNode(graph, node, options, out->add_node()));
   }
   for (ValueId v : graph.inputs) WriteValueInfo(graph.values[v], out->add_input());
   for (ValueId v : graph.outputs) WriteValueInfo(graph.values[v], out->add_output());
@@ -147,6 +153,14 @@ Status WriteGraph(const Graph& graph, const WriteOptions& options, onnx::GraphPr
 }
 
 }  // namespace
+
+Status WriteNodeProto(const Graph& graph, const Node& node, onnx::NodeProto* out) {
+  WriteOptions options;
+  options.write_made_up_names = false;
+  return WriteNode(graph, node, options, out);
+}
+
+void WriteTypeProto(const TypeInfo& type, onnx::TypeProto* out) { WriteType(type, out); }
 
 Result<std::string> SerializeModel(const Model& model, const WriteOptions& options) {
   if (!model.local_functions.empty()) {

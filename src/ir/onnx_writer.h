@@ -29,6 +29,9 @@ struct WriteOptions {
   // the values of small shape-like tensors only (libonnx does not parse external data: a node
   // whose inference would read one of these values stays uninferred). 0: every initializer whole.
   size_t inline_bytes_limit = 0;
+  // Nodes the model left unnamed (Node::unnamed) are written with the name the loader made up;
+  // false writes them unnamed, as the model had them.
+  bool write_made_up_names = true;
 };
 
 // The serialized ModelProto of `model`. Errors: kNotImplemented for a model with model-local

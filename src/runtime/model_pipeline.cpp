@@ -9,7 +9,9 @@
 
 #include "ep/ep_context.h"
 #include "ep/graph_claimer.h"
+#include "ir/function_body.h"
 #include "ir/onnx_writer.h"
+#include "optimizer/function_expansion.h"
 #include "optimizer/optimizer.h"
 #include "runtime/control_flow.h"
 #include "runtime/ep_context_model.h"
@@ -84,15 +86,29 @@ std::vector<bool> NonTensorValues(const ir::GraphView& view) {
   return non_tensor;
 }
 
+// Ops nxrt runs natively (the runtime's SequenceMap step, the CPU EP's NegativeLogLikelihoodLoss
+// kernel) that ONNX Runtime 1.30's CPU EP has no kernel for, so that ORT expands them into their
+// ONNX function body. With an EP that claims whole graphs (an ORT plugin) in the list, the CPU EP
+// and the runtime leave them, so nxrt expands them too and the plugin is shown, and may claim,
+// what ORT shows it. Without one, the native versions run (measured
+// against nxrt running the expansion: SequenceMap over 512 rows 1 ms vs 105 ms, ORT 12 ms;
+// NegativeLogLikelihoodLoss 0.024 ms vs 0.18 ms, ORT 0.10 ms; docs/plugin_host.md).
+bool ExpandedForPlugins(const ir::Node& node) {
+  return node.domain.empty() &&
+         (node.op_type == "SequenceMap" || node.op_type == "NegativeLogLikelihoodLoss");
+}
+
 // Nodes the runtime runs itself (no EP is asked): control flow, the sequence and optional ops,
-// ONNX-ML's map ops, and Identity of a sequence or optional.
-std::vector<bool> RuntimeNodes(const ir::GraphView& view) {
+// ONNX-ML's map ops, and Identity of a sequence or optional. SequenceMap only when
+// `native_functions` (ExpandedForPlugins).
+std::vector<bool> RuntimeNodes(const ir::GraphView& view, bool native_functions) {
   const ir::Graph& g = view.graph();
   const std::vector<bool> non_tensor = NonTensorValues(view);
   std::vector<bool> runtime(g.nodes.size());
   for (size_t n = 0; n < g.nodes.size(); ++n) {
     const ir::Node& node = g.nodes[n];
-    runtime[n] = IsControlFlowOp(node.domain, node.op_type) ||
+    runtime[n] = (IsControlFlowOp(node.domain, node.op_type) &&
+                  (native_functions || !ExpandedForPlugins(node))) ||
                  IsSequenceOp(node.domain, node.op_type) || IsMapOp(node.domain, node.op_type);
     if (node.domain.empty() && node.op_type == "Identity") {
       auto is_non_tensor = [&](ir::ValueId v) { return v != ir::kNoValue && non_tensor[v]; };
@@ -225,75 +241,155 @@ Result<PlacedModel> ModelPipeline::PlaceAll(const DroppedEps& dropped, bool allo
   return placed;
 }
 
-Status ModelPipeline::PlaceGraph(const ir::Graph& graph, std::string label, int32_t parent,
+namespace {
+
+// Every graph nested in the attributes of `node`, at any depth.
+void NestedGraphs(const ir::Node& node, std::vector<const ir::Graph*>& out) {
+  for (const ir::Attribute& attr : node.attributes) {
+    std::vector<const ir::Graph*> subgraphs;
+    if (attr.g) subgraphs.push_back(attr.g.get());
+    for (const auto& sub : attr.graphs) subgraphs.push_back(sub.get());
+    for (const ir::Graph* sub : subgraphs) {
+      out.push_back(sub);
+      for (const ir::Node& inner : sub->nodes) NestedGraphs(inner, out);
+    }
+  }
+}
+
+}  // namespace
+
+Status ModelPipeline::ExpandFunctions(ir::Graph& graph, const ep::Placement& placement,
+                                      bool& expanded) {
+  std::vector<ir::NodeId> nodes;
+  for (ir::NodeId v : placement.unplaced) {
+    if (ir::HasFunctionBody(model_, graph.nodes[v])) nodes.push_back(v);
+  }
+  expanded = !nodes.empty();
+  if (!expanded) return Status::Ok();
+  // The views of the graph and of the bodies that go with the expanded nodes are rebuilt.
+  std::vector<const ir::Graph*> stale = {&graph};
+  for (ir::NodeId v : nodes) NestedGraphs(graph.nodes[v], stale);
+  for (const ir::Graph* g : stale) views_.erase(g);
+  NXRT_RETURN_IF_ERROR(opt::ExpandFunctionNodes(model_, graph, nodes));
+  for (const auto& entry : eps_.entries()) {
+    if (auto* claimer = entry.provider->GetExtension<ep::GraphClaimer>()) {
+      claimer->ModelRewritten(*model_.graph);
+    }
+  }
+  if (LoadOptionsFor(options_).infer_types) ir::InferTypesAgain(model_);
+  return Status::Ok();
+}
+
+Status ModelPipeline::PlaceGraph(ir::Graph& graph, std::string label, int32_t parent,
                                  DroppedEps& dropped, bool allow_unplaced, PlacedModel& placed) {
-  NXRT_ASSIGN_OR_RETURN(const ir::GraphView* view, View(graph));
   const auto& entries = eps_.entries();
-  // The bodies of the control-flow nodes first, each placed like any graph: ONNX Runtime 1.30
-  // partitions bottom-up, so a plugin gets GetCapability and Compile for a body before its
+  // The bodies of the nodes holding subgraphs first, each placed like any graph: ONNX Runtime
+  // 1.30 partitions bottom-up, so a plugin gets GetCapability and Compile for a body before its
   // parent graph; nodes in graph order, a node's bodies in the model's attribute order, as ORT
   // visits them. Appended after this graph's slot, so the report's order needs no sorting.
+  // When nodes no EP took have a function body, they are expanded (opt::ExpandFunctionNodes)
+  // and the graph is placed again, its bodies first, as ORT partitions again after inlining.
   const int32_t index = static_cast<int32_t>(placed.graphs.size());
   placed.graphs.emplace_back();  // this graph's, filled once its bodies are placed
   std::map<ir::NodeId, std::vector<int32_t>> bodies_of;
-  for (const ir::Node& node : graph.nodes) {
-    if (!IsControlFlowOp(node.domain, node.op_type)) continue;
-    std::vector<int32_t>& bodies = bodies_of[node.id];
-    for (const ir::Attribute& attr : node.attributes) {
-      std::vector<const ir::Graph*> subgraphs;
-      if (attr.g) subgraphs.push_back(attr.g.get());
-      for (const auto& sub : attr.graphs) subgraphs.push_back(sub.get());
-      for (const ir::Graph* sub : subgraphs) {
-        bodies.push_back(static_cast<int32_t>(placed.graphs.size()));
-        NXRT_RETURN_IF_ERROR(PlaceGraph(*sub, label + " / node '" + node.name + "' " + attr.name,
-                                        index, dropped, allow_unplaced, placed));
+  const ir::GraphView* view = nullptr;
+  PlacedGraph g;
+  ep::PlacementOptions options;
+  const bool any_claimer =
+      std::any_of(entries.begin(), entries.end(), [](const ep::EpRegistry::Entry& entry) {
+        return entry.provider->GetExtension<ep::GraphClaimer>() != nullptr;
+      });
+  // Node name → the EP an earlier round gave it (function expansion keeps node names).
+  std::map<std::string, int32_t, std::less<>> earlier;
+  for (bool expanded = true; expanded;) {
+    placed.graphs.resize(static_cast<size_t>(index) + 1);
+    bodies_of.clear();
+    for (ir::Node& node : graph.nodes) {
+      std::vector<int32_t>& bodies = bodies_of[node.id];
+      for (ir::Attribute& attr : node.attributes) {
+        std::vector<ir::Graph*> subgraphs;
+        if (attr.g) subgraphs.push_back(attr.g.get());
+        for (const auto& sub : attr.graphs) subgraphs.push_back(sub.get());
+        for (ir::Graph* sub : subgraphs) {
+          bodies.push_back(static_cast<int32_t>(placed.graphs.size()));
+          NXRT_RETURN_IF_ERROR(PlaceGraph(*sub, label + " / node '" + node.name + "' " +
+                                          attr.name, index, dropped, allow_unplaced, placed));
+        }
       }
     }
-  }
-  PlacedGraph g;
-  g.graph = &graph;
-  g.view = view;
-  g.runtime_nodes = RuntimeNodes(*view);
-  for (size_t e = entries.size(); e-- > 0;) {
-    if (entries[e].provider->type_name() == "cpu") {
-      g.runtime_ep = static_cast<int32_t>(e);
-      break;
+    NXRT_ASSIGN_OR_RETURN(view, View(graph));
+    g = PlacedGraph{};
+    g.graph = &graph;
+    g.view = view;
+    g.runtime_nodes = RuntimeNodes(*view, !any_claimer);
+    for (size_t e = entries.size(); e-- > 0;) {
+      if (entries[e].provider->type_name() == "cpu") {
+        g.runtime_ep = static_cast<int32_t>(e);
+        break;
+      }
     }
-  }
-  ep::PlacementOptions options;
-  options.allow_unplaced = true;
-  if (g.runtime_ep >= 0) options.runtime_nodes = g.runtime_nodes;
-  options.claimable_alone.assign(graph.nodes.size(), false);
-  for (size_t n = 0; n < graph.nodes.size(); ++n) {
-    options.claimable_alone[n] = IsClaimableControlFlowOp(graph.nodes[n].domain,
-                                                          graph.nodes[n].op_type);
-  }
-  auto is_claimer = [&](std::string_view ep_name) {
-    for (const auto& entry : entries) {
-      if (entry.name == ep_name) return entry.provider->GetExtension<ep::GraphClaimer>() != nullptr;
+    options = ep::PlacementOptions{};
+    options.allow_unplaced = true;
+    if (g.runtime_ep >= 0) options.runtime_nodes = g.runtime_nodes;
+    options.claimable_alone.assign(graph.nodes.size(), false);
+    for (size_t n = 0; n < graph.nodes.size(); ++n) {
+      options.claimable_alone[n] = IsClaimableControlFlowOp(graph.nodes[n].domain,
+                                                            graph.nodes[n].op_type);
     }
-    return false;
-  };
-  options.exclude = [&](std::string_view ep_name, const NodeInfo& node)
-      -> std::optional<std::string> {
-    if (node_filter_ && node.id() >= 0) {
-      if (std::optional<std::string> reason = node_filter_(graph, node.id())) return reason;
+    if (!earlier.empty()) {
+      options.earlier_ep.assign(graph.nodes.size(), -1);
+      for (size_t n = 0; n < graph.nodes.size(); ++n) {
+        if (auto it = earlier.find(graph.nodes[n].name); it != earlier.end()) {
+          options.earlier_ep[n] = it->second;
+        }
+      }
     }
-    const bool claimable = node.id() >= 0 && options.claimable_alone[node.id()] &&
-                           is_claimer(ep_name);
-    if (g.runtime_ep < 0 && !claimable && node.id() >= 0 &&
-        static_cast<size_t>(node.id()) < g.runtime_nodes.size() && g.runtime_nodes[node.id()]) {
-      return "the runtime runs " + node.op_type() +
-             " as a node of the CPU EP (so does ONNX Runtime), and the EP list has no cpu entry "
-             "while fallback to the CPU EP is disabled";
-    }
-    if (auto it = dropped.find(ep_name); it != dropped.end()) {
-      return "ep '" + it->first + "' was dropped: " + it->second;
-    }
-    return std::nullopt;
-  };
-  for (;;) {
+    auto is_claimer = [&](std::string_view ep_name) {
+      for (const auto& entry : entries) {
+        if (entry.name == ep_name) {
+          return entry.provider->GetExtension<ep::GraphClaimer>() != nullptr;
+        }
+      }
+      return false;
+    };
+    options.exclude = [&](std::string_view ep_name, const NodeInfo& node)
+        -> std::optional<std::string> {
+      if (node_filter_ && node.id() >= 0) {
+        if (std::optional<std::string> reason = node_filter_(graph, node.id())) return reason;
+      }
+      if (any_claimer && node.id() >= 0 && !is_claimer(ep_name) &&
+          ExpandedForPlugins(graph.nodes[node.id()])) {
+        return "ONNX Runtime's CPU EP has no " + node.op_type() +
+               " kernel: with an ORT plugin EP listed it is expanded into its ONNX function "
+               "body, as in ORT, so the plugin can take the nodes it is made of";
+      }
+      const bool claimable = node.id() >= 0 && options.claimable_alone[node.id()] &&
+                             is_claimer(ep_name);
+      if (g.runtime_ep < 0 && !claimable && node.id() >= 0 &&
+          static_cast<size_t>(node.id()) < g.runtime_nodes.size() && g.runtime_nodes[node.id()]) {
+        return "the runtime runs " + node.op_type() +
+               " as a node of the CPU EP (so does ONNX Runtime), and the EP list has no cpu entry "
+               "while fallback to the CPU EP is disabled";
+      }
+      if (auto it = dropped.find(ep_name); it != dropped.end()) {
+        return "ep '" + it->first + "' was dropped: " + it->second;
+      }
+      return std::nullopt;
+    };
     NXRT_ASSIGN_OR_RETURN(g.placement, ep::PlaceGraph(*view, eps_, options));
+    // What the next round keeps, as ORT keeps its CPU EP's nodes (and the control flow it runs)
+    // after inlining; claims of EPs that claim whole graphs are proposed again (ORT shows them
+    // as the fused nodes it made).
+    for (const ep::PlacedClaim& claim : g.placement.claims) {
+      if (entries[claim.ep].provider->GetExtension<ep::GraphClaimer>() != nullptr) continue;
+      for (ir::NodeId v : claim.claim.nodes) earlier[graph.nodes[v].name] = claim.ep;
+    }
+    for (ir::NodeId v : g.placement.runtime) {
+      if (g.runtime_ep >= 0) earlier[graph.nodes[v].name] = g.runtime_ep;
+    }
+    NXRT_RETURN_IF_ERROR(ExpandFunctions(graph, g.placement, expanded));
+  }
+  for (;;) {
     if (!g.placement.complete() && !allow_unplaced) {
       Status error = ep::UnplacedError(g.placement, *view, g.runtime_ep >= 0);
       return options_.allow_fallback
@@ -308,6 +404,7 @@ Status ModelPipeline::PlaceGraph(const ir::Graph& graph, std::string label, int3
     }
     NXRT_ASSIGN_OR_RETURN(bool compiled, CompileClaims(g, dropped, placed.warnings));
     if (compiled) break;
+    NXRT_ASSIGN_OR_RETURN(g.placement, ep::PlaceGraph(*view, eps_, options));
   }
 
   g.report = ep::DescribePlacement(g.placement, *view);

@@ -14,17 +14,23 @@
 //   4. initialise the EPs (those with ep::SessionConfigured get the session config entries
 //      Prepare is given first), dropping under fallback those that fail (ep::EpRegistry); then the checks of an
 //      EPContext model (runtime/ep_context_model.h: EPContext sources, compatibility info);
-//   5. place every graph (PlaceAll): the bodies of the If/Loop/Scan/SequenceMap nodes before
-//      the graph that holds them, in node and attribute order (bottom-up, as ONNX Runtime
+//   5. place every graph (PlaceAll): the bodies of the nodes that hold subgraphs before the
+//      graph that holds them, in node and attribute order (bottom-up, as ONNX Runtime
 //      partitions, so plugins see the same GetCapability/Compile order); the report lists the
-//      graphs depth first, the main graph first. Each graph's view
-//      (ir::GraphView) is built here once and kept for the pipeline's life. Nodes the runtime
-//      runs itself (control flow, sequence and optional ops) are offered to no EP and count as
-//      the CPU EP's, as in ONNX Runtime, whose CPU EP holds those kernels; with no CPU EP (no
-//      "cpu" entry, fallback disabled) they are unplaced, unless an EP that claims whole graphs
-//      (ORT plugins, ep/graph_claimer.h) claims an If/Loop/Scan alone, as ORT plugins do with
-//      OrtEpApi's control-flow kernels: the node is then that EP's and the runtime still runs
-//      its subgraphs. EPs that claim whole graphs compile each graph's claims (fused groups and
+//      graphs depth first, the main graph first. Nodes of a graph no EP took whose op has an
+//      ONNX function body are expanded into it (optimizer/function_expansion.h) and the graph is
+//      placed again, its bodies first (their claims compiled again: ORT shows them as fused
+//      nodes instead), as ORT inlines them and partitions again; the nodes the CPU EP and the
+//      runtime took keep them, shown assigned. With an EP that claims whole graphs (an ORT
+//      plugin) listed, SequenceMap and NegativeLogLikelihoodLoss, which nxrt runs natively and
+//      ORT's CPU EP has no kernel for, are left to nobody, so that they are expanded as in ORT.
+//      Each graph's view (ir::GraphView) is built here once and kept for the pipeline's life.
+//      Nodes the runtime runs itself (control flow, sequence and optional ops) are offered to no
+//      EP and count as the CPU EP's, as in ONNX Runtime, whose CPU EP holds those kernels; with
+//      no CPU EP (no "cpu" entry, fallback disabled) they are unplaced, unless an EP that claims
+//      whole graphs (ORT plugins, ep/graph_claimer.h) claims an If/Loop/Scan alone, as ORT
+//      plugins do with OrtEpApi's control-flow kernels: the node is then that EP's and the
+//      runtime still runs its subgraphs. EPs that claim whole graphs compile each graph's claims (fused groups and
 //      single nodes) right after placing it; one whose compile fails is dropped under fallback
 //      (the graph is placed again without it, and it stays out of every later graph).
 // What follows placement (kernels, plans, runs) is the session's (runtime/plan_builder.h).
@@ -138,12 +144,18 @@ class ModelPipeline {
   ModelPipeline(ir::Model model, const SessionOptions& options, std::string source,
                 std::vector<std::pair<std::string, std::string>> config_entries);
   Status Prepare();
-  // Places the bodies of `graph`'s control-flow nodes (nodes in order, a node's bodies in
-  // attribute order: ORT's order) and then `graph` itself (labelled `label`, enclosed by graph
-  // `parent` of `placed`). placed.graphs gets `graph` first (its slot is taken before its bodies
-  // are placed), then its bodies depth first: PlacementReport::graphs order.
-  Status PlaceGraph(const ir::Graph& graph, std::string label, int32_t parent,
+  // Places the bodies of `graph`'s nodes (nodes in order, a node's bodies in attribute order:
+  // ORT's order) and then `graph` itself (labelled `label`, enclosed by graph `parent` of
+  // `placed`); when nodes nobody took have a function body, expands them (ExpandFunctions) and
+  // places the bodies and the graph again, as ORT partitions again after inlining them.
+  // placed.graphs gets `graph` first (its slot is taken before its bodies are placed), then its
+  // bodies depth first: PlacementReport::graphs order.
+  Status PlaceGraph(ir::Graph& graph, std::string label, int32_t parent,
                     DroppedEps& dropped, bool allow_unplaced, PlacedModel& placed);
+  // Expands the unplaced nodes of `placement` (of `graph`) that have an ONNX function body
+  // (opt::ExpandFunctionNodes), drops the views it made stale and infers types again when the
+  // session infers them; `expanded` tells whether there was any. Errors: those of the expansion.
+  Status ExpandFunctions(ir::Graph& graph, const ep::Placement& placement, bool& expanded);
   // Compiles the fused claims of EPs with the GraphClaimer extension. False (after recording
   // the EP in `dropped`) when one failed and fallback is allowed: place the graph again.
   Result<bool> CompileClaims(const PlacedGraph& graph, DroppedEps& dropped,

@@ -28,6 +28,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "ep/ort_plugin/api_objects.h"
@@ -161,6 +162,9 @@ class GraphProjection {
   const OrtNode* node(ir::NodeId id) const;
   // The projection of subgraph `graph` (anywhere below this one), or null.
   const GraphProjection* FindSubgraph(const ir::Graph* graph) const;
+  GraphProjection* FindSubgraph(const ir::Graph* graph) {
+    return const_cast<GraphProjection*>(std::as_const(*this).FindSubgraph(graph));
+  }
   // Node_GetEpName of `id` from now on ("" until set).
   void SetNodeEpName(ir::NodeId id, std::string ep_name);
 

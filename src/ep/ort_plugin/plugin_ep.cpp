@@ -254,11 +254,19 @@ class PluginEp final : public ExecutionProvider,
     ReleaseInfos(batches_);
     batches_.clear();
     projections_.clear();
+    retired_projections_.clear();
     ReleaseEp();
   }
 
   KernelMatch Supports(const NodeInfo&) const override {
     return KernelMatch::Unsupported("ORT plugin EPs claim nodes through OrtEp::GetCapability");
+  }
+
+  void ModelRewritten(const ir::Graph& root) override {
+    auto it = projections_.find(&root);
+    if (it == projections_.end()) return;
+    retired_projections_.push_back(std::move(it->second));
+    projections_.erase(it);
   }
   Result<std::unique_ptr<Kernel>> CreateKernel(const NodeInfo& node) override {
     return node.Error(StatusCode::kInternal, label(),
@@ -284,7 +292,8 @@ class PluginEp final : public ExecutionProvider,
 
   // ---- GraphClaimer
   Result<ep::GraphClaims> ProposeClaims(const ir::GraphView& view,
-                                        const std::vector<bool>& unavailable) override;
+                                        const std::vector<bool>& unavailable,
+                                        const std::vector<std::string>& assigned) override;
   Status CompileClaims(const ir::GraphView& view, std::span<const ClaimToCompile> claims) override;
   Result<std::unique_ptr<Kernel>> CreateNodeKernel(const ir::Graph& graph,
                                                    ir::NodeId node) override;
@@ -527,7 +536,7 @@ class PluginEp final : public ExecutionProvider,
   // Offers each constant initializer input of `kernel`'s node to its OrtKernelImpl::PrePackWeight.
   Status PrePackRegistryKernel(const RegistryKernel& kernel);
   // The projection of `view`'s graph (created with its root graph's on first use).
-  Result<const GraphProjection*> ProjectionFor(const ir::GraphView& view);
+  Result<GraphProjection*> ProjectionFor(const ir::GraphView& view);
   struct RootProjection {
     std::unique_ptr<ir::GraphView> view;  // outlives `projection`, which borrows it
     std::unique_ptr<GraphProjection> projection;
@@ -550,6 +559,9 @@ class PluginEp final : public ExecutionProvider,
   std::mutex run_mutex_;
   std::atomic<int64_t> calls_{0};
   std::unordered_map<const ir::Graph*, std::unique_ptr<RootProjection>> projections_;
+  // Projections of graphs rewritten since (ModelRewritten), kept for the claims compiled from
+  // them; never shown again.
+  std::vector<std::unique_ptr<RootProjection>> retired_projections_;
   // Proposals that asked to drop constant initializers, by graph and sorted node ids.
   std::map<std::pair<const ir::Graph*, std::vector<ir::NodeId>>, bool> drop_constants_;
   std::unique_ptr<PluginDeviceMemory> device_memory_;
@@ -662,7 +674,7 @@ class PluginNodeKernel final : public Kernel {
   KernelCallBuffers buffers_;
 };
 
-Result<const GraphProjection*> PluginEp::ProjectionFor(const ir::GraphView& view) {
+Result<GraphProjection*> PluginEp::ProjectionFor(const ir::GraphView& view) {
   // Subgraphs are seen through their root's projection, so that their parent node and
   // outer-scope values are there; the root is projected over a view owned here, because the
   // caller's views may not outlive the session.
@@ -677,9 +689,9 @@ Result<const GraphProjection*> PluginEp::ProjectionFor(const ir::GraphView& view
                           GraphProjection::Create(view.model(), *projected->view));
     it = projections_.emplace(root, std::move(projected)).first;
   }
-  const GraphProjection* projection = it->second->projection.get();
+  GraphProjection* projection = it->second->projection.get();
   if (root == &view.graph()) return projection;
-  const GraphProjection* sub = projection->FindSubgraph(&view.graph());
+  GraphProjection* sub = projection->FindSubgraph(&view.graph());
   if (sub == nullptr) {
     return MakeStatus(StatusCode::kInternal, label(), ": subgraph '", view.graph().name,
                       "' is not part of its model's projection");
@@ -688,9 +700,16 @@ Result<const GraphProjection*> PluginEp::ProjectionFor(const ir::GraphView& view
 }
 
 Result<ep::GraphClaims> PluginEp::ProposeClaims(const ir::GraphView& view,
-                                                const std::vector<bool>& unavailable) {
+                                                const std::vector<bool>& unavailable,
+                                                const std::vector<std::string>& assigned) {
   (void)unavailable;
-  NXRT_ASSIGN_OR_RETURN(const GraphProjection* projection, ProjectionFor(view));
+  NXRT_ASSIGN_OR_RETURN(GraphProjection* projection, ProjectionFor(view));
+  // ORT names its CPU EP CPUExecutionProvider; a plugin EP by its own name.
+  for (size_t v = 0; v < assigned.size(); ++v) {
+    if (assigned[v].empty()) continue;
+    projection->SetNodeEpName(static_cast<ir::NodeId>(v),
+                              assigned[v] == "cpu" ? "CPUExecutionProvider" : assigned[v]);
+  }
   // ORT 1.30 asks no GetCapability for a graph without nodes (e.g. an If branch of Constants).
   if (projection->graph()->nodes.empty()) return ep::GraphClaims{};
   OrtEpGraphSupportInfo support;

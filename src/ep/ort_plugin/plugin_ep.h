@@ -8,8 +8,10 @@
 //                The OrtEp must declare version >= 23, set GetCapability, and have Compile or a
 //                kernel registry;
 //                OrtEp::GetKernelRegistry (>= 24) is asked once and the registry copied.
-//   ProposeClaims  the graph projected as an OrtGraph (graph_projection.h, once per graph),
-//                OrtEp::GetCapability, each AddNodesToFuse group → a fused proposal; each
+//   ProposeClaims  the graph projected as an OrtGraph (graph_projection.h, once per graph, and
+//                again once the pipeline rewrote the model: ModelRewritten; nodes an earlier
+//                round kept show their EP, Node_GetEpName), OrtEp::GetCapability, each
+//                AddNodesToFuse group → a fused proposal; each
 //                AddSingleNode → a single-node proposal when a kernel of the registry matches the
 //                node (kernel_registry.h), else rejected with the mismatch; groups naming
 //                pointers that are not nodes of the graph are rejected here with the reason. The

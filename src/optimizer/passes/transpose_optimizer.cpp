@@ -18,11 +18,13 @@
 // ORT's MoveOutput; the Transpose keeps the value, so readers and graph outputs are untouched).
 // Broadcasting operators first unsqueeze lower-rank inputs to the perm's rank.
 //
-// Names as ORT's Graph makes them (its GenerateNodeName / GenerateNodeArgName, one counter per
-// pass here where ORT keeps one per graph): new nodes "<op>" or "<op>_token_<n>", their outputs
-// "<node>_out0", constants "const_transpose_optimizer[_token_<n>]", and a node's new output the
-// node's name ("" for an unnamed node, so "_token_<n>"). Nodes edited in place keep their ORT
-// index (GraphEditor::ReplaceNode); new ones take the next indices in creation order, as ORT's.
+// Names as ORT's Graph makes them (its GenerateNodeName / GenerateNodeArgName, with the graph's
+// counter, ir::Graph::ort_name_counter, as ORT keeps one per graph): new nodes "<op>" or
+// "<op>_token_<n>", their outputs "<node>_out0", constants "const_transpose_optimizer[_token_<n>]",
+// and a node's new output the node's name ("" for an unnamed node, so "_token_<n>"). Nodes
+// edited in place keep their ORT index (GraphEditor::ReplaceNode); new ones take the next indices
+// in creation order, as ORT's (from ir::Graph::ort_next_node_index, so an index a removed node
+// had is not given again).
 //
 // Not reproduced: ORT's looks past DequantizeLinear nodes (a quantized constant is not taken
 // for a constant) and its QDQ clean-ups after the walk, which it runs only on graphs holding a
@@ -153,6 +155,8 @@ class Optimizer {
     touched_.assign(nodes_.size(), false);
     const std::vector<size_t> index = ir::OrtNodeIndices(editor.view());
     next_ort_index_ = index.empty() ? 0 : *std::max_element(index.begin(), index.end()) + 1;
+    next_ort_index_ = std::max(next_ort_index_, static_cast<size_t>(graph_.ort_next_node_index));
+    counter_ = graph_.ort_name_counter;
     order_ = ir::OrtTopologicalOrder(editor.view(), index);
     producer_.assign(graph_.values.size(), kNone);
     implicit_.assign(graph_.values.size(), false);
@@ -227,6 +231,8 @@ class Optimizer {
       }
     }
     for (auto& [v, tensor] : replaced_) editor_.ReplaceConstant(v, tensor);
+    graph_.ort_next_node_index = static_cast<ir::NodeId>(next_ort_index_);
+    graph_.ort_name_counter = counter_;
     return editor_.Commit();
   }
 

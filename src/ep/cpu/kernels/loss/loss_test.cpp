@@ -5,9 +5,13 @@
 // Layer: tests of nxrt_ep_cpu (testing/single_op_model.h). Every reduction, with and without
 // weights and ignore_index (also negative), int32 and int64 targets, float, double and float16,
 // SoftmaxCrossEntropyLoss with and without its log_prob output, and a named out-of-range target.
+// NegativeLogLikelihoodLoss also through its ONNX function body, which the session expands when
+// an ORT-plugin-like EP is listed (runtime/model_pipeline.h, optimizer/function_expansion.h).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <memory>
 #include <optional>
 #include <random>
 #include <string>
@@ -15,6 +19,8 @@
 
 #include "ep/cpu/math/testing/test_util.h"
 #include "ep/cpu/testing/single_op_model.h"
+#include "ep/graph_claimer.h"
+#include "ir/graph_view.h"
 
 namespace nxrt::cpu {
 namespace {
@@ -161,6 +167,77 @@ TEST(LossKernelsTest, NegativeLogLikelihoodLossMatchesTheDefinition) {
       ASSERT_TRUE(outputs.ok()) << where << ": " << outputs.status().ToString();
       ExpectNear(expected, (*outputs)[0], LossShape(c), c.type, where);
     }
+  }
+}
+
+// Claims nothing, like an ORT plugin EP that takes no node, and records the op types of every
+// graph it is shown, in order.
+class ClaimsNothingEp : public ExecutionProvider, public ep::GraphClaimer {
+ public:
+  ClaimsNothingEp() : ExecutionProvider("claims_nothing", Device{}) {}
+  KernelMatch Supports(const NodeInfo&) const override {
+    return KernelMatch::Unsupported("claims through ProposeClaims only");
+  }
+  Result<std::unique_ptr<Kernel>> CreateKernel(const NodeInfo& node) override {
+    return node.Error(StatusCode::kNotImplemented, "no kernels");
+  }
+  EpExtension* QueryExtension(std::string_view name) override {
+    return name == GraphClaimer::kExtensionName ? static_cast<GraphClaimer*>(this) : nullptr;
+  }
+  Result<ep::GraphClaims> ProposeClaims(const ir::GraphView& view, const std::vector<bool>&,
+                                        const std::vector<std::string>&) override {
+    std::vector<std::string> ops;
+    for (const ir::Node& node : view.graph().nodes) ops.push_back(node.op_type);
+    shown.push_back(std::move(ops));
+    return ep::GraphClaims{};
+  }
+  Status CompileClaims(const ir::GraphView&, std::span<const ClaimToCompile>) override {
+    return Status::Ok();
+  }
+  Result<std::unique_ptr<Kernel>> CreateNodeKernel(const ir::Graph&, ir::NodeId) override {
+    return MakeStatus(StatusCode::kNotImplemented, "claims nothing");
+  }
+  Result<ControlFlowHelpers> ControlFlowHelpersFor(const ir::Graph&, ir::NodeId) override {
+    return MakeStatus(StatusCode::kNotImplemented, "claims nothing");
+  }
+
+  std::vector<std::vector<std::string>> shown;
+};
+
+// With an ORT-plugin-like EP listed, the CPU EP leaves NegativeLogLikelihoodLoss (ORT's CPU EP has
+// no kernel for it), so it runs through its ONNX function body (Unsqueeze, GatherElements, Neg,
+// Slice, ..., built by libonnx for the node's attributes and inputs): the EP is shown the graph
+// again with the expansion, and the CPU EP's kernels of those nodes give the definition's loss.
+TEST(LossKernelsTest, NegativeLogLikelihoodLossRunsThroughItsFunctionBody) {
+  std::mt19937_64 rng(1414);
+  for (int i = 0; i < 24; ++i) {
+    const Case c = RandomCase(rng, i);
+    Tensor input = RandomTensor(rng, c.type, c.shape, -3, 0);
+    Tensor target = RandomTargets(rng, c);
+    Tensor weight = RandomTensor(rng, c.type, {c.shape[1]}, 0.25, 2);
+    const std::vector<double> expected =
+        NllReference(c, Doubles(input), Int64s(target), Doubles(weight));
+    const int64_t opset = i % 2 ? 12 : 13;
+    SingleOpModel model("NegativeLogLikelihoodLoss", opset);
+    AddLossAttributes(model, c);
+    model.AddInput(Input(input)).AddInput(Input(target));
+    if (c.weighted) model.AddInput(Initializer(weight));
+    model.AddOutput(c.type);
+    auto ep = std::make_shared<ClaimsNothingEp>();
+    SessionOptions options;
+    options.providers.push_back(EpSpec{"claims_nothing", {}, {}, ep});
+    Result<std::vector<Tensor>> outputs = model.Run(options);
+    const std::string where = "NLL-" + std::to_string(opset) + " " + Describe(c);
+    ASSERT_TRUE(outputs.ok()) << where << ": " << outputs.status().ToString();
+    ExpectNear(expected, (*outputs)[0], LossShape(c), c.type, where);
+    ASSERT_EQ(ep->shown.size(), 2u) << where;
+    EXPECT_EQ(ep->shown[0], std::vector<std::string>{"NegativeLogLikelihoodLoss"}) << where;
+    const std::vector<std::string>& expanded = ep->shown[1];
+    EXPECT_NE(std::find(expanded.begin(), expanded.end(), "GatherElements"), expanded.end())
+        << where;
+    EXPECT_EQ(std::find(expanded.begin(), expanded.end(), "NegativeLogLikelihoodLoss"),
+              expanded.end())
+        << where;
   }
 }
 
