@@ -4,7 +4,8 @@
 #include <omp.h>
 
 #include <algorithm>
-#include <vector>
+#include <array>
+#include <utility>
 
 #include "ep/cpu/math/nn/dnnl_threads.h"
 #include "ep/cpu/math/nn/dnnl_util.h"
@@ -63,27 +64,24 @@ struct LastDimTap {
   int64_t phase = 0, shift = 0, begin = 0, end = 0;
 };
 
-std::vector<LastDimTap> LastDimTaps(const ConvPlan& plan, const Sizes& z) {
+LastDimTap LastDimTapOf(const ConvPlan& plan, const Sizes& z, int64_t kw) {
   const WindowGeometry& geo = plan.geometry;
   const int64_t s = z.phases, d = geo.dilations.back(), pad = geo.pads_begin.back();
   const int64_t in = plan.input_spatial.back(), out = geo.output.back();
-  std::vector<LastDimTap> taps(static_cast<size_t>(geo.kernel.back()));
-  for (int64_t kw = 0; kw < geo.kernel.back(); ++kw) {
-    // Output column o = s * i - pad + kw * d of input column i.
-    LastDimTap& t = taps[kw];
-    t.phase = ((kw * d - pad) % s + s) % s;
-    t.shift = (t.phase + pad - kw * d) / s;  // exact: a multiple of s
-    const int64_t length = t.phase < out ? (out - t.phase + s - 1) / s : 0;
-    t.begin = std::max<int64_t>(0, -t.shift);
-    t.end = std::max(t.begin, std::min(length, in - t.shift));
-  }
-  return taps;
+  // Output column o = s * i - pad + kw * d of input column i.
+  LastDimTap t;
+  t.phase = ((kw * d - pad) % s + s) % s;
+  t.shift = (t.phase + pad - kw * d) / s;  // exact: a multiple of s
+  const int64_t length = t.phase < out ? (out - t.phase + s - 1) / s : 0;
+  t.begin = std::max<int64_t>(0, -t.shift);
+  t.end = std::max(t.begin, std::min(length, in - t.shift));
+  return t;
 }
 
 // Y's rows of one output channel from its columns `col` ([taps, in_size]): see the file comment.
 // `phase` holds z.phases * z.phase_length floats.
-void Col2ImChannel(const ConvPlan& plan, const Sizes& z, const std::vector<LastDimTap>& last,
-                   const float* col, float bias, float* y, float* phase) {
+void Col2ImChannel(const ConvPlan& plan, const Sizes& z, const float* col, float bias, float* y,
+                   float* phase) {
   const WindowGeometry& geo = plan.geometry;
   const size_t outer = plan.input_spatial.size() - 1;  // spatial dims before the last
   const int64_t in_row = plan.input_spatial.back(), out_row = geo.output.back();
@@ -91,8 +89,9 @@ void Col2ImChannel(const ConvPlan& plan, const Sizes& z, const std::vector<LastD
   const int64_t rows = z.out_size / std::max<int64_t>(out_row, 1);
   const int64_t outer_taps = z.taps / kernel_row;
   const int64_t s = z.phases;
-  // The output row's outer coordinates and an outer kernel tap's.
-  std::vector<int64_t> oc(outer, 0), kc(outer, 0);
+  // The output row's outer coordinates and an outer kernel tap's (UseGemmConvTranspose: at
+  // most 3 spatial dims).
+  std::array<int64_t, 2> oc = {0, 0}, kc = {0, 0};
   for (int64_t row = 0; row < rows; ++row) {
     float* y_row = y + row * out_row;
     // Stride 1 sums into the row itself; otherwise into the phase vectors.
@@ -111,7 +110,7 @@ void Col2ImChannel(const ConvPlan& plan, const Sizes& z, const std::vector<LastD
       if (valid) {
         const float* taps = col + kt * kernel_row * z.in_size + in_index * in_row;
         for (int64_t kw = 0; kw < kernel_row; ++kw) {
-          const LastDimTap& t = last[kw];
+          const LastDimTap t = LastDimTapOf(plan, z, kw);
           const float* __restrict c = taps + kw * z.in_size + t.shift;
           float* __restrict a = acc + t.phase * z.phase_length;
           for (int64_t j = t.begin; j < t.end; ++j) a[j] += c[j];
@@ -152,7 +151,8 @@ bool UseGemmConvTranspose(const ConvPlan& plan) {
                                    [](int64_t s) { return s > 1; });
   return plan.transpose && plan.dtype == DataType::kFloat && !po.sum &&
          po.activation == ConvActivation::kNone && !po.has_output_affine() && strided &&
-         !plan.input_spatial.empty() && Product(plan.output_shape) > 0 &&
+         !plan.input_spatial.empty() && plan.input_spatial.size() <= 3 &&
+         Product(plan.output_shape) > 0 &&
          Product(plan.input_spatial) > 0 && plan.in_channels > 0;
 }
 
@@ -163,7 +163,6 @@ size_t GemmConvTransposeWorkspace(const ConvPlan& plan) {
 
 Status GemmConvTranspose(const ConvPlan& plan, const ConvBuffers& io) {
   const Sizes z = SizesOf(plan);
-  const std::vector<LastDimTap> last = LastDimTaps(plan, z);
   const auto* x = static_cast<const float*>(io.x);
   const auto* w = static_cast<const float*>(io.w);
   const auto* b = plan.has_bias ? static_cast<const float*>(io.b) : nullptr;
@@ -186,7 +185,7 @@ Status GemmConvTranspose(const ConvPlan& plan, const ConvBuffers& io) {
     math::CallWidest([&] {
       for (int64_t i = 0; i < mb; ++i) {
         const int64_t m = g * z.mg + m0 + i;
-        Col2ImChannel(plan, z, last, col + i * z.taps * z.in_size, b != nullptr ? b[m] : 0.0f,
+        Col2ImChannel(plan, z, col + i * z.taps * z.in_size, b != nullptr ? b[m] : 0.0f,
                       y + (n * plan.out_channels + m) * z.out_size, phase);
       }
     });
@@ -197,15 +196,18 @@ Status GemmConvTranspose(const ConvPlan& plan, const ConvBuffers& io) {
     for (int64_t item = 0; item < items; ++item) NXRT_RETURN_IF_ERROR(run(item, 0));
     return Status::Ok();
   }
-  // Inside the parallel region oneDNN's sgemm runs on its calling thread.
-  std::vector<Status> status(static_cast<size_t>(threads));
+  // Inside the parallel region oneDNN's sgemm runs on its calling thread. Compute allocates
+  // nothing: the first error (Status is one null pointer when ok) is kept under a lock.
+  Status first_error;
 #pragma omp parallel for num_threads(threads) schedule(static)
   for (int64_t item = 0; item < items; ++item) {
-    const int t = omp_get_thread_num();
-    if (status[t].ok()) status[t] = run(item, t);
+    Status status = run(item, omp_get_thread_num());
+    if (!status.ok()) {
+#pragma omp critical(nxrt_conv_transpose_gemm)
+      if (first_error.ok()) first_error = std::move(status);
+    }
   }
-  for (const Status& s : status) NXRT_RETURN_IF_ERROR(s);
-  return Status::Ok();
+  return first_error;
 }
 
 }  // namespace nxrt::cpu::nn

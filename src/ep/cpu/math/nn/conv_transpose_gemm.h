@@ -25,7 +25,7 @@
 namespace nxrt::cpu::nn {
 
 // Whether a ConvTranspose plan (output shape and geometry set) runs here: float, no post-ops,
-// some stride above 1, an output and an input that are not empty.
+// 1 to 3 spatial dims with some stride above 1, an output and an input that are not empty.
 bool UseGemmConvTranspose(const ConvPlan& plan);
 
 // Bytes of workspace GemmConvTranspose needs: per thread of plan.threads, a column buffer and
