@@ -589,7 +589,9 @@ Result<IntMatMulPlan> PrepareIntMatMul(std::string_view op, DataType a_dtype, Da
 
   const Conversion conv = ConversionFor(a_dtype, b_dtype);
   plan.threads = std::max(options.threads, 1);
-  if (!conv.saturate && options.constant_b != nullptr && b_batches == 1 && CpuHasAvx2()) {
+  // The 16-bit product replaces the split only: with VNNI oneDNN's unsplit int8 product is exact
+  // and several times faster (128x768x3072 at one thread, loaded: 22 ms in 16 bits).
+  if (SplitRight(conv) && options.constant_b != nullptr && b_batches == 1 && CpuHasAvx2()) {
     plan.int16_b = PackInt16(b_dtype, options.constant_b, plan.k, plan.n);
     plan.workspace_bytes = MatMulWorkspace(plan, true);
     return plan;
