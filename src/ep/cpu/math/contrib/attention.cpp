@@ -1,8 +1,6 @@
 // ep/cpu/math/contrib/attention.cpp: see attention.h.
 #include "ep/cpu/math/contrib/attention.h"
 
-#include <oneapi/dnnl/dnnl.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -11,6 +9,7 @@
 #include <utility>
 
 #include "ep/cpu/math/nn/dnnl_threads.h"
+#include "ep/cpu/math/nn/dnnl_util.h"
 #include "ep/cpu/math/normalization/softmax.h"
 
 namespace nxrt::cpu::contrib {
@@ -22,21 +21,6 @@ Status CheckCache(std::string_view op, std::string_view what, std::span<const in
   return MakeStatus(StatusCode::kInvalidArgument, op, ": input '", what, "' has shape ",
                     ShapeToString(shape), ", expected [max_position, ", rotary_dim / 2,
                     "] (rotary dim ", rotary_dim, " / 2)");
-}
-
-// C [m, n] (row stride ldc) = alpha * A [m, k] (lda) @ (B [k, n] (ldb), or B [n, k] transposed
-// when `transpose_b`) with oneDNN's row-major sgemm on the calling thread. `what` names the
-// product in the error.
-Status Sgemm(std::string_view what, bool transpose_b, int64_t m, int64_t n, int64_t k, float alpha,
-             const float* a, int64_t lda, const float* b, int64_t ldb, float* c, int64_t ldc) {
-  if (m == 0 || n == 0) return Status::Ok();
-  const dnnl_status_t status = dnnl_sgemm('N', transpose_b ? 'T' : 'N', m, n, k, alpha, a, lda,
-                                          b, ldb, 0.0f, c, ldc);
-  if (status != dnnl_success) {
-    return MakeStatus(StatusCode::kRuntimeError, what, ": oneDNN sgemm failed (status ",
-                      static_cast<int>(status), ") on [", m, "x", k, "] x [", k, "x", n, "]");
-  }
-  return Status::Ok();
 }
 
 // The float softmax of math/normalization over `length` contiguous floats, in place.
@@ -328,8 +312,8 @@ Status GqaAttend(const GqaPlan& p, const GqaBuffers& b, int64_t begin, int64_t e
     const float* values = b.present_value + (batch * nkv + kv_head) * p.present_length * h;
     const float* q = q_rot + (batch * s_len * nq + n) * h;
     float* scores = b.workspace + p.batch * s_len * nq * h + pair * s_len * p.present_length;
-    NXRT_RETURN_IF_ERROR(Sgemm("GroupQueryAttention", true, s_len, keys_used, h, scale, q,
-                               nq * h, keys, h, scores, keys_used));
+    NXRT_RETURN_IF_ERROR(nn::Sgemm("GroupQueryAttention", false, true, s_len, keys_used, h,
+                                   scale, q, nq * h, keys, h, scores, keys_used));
     // Keys outside the window and after the token's position score -inf, which the Softmax
     // turns into weight 0; then all the rows go through one Softmax call, in full vectors.
     constexpr float kMinusInf = -std::numeric_limits<float>::infinity();
@@ -345,9 +329,9 @@ Status GqaAttend(const GqaPlan& p, const GqaBuffers& b, int64_t begin, int64_t e
       std::fill(row + position + 1, row + keys_used, kMinusInf);
     }
     SoftmaxInPlace(softmax, scores, s_len, keys_used);
-    NXRT_RETURN_IF_ERROR(Sgemm("GroupQueryAttention", false, s_len, h, keys_used, 1.0f, scores,
-                               keys_used, values, h,
-                               b.output + (batch * s_len * nq + n) * h, nq * h));
+    NXRT_RETURN_IF_ERROR(nn::Sgemm("GroupQueryAttention", false, false, s_len, h, keys_used,
+                                   1.0f, scores, keys_used, values, h,
+                                   b.output + (batch * s_len * nq + n) * h, nq * h));
   }
   return Status::Ok();
 }
@@ -355,7 +339,8 @@ Status GqaAttend(const GqaPlan& p, const GqaBuffers& b, int64_t begin, int64_t e
 Status DenseRows(const float* x, int64_t rows, int64_t k, const float* w, int64_t n,
                  const float* bias, float* y, int threads) {
   nn::SetDnnlThreads(threads);
-  NXRT_RETURN_IF_ERROR(Sgemm("Attention", false, rows, n, k, 1.0f, x, k, w, n, y, n));
+  NXRT_RETURN_IF_ERROR(
+      nn::Sgemm("Attention", false, false, rows, n, k, 1.0f, x, k, w, n, y, n));
   if (bias != nullptr) {
     for (int64_t r = 0; r < rows; ++r) {
       for (int64_t j = 0; j < n; ++j) y[r * n + j] += bias[j];
@@ -371,10 +356,10 @@ Status MhaAttend(const MhaPlan& p, const MhaBuffers& b, int64_t begin, int64_t e
   for (int64_t pair = begin; pair < end; ++pair) {
     const int64_t batch = pair / p.heads, n = pair % p.heads;
     float* scores = b.scores + pair * s_len * t_len;
-    NXRT_RETURN_IF_ERROR(Sgemm("attention", true, s_len, t_len, p.head_size, p.scale,
-                               b.q + batch * s_len * b.q_row + n * p.head_size, b.q_row,
-                               b.k + batch * t_len * b.k_row + n * p.head_size, b.k_row, scores,
-                               t_len));
+    NXRT_RETURN_IF_ERROR(nn::Sgemm("attention", false, true, s_len, t_len, p.head_size,
+                                   p.scale, b.q + batch * s_len * b.q_row + n * p.head_size,
+                                   b.q_row, b.k + batch * t_len * b.k_row + n * p.head_size,
+                                   b.k_row, scores, t_len));
     for (int64_t s = 0; s < s_len; ++s) {
       float* row = scores + s * t_len;
       if (p.attention_bias) {
@@ -398,9 +383,11 @@ Status MhaAttend(const MhaPlan& p, const MhaBuffers& b, int64_t begin, int64_t e
       }
     }
     SoftmaxInPlace(softmax, scores, s_len, t_len);
-    NXRT_RETURN_IF_ERROR(Sgemm("attention", false, s_len, p.v_head_size, t_len, 1.0f, scores,
-                               t_len, b.v + batch * t_len * b.v_row + n * p.v_head_size, b.v_row,
-                               b.output + batch * s_len * out_row + n * p.v_head_size, out_row));
+    NXRT_RETURN_IF_ERROR(nn::Sgemm("attention", false, false, s_len, p.v_head_size, t_len,
+                                   1.0f, scores, t_len,
+                                   b.v + batch * t_len * b.v_row + n * p.v_head_size, b.v_row,
+                                   b.output + batch * s_len * out_row + n * p.v_head_size,
+                                   out_row));
   }
   return Status::Ok();
 }

@@ -14,6 +14,7 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "ep/cpu/math/nn/conv_transpose_gemm.h"
 #include "ep/cpu/math/nn/dnnl_threads.h"
 #include "ep/cpu/math/nn/dnnl_util.h"
 #include "ep/cpu/math/nn_common.h"
@@ -676,6 +677,16 @@ Result<ConvPlan> PrepareConvTranspose(DataType dtype, std::span<const int64_t> x
   plan.output_shape = {plan.batch, plan.out_channels};
   plan.output_shape.insert(plan.output_shape.end(), plan.geometry.output.begin(),
                            plan.geometry.output.end());
+  if (UseGemmConvTranspose(plan)) {
+    // Multiply-adds: every input element times the output channels and taps of its group.
+    const std::array<int64_t, 4> work = {plan.batch * plan.in_channels,
+                                         Product(plan.input_spatial),
+                                         plan.out_channels / plan.group, Product(kernel)};
+    plan.threads = DnnlThreadsFor(Product(work), options.threads);  // saturating
+    plan.gemm_col2im = true;
+    plan.workspace_bytes = GemmConvTransposeWorkspace(plan);
+    return plan;
+  }
   CreateDnnlConv(plan, options.constant_weights);
   return plan;
 }
@@ -830,6 +841,7 @@ Status RunRefChannelsLast(const ConvPlan& plan, const ConvBuffers& io) {
 }  // namespace
 
 std::string ConvImplementation(const ConvPlan& plan) {
+  if (plan.gemm_col2im) return "gemm_col2im";
   return plan.dnnl != nullptr ? plan.dnnl->impl : "reference";
 }
 
@@ -840,6 +852,7 @@ Status Conv(const ConvPlan& plan, const ConvBuffers& io) {
                       ": workspace of ", io.workspace.size(), " bytes, expected ",
                       plan.workspace_bytes);
   }
+  if (plan.gemm_col2im) return GemmConvTranspose(plan, io);
   if (plan.dnnl != nullptr) return RunDnnl(plan, io);
   if (plan.channels_last) return RunRefChannelsLast(plan, io);
   return RunRef(plan, io.x, io.w, io.b, io.sum, io.y);

@@ -1,4 +1,5 @@
-// ep/cpu/math/nn/conv.h: Conv and ConvTranspose (ONNX) for the CPU EP: oneDNN for float, direct
+// ep/cpu/math/nn/conv.h: Conv and ConvTranspose (ONNX) for the CPU EP: oneDNN for float (strided
+// float ConvTranspose: oneDNN's sgemm and nxrt's col2im, conv_transpose_gemm.h), direct
 // reference loops for double and float16 (and for float configurations oneDNN declines).
 //
 // Layer: nxrt_cpu_math (framework-free; no IR, no EP API). 1-D, 2-D and 3-D (any spatial rank for
@@ -117,7 +118,10 @@ struct ConvPlan {
   int threads = 1;  // oneDNN threads the primitive was created for and runs with
   Shape input_spatial;
   WindowGeometry geometry;  // kernel, strides, dilations, pads, output (spatial)
-  std::shared_ptr<const DnnlConvPrimitive> dnnl;  // null: reference loops
+  // Float ConvTranspose with a stride above 1 and no post-ops: GEMM + col2im
+  // (conv_transpose_gemm.h) instead of oneDNN's deconvolution.
+  bool gemm_col2im = false;
+  std::shared_ptr<const DnnlConvPrimitive> dnnl;  // null: reference loops (or gemm_col2im)
   std::shared_ptr<const PackedConvWeights> packed_weights;  // null: W is read on each call
   // Bound anew on each call: one plan copy runs on one thread at a time.
   mutable ConvBindings bindings;
@@ -142,7 +146,8 @@ Result<ConvPlan> PrepareConv(DataType dtype, std::span<const int64_t> x_shape,
 // With `output_shape`, pads come from total = max(0, stride * (in - 1) + output_padding +
 // (k - 1) * dilation + 1 - out): SAME_UPPER puts total/2 first, otherwise total - total/2 first;
 // an output larger than that formula extends at the end. auto_pad SAME_* without output_shape
-// means out = in * stride. dtypes as Conv. options.channels_last is kInvalidArgument here.
+// means out = in * stride. dtypes as Conv; float with a stride above 1 and no post-ops runs as
+// GEMM + col2im (ConvPlan::gemm_col2im). options.channels_last is kInvalidArgument here.
 Result<ConvPlan> PrepareConvTranspose(DataType dtype, std::span<const int64_t> x_shape,
                                       std::span<const int64_t> w_shape,
                                       std::optional<std::span<const int64_t>> b_shape,
@@ -169,7 +174,8 @@ struct ConvBuffers {
 };
 
 // The implementation a plan runs: oneDNN's name of its primitive ("brgconv:avx512_core",
-// "jit_fp32_wino_2x3:avx512_core", ...), or "reference" for the loops here.
+// "jit_fp32_wino_2x3:avx512_core", ...), "gemm_col2im" (ConvPlan::gemm_col2im), or "reference"
+// for the loops here.
 std::string ConvImplementation(const ConvPlan& plan);
 
 // Runs a plan from PrepareConv or PrepareConvTranspose. Errors: kInvalidArgument when the

@@ -1,8 +1,9 @@
 // ep/cpu/math/nn/conv_test.cpp: tests of Conv and ConvTranspose: the ONNX backend and pytorch cases
 // (onnx_node_cases.inc) on the oneDNN float path and the double reference path, random
-// configurations against direct loops written in the test (a scatter form for ConvTranspose),
-// prepacked weights and fused post-ops (sum, activations) against the unfused result,
-// channels_last against NCHW, Winograd for constant weights, and shape errors.
+// configurations against direct loops written in the test (a scatter form for ConvTranspose, also
+// for strided float ConvTranspose's GEMM + col2im at 1 and 2 threads), prepacked weights and
+// fused post-ops (sum, activations) against the unfused result, channels_last against NCHW,
+// Winograd for constant weights, and shape errors.
 #include "ep/cpu/math/nn/conv.h"
 
 #include <gtest/gtest.h>
@@ -246,7 +247,7 @@ TEST(ConvTest, WideGroupedConvolutionsAgainstDirectLoops) {
 
 TEST(ConvTransposeTest, RandomConfigurationsAgainstScatterLoops) {
   std::mt19937 rng(52);
-  int dnnl_plans = 0;
+  int fast_plans = 0;  // oneDNN or GEMM + col2im
   for (int iter = 0; iter < 60; ++iter) {
     const int64_t nsp = RandomInt(rng, 1, 3);
     const int64_t group = RandomInt(rng, 1, 2);
@@ -298,7 +299,7 @@ TEST(ConvTransposeTest, RandomConfigurationsAgainstScatterLoops) {
       NXRT_ASSERT_OK_AND_ASSIGN(ConvPlan plan, PrepareConvTranspose(dtype, xs, ws, b_shape, attr));
       ASSERT_EQ(plan.output_shape, ys) << "iteration " << iter;
       if (dtype == DataType::kFloat) {
-        dnnl_plans += plan.dnnl != nullptr;
+        fast_plans += ConvImplementation(plan) != "reference";
         const std::vector<float> xf(x.begin(), x.end()), wf(w.begin(), w.end()),
             bf(b.begin(), b.end());
         std::vector<float> y(Count(ys));
@@ -311,7 +312,75 @@ TEST(ConvTransposeTest, RandomConfigurationsAgainstScatterLoops) {
       }
     }
   }
-  EXPECT_GT(dnnl_plans, 30);
+  EXPECT_GT(fast_plans, 30);
+}
+
+// Strided float ConvTranspose runs as GEMM + col2im (conv_transpose_gemm.h): random 1-D to 3-D
+// configurations with odd sizes, strides 2 to 4, dilations, pads, output_padding and groups, some
+// large enough for several channel blocks and two threads, a NaN and an infinity in X; each at 1
+// and 2 threads against the scatter loops in double.
+TEST(ConvTransposeTest, StridedFloatGemmCol2ImMatchesScatterLoops) {
+  std::mt19937 rng(16);
+  int two_thread_plans = 0;
+  for (int iter = 0; iter < 40; ++iter) {
+    const bool large = iter % 8 == 0;
+    const int64_t nsp = large ? 2 : RandomInt(rng, 1, 3);
+    const int64_t group = RandomInt(rng, 1, 3);
+    const int64_t cg = RandomInt(rng, 1, large ? 9 : 4);
+    const int64_t mg = large ? RandomInt(rng, 9, 40) : RandomInt(rng, 1, 5);
+    Shape xs = {RandomInt(rng, 1, 2), cg * group};
+    Shape ws = {cg * group, mg};
+    ConvAttributes attr;
+    attr.group = group;
+    std::vector<int64_t> pads_end;
+    for (int64_t i = 0; i < nsp; ++i) {
+      xs.push_back(large ? RandomInt(rng, 20, 33) : RandomInt(rng, 1, 7));
+      ws.push_back(RandomInt(rng, 1, 5));
+      attr.strides.push_back(RandomInt(rng, i == 0 ? 2 : 1, 4));
+      attr.dilations.push_back(RandomInt(rng, 1, 2));
+      attr.pads.push_back(RandomInt(rng, 0, 2));
+      pads_end.push_back(RandomInt(rng, 0, 2));
+      attr.output_padding.push_back(RandomInt(rng, 0, attr.strides.back() - 1));
+    }
+    attr.pads.insert(attr.pads.end(), pads_end.begin(), pads_end.end());
+    Shape ys = {xs[0], mg * group};
+    std::vector<int64_t> pb(attr.pads.begin(), attr.pads.begin() + nsp);
+    for (int64_t i = 0; i < nsp; ++i) {
+      ys.push_back(attr.strides[i] * (xs[2 + i] - 1) + attr.output_padding[i] +
+                   (ws[2 + i] - 1) * attr.dilations[i] + 1 - attr.pads[i] - attr.pads[nsp + i]);
+    }
+    if (*std::min_element(ys.begin() + 2, ys.end()) < 1) continue;
+    std::vector<double> x = testing::RandomVector<double>(rng, Count(xs));
+    if (iter % 3 == 1) {
+      x[RandomInt(rng, 0, Count(xs) - 1)] = NAN;
+      x[RandomInt(rng, 0, Count(xs) - 1)] = -INFINITY;
+    }
+    const std::vector<double> w = testing::RandomVector<double>(rng, Count(ws));
+    const std::vector<double> b = testing::RandomVector<double>(rng, ys[1]);
+    const Shape bs = {ys[1]};
+    const bool bias = iter % 2 == 0;
+    const auto b_shape = bias ? std::optional<std::span<const int64_t>>(bs) : std::nullopt;
+    const std::vector<double> want = DirectConvTranspose(xs, x, ws, w, bias ? &b : nullptr, ys,
+                                                         group, attr.strides, attr.dilations, pb);
+    const std::vector<float> xf(x.begin(), x.end()), wf(w.begin(), w.end()),
+        bf(b.begin(), b.end());
+    for (int threads : {1, 2}) {
+      ConvOptions options;
+      options.threads = threads;
+      NXRT_ASSERT_OK_AND_ASSIGN(ConvPlan plan,
+                                PrepareConvTranspose(DataType::kFloat, xs, ws, b_shape, attr,
+                                                     options));
+      ASSERT_EQ(plan.output_shape, ys) << "iteration " << iter;
+      EXPECT_EQ(ConvImplementation(plan), "gemm_col2im") << "iteration " << iter;
+      two_thread_plans += plan.threads == 2;
+      std::vector<float> y(Count(ys), std::nanf(""));
+      NXRT_ASSERT_OK(Conv(plan, xf.data(), wf.data(), bf.data(), y.data()));
+      EXPECT_TRUE(AllClose(y, want, 1e-4, 1e-4))
+          << "iteration " << iter << ", " << threads << " threads, X " << ShapeToString(xs)
+          << ", W " << ShapeToString(ws) << ", group " << group;
+    }
+  }
+  EXPECT_GE(two_thread_plans, 3);
 }
 
 TEST(ConvTest, Float16ReferenceMatchesFloat) {

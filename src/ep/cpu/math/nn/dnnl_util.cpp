@@ -18,6 +18,19 @@ Status DnnlErrorStatus(std::string_view what, const dnnl::error& e) {
                     static_cast<int>(e.status), ")");
 }
 
+Status Sgemm(std::string_view what, bool transpose_a, bool transpose_b, int64_t m, int64_t n,
+             int64_t k, float alpha, const float* a, int64_t lda, const float* b, int64_t ldb,
+             float* c, int64_t ldc) {
+  if (m == 0 || n == 0) return Status::Ok();
+  const dnnl_status_t status = dnnl_sgemm(transpose_a ? 'T' : 'N', transpose_b ? 'T' : 'N', m, n,
+                                          k, alpha, a, lda, b, ldb, 0.0f, c, ldc);
+  if (status != dnnl_success) {
+    return MakeStatus(StatusCode::kRuntimeError, what, ": oneDNN sgemm failed (status ",
+                      static_cast<int>(status), ") on [", m, "x", k, "] x [", k, "x", n, "]");
+  }
+  return Status::Ok();
+}
+
 std::string DnnlVersion() {
   const dnnl_version_t* v = dnnl_version();
   return std::to_string(v->major) + "." + std::to_string(v->minor) + "." +

@@ -47,6 +47,15 @@ struct ClampKeepingNaN {
 // Applies `clamp` to the `n` floats at `y` in place, on up to `threads` OpenMP threads.
 void ApplyClampKeepingNaN(const ClampKeepingNaN& clamp, float* y, int64_t n, int threads);
 
+// C [m, n] (row stride ldc) = alpha * op(A) [m, k] @ op(B) [k, n] with oneDNN's row-major sgemm:
+// op(A) is A [m, k] (row stride lda), or A [k, m] transposed when `transpose_a`; op(B) likewise
+// B [k, n] or B [n, k] (ldb). It runs on the calling thread's OpenMP thread count (one thread
+// inside a parallel region). `what` names the product in the error (kRuntimeError with oneDNN's
+// status and the dims).
+Status Sgemm(std::string_view what, bool transpose_a, bool transpose_b, int64_t m, int64_t n,
+             int64_t k, float alpha, const float* a, int64_t lda, const float* b, int64_t ldb,
+             float* c, int64_t ldc);
+
 // A Status for a caught dnnl::error: kUnsupported for an unimplemented configuration, otherwise
 // kRuntimeError; the message names `what` and oneDNN's own text and status.
 Status DnnlErrorStatus(std::string_view what, const dnnl::error& e);

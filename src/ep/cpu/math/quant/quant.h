@@ -103,10 +103,12 @@ void DynamicQuantizeLinear(const float* x, int64_t count, uint8_t* y, float* sca
 // adds the products of each pair of consecutive k (2j, 2j+1) into an int16 that saturates
 // (vpmaddubsw); oneDNN's AVX2 kernel does the same, so these products go to it as they are. Every
 // other pairing of dtypes is exact in ORT, and here too: an int8 left operand is offset by 128 into
-// uint8, a uint8 right operand by -128 into int8, and the int8 right operand is split into
-// 2 * hi + lo with hi in [-64, 63] and lo in {0, 1}, two products that cannot saturate; a MatMul
-// of an exact pairing whose B is a constant without batch dims instead multiplies the operands
-// as they are in 16 bits (VPMADDWD, exact) on AVX2, at half the split's work. The left
+// uint8, a uint8 right operand by -128 into int8, and, on a CPU without VNNI (where oneDNN's
+// pairs saturate too), the int8 right operand is split into 2 * hi + lo with hi in [-64, 63] and
+// lo in {0, 1}, two products that cannot saturate (with VNNI oneDNN's products are exact); where
+// the split would be needed, a MatMul of an exact pairing whose B is a constant without batch dims
+// instead multiplies the operands as they are in 16 bits (VPMADDWD, exact) on AVX2, at half the
+// split's work. The left
 // and right operands are ORT's: MatMul's A and B; ConvInteger's W and the im2col columns of X
 // (k ordered as channel, kernel position); QLinearConv's X columns (k ordered as kernel position,
 // channel) and W. QLinear outputs are requantized as ORT does: the int32 sum (plus the bias)

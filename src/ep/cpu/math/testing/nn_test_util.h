@@ -76,7 +76,8 @@ inline int64_t Offset(std::span<const int64_t> shape, std::span<const int64_t> i
   return off;
 }
 
-// |a - b| <= atol + rtol * |b| for every element, reporting the first mismatch.
+// |a - b| <= atol + rtol * |b| for every element (NaN matching NaN, an infinity itself),
+// reporting the first mismatch.
 template <typename A, typename B>
 ::testing::AssertionResult AllClose(const std::vector<A>& actual, const std::vector<B>& expected,
                                     double rtol, double atol) {
@@ -87,7 +88,7 @@ template <typename A, typename B>
   for (size_t i = 0; i < actual.size(); ++i) {
     const double a = static_cast<double>(actual[i]);
     const double b = static_cast<double>(expected[i]);
-    if (std::isnan(a) && std::isnan(b)) continue;
+    if ((std::isnan(a) && std::isnan(b)) || a == b) continue;  // NaN or the same infinity
     if (!(std::fabs(a - b) <= atol + rtol * std::fabs(b))) {
       return ::testing::AssertionFailure() << "element " << i << ": " << a << " vs expected " << b
                                            << " (rtol " << rtol << ", atol " << atol << ")";
