@@ -299,6 +299,16 @@ Status ModelPipeline::PlaceGraph(ir::Graph& graph, std::string label, int32_t pa
       std::any_of(entries.begin(), entries.end(), [](const ep::EpRegistry::Entry& entry) {
         return entry.provider->GetExtension<ep::GraphClaimer>() != nullptr;
       });
+  // Outlives the rounds: options.exclude, which calls it, is used again after them (a claim a
+  // plugin failed to compile makes the graph placed again).
+  auto is_claimer = [&](std::string_view ep_name) {
+    for (const auto& entry : entries) {
+      if (entry.name == ep_name) {
+        return entry.provider->GetExtension<ep::GraphClaimer>() != nullptr;
+      }
+    }
+    return false;
+  };
   // Node name → the EP an earlier round gave it (function expansion keeps node names).
   std::map<std::string, int32_t, std::less<>> earlier;
   for (bool expanded = true; expanded;) {
@@ -344,14 +354,6 @@ Status ModelPipeline::PlaceGraph(ir::Graph& graph, std::string label, int32_t pa
         }
       }
     }
-    auto is_claimer = [&](std::string_view ep_name) {
-      for (const auto& entry : entries) {
-        if (entry.name == ep_name) {
-          return entry.provider->GetExtension<ep::GraphClaimer>() != nullptr;
-        }
-      }
-      return false;
-    };
     options.exclude = [&](std::string_view ep_name, const NodeInfo& node)
         -> std::optional<std::string> {
       if (node_filter_ && node.id() >= 0) {
