@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "ep/ort_plugin/editor_nodes.h"
+#include "ep/ort_plugin/ep_context.h"
 #include "ep/ort_plugin/host_devices.h"
 #include "ep/ort_plugin/kernel_registry.h"
 
@@ -1082,6 +1083,28 @@ TEST(OrtApiDevices, EnumArgumentsOutOfRange) {
   EXPECT_EQ(Api().EpDevice_MemoryInfo(ep_device, RawEnum<OrtDeviceMemoryType>(99)), nullptr);
   EpApi().ReleaseEpDevice(ep_device);
   Api().ReleaseMemoryInfo(memory);
+}
+
+// The mirror case: an enum a plugin writes for the host. A factory whose
+// ValidateCompiledModelCompatibilityInfo answers 99 fails the check by name, with no enum load.
+TEST(OrtApiDevices, FactoryVerdictOutOfRangeIsAnError) {
+  FakeFactory factory;
+  factory.ValidateCompiledModelCompatibilityInfo =
+      [](OrtEpFactory*, const OrtHardwareDevice* const*, size_t, const char*,
+         OrtCompiledModelCompatibility* verdict) noexcept -> OrtStatus* {
+    const int32_t ninety_nine = 99;
+    std::memcpy(verdict, &ninety_nine, sizeof ninety_nine);
+    return nullptr;
+  };
+  PluginLibrary::Factory entry;
+  entry.factory = &factory;
+  entry.version = 23;
+  Result<ep::CompiledModelCompatibility> verdict =
+      ValidateCompiledModelCompatibility(entry, "ExampleEp", "info", "plugin 'x'");
+  ASSERT_FALSE(verdict.ok());
+  EXPECT_EQ(verdict.status().message(),
+            "plugin 'x': OrtEpFactory::ValidateCompiledModelCompatibilityInfo answered 99, which "
+            "is no OrtCompiledModelCompatibility value; fix the factory");
 }
 
 TEST(OrtApiKernel, EnumArgumentsOutOfRange) {
