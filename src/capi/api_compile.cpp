@@ -182,11 +182,9 @@ OrtStatus* ORT_API_CALL SetFlagsImpl(OrtModelCompilationOptions* options,
 
 OrtStatus* ORT_API_CALL SetGraphOptimizationLevelImpl(OrtModelCompilationOptions* options,
                                                       GraphOptimizationLevel level) noexcept {
-  if (OrtStatus* s =
-          CheckArgs("OrtCompileApi::ModelCompilationOptions_SetGraphOptimizationLevel",
-                    {{"model_compile_options", options}})) {
-    return s;
-  }
+  constexpr const char* kFn = "OrtCompileApi::ModelCompilationOptions_SetGraphOptimizationLevel";
+  if (OrtStatus* s = CheckArgs(kFn, {{"model_compile_options", options}})) return s;
+  if (OrtStatus* s = CheckEnumArg(kFn, "graph_optimization_level", level)) return s;
   options->session_options.optimization_level = level;
   return nullptr;
 }

@@ -48,19 +48,15 @@ const char* SeverityLetter(OrtLoggingLevel severity) {
   return "?";
 }
 
-OrtStatus* CheckLevel(const char* function, OrtLoggingLevel level) {
-  if (level >= ORT_LOGGING_LEVEL_VERBOSE && level <= ORT_LOGGING_LEVEL_FATAL) return nullptr;
-  return InvalidArgument(function, "log_severity_level is " + std::to_string(level) +
-                                       "; pass ORT_LOGGING_LEVEL_VERBOSE (0) to _FATAL (4)");
-}
-
-// The process env, made with these settings when there is none.
-OrtStatus* AcquireEnv(const char* function, OrtLoggingLevel level, const char* logid,
-                      OrtLoggingFunction logger, void* logger_param,
+// The process env, made with these settings when there is none. `raw_level` is the caller's
+// OrtLoggingLevel as an int (the argument or struct field `level_name`), checked here.
+OrtStatus* AcquireEnv(const char* function, const char* level_name, int32_t raw_level,
+                      const char* logid, OrtLoggingFunction logger, void* logger_param,
                       const OrtThreadingOptions* threading, OrtEnv** out,
                       const OrtKeyValuePairs* config_entries = nullptr) {
   if (OrtStatus* s = CheckArgs(function, {{"out", out}})) return s;
-  if (OrtStatus* s = CheckLevel(function, level)) return s;
+  if (OrtStatus* s = CheckEnumValue<OrtLoggingLevel>(function, level_name, raw_level)) return s;
+  const auto level = static_cast<OrtLoggingLevel>(raw_level);
   return Guarded(function, [&]() -> OrtStatus* {
     std::lock_guard<std::mutex> lock(EnvMutex());
     OrtEnv*& env = TheEnv();
@@ -90,7 +86,8 @@ OrtStatus* AcquireEnv(const char* function, OrtLoggingLevel level, const char* l
 
 OrtStatus* ORT_API_CALL CreateEnvImpl(OrtLoggingLevel level, const char* logid,
                                       OrtEnv** out) noexcept {
-  return AcquireEnv("OrtApi::CreateEnv", level, logid, nullptr, nullptr, nullptr, out);
+  return AcquireEnv("OrtApi::CreateEnv", "log_severity_level", RawEnumArg(level), logid, nullptr,
+                    nullptr, nullptr, out);
 }
 
 OrtStatus* ORT_API_CALL CreateEnvWithCustomLoggerImpl(OrtLoggingFunction logging_function,
@@ -100,7 +97,8 @@ OrtStatus* ORT_API_CALL CreateEnvWithCustomLoggerImpl(OrtLoggingFunction logging
   if (OrtStatus* s = CheckArgs(kFn, {{"logging_function", reinterpret_cast<const void*>(logging_function)}})) {
     return s;
   }
-  return AcquireEnv(kFn, level, logid, logging_function, logger_param, nullptr, out);
+  return AcquireEnv(kFn, "log_severity_level", RawEnumArg(level), logid, logging_function,
+                    logger_param, nullptr, out);
 }
 
 OrtStatus* ORT_API_CALL CreateEnvWithGlobalThreadPoolsImpl(OrtLoggingLevel level, const char* logid,
@@ -108,7 +106,8 @@ OrtStatus* ORT_API_CALL CreateEnvWithGlobalThreadPoolsImpl(OrtLoggingLevel level
                                                            OrtEnv** out) noexcept {
   constexpr const char* kFn = "OrtApi::CreateEnvWithGlobalThreadPools";
   if (OrtStatus* s = CheckArgs(kFn, {{"tp_options", tp_options}})) return s;
-  return AcquireEnv(kFn, level, logid, nullptr, nullptr, tp_options, out);
+  return AcquireEnv(kFn, "log_severity_level", RawEnumArg(level), logid, nullptr, nullptr,
+                    tp_options, out);
 }
 
 OrtStatus* ORT_API_CALL CreateEnvWithCustomLoggerAndGlobalThreadPoolsImpl(
@@ -119,7 +118,8 @@ OrtStatus* ORT_API_CALL CreateEnvWithCustomLoggerAndGlobalThreadPoolsImpl(
                                      {"tp_options", tp_options}})) {
     return s;
   }
-  return AcquireEnv(kFn, level, logid, logging_function, logger_param, tp_options, out);
+  return AcquireEnv(kFn, "log_severity_level", RawEnumArg(level), logid, logging_function,
+                    logger_param, tp_options, out);
 }
 
 // OrtApi::CreateEnvWithOptions: the settings of OrtEnvCreationOptions (version >= 24, the first
@@ -134,10 +134,10 @@ OrtStatus* ORT_API_CALL CreateEnvWithOptionsImpl(const OrtEnvCreationOptions* op
                                     std::to_string(options->version) +
                                     "; the struct exists since 24: set it to ORT_API_VERSION");
   }
-  return AcquireEnv(kFn, static_cast<OrtLoggingLevel>(options->logging_severity_level),
-                    options->log_id, options->custom_logging_function,
-                    options->custom_logging_param, options->threading_options, out,
-                    options->config_entries);
+  return AcquireEnv(kFn, "OrtEnvCreationOptions::logging_severity_level",
+                    options->logging_severity_level, options->log_id,
+                    options->custom_logging_function, options->custom_logging_param,
+                    options->threading_options, out, options->config_entries);
 }
 
 void ORT_API_CALL ReleaseEnvImpl(OrtEnv* env) noexcept {
@@ -169,18 +169,14 @@ OrtStatus* ORT_API_CALL SetLanguageProjectionImpl(const OrtEnv* env,
                                                   OrtLanguageProjection projection) noexcept {
   constexpr const char* kFn = "OrtApi::SetLanguageProjection";
   if (OrtStatus* s = CheckArgs(kFn, {{"env", env}})) return s;
-  if (projection < ORT_PROJECTION_C || projection > ORT_PROJECTION_NODEJS) {
-    return InvalidArgument(kFn, "projection " + std::to_string(projection) +
-                                    " is not an OrtLanguageProjection (0..6)");
-  }
-  return nullptr;
+  return CheckEnumArg(kFn, "projection", projection);
 }
 
 OrtStatus* ORT_API_CALL UpdateEnvWithCustomLogLevelImpl(OrtEnv* env,
                                                         OrtLoggingLevel level) noexcept {
   constexpr const char* kFn = "OrtApi::UpdateEnvWithCustomLogLevel";
   if (OrtStatus* s = CheckArgs(kFn, {{"ort_env", env}})) return s;
-  if (OrtStatus* s = CheckLevel(kFn, level)) return s;
+  if (OrtStatus* s = CheckEnumArg(kFn, "log_severity_level", level)) return s;
   std::lock_guard<std::mutex> lock(env->mutex);
   env->log_level = level;
   return nullptr;

@@ -93,9 +93,12 @@ namespace nxrt::capi {
 
 using ort_plugin::AllocatorCopy;
 using ort_plugin::CheckArgs;
+using ort_plugin::CheckEnumArg;
+using ort_plugin::CheckEnumValue;
 using ort_plugin::Guarded;
 using ort_plugin::InvalidArgument;
 using ort_plugin::MakeOrtStatus;
+using ort_plugin::RawEnumArg;
 
 // ORT_FAIL "<function>: <detail>".
 OrtStatus* Fail(const char* function, const std::string& detail);

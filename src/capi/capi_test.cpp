@@ -157,6 +157,61 @@ TEST(CApiEnv, CreateEnvWithOptionsGivesPluginsItsConfigEntries) {
   EXPECT_EQ(env_entries(), "(none)");
 }
 
+// Enum arguments outside their enum (a C caller may pass any int) are ORT_INVALID_ARGUMENT
+// naming the function, the argument, the value and the valid values (ort_plugin::CheckEnumArg);
+// none of them creates or changes anything.
+TEST(CApiEnv, EnumArgumentsOutOfRange) {
+  auto raw = [](auto type_tag, int32_t value) {
+    decltype(type_tag) e;
+    std::memcpy(&e, &value, sizeof e);
+    return e;
+  };
+  auto expect_bad = [](OrtStatus* status, const std::string& function, const std::string& param,
+                       int32_t value, const std::string& type, const std::string& valid) {
+    auto [code, message] = Take(status);
+    EXPECT_EQ(code, ORT_INVALID_ARGUMENT) << message;
+    EXPECT_EQ(message, function + ": argument '" + param + "' is " + std::to_string(value) +
+                           ", which is not a valid " + type + "; pass one of " + valid);
+  };
+  const OrtLoggingLevel level99 = raw(OrtLoggingLevel{}, 99);
+  OrtEnv* env = nullptr;
+  expect_bad(Api().CreateEnv(level99, "x", &env), "OrtApi::CreateEnv", "log_severity_level", 99,
+             "OrtLoggingLevel", "0..4");
+  OrtThreadingOptions* threading = nullptr;
+  ASSERT_EQ(Take(Api().CreateThreadingOptions(&threading)).first, ORT_OK);
+  expect_bad(Api().CreateEnvWithGlobalThreadPools(raw(OrtLoggingLevel{}, -1), "x", threading, &env),
+             "OrtApi::CreateEnvWithGlobalThreadPools", "log_severity_level", -1,
+             "OrtLoggingLevel", "0..4");
+  Api().ReleaseThreadingOptions(threading);
+  OrtEnvCreationOptions options{};
+  options.version = ORT_API_VERSION;
+  options.logging_severity_level = 5;
+  expect_bad(Api().CreateEnvWithOptions(&options, &env), "OrtApi::CreateEnvWithOptions",
+             "OrtEnvCreationOptions::logging_severity_level", 5, "OrtLoggingLevel", "0..4");
+  EXPECT_EQ(env, nullptr);
+
+  ASSERT_EQ(Take(Api().CreateEnv(ORT_LOGGING_LEVEL_WARNING, "capi_test", &env)).first, ORT_OK);
+  expect_bad(Api().UpdateEnvWithCustomLogLevel(env, level99), "OrtApi::UpdateEnvWithCustomLogLevel",
+             "log_severity_level", 99, "OrtLoggingLevel", "0..4");
+  expect_bad(Api().SetLanguageProjection(env, raw(OrtLanguageProjection{}, 7)),
+             "OrtApi::SetLanguageProjection", "projection", 7, "OrtLanguageProjection", "0..6");
+  OrtSessionOptions* session_options = nullptr;
+  ASSERT_EQ(Take(Api().CreateSessionOptions(&session_options)).first, ORT_OK);
+  const OrtCompileApi& compile = *Api().GetCompileApi();
+  OrtModelCompilationOptions* compile_options = nullptr;
+  ASSERT_EQ(Take(compile.CreateModelCompilationOptionsFromSessionOptions(env, session_options,
+                                                                         &compile_options))
+                .first,
+            ORT_OK);
+  expect_bad(compile.ModelCompilationOptions_SetGraphOptimizationLevel(
+                 compile_options, raw(GraphOptimizationLevel{}, 98)),
+             "OrtCompileApi::ModelCompilationOptions_SetGraphOptimizationLevel",
+             "graph_optimization_level", 98, "GraphOptimizationLevel", "0..3, 99");
+  compile.ReleaseModelCompilationOptions(compile_options);
+  Api().ReleaseSessionOptions(session_options);
+  Api().ReleaseEnv(env);
+}
+
 // A run stops when another thread sets the terminate flag, with ORT_FAIL naming the cause; the
 // session runs again once the flag is unset.
 TEST(CApiRun, TerminateFromAnotherThread) {

@@ -175,5 +175,29 @@ TEST(ShapeFolding, LeavesSymbolicDimsAndUnknownRanks) {
             (std::vector<std::string>{"Shape", "Gather", "Size", "Shape", "Gather"}));
 }
 
+// Declared dims whose product passes INT64_MAX ([2, INT64_MAX], fuzz regression
+// size_of_dims_2_int64_max, a signed overflow under UBSan before): Size stays a node; [3, 5]
+// folds to 15.
+TEST(ShapeFolding, SizeWhoseProductOverflowsStaysUnfolded) {
+  for (const auto& [dims, folds] :
+       {std::pair{std::vector<int64_t>{2, std::numeric_limits<int64_t>::max()}, false},
+        std::pair{std::vector<int64_t>{3, 5}, true}}) {
+    onnx::ModelProto m = MakeModel(17);
+    onnx::GraphProto* g = m.mutable_graph();
+    FillValueInfo(g->add_input(), "x", onnx::TensorProto::FLOAT, {dims[0], dims[1]});
+    FillValueInfo(g->add_output(), "n", onnx::TensorProto::INT64, {});
+    AddNode(g, "Size", {"x"}, {"n"}, "size");
+    ir::Model model = Optimize(m, {"dim_folding", "dead_node_elimination"});
+    if (!folds) {
+      EXPECT_EQ(OpTypes(*model.graph), std::vector<std::string>{"Size"});
+      continue;
+    }
+    EXPECT_TRUE(model.graph->nodes.empty());
+    const ir::Initializer* n = model.graph->FindInitializer(model.graph->outputs[0]);
+    ASSERT_NE(n, nullptr);
+    EXPECT_EQ(n->tensor.span<int64_t>()[0], 15);
+  }
+}
+
 }  // namespace
 }  // namespace nxrt::opt

@@ -126,6 +126,14 @@ def main():
                             max_gram_length=2, max_skip_count=INT64_MAX, ngram_counts=[0, 2],
                             ngram_indexes=[0, 1, 2], pool_int64s=[1, 2, 1, 2])],
           [tensor("t", TensorProto.INT64, [2, 6])], [out()], opset=9)
+    model("size_of_dims_2_int64_max", [helper.make_node("Size", ["x"], ["y"])],
+          [f32("x", [2, INT64_MAX])], [tensor("y", TensorProto.INT64, [])], opset=13)
+    model("tfidf_max_gram_2_pow_32",
+          [helper.make_node("TfIdfVectorizer", ["t"], ["y"], mode="TF", min_gram_length=2,
+                            max_gram_length=2**32, max_skip_count=5, ngram_counts=[0, 4],
+                            ngram_indexes=list(range(7)),
+                            pool_int64s=[2, 3, 5, 4, 5, 6, 7, 8, 6, 7])],
+          [tensor("t", TensorProto.INT64, [2, 6])], [out()], opset=9)
     model("softmax_axis_int64_min", [helper.make_node("Softmax", ["x"], ["y"], axis=INT64_MIN)],
           [x], [out()])
     model("gather_axis_int64_max",

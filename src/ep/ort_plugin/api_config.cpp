@@ -269,29 +269,16 @@ OrtStatus* ORT_API_CALL SetSessionGraphOptimizationLevelImpl(
     OrtSessionOptions* options, GraphOptimizationLevel level) noexcept {
   constexpr const char* kFn = "OrtApi::SetSessionGraphOptimizationLevel";
   if (OrtStatus* s = CheckArgs(kFn, {{"options", options}})) return s;
-  switch (level) {
-    case ORT_DISABLE_ALL:
-    case ORT_ENABLE_BASIC:
-    case ORT_ENABLE_EXTENDED:
-    case ORT_ENABLE_LAYOUT:
-    case ORT_ENABLE_ALL:
-      options->optimization_level = level;
-      return nullptr;
-  }
-  return InvalidArgument(kFn, "graph_optimization_level is " + std::to_string(level) +
-                                  "; pass ORT_DISABLE_ALL (0), ORT_ENABLE_BASIC (1), "
-                                  "ORT_ENABLE_EXTENDED (2), ORT_ENABLE_LAYOUT (3) or "
-                                  "ORT_ENABLE_ALL (99)");
+  if (OrtStatus* s = CheckEnumArg(kFn, "graph_optimization_level", level)) return s;
+  options->optimization_level = level;
+  return nullptr;
 }
 
 OrtStatus* ORT_API_CALL SetSessionExecutionModeImpl(OrtSessionOptions* options,
                                                     ExecutionMode mode) noexcept {
   constexpr const char* kFn = "OrtApi::SetSessionExecutionMode";
   if (OrtStatus* s = CheckArgs(kFn, {{"options", options}})) return s;
-  if (mode != ORT_SEQUENTIAL && mode != ORT_PARALLEL) {
-    return InvalidArgument(kFn, "execution_mode is " + std::to_string(mode) +
-                                    "; pass ORT_SEQUENTIAL (0) or ORT_PARALLEL (1)");
-  }
+  if (OrtStatus* s = CheckEnumArg(kFn, "execution_mode", mode)) return s;
   options->execution_mode = mode;
   return nullptr;
 }

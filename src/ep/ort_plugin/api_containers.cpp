@@ -312,6 +312,7 @@ OrtStatus* ORT_API_CALL CreateValueImpl(const OrtValue* const* in, size_t num_va
                                         ONNXType value_type, OrtValue** out) noexcept {
   constexpr const char* kFn = "OrtApi::CreateValue";
   if (OrtStatus* st = CheckArgs(kFn, {{"in", in}, {"out", out}})) return st;
+  if (OrtStatus* st = CheckEnumArg(kFn, "value_type", value_type)) return st;
   return Guarded(kFn, [&]() -> OrtStatus* {
     for (size_t i = 0; i < num_values; ++i) {
       if (in[i] == nullptr) return InvalidArgument(kFn, "in[" + std::to_string(i) + "] is null");

@@ -64,10 +64,11 @@ const OrtKeyValuePairs* ORT_API_CALL EpDeviceEpOptionsImpl(const OrtEpDevice* d)
 const OrtHardwareDevice* ORT_API_CALL EpDeviceDeviceImpl(const OrtEpDevice* d) noexcept {
   return d != nullptr ? d->device : nullptr;
 }
-// OrtApi::EpDevice_MemoryInfo: null when not set (for DEFAULT: the EP uses CPU memory).
+// OrtApi::EpDevice_MemoryInfo: null when not set (for DEFAULT: the EP uses CPU memory) or when
+// `memory_type` is no OrtDeviceMemoryType.
 const OrtMemoryInfo* ORT_API_CALL EpDeviceMemoryInfoImpl(const OrtEpDevice* d,
                                                          OrtDeviceMemoryType memory_type) noexcept {
-  return d != nullptr ? d->MemoryInfo(memory_type) : nullptr;
+  return d != nullptr && HoldsEnumValue(memory_type) ? d->MemoryInfo(memory_type) : nullptr;
 }
 
 // OrtEpApi::CreateEpDevice: copies ep_metadata and ep_options (both optional), records the
@@ -167,10 +168,7 @@ OrtStatus* ORT_API_CALL CreateHardwareDeviceImpl(OrtHardwareDeviceType type, uin
                                      {"hardware_device", hardware_device}})) {
     return s;
   }
-  if (type < OrtHardwareDeviceType_CPU || type > OrtHardwareDeviceType_NPU) {
-    return InvalidArgument(kFn, "type " + std::to_string(type) +
-                                    " is not valid; pass OrtHardwareDeviceType_CPU, _GPU or _NPU");
-  }
+  if (OrtStatus* s = CheckEnumArg(kFn, "type", type)) return s;
   return Guarded(kFn, [&]() -> OrtStatus* {
     auto device = std::make_unique<OrtHardwareDevice>();
     device->type = type;

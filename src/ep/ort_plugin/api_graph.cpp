@@ -559,6 +559,7 @@ OrtStatus* ORT_API_CALL ReadOpAttrImpl(const OrtOpAttr* op_attr, OrtOpAttrType t
                                        size_t len, size_t* out) noexcept {
   constexpr const char* kFn = "OrtApi::ReadOpAttr";
   if (OrtStatus* s = CheckArgs(kFn, {{"op_attr", op_attr}, {"out", out}})) return s;
+  if (OrtStatus* s = CheckEnumArg(kFn, "type", type)) return s;
   return Guarded(kFn, [&]() -> OrtStatus* {
     const ir::Attribute& attr = op_attr->attr;
     AttrType expected = AttrType::kUndefined;

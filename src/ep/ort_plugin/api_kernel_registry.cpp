@@ -186,21 +186,11 @@ OrtStatus* ORT_API_CALL SetExecutionProviderImpl(OrtKernelDefBuilder* builder,
   });
 }
 
-OrtStatus* CheckMemType(const char* function, OrtMemType mem_type) {
-  if (mem_type != OrtMemTypeDefault && mem_type != OrtMemTypeCPUInput &&
-      mem_type != OrtMemTypeCPUOutput) {
-    return InvalidArgument(function, "OrtMemType " + std::to_string(mem_type) +
-                                         " is not OrtMemTypeDefault, OrtMemTypeCPUInput or "
-                                         "OrtMemTypeCPUOutput");
-  }
-  return nullptr;
-}
-
 OrtStatus* ORT_API_CALL SetInputMemTypeImpl(OrtKernelDefBuilder* builder, size_t input_index,
                                             OrtMemType mem_type) noexcept {
   constexpr const char* kFn = "OrtEpApi::KernelDefBuilder_SetInputMemType";
   if (OrtStatus* s = CheckArgs(kFn, {{"kernel_def_builder", builder}})) return s;
-  if (OrtStatus* s = CheckMemType(kFn, mem_type)) return s;
+  if (OrtStatus* s = CheckEnumArg(kFn, "mem_type", mem_type)) return s;
   return Guarded(kFn, [&]() -> OrtStatus* {
     builder->def.input_mem_types[input_index] = mem_type;
     return nullptr;
@@ -211,7 +201,7 @@ OrtStatus* ORT_API_CALL SetOutputMemTypeImpl(OrtKernelDefBuilder* builder, size_
                                              OrtMemType mem_type) noexcept {
   constexpr const char* kFn = "OrtEpApi::KernelDefBuilder_SetOutputMemType";
   if (OrtStatus* s = CheckArgs(kFn, {{"kernel_def_builder", builder}})) return s;
-  if (OrtStatus* s = CheckMemType(kFn, mem_type)) return s;
+  if (OrtStatus* s = CheckEnumArg(kFn, "mem_type", mem_type)) return s;
   return Guarded(kFn, [&]() -> OrtStatus* {
     builder->def.output_mem_types[output_index] = mem_type;
     return nullptr;
@@ -355,10 +345,14 @@ OrtStatus* ORT_API_CALL GetTensorDataTypeImpl(ONNXTensorElementDataType elem_typ
                                               const OrtDataType** out) noexcept {
   constexpr const char* kFn = "OrtEpApi::GetTensorDataType";
   if (OrtStatus* s = CheckArgs(kFn, {{"out", out}})) return s;
+  // ONNX Runtime 1.30: ORT_NOT_IMPLEMENTED "tensor type N is not supported" (also for 0).
+  if (OrtStatus* s = CheckEnumArg(kFn, "elem_type", elem_type, ORT_NOT_IMPLEMENTED)) return s;
   const OrtDataType* type = TensorDataType(elem_type);
   if (type == nullptr) {
-    return InvalidArgument(kFn, "element type " + std::to_string(elem_type) +
-                                    " is not a tensor element type ORT defines");
+    return MakeOrtStatus(ORT_NOT_IMPLEMENTED, std::string(kFn) + ": element type " +
+                                                  std::to_string(elem_type) +
+                                                  " has no tensor data type; pass a defined "
+                                                  "ONNXTensorElementDataType");
   }
   *out = type;
   return nullptr;
@@ -961,7 +955,7 @@ OrtStatus* ORT_API_CALL KernelInfoGetAllocatorImpl(const OrtKernelInfo* info, Or
                                                    OrtAllocator** out) noexcept {
   constexpr const char* kFn = "OrtApi::KernelInfoGetAllocator";
   if (OrtStatus* s = CheckArgs(kFn, {{"info", info}, {"out", out}})) return s;
-  if (OrtStatus* s = CheckMemType(kFn, mem_type)) return s;
+  if (OrtStatus* s = CheckEnumArg(kFn, "mem_type", mem_type)) return s;
   *out = mem_type == OrtMemTypeDefault && info->device_allocator != nullptr
              ? info->device_allocator
              : static_cast<OrtAllocator*>(&DefaultCpuAllocator());

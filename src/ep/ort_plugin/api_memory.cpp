@@ -115,17 +115,6 @@ OrtStatus* BadAllocatorType(const char* function, OrtAllocatorType type) {
                                        "OrtArenaAllocator (1) or OrtReadOnlyAllocator (2)");
 }
 
-bool ValidMemType(OrtMemType mem_type) {
-  return mem_type == OrtMemTypeCPUInput || mem_type == OrtMemTypeCPUOutput ||
-         mem_type == OrtMemTypeDefault;
-}
-
-OrtStatus* BadMemType(const char* function, OrtMemType mem_type) {
-  return InvalidArgument(function, "mem_type " + std::to_string(mem_type) +
-                                       " is not valid; pass OrtMemTypeDefault (0), "
-                                       "OrtMemTypeCPUOutput (-1) or OrtMemTypeCPUInput (-2)");
-}
-
 // The devices ORT's CreateMemoryInfo knows by name (vendor ids are PCI vendor ids).
 struct NamedDevice {
   const char* name;
@@ -154,8 +143,9 @@ OrtStatus* ORT_API_CALL CreateMemoryInfoImpl(const char* name, OrtAllocatorType 
                                              OrtMemType mem_type, OrtMemoryInfo** out) noexcept {
   constexpr const char* kFn = "OrtApi::CreateMemoryInfo";
   if (OrtStatus* s = CheckArgs(kFn, {{"name", name}, {"out", out}})) return s;
+  if (OrtStatus* s = CheckEnumArg(kFn, "type", type)) return s;
+  if (OrtStatus* s = CheckEnumArg(kFn, "mem_type", mem_type)) return s;
   if (!ValidAllocatorType(type)) return BadAllocatorType(kFn, type);
-  if (!ValidMemType(mem_type)) return BadMemType(kFn, mem_type);
   if (id < 0) {
     return InvalidArgument(kFn, "device id " + std::to_string(id) + " is negative; pass 0 or more");
   }
@@ -191,16 +181,9 @@ OrtStatus* ORT_API_CALL CreateMemoryInfoV2Impl(const char* name, OrtMemoryInfoDe
                                                OrtMemoryInfo** out) noexcept {
   constexpr const char* kFn = "OrtApi::CreateMemoryInfo_V2";
   if (OrtStatus* s = CheckArgs(kFn, {{"name", name}, {"out", out}})) return s;
-  if (device_type < OrtMemoryInfoDeviceType_CPU || device_type > OrtMemoryInfoDeviceType_NPU) {
-    return InvalidArgument(kFn, "device_type " + std::to_string(device_type) +
-                                    " is not valid; pass OrtMemoryInfoDeviceType_CPU (0), _GPU "
-                                    "(1), _FPGA (2) or _NPU (3)");
-  }
-  if (mem_type != OrtDeviceMemoryType_DEFAULT && mem_type != OrtDeviceMemoryType_HOST_ACCESSIBLE) {
-    return InvalidArgument(kFn, "mem_type " + std::to_string(mem_type) +
-                                    " is not valid; pass OrtDeviceMemoryType_DEFAULT (0) or "
-                                    "OrtDeviceMemoryType_HOST_ACCESSIBLE (5)");
-  }
+  if (OrtStatus* s = CheckEnumArg(kFn, "device_type", device_type)) return s;
+  if (OrtStatus* s = CheckEnumArg(kFn, "mem_type", mem_type)) return s;
+  if (OrtStatus* s = CheckEnumArg(kFn, "allocator_type", allocator_type)) return s;
   if (device_id < 0) {
     return InvalidArgument(kFn, "device_id " + std::to_string(device_id) +
                                     " is negative; pass 0 or more");
@@ -229,8 +212,9 @@ OrtStatus* ORT_API_CALL CreateCpuMemoryInfoImpl(OrtAllocatorType type, OrtMemTyp
                                                 OrtMemoryInfo** out) noexcept {
   constexpr const char* kFn = "OrtApi::CreateCpuMemoryInfo";
   if (OrtStatus* s = CheckArgs(kFn, {{"out", out}})) return s;
+  if (OrtStatus* s = CheckEnumArg(kFn, "type", type)) return s;
+  if (OrtStatus* s = CheckEnumArg(kFn, "mem_type", mem_type)) return s;
   if (!ValidAllocatorType(type)) return BadAllocatorType(kFn, type);
-  if (!ValidMemType(mem_type)) return BadMemType(kFn, mem_type);
   return Guarded(kFn, [&]() -> OrtStatus* {
     auto info = std::make_unique<OrtMemoryInfo>();
     info->name = "Cpu";

@@ -16,10 +16,21 @@ namespace {
 OrtStatus kOutOfMemoryStatus{ORT_FAIL,
                              "out of memory in the nxrt plugin host; free memory and retry"};
 
-// OrtApi::CreateStatus: a copy of `msg` (null is taken as "").
+// OrtApi::CreateStatus: a copy of `msg` (null is taken as ""). A `code` that is no OrtErrorCode
+// gives CheckEnumArg's ORT_INVALID_ARGUMENT status with `msg` appended (ONNX Runtime 1.30 keeps
+// the number, which GetErrorCode then returns as an OrtErrorCode out of range).
 OrtStatus* ORT_API_CALL CreateStatusImpl(OrtErrorCode code, const char* msg) noexcept {
-  return Guarded("OrtApi::CreateStatus",
-                 [&] { return MakeOrtStatus(code, msg != nullptr ? msg : ""); });
+  constexpr const char* kFn = "OrtApi::CreateStatus";
+  const char* text = msg != nullptr ? msg : "";
+  if (OrtStatus* bad = CheckEnumArg(kFn, "code", code)) {
+    try {
+      if (!IsStaticStatus(bad)) bad->message += std::string("; the status message was: ") + text;
+    } catch (const std::bad_alloc&) {
+      // The status stays without the caller's message.
+    }
+    return bad;
+  }
+  return Guarded(kFn, [&] { return MakeOrtStatus(code, text); });
 }
 
 // OrtApi::GetErrorCode / GetErrorMessage. ORT declares both arguments non-null; a null status
@@ -42,6 +53,7 @@ OrtStatus* ORT_API_CALL LoggerLogMessageImpl(const OrtLogger* logger, OrtLogging
                                              int line_number, const char* func_name) noexcept {
   constexpr const char* kFn = "OrtApi::Logger_LogMessage";
   if (OrtStatus* s = CheckArgs(kFn, {{"logger", logger}, {"message", message}})) return s;
+  if (OrtStatus* s = CheckEnumArg(kFn, "log_severity_level", severity)) return s;
   return Guarded(kFn, [&]() -> OrtStatus* {
     if (logger->sink != nullptr && severity >= logger->min_severity) {
       logger->sink->Log(severity, message, file_path, line_number, func_name);
@@ -75,6 +87,21 @@ OrtStatus* CheckArgs(const char* function, std::initializer_list<ArgRef> args) n
 OrtStatus* InvalidArgument(const char* function, const std::string& detail) noexcept {
   return Guarded(function, [&] {
     return MakeOrtStatus(ORT_INVALID_ARGUMENT, std::string(function) + ": " + detail);
+  });
+}
+
+OrtStatus* BadEnumArg(const char* function, const char* param, int32_t raw, const char* type,
+                      const EnumRange* ranges, size_t range_count, OrtErrorCode code) noexcept {
+  return Guarded(function, [&] {
+    std::string valid;
+    for (size_t i = 0; i < range_count; ++i) {
+      if (i != 0) valid += ", ";
+      valid += std::to_string(ranges[i].first);
+      if (ranges[i].last != ranges[i].first) valid += ".." + std::to_string(ranges[i].last);
+    }
+    return MakeOrtStatus(code, std::string(function) + ": argument '" + param + "' is " +
+                                   std::to_string(raw) + ", which is not a valid " + type +
+                                   "; pass one of " + valid);
   });
 }
 

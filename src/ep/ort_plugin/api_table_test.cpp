@@ -11,7 +11,9 @@
 #include <vector>
 
 #include "ep/ort_plugin/editor_nodes.h"
+#include "ep/ort_plugin/ep_context.h"
 #include "ep/ort_plugin/host_devices.h"
+#include "ep/ort_plugin/kernel_registry.h"
 
 namespace nxrt::ort_plugin {
 namespace {
@@ -33,6 +35,26 @@ std::pair<OrtErrorCode, std::string> Take(OrtStatus* status) {
     auto taken_ = Take(expr);                    \
     EXPECT_EQ(taken_.first, ORT_OK) << taken_.second; \
   } while (0)
+
+// An enum argument holding `raw`, as a C caller or plugin may pass any int; made from bytes, so
+// the test itself converts no out-of-range int to the enum.
+template <typename Enum>
+Enum RawEnum(int32_t raw) {
+  Enum value;
+  std::memcpy(&value, &raw, sizeof value);
+  return value;
+}
+
+// Expects the status CheckEnumArg gives (api_internal.h): `code`, the function, the argument,
+// its value, its enum and the valid values, in that order.
+void ExpectBadEnum(OrtStatus* status, OrtErrorCode code, const std::string& function,
+                   const std::string& param, int32_t raw, const std::string& type,
+                   const std::string& valid) {
+  auto [got_code, message] = Take(status);
+  EXPECT_EQ(got_code, code) << message;
+  EXPECT_EQ(message, function + ": argument '" + param + "' is " + std::to_string(raw) +
+                         ", which is not a valid " + type + "; pass one of " + valid);
+}
 
 template <typename Table>
 void ExpectNoNullSlot(const Table& table, const char* name) {
@@ -924,6 +946,208 @@ TEST(OrtApiEditorNodes, CreateOpAttrCreateNodeAndTake) {
   ASSERT_FALSE(again.ok());
   EXPECT_NE(again.status().message().find("not made by OrtModelEditorApi::CreateNode"),
             std::string::npos);
+}
+
+// ---- enum arguments out of range (CheckEnumArg), one test per function group ----
+
+TEST(OrtApiStatus, EnumArgumentsOutOfRange) {
+  OrtStatus* status = Api().CreateStatus(RawEnum<OrtErrorCode>(99), "plugin failed");
+  EXPECT_EQ(Api().GetErrorCode(status), ORT_INVALID_ARGUMENT);
+  EXPECT_STREQ(Api().GetErrorMessage(status),
+               "OrtApi::CreateStatus: argument 'code' is 99, which is not a valid OrtErrorCode; "
+               "pass one of 0..15; the status message was: plugin failed");
+  Api().ReleaseStatus(status);
+  RecordingSink sink;
+  OrtLogger logger{"test", ORT_LOGGING_LEVEL_VERBOSE, &sink};
+  ExpectBadEnum(Api().Logger_LogMessage(&logger, RawEnum<OrtLoggingLevel>(-1), "m", "f.cc", 1, "f"),
+                ORT_INVALID_ARGUMENT, "OrtApi::Logger_LogMessage", "log_severity_level", -1,
+                "OrtLoggingLevel", "0..4");
+  EXPECT_TRUE(sink.lines.empty());
+}
+
+TEST(OrtApiConfig, EnumArgumentsOutOfRange) {
+  OrtSessionOptions* options = nullptr;
+  EXPECT_ORT_OK(Api().CreateSessionOptions(&options));
+  for (int32_t level : {4, 98, -1}) {
+    ExpectBadEnum(Api().SetSessionGraphOptimizationLevel(
+                      options, RawEnum<GraphOptimizationLevel>(level)),
+                  ORT_INVALID_ARGUMENT, "OrtApi::SetSessionGraphOptimizationLevel",
+                  "graph_optimization_level", level, "GraphOptimizationLevel", "0..3, 99");
+  }
+  EXPECT_ORT_OK(Api().SetSessionGraphOptimizationLevel(options, ORT_ENABLE_LAYOUT));
+  ExpectBadEnum(Api().SetSessionExecutionMode(options, RawEnum<ExecutionMode>(2)),
+                ORT_INVALID_ARGUMENT, "OrtApi::SetSessionExecutionMode", "execution_mode", 2,
+                "ExecutionMode", "0..1");
+  Api().ReleaseSessionOptions(options);
+}
+
+TEST(OrtApiMemory, EnumArgumentsOutOfRange) {
+  OrtMemoryInfo* info = nullptr;
+  ExpectBadEnum(Api().CreateCpuMemoryInfo(RawEnum<OrtAllocatorType>(99), OrtMemTypeDefault, &info),
+                ORT_INVALID_ARGUMENT, "OrtApi::CreateCpuMemoryInfo", "type", 99,
+                "OrtAllocatorType", "-1..2");
+  ExpectBadEnum(Api().CreateCpuMemoryInfo(OrtArenaAllocator, RawEnum<OrtMemType>(1), &info),
+                ORT_INVALID_ARGUMENT, "OrtApi::CreateCpuMemoryInfo", "mem_type", 1, "OrtMemType",
+                "-2..0");
+  ExpectBadEnum(Api().CreateMemoryInfo("Cpu", OrtArenaAllocator, 0, RawEnum<OrtMemType>(-3), &info),
+                ORT_INVALID_ARGUMENT, "OrtApi::CreateMemoryInfo", "mem_type", -3, "OrtMemType",
+                "-2..0");
+  ExpectBadEnum(Api().CreateMemoryInfo_V2("x", RawEnum<OrtMemoryInfoDeviceType>(4), 0, 0,
+                                          OrtDeviceMemoryType_DEFAULT, 0, OrtDeviceAllocator,
+                                          &info),
+                ORT_INVALID_ARGUMENT, "OrtApi::CreateMemoryInfo_V2", "device_type", 4,
+                "OrtMemoryInfoDeviceType", "0..3");
+  ExpectBadEnum(Api().CreateMemoryInfo_V2("x", OrtMemoryInfoDeviceType_CPU, 0, 0,
+                                          RawEnum<OrtDeviceMemoryType>(1), 0, OrtDeviceAllocator,
+                                          &info),
+                ORT_INVALID_ARGUMENT, "OrtApi::CreateMemoryInfo_V2", "mem_type", 1,
+                "OrtDeviceMemoryType", "0, 5");
+  ExpectBadEnum(Api().CreateMemoryInfo_V2("x", OrtMemoryInfoDeviceType_CPU, 0, 0,
+                                          OrtDeviceMemoryType_DEFAULT, 0,
+                                          RawEnum<OrtAllocatorType>(-2), &info),
+                ORT_INVALID_ARGUMENT, "OrtApi::CreateMemoryInfo_V2", "allocator_type", -2,
+                "OrtAllocatorType", "-1..2");
+  EXPECT_EQ(info, nullptr);
+}
+
+TEST(OrtApiValues, EnumArgumentsOutOfRange) {
+  OrtAllocator* allocator = nullptr;
+  EXPECT_ORT_OK(Api().GetAllocatorWithDefaultOptions(&allocator));
+  const int64_t shape[] = {2};
+  float buffer[2] = {};
+  OrtValue* value = nullptr;
+  // ONNX Runtime 1.30 answers these with ORT_NOT_IMPLEMENTED ("tensor type 99 is not supported").
+  ExpectBadEnum(Api().CreateTensorAsOrtValue(allocator, shape, 1,
+                                             RawEnum<ONNXTensorElementDataType>(99), &value),
+                ORT_NOT_IMPLEMENTED, "OrtApi::CreateTensorAsOrtValue", "type", 99,
+                "ONNXTensorElementDataType", "0..26");
+  OrtMemoryInfo* cpu = nullptr;
+  EXPECT_ORT_OK(Api().CreateCpuMemoryInfo(OrtDeviceAllocator, OrtMemTypeDefault, &cpu));
+  ExpectBadEnum(Api().CreateTensorWithDataAsOrtValue(
+                    cpu, buffer, sizeof buffer, shape, 1, RawEnum<ONNXTensorElementDataType>(-1),
+                    &value),
+                ORT_NOT_IMPLEMENTED, "OrtApi::CreateTensorWithDataAsOrtValue", "type", -1,
+                "ONNXTensorElementDataType", "0..26");
+  Api().ReleaseMemoryInfo(cpu);
+  ExpectBadEnum(Api().CreateTensorWithDataAndDeleterAsOrtValue(
+                    allocator, buffer, sizeof buffer, shape, 1,
+                    RawEnum<ONNXTensorElementDataType>(27), &value),
+                ORT_NOT_IMPLEMENTED, "OrtApi::CreateTensorWithDataAndDeleterAsOrtValue", "type",
+                27, "ONNXTensorElementDataType", "0..26");
+  EXPECT_EQ(value, nullptr);
+
+  OrtTensorTypeAndShapeInfo* info = nullptr;
+  EXPECT_ORT_OK(Api().CreateTensorTypeAndShapeInfo(&info));
+  EXPECT_ORT_OK(Api().SetTensorElementType(info, ONNX_TENSOR_ELEMENT_DATA_TYPE_INT8));
+  ExpectBadEnum(Api().SetTensorElementType(info, RawEnum<ONNXTensorElementDataType>(99)),
+                ORT_INVALID_ARGUMENT, "OrtApi::SetTensorElementType", "type", 99,
+                "ONNXTensorElementDataType", "0..26");
+  ONNXTensorElementDataType kept = ONNX_TENSOR_ELEMENT_DATA_TYPE_UNDEFINED;
+  EXPECT_ORT_OK(Api().GetTensorElementType(info, &kept));
+  EXPECT_EQ(kept, ONNX_TENSOR_ELEMENT_DATA_TYPE_INT8);
+
+  const OrtModelEditorApi& editor = *Api().GetModelEditorApi();
+  OrtTypeInfo* value_type = nullptr;
+  EXPECT_ORT_OK(editor.CreateTensorTypeInfo(info, &value_type));
+  OrtTypeInfo* map_type = nullptr;
+  ExpectBadEnum(editor.CreateMapTypeInfo(RawEnum<ONNXTensorElementDataType>(1000), value_type,
+                                         &map_type),
+                ORT_INVALID_ARGUMENT, "OrtModelEditorApi::CreateMapTypeInfo", "map_key_type",
+                1000, "ONNXTensorElementDataType", "0..26");
+  EXPECT_EQ(map_type, nullptr);
+  Api().ReleaseTypeInfo(value_type);
+  Api().ReleaseTensorTypeAndShapeInfo(info);
+
+  const OrtValue* none[] = {nullptr};
+  ExpectBadEnum(Api().CreateValue(none, 1, RawEnum<ONNXType>(7), &value), ORT_INVALID_ARGUMENT,
+                "OrtApi::CreateValue", "value_type", 7, "ONNXType", "0..6");
+}
+
+TEST(OrtApiDevices, EnumArgumentsOutOfRange) {
+  OrtHardwareDevice* device = nullptr;
+  ExpectBadEnum(EpApi().CreateHardwareDevice(RawEnum<OrtHardwareDeviceType>(3), 0, 0, "v",
+                                             nullptr, &device),
+                ORT_INVALID_ARGUMENT, "OrtEpApi::CreateHardwareDevice", "type", 3,
+                "OrtHardwareDeviceType", "0..2");
+  EXPECT_EQ(device, nullptr);
+  FakeFactory factory;
+  OrtEpDevice* ep_device = nullptr;
+  EXPECT_ORT_OK(EpApi().CreateEpDevice(&factory, HostHardwareDevices()[0], nullptr, nullptr,
+                                       &ep_device));
+  OrtMemoryInfo* memory = nullptr;
+  EXPECT_ORT_OK(Api().CreateMemoryInfo_V2("ExampleGpu", OrtMemoryInfoDeviceType_GPU, 0x10DE, 0,
+                                          OrtDeviceMemoryType_DEFAULT, 0, OrtDeviceAllocator,
+                                          &memory));
+  EXPECT_ORT_OK(EpApi().EpDevice_AddAllocatorInfo(ep_device, memory));
+  EXPECT_EQ(Api().EpDevice_MemoryInfo(ep_device, OrtDeviceMemoryType_DEFAULT), memory);
+  EXPECT_EQ(Api().EpDevice_MemoryInfo(ep_device, RawEnum<OrtDeviceMemoryType>(99)), nullptr);
+  EpApi().ReleaseEpDevice(ep_device);
+  Api().ReleaseMemoryInfo(memory);
+}
+
+// The mirror case: an enum a plugin writes for the host. A factory whose
+// ValidateCompiledModelCompatibilityInfo answers 99 fails the check by name, with no enum load.
+TEST(OrtApiDevices, FactoryVerdictOutOfRangeIsAnError) {
+  FakeFactory factory;
+  factory.ValidateCompiledModelCompatibilityInfo =
+      [](OrtEpFactory*, const OrtHardwareDevice* const*, size_t, const char*,
+         OrtCompiledModelCompatibility* verdict) noexcept -> OrtStatus* {
+    const int32_t ninety_nine = 99;
+    std::memcpy(verdict, &ninety_nine, sizeof ninety_nine);
+    return nullptr;
+  };
+  PluginLibrary::Factory entry;
+  entry.factory = &factory;
+  entry.version = 23;
+  Result<ep::CompiledModelCompatibility> verdict =
+      ValidateCompiledModelCompatibility(entry, "ExampleEp", "info", "plugin 'x'");
+  ASSERT_FALSE(verdict.ok());
+  EXPECT_EQ(verdict.status().message(),
+            "plugin 'x': OrtEpFactory::ValidateCompiledModelCompatibilityInfo answered 99, which "
+            "is no OrtCompiledModelCompatibility value; fix the factory");
+}
+
+TEST(OrtApiKernel, EnumArgumentsOutOfRange) {
+  OrtKernelDefBuilder* builder = nullptr;
+  EXPECT_ORT_OK(EpApi().CreateKernelDefBuilder(&builder));
+  ExpectBadEnum(EpApi().KernelDefBuilder_SetInputMemType(builder, 0, RawEnum<OrtMemType>(99)),
+                ORT_INVALID_ARGUMENT, "OrtEpApi::KernelDefBuilder_SetInputMemType", "mem_type", 99,
+                "OrtMemType", "-2..0");
+  ExpectBadEnum(EpApi().KernelDefBuilder_SetOutputMemType(builder, 0, RawEnum<OrtMemType>(-3)),
+                ORT_INVALID_ARGUMENT, "OrtEpApi::KernelDefBuilder_SetOutputMemType", "mem_type",
+                -3, "OrtMemType", "-2..0");
+  EpApi().ReleaseKernelDefBuilder(builder);
+  OrtKernelInfo info;
+  OrtAllocator* allocator = nullptr;
+  ExpectBadEnum(Api().KernelInfoGetAllocator(&info, RawEnum<OrtMemType>(5), &allocator),
+                ORT_INVALID_ARGUMENT, "OrtApi::KernelInfoGetAllocator", "mem_type", 5,
+                "OrtMemType", "-2..0");
+  EXPECT_EQ(allocator, nullptr);
+  const OrtDataType* type = nullptr;
+  ExpectBadEnum(EpApi().GetTensorDataType(RawEnum<ONNXTensorElementDataType>(99), &type),
+                ORT_NOT_IMPLEMENTED, "OrtEpApi::GetTensorDataType", "elem_type", 99,
+                "ONNXTensorElementDataType", "0..26");
+  auto [code, message] = Take(EpApi().GetTensorDataType(ONNX_TENSOR_ELEMENT_DATA_TYPE_UNDEFINED,
+                                                        &type));
+  EXPECT_EQ(code, ORT_NOT_IMPLEMENTED) << message;  // as ONNX Runtime 1.30
+  EXPECT_EQ(type, nullptr);
+}
+
+TEST(OrtApiEditorNodes, EnumArgumentsOutOfRange) {
+  const int64_t one = 1;
+  OrtOpAttr* attr = nullptr;
+  // ONNX Runtime 1.30 answers ORT_FAIL ("Attribute type not supported yet.").
+  ExpectBadEnum(Api().CreateOpAttr("a", &one, 1, RawEnum<OrtOpAttrType>(99), &attr), ORT_FAIL,
+                "OrtApi::CreateOpAttr", "type", 99, "OrtOpAttrType", "0..8");
+  EXPECT_EQ(attr, nullptr);
+  EXPECT_ORT_OK(Api().CreateOpAttr("a", &one, 1, ORT_OP_ATTR_INT, &attr));
+  int64_t read = 0;
+  size_t bytes = 0;
+  ExpectBadEnum(Api().ReadOpAttr(attr, RawEnum<OrtOpAttrType>(-1), &read, sizeof read, &bytes),
+                ORT_INVALID_ARGUMENT, "OrtApi::ReadOpAttr", "type", -1, "OrtOpAttrType", "0..8");
+  EXPECT_ORT_OK(Api().ReadOpAttr(attr, ORT_OP_ATTR_INT, &read, sizeof read, &bytes));
+  EXPECT_EQ(read, 1);
+  Api().ReleaseOpAttr(attr);
 }
 
 }  // namespace

@@ -123,6 +123,13 @@ OrtStatus* CheckNewTensor(const char* function, const int64_t* shape, size_t sha
   return nullptr;
 }
 
+// The element type argument of the CreateTensor* functions, as CheckEnumArg with ONNX Runtime
+// 1.30's code for a number that is no element type (ORT_NOT_IMPLEMENTED "tensor type 99 is not
+// supported").
+OrtStatus* CheckElementTypeArg(const char* function, const ONNXTensorElementDataType& type) {
+  return CheckEnumArg(function, "type", type, ORT_NOT_IMPLEMENTED);
+}
+
 // A view argument check: string tensors cannot live in a caller's buffer.
 OrtStatus* RejectStringView(const char* function, ONNXTensorElementDataType type) {
   if (type != ONNX_TENSOR_ELEMENT_DATA_TYPE_STRING) return nullptr;
@@ -162,6 +169,7 @@ OrtStatus* ORT_API_CALL CreateTensorAsOrtValueImpl(OrtAllocator* allocator, cons
                                                    OrtValue** out) noexcept {
   constexpr const char* kFn = "OrtApi::CreateTensorAsOrtValue";
   if (OrtStatus* s = CheckArgs(kFn, {{"allocator", allocator}, {"out", out}})) return s;
+  if (OrtStatus* s = CheckElementTypeArg(kFn, type)) return s;
   return Guarded(kFn, [&]() -> OrtStatus* {
     size_t elements = 0, bytes = 0;
     if (OrtStatus* s = CheckNewTensor(kFn, shape, shape_len, type, &elements, &bytes)) return s;
@@ -197,6 +205,7 @@ OrtStatus* ORT_API_CALL CreateTensorWithDataAsOrtValueImpl(const OrtMemoryInfo* 
                                                            OrtValue** out) noexcept {
   constexpr const char* kFn = "OrtApi::CreateTensorWithDataAsOrtValue";
   if (OrtStatus* s = CheckArgs(kFn, {{"info", info}, {"out", out}})) return s;
+  if (OrtStatus* s = CheckElementTypeArg(kFn, type)) return s;
   return Guarded(kFn, [&]() -> OrtStatus* {
     if (OrtStatus* s = RejectStringView(kFn, type)) return s;
     size_t elements = 0, bytes = 0;
@@ -220,6 +229,7 @@ OrtStatus* ORT_API_CALL CreateTensorWithDataAndDeleterAsOrtValueImpl(
     ONNXTensorElementDataType type, OrtValue** out) noexcept {
   constexpr const char* kFn = "OrtApi::CreateTensorWithDataAndDeleterAsOrtValue";
   if (OrtStatus* s = CheckArgs(kFn, {{"deleter", deleter}, {"out", out}})) return s;
+  if (OrtStatus* s = CheckElementTypeArg(kFn, type)) return s;
   return Guarded(kFn, [&]() -> OrtStatus* {
     if (OrtStatus* s = RejectStringView(kFn, type)) return s;
     size_t elements = 0, bytes = 0;
@@ -545,7 +555,9 @@ OrtStatus* ORT_API_CALL CreateTensorTypeAndShapeInfoImpl(OrtTensorTypeAndShapeIn
 
 OrtStatus* ORT_API_CALL SetTensorElementTypeImpl(OrtTensorTypeAndShapeInfo* info,
                                                  ONNXTensorElementDataType type) noexcept {
-  if (OrtStatus* s = CheckArgs("OrtApi::SetTensorElementType", {{"info", info}})) return s;
+  constexpr const char* kFn = "OrtApi::SetTensorElementType";
+  if (OrtStatus* s = CheckArgs(kFn, {{"info", info}})) return s;
+  if (OrtStatus* s = CheckEnumArg(kFn, "type", type)) return s;
   info->element_type = type;
   return nullptr;
 }
@@ -739,6 +751,7 @@ OrtStatus* ORT_API_CALL CreateMapTypeInfoImpl(ONNXTensorElementDataType map_key_
                                               const OrtTypeInfo* map_value_type,
                                               OrtTypeInfo** type_info) noexcept {
   constexpr const char* kFn = "OrtModelEditorApi::CreateMapTypeInfo";
+  if (OrtStatus* s = CheckEnumArg(kFn, "map_key_type", map_key_type)) return s;
   switch (map_key_type) {
     case ONNX_TENSOR_ELEMENT_DATA_TYPE_STRING:
     case ONNX_TENSOR_ELEMENT_DATA_TYPE_INT8:

@@ -53,6 +53,8 @@ OrtStatus* ORT_API_CALL CreateOpAttrImpl(const char* name, const void* data, int
   if (OrtStatus* s = CheckArgs(kFn, {{"name", name}, {"data", data}, {"op_attr", op_attr}})) {
     return s;
   }
+  // ONNX Runtime 1.30: ORT_FAIL "Attribute type not supported yet.".
+  if (OrtStatus* s = CheckEnumArg(kFn, "type", type, ORT_FAIL)) return s;
   if (len < 0) return InvalidArgument(kFn, "len is " + std::to_string(len) + "; pass a count >= 0");
   return Guarded(kFn, [&]() -> OrtStatus* {
     auto made = std::make_unique<OrtOpAttr>();

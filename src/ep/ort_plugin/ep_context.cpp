@@ -5,6 +5,7 @@
 #include <memory>
 #include <string_view>
 
+#include "ep/ort_plugin/api_internal.h"
 #include "ep/ort_plugin/api_table.h"
 #include "ep/ort_plugin/editor_nodes.h"
 #include "ep/ort_plugin/graph_projection.h"
@@ -74,7 +75,8 @@ Result<ep::CompiledModelCompatibility> ValidateCompiledModelCompatibility(
                                            "failed")
                       .message());
   }
-  switch (verdict) {
+  // The factory may write any int (api_internal.h, "Enum arguments"): switched on as an int.
+  switch (RawEnumArg(verdict)) {
     case OrtCompiledModelCompatibility_EP_NOT_APPLICABLE:
       return ep::CompiledModelCompatibility::kNotApplicable;
     case OrtCompiledModelCompatibility_EP_SUPPORTED_OPTIMAL:
@@ -86,7 +88,7 @@ Result<ep::CompiledModelCompatibility> ValidateCompiledModelCompatibility(
   }
   return MakeStatus(StatusCode::kFailedPrecondition, label,
                     ": OrtEpFactory::ValidateCompiledModelCompatibilityInfo answered ",
-                    static_cast<int>(verdict),
+                    RawEnumArg(verdict),
                     ", which is no OrtCompiledModelCompatibility value; fix the factory");
 }
 

@@ -187,8 +187,9 @@ class ShapeFolding final : public GraphPass {
       if (!dims) return std::nullopt;
       int64_t size = 1;
       for (const ir::Dim& d : *dims) {
-        if (!d.is_fixed()) return std::nullopt;
-        size *= d.value;
+        // A product past INT64_MAX (declared dims [2, INT64_MAX]) stays unfolded: no tensor has
+        // that many elements, and the run reports the dims.
+        if (!d.is_fixed() || __builtin_mul_overflow(size, d.value, &size)) return std::nullopt;
       }
       return Tensor::Scalar<int64_t>(size);
     }

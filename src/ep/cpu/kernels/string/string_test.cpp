@@ -153,6 +153,20 @@ TEST(TfIdfVectorizerKernel, StringPoolCountsStringNgrams) {
   EXPECT_EQ(Values<float>(y[0]), (std::vector<float>{2, 1, 2}));
 }
 
+// A max_gram_length far past the pool's longest n-grams (2^32 + 1; the fuzz regression
+// tfidf_max_gram_2_pow_32) counts as the pool's longest: the same output as max_gram_length 2,
+// with no plan sized by the attribute.
+TEST(TfIdfVectorizerKernel, HugeMaxGramLengthCountsThePoolsNgrams) {
+  OpCase op{"TfIdfVectorizer", 9,
+            {In(Tensor::FromVector<std::string>({5}, {"a", "b", "a", "b", "c"}).value())},
+            {StringAttr("mode", "TF"), IntAttr("min_gram_length", 1),
+             IntAttr("max_gram_length", (int64_t{1} << 32) + 1), IntAttr("max_skip_count", 0),
+             IntsAttr("ngram_counts", {0, 2}), IntsAttr("ngram_indexes", {0, 1, 2}),
+             StringsAttr("pool_strings", {"a", "c", "a", "b"})}};
+  NXRT_ASSERT_OK_AND_ASSIGN(std::vector<Tensor> y, RunOp(op));
+  EXPECT_EQ(Values<float>(y[0]), (std::vector<float>{2, 1, 2}));
+}
+
 TEST(TfIdfVectorizerKernel, PoolTypeMustMatchTheInput) {
   OpCase op{"TfIdfVectorizer", 9, {In(Tensor::FromVector<int64_t>({2}, {1, 2}).value())},
             {StringAttr("mode", "TF"), IntAttr("min_gram_length", 1),

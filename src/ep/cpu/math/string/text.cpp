@@ -79,9 +79,11 @@ Result<TfIdfPlan<Item>> MakeTfIdf(TfIdfMode mode, int64_t min_gram, int64_t max_
   TfIdfPlan<Item> plan;
   plan.mode = mode;
   plan.min_gram = min_gram;
-  plan.max_gram = max_gram;
+  // No pool n-gram is longer than ngram_counts has levels, so a row's longer n-grams match
+  // nothing: the plan stops there (a max_gram_length of 2^32 allocates no 2^32 maps).
+  plan.max_gram = std::min(max_gram, static_cast<int64_t>(ngram_counts.size()));
   plan.max_skip = max_skip;
-  plan.grams.resize(static_cast<size_t>(max_gram) + 1);
+  plan.grams.resize(static_cast<size_t>(plan.max_gram) + 1);
   const int64_t pool_size = static_cast<int64_t>(pool.size());
   int64_t position = 0;  // the n-gram's position in the pool, across all lengths
   for (size_t level = 0; level < ngram_counts.size(); ++level) {

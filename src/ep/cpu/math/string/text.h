@@ -50,7 +50,7 @@ template <typename Item>
 struct TfIdfPlan {
   TfIdfMode mode = TfIdfMode::kTf;
   int64_t min_gram = 1;
-  int64_t max_gram = 1;
+  int64_t max_gram = 1;         // max_gram_length, at most the pool's n-gram lengths
   int64_t max_skip = 0;
   int64_t output_size = 0;      // max(ngram_indexes) + 1
   std::vector<float> weights;   // per pool n-gram; empty: all 1
