@@ -10,7 +10,9 @@
 #include <string>
 #include <utility>
 
+#include "core/cpu_features.h"
 #include "ep/cpu/math/nn/dnnl_threads.h"
+#include "ep/cpu/math/nn/sgemm_avx2.h"
 #include "ep/cpu/math/normalization/softmax.h"
 
 namespace nxrt::cpu::contrib {
@@ -25,11 +27,24 @@ Status CheckCache(std::string_view op, std::string_view what, std::span<const in
 }
 
 // C [m, n] (row stride ldc) = alpha * A [m, k] (lda) @ (B [k, n] (ldb), or B [n, k] transposed
-// when `transpose_b`) with oneDNN's row-major sgemm on the calling thread. `what` names the
-// product in the error.
+// when `transpose_b`) on the calling thread: nn::SgemmAvx2 when the CPU has AVX2, else oneDNN's
+// row-major sgemm. The heads' products are small (head sizes of 16-256, short sequences), and
+// oneDNN's sgemm generates its kernels on its first call: 20 ms of a decoder's first prompt.
+// `what` names the product in oneDNN's error.
 Status Sgemm(std::string_view what, bool transpose_b, int64_t m, int64_t n, int64_t k, float alpha,
              const float* a, int64_t lda, const float* b, int64_t ldb, float* c, int64_t ldc) {
   if (m == 0 || n == 0) return Status::Ok();
+  if (CpuHasAvx2()) {
+    const nn::SgemmB b_layout{b, transpose_b ? 0 : nn::kSgemmPanel, ldb, transpose_b};
+    nn::SgemmAvx2(a, lda, m, k, b_layout, nullptr, c, ldc, 0, n);
+    if (alpha != 1.0f) {
+      for (int64_t i = 0; i < m; ++i) {
+        for (float* x = c + i * ldc; x != c + i * ldc + n; ++x) *x *= alpha;
+      }
+    }
+    return Status::Ok();
+  }
+  nn::SetDnnlThreads(1);  // the heads are spread over the caller's threads
   const dnnl_status_t status = dnnl_sgemm('N', transpose_b ? 'T' : 'N', m, n, k, alpha, a, lda,
                                           b, ldb, 0.0f, c, ldc);
   if (status != dnnl_success) {
@@ -318,7 +333,6 @@ Status GqaAttend(const GqaPlan& p, const GqaBuffers& b, int64_t begin, int64_t e
   const bool first_prompt = s_len == b.total_sequence_length;
   const float* q_rot = b.workspace;
   const math::SoftmaxPlan softmax = FloatSoftmax();
-  nn::SetDnnlThreads(1);  // pairs are spread over the caller's threads
   for (int64_t pair = begin; pair < end; ++pair) {
     const int64_t batch = pair / nq, n = pair % nq, kv_head = n / (nq / nkv);
     const int64_t total = static_cast<int64_t>(b.seqlens_k[batch]) + 1;
@@ -367,7 +381,6 @@ Status DenseRows(const float* x, int64_t rows, int64_t k, const float* w, int64_
 Status MhaAttend(const MhaPlan& p, const MhaBuffers& b, int64_t begin, int64_t end) {
   const int64_t s_len = p.sequence, t_len = p.kv_sequence, out_row = p.heads * p.v_head_size;
   const math::SoftmaxPlan softmax = FloatSoftmax();
-  nn::SetDnnlThreads(1);  // pairs are spread over the caller's threads
   for (int64_t pair = begin; pair < end; ++pair) {
     const int64_t batch = pair / p.heads, n = pair % p.heads;
     float* scores = b.scores + pair * s_len * t_len;

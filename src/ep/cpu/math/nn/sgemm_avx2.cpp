@@ -94,7 +94,8 @@ void SgemmTileAvx2(int64_t rows, const float* a, int64_t lda, const float* panel
 void SgemmAvx2(const float* a, int64_t lda, int64_t m, int64_t k, const SgemmB& b,
                const float* bias, float* y, int64_t ldy, int64_t col_begin, int64_t col_end) {
   const int64_t tiles = (m + kSgemmTileRows - 1) / kSgemmTileRows;
-  alignas(32) float tail[kSgemmBlockK * kSgemmPanel];  // a partial panel of B as stored
+  // A partial panel of B as stored, or a panel of a transposed B.
+  alignas(32) float tail[kSgemmBlockK * kSgemmPanel];
   for (int64_t nb = col_begin; nb < col_end; nb += kSgemmBlockN) {
     const int64_t nb_end = std::min(col_end, nb + kSgemmBlockN);
     // K = 0 still passes once, writing the bias or zeros.
@@ -102,15 +103,26 @@ void SgemmAvx2(const float* a, int64_t lda, int64_t m, int64_t k, const SgemmB& 
       const int64_t kl = std::min(kSgemmBlockK, k - kb);
       for (int64_t j = nb; j < nb_end; j += kSgemmPanel) {
         const int64_t width = std::min(kSgemmPanel, nb_end - j);
-        const float* panel = b.data + (j / kSgemmPanel) * b.panel_stride + kb * b.row_stride;
-        int64_t ldp = b.row_stride;
-        if (ldp != kSgemmPanel && width < kSgemmPanel) {
-          std::fill(tail, tail + kl * kSgemmPanel, 0.0f);
-          for (int64_t p = 0; p < kl; ++p) {
-            std::copy(panel + p * ldp, panel + p * ldp + width, tail + p * kSgemmPanel);
+        const float* panel = tail;
+        int64_t ldp = kSgemmPanel;
+        if (b.transposed) {
+          if (width < kSgemmPanel) std::fill(tail, tail + kl * kSgemmPanel, 0.0f);
+          for (int64_t c = 0; c < width; ++c) {
+            const float* column = b.data + (j + c) * b.row_stride + kb;
+            for (int64_t p = 0; p < kl; ++p) tail[p * kSgemmPanel + c] = column[p];
           }
-          panel = tail;
-          ldp = kSgemmPanel;
+        } else {
+          const float* stored = b.data + (j / kSgemmPanel) * b.panel_stride + kb * b.row_stride;
+          if (b.row_stride != kSgemmPanel && width < kSgemmPanel) {
+            std::fill(tail, tail + kl * kSgemmPanel, 0.0f);
+            for (int64_t p = 0; p < kl; ++p) {
+              std::copy(stored + p * b.row_stride, stored + p * b.row_stride + width,
+                        tail + p * kSgemmPanel);
+            }
+          } else {
+            panel = stored;
+            ldp = b.row_stride;
+          }
         }
         for (int64_t t = 0; t < tiles; ++t) {
           // Tile t holds rows [m t / tiles, m (t + 1) / tiles): sizes differ by at most one.
