@@ -27,29 +27,41 @@ Status CheckCache(std::string_view op, std::string_view what, std::span<const in
 }
 
 // C [m, n] (row stride ldc) = alpha * A [m, k] (lda) @ (B [k, n] (ldb), or B [n, k] transposed
-// when `transpose_b`) on the calling thread: nn::SgemmAvx2 when the CPU has AVX2, else oneDNN's
-// row-major sgemm. The heads' products are small (head sizes of 16-256, short sequences), and
-// oneDNN's sgemm generates its kernels on its first call: 20 ms of a decoder's first prompt.
-// `what` names the product in oneDNN's error.
+// when `transpose_b`) with oneDNN's row-major sgemm, on the threads SetDnnlThreads gave the
+// calling thread. `what` names the product in the error.
 Status Sgemm(std::string_view what, bool transpose_b, int64_t m, int64_t n, int64_t k, float alpha,
              const float* a, int64_t lda, const float* b, int64_t ldb, float* c, int64_t ldc) {
   if (m == 0 || n == 0) return Status::Ok();
-  if (CpuHasAvx2()) {
-    const nn::SgemmB b_layout{b, transpose_b ? 0 : nn::kSgemmPanel, ldb, transpose_b};
-    nn::SgemmAvx2(a, lda, m, k, b_layout, nullptr, c, ldc, 0, n);
-    if (alpha != 1.0f) {
-      for (int64_t i = 0; i < m; ++i) {
-        for (float* x = c + i * ldc; x != c + i * ldc + n; ++x) *x *= alpha;
-      }
-    }
-    return Status::Ok();
-  }
-  nn::SetDnnlThreads(1);  // the heads are spread over the caller's threads
   const dnnl_status_t status = dnnl_sgemm('N', transpose_b ? 'T' : 'N', m, n, k, alpha, a, lda,
                                           b, ldb, 0.0f, c, ldc);
   if (status != dnnl_success) {
     return MakeStatus(StatusCode::kRuntimeError, what, ": oneDNN sgemm failed (status ",
                       static_cast<int>(status), ") on [", m, "x", k, "] x [", k, "x", n, "]");
+  }
+  return Status::Ok();
+}
+
+// Multiply-adds below which a head's product runs on nn::SgemmAvx2.
+constexpr int64_t kSmallHeadProduct = int64_t{1} << 20;
+
+// A head's product (Sgemm's arguments) on the calling thread alone: nn::SgemmAvx2 when the CPU
+// has AVX2 and the product has fewer than kSmallHeadProduct multiply-adds (a decode step's, a
+// short prompt's), else Sgemm. oneDNN's AVX-512 kernels are faster on larger products, but it
+// generates them on its first call: 20 ms of decoder_small's first prompt.
+Status HeadProduct(std::string_view what, bool transpose_b, int64_t m, int64_t n, int64_t k,
+                   float alpha, const float* a, int64_t lda, const float* b, int64_t ldb,
+                   float* c, int64_t ldc) {
+  if (m == 0 || n == 0) return Status::Ok();
+  if (!CpuHasAvx2() || m * n * k >= kSmallHeadProduct) {
+    nn::SetDnnlThreads(1);  // the heads are spread over the caller's threads
+    return Sgemm(what, transpose_b, m, n, k, alpha, a, lda, b, ldb, c, ldc);
+  }
+  const nn::SgemmB b_layout{b, transpose_b ? 0 : nn::kSgemmPanel, ldb, transpose_b};
+  nn::SgemmAvx2(a, lda, m, k, b_layout, nullptr, c, ldc, 0, n);
+  if (alpha != 1.0f) {
+    for (int64_t i = 0; i < m; ++i) {
+      for (float* x = c + i * ldc; x != c + i * ldc + n; ++x) *x *= alpha;
+    }
   }
   return Status::Ok();
 }
@@ -342,8 +354,8 @@ Status GqaAttend(const GqaPlan& p, const GqaBuffers& b, int64_t begin, int64_t e
     const float* values = b.present_value + (batch * nkv + kv_head) * p.present_length * h;
     const float* q = q_rot + (batch * s_len * nq + n) * h;
     float* scores = b.workspace + p.batch * s_len * nq * h + pair * s_len * p.present_length;
-    NXRT_RETURN_IF_ERROR(Sgemm("GroupQueryAttention", true, s_len, keys_used, h, scale, q,
-                               nq * h, keys, h, scores, keys_used));
+    NXRT_RETURN_IF_ERROR(HeadProduct("GroupQueryAttention", true, s_len, keys_used, h, scale,
+                                     q, nq * h, keys, h, scores, keys_used));
     // Keys outside the window and after the token's position score -inf, which the Softmax
     // turns into weight 0; then all the rows go through one Softmax call, in full vectors.
     constexpr float kMinusInf = -std::numeric_limits<float>::infinity();
@@ -359,9 +371,9 @@ Status GqaAttend(const GqaPlan& p, const GqaBuffers& b, int64_t begin, int64_t e
       std::fill(row + position + 1, row + keys_used, kMinusInf);
     }
     SoftmaxInPlace(softmax, scores, s_len, keys_used);
-    NXRT_RETURN_IF_ERROR(Sgemm("GroupQueryAttention", false, s_len, h, keys_used, 1.0f, scores,
-                               keys_used, values, h,
-                               b.output + (batch * s_len * nq + n) * h, nq * h));
+    NXRT_RETURN_IF_ERROR(HeadProduct("GroupQueryAttention", false, s_len, h, keys_used, 1.0f,
+                                     scores, keys_used, values, h,
+                                     b.output + (batch * s_len * nq + n) * h, nq * h));
   }
   return Status::Ok();
 }
@@ -384,10 +396,10 @@ Status MhaAttend(const MhaPlan& p, const MhaBuffers& b, int64_t begin, int64_t e
   for (int64_t pair = begin; pair < end; ++pair) {
     const int64_t batch = pair / p.heads, n = pair % p.heads;
     float* scores = b.scores + pair * s_len * t_len;
-    NXRT_RETURN_IF_ERROR(Sgemm("attention", true, s_len, t_len, p.head_size, p.scale,
-                               b.q + batch * s_len * b.q_row + n * p.head_size, b.q_row,
-                               b.k + batch * t_len * b.k_row + n * p.head_size, b.k_row, scores,
-                               t_len));
+    NXRT_RETURN_IF_ERROR(HeadProduct("attention", true, s_len, t_len, p.head_size, p.scale,
+                                     b.q + batch * s_len * b.q_row + n * p.head_size, b.q_row,
+                                     b.k + batch * t_len * b.k_row + n * p.head_size, b.k_row,
+                                     scores, t_len));
     for (int64_t s = 0; s < s_len; ++s) {
       float* row = scores + s * t_len;
       if (p.attention_bias) {
@@ -411,9 +423,11 @@ Status MhaAttend(const MhaPlan& p, const MhaBuffers& b, int64_t begin, int64_t e
       }
     }
     SoftmaxInPlace(softmax, scores, s_len, t_len);
-    NXRT_RETURN_IF_ERROR(Sgemm("attention", false, s_len, p.v_head_size, t_len, 1.0f, scores,
-                               t_len, b.v + batch * t_len * b.v_row + n * p.v_head_size, b.v_row,
-                               b.output + batch * s_len * out_row + n * p.v_head_size, out_row));
+    NXRT_RETURN_IF_ERROR(HeadProduct("attention", false, s_len, p.v_head_size, t_len, 1.0f,
+                                     scores, t_len,
+                                     b.v + batch * t_len * b.v_row + n * p.v_head_size, b.v_row,
+                                     b.output + batch * s_len * out_row + n * p.v_head_size,
+                                     out_row));
   }
   return Status::Ok();
 }

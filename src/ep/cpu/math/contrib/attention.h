@@ -134,10 +134,10 @@ struct GqaBuffers {
 Status GqaFillCache(const GqaPlan& plan, const GqaBuffers& buffers);
 
 // The attention of (b, n) pairs [begin, end) of B * N (after GqaFillCache): per pair the scores
-// of its S queries against the keys up to the last one's position (nn::SgemmAvx2 on the calling
-// thread, oneDNN's sgemm on CPUs without AVX2), the window's softmax per query
-// (math/normalization's), times V (the same product). Pairs are independent. Errors:
-// kRuntimeError when oneDNN fails.
+// of its S queries against the keys up to the last one's position (on the calling thread:
+// nn::SgemmAvx2 for products under 2^20 multiply-adds on CPUs with AVX2, else oneDNN's sgemm),
+// the window's softmax per query (math/normalization's), times V (the same product). Pairs are
+// independent. Errors: kRuntimeError when oneDNN fails.
 Status GqaAttend(const GqaPlan& plan, const GqaBuffers& buffers, int64_t begin, int64_t end);
 
 // Multi-head attention of BERT-style models (MultiHeadAttention, Attention): per batch entry b

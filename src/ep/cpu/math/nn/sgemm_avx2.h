@@ -22,6 +22,8 @@ namespace nxrt::cpu::nn {
 // Columns per panel of the packed B, and rows of A per register tile.
 constexpr int64_t kSgemmPanel = 16;
 constexpr int64_t kSgemmTileRows = 6;
+// Rows of A up to which a transposed B is read by dot products (SgemmB).
+constexpr int64_t kSgemmDotRows = 3;
 // K block and column block of the loops.
 constexpr int64_t kSgemmBlockK = 256;
 constexpr int64_t kSgemmBlockN = 256;
@@ -40,8 +42,11 @@ void SgemmTileAvx2(int64_t rows, const float* a, int64_t lda, const float* panel
 // ldb: panel_stride 16, row_stride ldb (its last, partial panel is copied into a zero-padded
 // buffer on the stack, one K block at a time, so no read passes the end of a row). With
 // `transposed`, B is given as its transpose [N, K], row-major with row stride row_stride
-// (attention's keys in Q Kt): B(p, j) = data[j * row_stride + p], panel_stride unused; each panel
-// is transposed into the stack buffer, one K block at a time.
+// (attention's keys in Q Kt): B(p, j) = data[j * row_stride + p], panel_stride unused. Then
+// with up to kSgemmDotRows rows of A (a decode step's one query per head) each y[i, j] is a dot
+// product of A's row and B's given row (a transposed panel would serve too few rows to pay for
+// the transposing); with more rows each panel is transposed into the stack buffer, one K block
+// at a time, for the register tiles.
 struct SgemmB {
   const float* data = nullptr;
   int64_t panel_stride = 0;
