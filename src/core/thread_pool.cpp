@@ -24,7 +24,6 @@ ThreadPool::ThreadPool(int num_threads) : num_threads_(std::max(num_threads, 1))
   if (num_threads_ == 1) return;
   // libomp starts its runtime and the team's threads at the first region: here, so that a
   // session's first run (a decoder's time to first token) does not wait for them.
-  SleepOpenMpWorkersBetweenRegions();
 #pragma omp parallel num_threads(num_threads_)
   {
   }
@@ -44,7 +43,6 @@ void ThreadPool::ParallelFor(int64_t n, int64_t min_chunk,
     fn(0, n);
     return;
   }
-  SleepOpenMpWorkersBetweenRegions();
   const int64_t chunk = std::max(min_chunk, (n + num_threads_ * 4 - 1) / (num_threads_ * 4));
   const int64_t chunks = (n + chunk - 1) / chunk;
   const int team = static_cast<int>(std::min<int64_t>(num_threads_, chunks));

@@ -11,14 +11,15 @@
 // linked so that it also serves oneDNN's calls (top-level CMakeLists.txt): on a 2-vCPU VM an empty
 // 2-thread region costs 1.5 us there against 2.9 us in libgomp, which makes two futex syscalls per
 // region, and the 784-512-512-10 MLP at batch 1 and 2 threads runs in 25 us instead of 30. Between
-// regions the team's workers sleep at once (libomp's blocktime 0, set by
-// SleepOpenMpWorkersBetweenRegions; libomp applies it to threads that start OpenMP later too)
-// instead of spinning for KMP_BLOCKTIME (200 ms by default): on this project's 2-vCPU KVM guests,
-// loaded by other processes, a spinning worker is slow to see the next region (likely its PAUSE
-// loop exiting to the hypervisor). There, loaded, an empty 2-thread region with 5 us of serial work
-// after it took 33 us median with spinning workers and 9 us with sleeping ones (a futex wake), and
-// decoder_small's 2-thread decode ran 2.3-3.7x faster (bench/decode_side_by_side.py). A
-// KMP_BLOCKTIME set in the environment is left alone.
+// regions the team spins before sleeping (KMP_BLOCKTIME, 200 ms by default), except after
+// SleepOpenMpWorkersBetweenRegions (nxrt::Generator's decode loop calls it). On this project's
+// 2-vCPU KVM guests, loaded by other processes, a spinning worker sometimes sees the next region
+// milliseconds late (likely its PAUSE loop exiting to the hypervisor, or descheduled): with 5 us of
+// serial work between empty 2-thread regions, spinning workers took 6-33 us median but 78 us mean,
+// sleeping ones (a futex wake) 9 us median and 20 us mean. A run of a few regions (the MLP at batch
+// 1: 17 us median spinning, 95 us sleeping) is best served by spinning; a decode step's twenty
+// regions with serial kernels between them by sleeping (decoder_small's 2-thread decode ran
+// 2.3-3.7x faster, bench/decode_side_by_side.py).
 //
 // ParallelFor may be called from several threads at once (concurrent Session::Run calls): one
 // caller at a time opens a region, the others run their loop inline, so threads are never
@@ -31,9 +32,10 @@
 
 namespace nxrt {
 
-// Makes the OpenMP workers of regions opened from the calling thread (nxrt's and oneDNN's) sleep
-// as soon as a region ends, unless the environment sets KMP_BLOCKTIME. Once per thread; cheap
-// after the first call. ThreadPool::ParallelFor and the CPU EP's oneDNN calls call it.
+// Makes the OpenMP workers sleep as soon as a region ends (libomp's blocktime 0), unless the
+// environment sets KMP_BLOCKTIME: set for the calling thread, and libomp applies it to threads
+// that start OpenMP later too, so it lasts for the process. Once per thread; cheap after the
+// first call.
 void SleepOpenMpWorkersBetweenRegions();
 
 class ThreadPool {

@@ -1,5 +1,5 @@
 // core/thread_pool_test.cpp: ParallelFor covers every index exactly once, from one or many
-// callers; the OpenMP workers sleep between regions.
+// callers; SleepOpenMpWorkersBetweenRegions sets libomp's blocktime.
 #include "core/thread_pool.h"
 
 #include <gtest/gtest.h>
@@ -66,12 +66,11 @@ TEST(ThreadPool, NonPositiveThreadCountMeansOne) {
   ExpectEachIndexOnce(pool, 10, 1);
 }
 
-TEST(ThreadPool, OpenMpWorkersSleepBetweenRegionsUnlessTheEnvironmentSaysOtherwise) {
+TEST(ThreadPool, SleepOpenMpWorkersBetweenRegionsSetsBlocktimeZero) {
   if (std::getenv("KMP_BLOCKTIME") != nullptr) GTEST_SKIP() << "KMP_BLOCKTIME is set";
-  // A fresh thread (libomp's default blocktime is 200 ms, though a pool made on another thread
-  // may have set it already).
   std::thread([] {
     ThreadPool pool(2);
+    SleepOpenMpWorkersBetweenRegions();
     EXPECT_EQ(kmp_get_blocktime(), 0);
     ExpectEachIndexOnce(pool, 1000, 10);
     EXPECT_EQ(kmp_get_blocktime(), 0);

@@ -12,6 +12,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/thread_pool.h"
+
 namespace nxrt {
 namespace {
 
@@ -172,6 +174,9 @@ Result<std::unique_ptr<Generator>> Generator::Create(Session& session,
   // only logits is asked back (and is the bound buffer, unless no kernel computed it).
   DecoderRunFunction run = [s](const std::vector<NamedTensor>& inputs,
                                const std::vector<NamedTensor>& outputs) -> Status {
+    // A step opens a parallel region per large product with serial kernels between them; on a
+    // loaded machine a spinning worker answers them late (core/thread_pool.h).
+    SleepOpenMpWorkersBetweenRegions();
     std::vector<NamedValue> feeds;
     feeds.reserve(inputs.size());
     for (const NamedTensor& in : inputs) feeds.push_back({in.name, Value(in.tensor)});

@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <memory>
 
-#include "core/thread_pool.h"
 #include "ep/cpu/math/nn/dnnl_threads.h"
 #include "ep/cpu/math/nn/dnnl_version.h"
 
@@ -85,10 +84,7 @@ void ApplyClampKeepingNaN(const ClampKeepingNaN& clamp, float* y, int64_t n, int
   for (int64_t p = 0; p < parts; ++p) run(n * p / parts, n * (p + 1) / parts);
 }
 
-void SetDnnlThreads(int num_threads) {
-  SleepOpenMpWorkersBetweenRegions();  // oneDNN's regions use the same team as the pool's
-  omp_set_num_threads(num_threads < 1 ? 1 : num_threads);
-}
+void SetDnnlThreads(int num_threads) { omp_set_num_threads(num_threads < 1 ? 1 : num_threads); }
 
 int DnnlThreads() { return omp_get_max_threads(); }
 
