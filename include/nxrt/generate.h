@@ -70,7 +70,7 @@ using DecoderRunFunction = std::function<Status(const std::vector<NamedTensor>& 
 
 class Generator {
  public:
-  // A generator over `session`, which must outlive it. Its steps make the process's OpenMP
+  // A generator over `session`, which must outlive it. Creating it makes the process's OpenMP
   // workers (nxrt's intra-op threads) sleep as soon as a parallel region ends instead of
   // spinning, unless the environment sets KMP_BLOCKTIME: a step's many short regions are served
   // better so on a loaded machine. Errors (kInvalidArgument): a model that does not follow the
