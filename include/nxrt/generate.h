@@ -70,9 +70,12 @@ using DecoderRunFunction = std::function<Status(const std::vector<NamedTensor>& 
 
 class Generator {
  public:
-  // A generator over `session`, which must outlive it. Errors (kInvalidArgument): a model that
-  // does not follow the convention (naming the missing or unexpected input or output, its
-  // declared type, and the fix), bad options (naming the option and its value).
+  // A generator over `session`, which must outlive it. Creating it makes the process's OpenMP
+  // workers (nxrt's intra-op threads) sleep as soon as a parallel region ends instead of
+  // spinning, unless the environment sets KMP_BLOCKTIME: a step's many short regions are served
+  // better so on a loaded machine. Errors (kInvalidArgument): a model that does not follow the
+  // convention (naming the missing or unexpected input or output, its declared type, and the
+  // fix), bad options (naming the option and its value).
   static Result<std::unique_ptr<Generator>> Create(Session& session,
                                                    const GenerationOptions& options);
   // A generator over any engine: the model's inputs and outputs as declared, and the call that

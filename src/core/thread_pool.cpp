@@ -5,10 +5,29 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdlib>
+
+// libomp's extension (declared by LLVM's omp.h, not by GCC's): the calling thread's blocktime,
+// milliseconds a worker spins after a region before it sleeps.
+extern "C" void kmp_set_blocktime(int milliseconds);
 
 namespace nxrt {
 
-ThreadPool::ThreadPool(int num_threads) : num_threads_(std::max(num_threads, 1)) {}
+void SleepOpenMpWorkersBetweenRegions() {
+  thread_local bool done = false;
+  if (done) return;
+  done = true;
+  if (std::getenv("KMP_BLOCKTIME") == nullptr) kmp_set_blocktime(0);
+}
+
+ThreadPool::ThreadPool(int num_threads) : num_threads_(std::max(num_threads, 1)) {
+  if (num_threads_ == 1) return;
+  // libomp starts its runtime and the team's threads at the first region: here, so that a
+  // session's first run (a decoder's time to first token) does not wait for them.
+#pragma omp parallel num_threads(num_threads_)
+  {
+  }
+}
 
 void ThreadPool::ParallelFor(int64_t n, int64_t min_chunk,
                              const std::function<void(int64_t, int64_t)>& fn) {

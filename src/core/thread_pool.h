@@ -6,12 +6,20 @@
 //
 // The threads are OpenMP's: ParallelFor opens an OpenMP parallel region of N threads. oneDNN (the
 // CPU EP's GEMM and convolution library, built with OpenMP on Debian) opens its regions from the
-// same calling thread, so the runtime hands both the same team: nxrt kernels and oneDNN
-// primitives share one set of N threads and never oversubscribe the cores. The runtime is LLVM's
-// libomp, linked so that it also serves oneDNN's calls (top-level CMakeLists.txt): on a 2-vCPU VM
-// an empty 2-thread region costs 1.5 us there against 2.9 us in libgomp, which makes two futex
-// syscalls per region, and the 784-512-512-10 MLP at batch 1 and 2 threads runs in 25 us instead
-// of 30. Between regions the team spins before sleeping (KMP_BLOCKTIME, 200 ms by default).
+// same calling thread, so the runtime hands both the same team: nxrt kernels and oneDNN primitives
+// share one set of N threads and never oversubscribe the cores. The runtime is LLVM's libomp,
+// linked so that it also serves oneDNN's calls (top-level CMakeLists.txt): on a 2-vCPU VM an empty
+// 2-thread region costs 1.5 us there against 2.9 us in libgomp, which makes two futex syscalls per
+// region, and the 784-512-512-10 MLP at batch 1 and 2 threads runs in 25 us instead of 30. Between
+// regions the team spins before sleeping (KMP_BLOCKTIME, 200 ms by default), except after
+// SleepOpenMpWorkersBetweenRegions (nxrt::Generator's decode loop calls it). On this project's
+// 2-vCPU KVM guests, loaded by other processes, a spinning worker sometimes sees the next region
+// milliseconds late (likely its PAUSE loop exiting to the hypervisor, or descheduled): with 5 us of
+// serial work between empty 2-thread regions, spinning workers took 6-33 us median but 78 us mean,
+// sleeping ones (a futex wake) 9 us median and 20 us mean. A run of a few regions (the MLP at batch
+// 1: 17 us median spinning, 95 us sleeping) is best served by spinning; a decode step's twenty
+// regions with serial kernels between them by sleeping (decoder_small's 2-thread decode ran
+// 2.3-3.7x faster, bench/decode_side_by_side.py).
 //
 // ParallelFor may be called from several threads at once (concurrent Session::Run calls): one
 // caller at a time opens a region, the others run their loop inline, so threads are never
@@ -24,9 +32,17 @@
 
 namespace nxrt {
 
+// Makes the OpenMP workers sleep as soon as a region ends (libomp's blocktime 0), unless the
+// environment sets KMP_BLOCKTIME: set for the calling thread, and libomp applies it to threads
+// that start OpenMP later too, so it lasts for the process. Once per thread; cheap after the
+// first call.
+void SleepOpenMpWorkersBetweenRegions();
+
 class ThreadPool {
  public:
-  // `num_threads` >= 1 threads in all, counting the caller; values < 1 mean 1.
+  // `num_threads` >= 1 threads in all, counting the caller; values < 1 mean 1. With more than
+  // one, opens an empty region, so that the OpenMP runtime and the team of the constructing
+  // thread are started before the first ParallelFor.
   explicit ThreadPool(int num_threads);
   ThreadPool(const ThreadPool&) = delete;
   ThreadPool& operator=(const ThreadPool&) = delete;

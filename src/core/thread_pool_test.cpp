@@ -1,11 +1,16 @@
-// core/thread_pool_test.cpp: ParallelFor covers every index exactly once, from one or many callers.
+// core/thread_pool_test.cpp: ParallelFor covers every index exactly once, from one or many
+// callers; SleepOpenMpWorkersBetweenRegions sets libomp's blocktime.
 #include "core/thread_pool.h"
 
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <cstdlib>
 #include <thread>
 #include <vector>
+
+// libomp's extension (LLVM's omp.h): the calling thread's blocktime in milliseconds.
+extern "C" int kmp_get_blocktime();
 
 namespace nxrt {
 namespace {
@@ -59,6 +64,17 @@ TEST(ThreadPool, NonPositiveThreadCountMeansOne) {
   ThreadPool pool(0);
   EXPECT_EQ(pool.num_threads(), 1);
   ExpectEachIndexOnce(pool, 10, 1);
+}
+
+TEST(ThreadPool, SleepOpenMpWorkersBetweenRegionsSetsBlocktimeZero) {
+  if (std::getenv("KMP_BLOCKTIME") != nullptr) GTEST_SKIP() << "KMP_BLOCKTIME is set";
+  std::thread([] {
+    ThreadPool pool(2);
+    SleepOpenMpWorkersBetweenRegions();
+    EXPECT_EQ(kmp_get_blocktime(), 0);
+    ExpectEachIndexOnce(pool, 1000, 10);
+    EXPECT_EQ(kmp_get_blocktime(), 0);
+  }).join();
 }
 
 }  // namespace

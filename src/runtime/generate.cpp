@@ -12,6 +12,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/thread_pool.h"
+
 namespace nxrt {
 namespace {
 
@@ -167,6 +169,10 @@ Generator::~Generator() = default;
 
 Result<std::unique_ptr<Generator>> Generator::Create(Session& session,
                                                      const GenerationOptions& options) {
+  // A step opens a parallel region per large product with serial kernels between them; on a
+  // loaded machine a spinning worker answers them late (core/thread_pool.h). Here, not in the
+  // first step, whose time to first token would pay for starting the OpenMP runtime.
+  SleepOpenMpWorkersBetweenRegions();
   Session* s = &session;
   // The present and logits buffers are handed to the kernels through the output allocator;
   // only logits is asked back (and is the bound buffer, unless no kernel computed it).

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <cstdio>
@@ -53,13 +54,15 @@ inline void ExpectClose(const Tensor& got, const std::vector<double>& want, doub
   }
 }
 
-// The outputs of `model` run by ONNX Runtime (graph inputs `feeds`).
+// The outputs of `model` run by ONNX Runtime (graph inputs `feeds`). The model's file is named
+// by the test and the process, so the same test run at once from several builds on one machine
+// does not read another's model.
 inline Result<std::vector<Tensor>> RunOrt(const oracle::OrtOracle& ort,
                                           const cpu::testing::SingleOpModel& model,
                                           const std::vector<NamedTensor>& feeds) {
   const std::string path = ::testing::TempDir() + "nxrt_contrib_test_" +
                            ::testing::UnitTest::GetInstance()->current_test_info()->name() +
-                           ".onnx";
+                           "_" + std::to_string(getpid()) + ".onnx";
   NXRT_ASSIGN_OR_RETURN(std::string bytes, model.Serialize());
   std::ofstream(path, std::ios::binary) << bytes;
   Result<std::vector<NamedTensor>> out = ort.Run(path, feeds);

@@ -5,11 +5,13 @@
 // g_idx, packed uint8 zero points are not applied (2^(bits - 1) is used), as ONNX Runtime 1.30's
 // CPU EP does (measured against it; float zero points are applied). A constant g_idx equal to
 // k / block_size (what ORT's quantizer writes when it writes one) is dropped at prepare time so
-// the direct path still applies. Compute spreads output columns over the thread
+// the direct path still applies. Constant scales and zero points give their per-block offsets
+// once, at prepare time (MatMulNBitsOffsets). Compute spreads output columns over the thread
 // pool: the direct path per column range, the blocked path per range of 16-column panels, each
 // range at least ItemsPerChunk's worth of multiply-adds.
 #include <memory>
 #include <optional>
+#include <vector>
 
 #include "ep/cpu/kernels/contrib/contrib.h"
 #include "ep/cpu/kernels/kernel_util.h"
@@ -45,6 +47,19 @@ class MatMulNBitsKernel final : public Kernel {
                                      attributes_, ctx.input_dtype(0), ctx.input_shape(0),
                                      ctx.input_shape(1), ctx.input_shape(2), zero_point_dtype,
                                      zero_point_shape, g_idx, optional_shape(5)));
+    // Constant scales and zero points (a model's weights): their offsets once, not every run.
+    offsets_.clear();
+    Result<const Tensor*> scales = ctx.input_value(2);
+    Result<const Tensor*> zero_points = plan_.zero_point == contrib::NBitsZeroPoint::kDefault
+                                            ? Result<const Tensor*>(nullptr)
+                                            : ctx.input_value(3);
+    if (scales.ok() && zero_points.ok()) {
+      contrib::MatMulNBitsOperands o;
+      o.scales = (*scales)->data<float>();
+      o.zero_points = *zero_points != nullptr ? (*zero_points)->raw_data() : nullptr;
+      offsets_.resize(static_cast<size_t>(plan_.attributes.n * plan_.k_blocks));
+      contrib::MatMulNBitsOffsets(plan_, o, offsets_.data());
+    }
     return ctx.SetOutput(0, DataType::kFloat, plan_.output_shape);
   }
 
@@ -60,6 +75,7 @@ class MatMulNBitsKernel final : public Kernel {
     o.zero_points = ignore_zero_points_ ? nullptr : optional(3);
     o.g_idx = ignore_g_idx_ ? nullptr : static_cast<const int32_t*>(optional(4));
     o.bias = static_cast<const float*>(optional(5));
+    o.offsets = offsets_.empty() ? nullptr : offsets_.data();
     float* y = ctx.output(0)->mutable_data<float>();
     const int64_t n = plan_.attributes.n;
     if (plan_.direct) {
@@ -100,6 +116,7 @@ class MatMulNBitsKernel final : public Kernel {
   MatMulNBitsPlan plan_;
   bool ignore_g_idx_ = false;
   bool ignore_zero_points_ = false;  // packed zero points with a g_idx (ORT's behaviour)
+  std::vector<float> offsets_;  // MatMulNBitsOperands::offsets, or empty
 };
 
 }  // namespace

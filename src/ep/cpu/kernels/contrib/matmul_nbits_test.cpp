@@ -7,7 +7,9 @@
 // trivial and a random g_idx, with and without bias. ORT 1.30 refuses 8-bit weights with float
 // zero points or a g_idx ("Only 2b and 4b quantization is supported for unpacked compute"), so
 // those problems are checked against the reference only; and it does not apply packed zero points
-// when a g_idx is given, which the reference (and nxrt) follow.
+// when a g_idx is given, which the reference (and nxrt) follow. Scales and zero points are
+// constants, and again graph inputs (offsets made per run rather than once) for 2 in 3 random
+// problems and every blocked one.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -112,10 +114,19 @@ std::vector<double> Reference(const Problem& p, const Inputs& in, double* magnit
 // terms' magnitude (8-bit weights with float zero points reach |w| ~ 25 and cancel to |y| ~ 1).
 double Tolerance(double magnitude) { return std::max(1e-4, 1e-6 * magnitude); }
 
-cpu::testing::SingleOpModel Model(const Problem& p, const Inputs& in) {
+// Scales and zero points are constants (the kernel makes their offsets once), or with
+// `runtime_scales` graph inputs (offsets made on every run).
+cpu::testing::SingleOpModel Model(const Problem& p, const Inputs& in,
+                                  bool runtime_scales = false) {
   cpu::testing::SingleOpModel model("MatMulNBits", 1, "com.microsoft");
-  model.AddInput(In(in.a)).AddInput(Const(in.b)).AddInput(Const(in.scales));
-  for (const Tensor* t : {&in.zero_points, &in.g_idx, &in.bias}) {
+  model.AddInput(In(in.a)).AddInput(Const(in.b));
+  model.AddInput(runtime_scales ? In(in.scales) : Const(in.scales));
+  if (!in.zero_points.defined()) {
+    model.AddInput(Omitted());
+  } else {
+    model.AddInput(runtime_scales ? In(in.zero_points) : Const(in.zero_points));
+  }
+  for (const Tensor* t : {&in.g_idx, &in.bias}) {
     model.AddInput(t->defined() ? Const(*t) : Omitted());
   }
   model.AddOutput(DataType::kFloat);
@@ -153,6 +164,11 @@ TEST(MatMulNBitsKernel, RandomProblemsMatchReferenceAndOnnxRuntime) {
     const std::vector<double> want = Reference(p, in, &magnitude);
     const double tolerance = Tolerance(magnitude);
     ExpectClose(y[0], want, tolerance, p.Describe() + " vs reference");
+    if (iter % 3 != 1) {
+      NXRT_ASSERT_OK_AND_ASSIGN(std::vector<Tensor> y_runtime,
+                                Model(p, in, /*runtime_scales=*/true).Run(options));
+      ExpectClose(y_runtime[0], want, tolerance, p.Describe() + " runtime scales vs reference");
+    }
     if (p.bits == 8 && (p.zero_points == 2 || p.g_idx > 0)) continue;  // ORT refuses these
     ++compared;
     NXRT_ASSERT_OK_AND_ASSIGN(std::vector<Tensor> expected, RunOrt(ort, model, {{"x0", in.a}}));
@@ -194,6 +210,9 @@ TEST(MatMulNBitsKernel, BlockedPathMatchesReferenceAndOnnxRuntime) {
     options.intra_op_threads = 1 + iter % 2;
     NXRT_ASSERT_OK_AND_ASSIGN(std::vector<Tensor> y, model.Run(options));
     ExpectClose(y[0], want, tolerance, p.Describe() + " vs reference");
+    NXRT_ASSERT_OK_AND_ASSIGN(std::vector<Tensor> y_runtime,
+                              Model(p, in, /*runtime_scales=*/true).Run(options));
+    ExpectClose(y_runtime[0], want, tolerance, p.Describe() + " runtime scales vs reference");
     if (p.bits == 8 && (p.zero_points == 2 || p.g_idx > 0)) continue;  // ORT refuses these
     ++compared;
     NXRT_ASSERT_OK_AND_ASSIGN(std::vector<Tensor> expected, RunOrt(ort, model, {{"x0", in.a}}));

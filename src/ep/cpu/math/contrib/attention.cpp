@@ -8,8 +8,10 @@
 #include <string>
 #include <utility>
 
+#include "core/cpu_features.h"
 #include "ep/cpu/math/nn/dnnl_threads.h"
 #include "ep/cpu/math/nn/dnnl_util.h"
+#include "ep/cpu/math/nn/sgemm_avx2.h"
 #include "ep/cpu/math/normalization/softmax.h"
 
 namespace nxrt::cpu::contrib {
@@ -21,6 +23,31 @@ Status CheckCache(std::string_view op, std::string_view what, std::span<const in
   return MakeStatus(StatusCode::kInvalidArgument, op, ": input '", what, "' has shape ",
                     ShapeToString(shape), ", expected [max_position, ", rotary_dim / 2,
                     "] (rotary dim ", rotary_dim, " / 2)");
+}
+
+// Multiply-adds below which a head's product runs on nn::SgemmAvx2.
+constexpr int64_t kSmallHeadProduct = int64_t{1} << 20;
+
+// A head's product (Sgemm's arguments) on the calling thread alone: nn::SgemmAvx2 when the CPU
+// has AVX2 and the product has fewer than kSmallHeadProduct multiply-adds (a decode step's, a
+// short prompt's), else Sgemm. oneDNN's AVX-512 kernels are faster on larger products, but it
+// generates them on its first call: 20 ms of decoder_small's first prompt.
+Status HeadProduct(std::string_view what, bool transpose_b, int64_t m, int64_t n, int64_t k,
+                   float alpha, const float* a, int64_t lda, const float* b, int64_t ldb,
+                   float* c, int64_t ldc) {
+  if (m == 0 || n == 0) return Status::Ok();
+  if (!CpuHasAvx2() || m * n * k >= kSmallHeadProduct) {
+    nn::SetDnnlThreads(1);  // the heads are spread over the caller's threads
+    return nn::Sgemm(what, false, transpose_b, m, n, k, alpha, a, lda, b, ldb, c, ldc);
+  }
+  const nn::SgemmB b_layout{b, transpose_b ? 0 : nn::kSgemmPanel, ldb, transpose_b};
+  nn::SgemmAvx2(a, lda, m, k, b_layout, nullptr, c, ldc, 0, n);
+  if (alpha != 1.0f) {
+    for (int64_t i = 0; i < m; ++i) {
+      for (float* x = c + i * ldc; x != c + i * ldc + n; ++x) *x *= alpha;
+    }
+  }
+  return Status::Ok();
 }
 
 // The float softmax of math/normalization over `length` contiguous floats, in place.
@@ -302,7 +329,6 @@ Status GqaAttend(const GqaPlan& p, const GqaBuffers& b, int64_t begin, int64_t e
   const bool first_prompt = s_len == b.total_sequence_length;
   const float* q_rot = b.workspace;
   const math::SoftmaxPlan softmax = FloatSoftmax();
-  nn::SetDnnlThreads(1);  // pairs are spread over the caller's threads
   for (int64_t pair = begin; pair < end; ++pair) {
     const int64_t batch = pair / nq, n = pair % nq, kv_head = n / (nq / nkv);
     const int64_t total = static_cast<int64_t>(b.seqlens_k[batch]) + 1;
@@ -312,8 +338,8 @@ Status GqaAttend(const GqaPlan& p, const GqaBuffers& b, int64_t begin, int64_t e
     const float* values = b.present_value + (batch * nkv + kv_head) * p.present_length * h;
     const float* q = q_rot + (batch * s_len * nq + n) * h;
     float* scores = b.workspace + p.batch * s_len * nq * h + pair * s_len * p.present_length;
-    NXRT_RETURN_IF_ERROR(nn::Sgemm("GroupQueryAttention", false, true, s_len, keys_used, h,
-                                   scale, q, nq * h, keys, h, scores, keys_used));
+    NXRT_RETURN_IF_ERROR(HeadProduct("GroupQueryAttention", true, s_len, keys_used, h, scale,
+                                     q, nq * h, keys, h, scores, keys_used));
     // Keys outside the window and after the token's position score -inf, which the Softmax
     // turns into weight 0; then all the rows go through one Softmax call, in full vectors.
     constexpr float kMinusInf = -std::numeric_limits<float>::infinity();
@@ -329,9 +355,9 @@ Status GqaAttend(const GqaPlan& p, const GqaBuffers& b, int64_t begin, int64_t e
       std::fill(row + position + 1, row + keys_used, kMinusInf);
     }
     SoftmaxInPlace(softmax, scores, s_len, keys_used);
-    NXRT_RETURN_IF_ERROR(nn::Sgemm("GroupQueryAttention", false, false, s_len, h, keys_used,
-                                   1.0f, scores, keys_used, values, h,
-                                   b.output + (batch * s_len * nq + n) * h, nq * h));
+    NXRT_RETURN_IF_ERROR(HeadProduct("GroupQueryAttention", false, s_len, h, keys_used, 1.0f,
+                                     scores, keys_used, values, h,
+                                     b.output + (batch * s_len * nq + n) * h, nq * h));
   }
   return Status::Ok();
 }
@@ -352,14 +378,13 @@ Status DenseRows(const float* x, int64_t rows, int64_t k, const float* w, int64_
 Status MhaAttend(const MhaPlan& p, const MhaBuffers& b, int64_t begin, int64_t end) {
   const int64_t s_len = p.sequence, t_len = p.kv_sequence, out_row = p.heads * p.v_head_size;
   const math::SoftmaxPlan softmax = FloatSoftmax();
-  nn::SetDnnlThreads(1);  // pairs are spread over the caller's threads
   for (int64_t pair = begin; pair < end; ++pair) {
     const int64_t batch = pair / p.heads, n = pair % p.heads;
     float* scores = b.scores + pair * s_len * t_len;
-    NXRT_RETURN_IF_ERROR(nn::Sgemm("attention", false, true, s_len, t_len, p.head_size,
-                                   p.scale, b.q + batch * s_len * b.q_row + n * p.head_size,
-                                   b.q_row, b.k + batch * t_len * b.k_row + n * p.head_size,
-                                   b.k_row, scores, t_len));
+    NXRT_RETURN_IF_ERROR(HeadProduct("attention", true, s_len, t_len, p.head_size, p.scale,
+                                     b.q + batch * s_len * b.q_row + n * p.head_size, b.q_row,
+                                     b.k + batch * t_len * b.k_row + n * p.head_size, b.k_row,
+                                     scores, t_len));
     for (int64_t s = 0; s < s_len; ++s) {
       float* row = scores + s * t_len;
       if (p.attention_bias) {
@@ -383,11 +408,11 @@ Status MhaAttend(const MhaPlan& p, const MhaBuffers& b, int64_t begin, int64_t e
       }
     }
     SoftmaxInPlace(softmax, scores, s_len, t_len);
-    NXRT_RETURN_IF_ERROR(nn::Sgemm("attention", false, false, s_len, p.v_head_size, t_len,
-                                   1.0f, scores, t_len,
-                                   b.v + batch * t_len * b.v_row + n * p.v_head_size, b.v_row,
-                                   b.output + batch * s_len * out_row + n * p.v_head_size,
-                                   out_row));
+    NXRT_RETURN_IF_ERROR(HeadProduct("attention", false, s_len, p.v_head_size, t_len, 1.0f,
+                                     scores, t_len,
+                                     b.v + batch * t_len * b.v_row + n * p.v_head_size, b.v_row,
+                                     b.output + batch * s_len * out_row + n * p.v_head_size,
+                                     out_row));
   }
   return Status::Ok();
 }

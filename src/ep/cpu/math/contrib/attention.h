@@ -134,8 +134,9 @@ struct GqaBuffers {
 Status GqaFillCache(const GqaPlan& plan, const GqaBuffers& buffers);
 
 // The attention of (b, n) pairs [begin, end) of B * N (after GqaFillCache): per pair the scores
-// of its S queries against the keys up to the last one's position (oneDNN's sgemm on the calling
-// thread), the window's softmax per query (math/normalization's), times V (sgemm). Pairs are
+// of its S queries against the keys up to the last one's position (on the calling thread:
+// nn::SgemmAvx2 for products under 2^20 multiply-adds on CPUs with AVX2, else oneDNN's sgemm),
+// the window's softmax per query (math/normalization's), times V (the same product). Pairs are
 // independent. Errors: kRuntimeError when oneDNN fails.
 Status GqaAttend(const GqaPlan& plan, const GqaBuffers& buffers, int64_t begin, int64_t end);
 
@@ -173,9 +174,9 @@ struct MhaBuffers {
 Status DenseRows(const float* x, int64_t rows, int64_t k, const float* w, int64_t n,
                  const float* bias, float* y, int threads);
 
-// (b, n) pairs [begin, end) of B * heads: per pair the [S, kv_sequence] scores (oneDNN's sgemm
-// on the calling thread), bias and masks added, math/normalization's softmax per row, times V
-// (sgemm). Pairs are independent. Errors: kRuntimeError when oneDNN fails.
+// (b, n) pairs [begin, end) of B * heads: per pair the [S, kv_sequence] scores (the product of
+// GqaAttend, on the calling thread), bias and masks added, math/normalization's softmax per row,
+// times V (the same product). Pairs are independent. Errors: kRuntimeError when oneDNN fails.
 Status MhaAttend(const MhaPlan& plan, const MhaBuffers& buffers, int64_t begin, int64_t end);
 
 }  // namespace nxrt::cpu::contrib

@@ -84,7 +84,8 @@ __attribute__((target("avx2,fma"))) inline __m256 Widen8(__m128i bytes) {
 // column's last group may hold fewer blocks, and the lanes past them are then meaningless), with
 // AVX2 when b is even (packed 4-bit zero points then start on a byte) and the 8 blocks' scales
 // and zero points lie inside their tensors (a short last group reads on into the next columns',
-// which all but the last few columns have), else one by one.
+// which all but the last few columns have), else one by one. Not needed when the kernel made
+// the offsets once (o.offsets): the callers read those.
 __attribute__((target("avx2,fma"))) void BlockOffsetsAvx2(const MatMulNBitsPlan& p,
                                                           const MatMulNBitsOperands& o, int64_t n,
                                                           int64_t b, float* offsets) {
@@ -162,13 +163,16 @@ __attribute__((target("avx2,fma"))) void ColumnsAvx2(const MatMulNBitsPlan& p,
   alignas(32) float offsets[kCols][8];
   for (int64_t b = 0; b < p.k_blocks; ++b) {
     const int64_t k0 = b * bs, len = std::min(bs, k - k0);
-    if (b % 8 == 0) {
+    if (b % 8 == 0 && o.offsets == nullptr) {
       for (int c = 0; c < kCols; ++c) BlockOffsetsAvx2(p, o, n + c, b, offsets[c]);
     }
     __m256 scale[kCols], offset[kCols];
+    float block_offset[kCols];
     for (int c = 0; c < kCols; ++c) {
+      block_offset[c] = o.offsets != nullptr ? o.offsets[(n + c) * p.k_blocks + b]
+                                             : offsets[c][b % 8];
       scale[c] = _mm256_set1_ps(scales[c][b]);
-      offset[c] = _mm256_set1_ps(offsets[c][b % 8]);
+      offset[c] = _mm256_set1_ps(block_offset[c]);
     }
     int64_t i = 0;
     if (bits == 4) {
@@ -229,7 +233,7 @@ __attribute__((target("avx2,fma"))) void ColumnsAvx2(const MatMulNBitsPlan& p,
         const uint8_t* block = column[c] + b * p.blob_size;
         for (int r = 0; r < kRows; ++r) {
           scalar[r][c] += BlockDotScalar(block + (bits == 4 ? i / 2 : i), a + r * k + k0 + i,
-                                         len - i, bits, scales[c][b], offsets[c][b % 8]);
+                                         len - i, bits, scales[c][b], block_offset[c]);
         }
       }
     }
@@ -301,7 +305,7 @@ __attribute__((target("avx512f,avx2,fma"))) void ColumnsAvx512(const MatMulNBits
   alignas(32) float offsets[kCols][8];
   for (int64_t b = 0; b < p.k_blocks; ++b) {
     const int64_t k0 = b * bs, len = std::min(bs, k - k0);
-    if (b % 8 == 0) {
+    if (b % 8 == 0 && o.offsets == nullptr) {
       for (int c = 0; c < kCols; ++c) BlockOffsetsAvx2(p, o, n + c, b, offsets[c]);
     }
     const uint8_t* blocks[kCols];
@@ -309,7 +313,8 @@ __attribute__((target("avx512f,avx2,fma"))) void ColumnsAvx512(const MatMulNBits
     for (int c = 0; c < kCols; ++c) {
       blocks[c] = columns[c] + b * p.blob_size;
       scale[c] = _mm512_set1_ps(scales[c][b]);
-      offset[c] = _mm512_set1_ps(offsets[c][b % 8]);
+      offset[c] = _mm512_set1_ps(o.offsets != nullptr ? o.offsets[(n + c) * p.k_blocks + b]
+                                                      : offsets[c][b % 8]);
     }
     int64_t i = 0;
     for (; i + 32 <= len; i += 32) {
@@ -405,8 +410,8 @@ struct RunTable {
   int64_t first = 0;  // the run's first block
 };
 
-// The table of the blocks of panel rows [k0, k1) of columns [n0, n0 + cols), offsets 8 blocks
-// at a time (BlockOffsetsAvx2); columns past `cols` get scale and offset 0.
+// The table of the blocks of panel rows [k0, k1) of columns [n0, n0 + cols), offsets from
+// o.offsets or 8 blocks at a time (BlockOffsetsAvx2); columns past `cols` get scale and offset 0.
 __attribute__((target("avx2,fma"))) void FillRunTable(const MatMulNBitsPlan& p,
                                                        const MatMulNBitsOperands& o, int64_t n0,
                                                        int64_t cols, int64_t k0, int64_t k1,
@@ -420,10 +425,12 @@ __attribute__((target("avx2,fma"))) void FillRunTable(const MatMulNBitsPlan& p,
     const int64_t n = n0 + j;
     for (int64_t run = 0; run < blocks; run += 8) {
       alignas(32) float column_offsets[8];
-      if (j < cols) BlockOffsetsAvx2(p, o, n, first + run, column_offsets);
+      if (j < cols && o.offsets == nullptr) BlockOffsetsAvx2(p, o, n, first + run, column_offsets);
       for (int64_t t = run; t < std::min(blocks, run + 8); ++t) {
         scales[t][j] = j < cols ? o.scales[n * p.k_blocks + first + t] : 0.0f;
-        offsets[t][j] = j < cols ? column_offsets[t - run] : 0.0f;
+        offsets[t][j] = j >= cols             ? 0.0f
+                        : o.offsets != nullptr ? o.offsets[n * p.k_blocks + first + t]
+                                               : column_offsets[t - run];
       }
     }
   }
@@ -676,6 +683,15 @@ Status CheckGIdx(const MatMulNBitsPlan& p, const int32_t* g_idx) {
     }
   }
   return Status::Ok();
+}
+
+void MatMulNBitsOffsets(const MatMulNBitsPlan& p, const MatMulNBitsOperands& o, float* offsets) {
+  for (int64_t n = 0; n < p.attributes.n; ++n) {
+    for (int64_t b = 0; b < p.k_blocks; ++b) {
+      const int64_t i = n * p.k_blocks + b;
+      offsets[i] = -ZeroPoint(p, o.zero_points, n, b) * o.scales[i];
+    }
+  }
 }
 
 void MatMulNBitsDirect(const MatMulNBitsPlan& p, const MatMulNBitsOperands& o, float* y,

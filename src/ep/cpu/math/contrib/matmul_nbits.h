@@ -83,7 +83,15 @@ struct MatMulNBitsOperands {
   const void* zero_points = nullptr;  // uint8 (packed) or float, per plan.zero_point
   const int32_t* g_idx = nullptr;
   const float* bias = nullptr;
+  // [N, k_blocks]: every block's -zero_point * scale (MatMulNBitsOffsets), when the kernel made
+  // them once from constant scales and zero points; null: made from them on every run.
+  const float* offsets = nullptr;
 };
+
+// offsets [N * k_blocks] = -zero_point * scale of every block, from the scales and zero points
+// of `operands` (its other fields unused): the table of MatMulNBitsOperands::offsets.
+void MatMulNBitsOffsets(const MatMulNBitsPlan& plan, const MatMulNBitsOperands& operands,
+                        float* offsets);
 
 // Checks g_idx (every entry a block index in [0, k_blocks)); kRuntimeError naming the entry.
 Status CheckGIdx(const MatMulNBitsPlan& plan, const int32_t* g_idx);

@@ -78,6 +78,43 @@ __attribute__((target("avx2,fma"))) void Tile(const float* a, int64_t lda, const
   }
 }
 
+// y[i * ldy + j] = a_i . bt_j (+ bias[j]) for rows i < m and columns [col_begin, col_end), with
+// bt_j = bt + j * ldb, K floats each: two 8-lane accumulators over K, its last K % 8 floats
+// through masked loads, one horizontal sum per output.
+__attribute__((target("avx2,fma"))) void DotRows(const float* a, int64_t lda, int64_t m,
+                                                 int64_t k, const float* bt, int64_t ldb,
+                                                 const float* bias, float* y, int64_t ldy,
+                                                 int64_t col_begin, int64_t col_end) {
+  const int64_t k8 = k / 8 * 8;
+  const __m256i tail = _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(k - k8)),
+                                          _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+  for (int64_t i = 0; i < m; ++i) {
+    const float* row = a + i * lda;
+    for (int64_t j = col_begin; j < col_end; ++j) {
+      const float* column = bt + j * ldb;
+      __m256 acc0 = _mm256_setzero_ps(), acc1 = _mm256_setzero_ps();
+      int64_t p = 0;
+      for (; p + 16 <= k; p += 16) {
+        acc0 = _mm256_fmadd_ps(_mm256_loadu_ps(row + p), _mm256_loadu_ps(column + p), acc0);
+        acc1 = _mm256_fmadd_ps(_mm256_loadu_ps(row + p + 8), _mm256_loadu_ps(column + p + 8),
+                               acc1);
+      }
+      if (p < k8) {
+        acc0 = _mm256_fmadd_ps(_mm256_loadu_ps(row + p), _mm256_loadu_ps(column + p), acc0);
+      }
+      if (k8 < k) {
+        acc1 = _mm256_fmadd_ps(_mm256_maskload_ps(row + k8, tail),
+                               _mm256_maskload_ps(column + k8, tail), acc1);
+      }
+      const __m256 sum8 = _mm256_add_ps(acc0, acc1);
+      __m128 sum4 = _mm_add_ps(_mm256_castps256_ps128(sum8), _mm256_extractf128_ps(sum8, 1));
+      sum4 = _mm_add_ps(sum4, _mm_movehl_ps(sum4, sum4));
+      sum4 = _mm_add_ss(sum4, _mm_movehdup_ps(sum4));
+      y[i * ldy + j] = _mm_cvtss_f32(sum4) + (bias != nullptr ? bias[j] : 0.0f);
+    }
+  }
+}
+
 using TileFn = void (*)(const float*, int64_t, const float*, int64_t, int64_t, float*, int64_t,
                         int64_t, const float*, bool);
 constexpr TileFn kTiles[kSgemmTileRows + 1] = {nullptr, Tile<1>, Tile<2>, Tile<3>,
@@ -93,8 +130,13 @@ void SgemmTileAvx2(int64_t rows, const float* a, int64_t lda, const float* panel
 
 void SgemmAvx2(const float* a, int64_t lda, int64_t m, int64_t k, const SgemmB& b,
                const float* bias, float* y, int64_t ldy, int64_t col_begin, int64_t col_end) {
+  if (b.transposed && m <= kSgemmDotRows) {
+    DotRows(a, lda, m, k, b.data, b.row_stride, bias, y, ldy, col_begin, col_end);
+    return;
+  }
   const int64_t tiles = (m + kSgemmTileRows - 1) / kSgemmTileRows;
-  alignas(32) float tail[kSgemmBlockK * kSgemmPanel];  // a partial panel of B as stored
+  // A partial panel of B as stored, or a panel of a transposed B.
+  alignas(32) float tail[kSgemmBlockK * kSgemmPanel];
   for (int64_t nb = col_begin; nb < col_end; nb += kSgemmBlockN) {
     const int64_t nb_end = std::min(col_end, nb + kSgemmBlockN);
     // K = 0 still passes once, writing the bias or zeros.
@@ -102,15 +144,26 @@ void SgemmAvx2(const float* a, int64_t lda, int64_t m, int64_t k, const SgemmB& 
       const int64_t kl = std::min(kSgemmBlockK, k - kb);
       for (int64_t j = nb; j < nb_end; j += kSgemmPanel) {
         const int64_t width = std::min(kSgemmPanel, nb_end - j);
-        const float* panel = b.data + (j / kSgemmPanel) * b.panel_stride + kb * b.row_stride;
-        int64_t ldp = b.row_stride;
-        if (ldp != kSgemmPanel && width < kSgemmPanel) {
-          std::fill(tail, tail + kl * kSgemmPanel, 0.0f);
-          for (int64_t p = 0; p < kl; ++p) {
-            std::copy(panel + p * ldp, panel + p * ldp + width, tail + p * kSgemmPanel);
+        const float* panel = tail;
+        int64_t ldp = kSgemmPanel;
+        if (b.transposed) {
+          if (width < kSgemmPanel) std::fill(tail, tail + kl * kSgemmPanel, 0.0f);
+          for (int64_t c = 0; c < width; ++c) {
+            const float* column = b.data + (j + c) * b.row_stride + kb;
+            for (int64_t p = 0; p < kl; ++p) tail[p * kSgemmPanel + c] = column[p];
           }
-          panel = tail;
-          ldp = kSgemmPanel;
+        } else {
+          const float* stored = b.data + (j / kSgemmPanel) * b.panel_stride + kb * b.row_stride;
+          if (b.row_stride != kSgemmPanel && width < kSgemmPanel) {
+            std::fill(tail, tail + kl * kSgemmPanel, 0.0f);
+            for (int64_t p = 0; p < kl; ++p) {
+              std::copy(stored + p * b.row_stride, stored + p * b.row_stride + width,
+                        tail + p * kSgemmPanel);
+            }
+          } else {
+            panel = stored;
+            ldp = b.row_stride;
+          }
         }
         for (int64_t t = 0; t < tiles; ++t) {
           // Tile t holds rows [m t / tiles, m (t + 1) / tiles): sizes differ by at most one.

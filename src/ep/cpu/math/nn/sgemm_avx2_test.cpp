@@ -1,8 +1,8 @@
 // ep/cpu/math/nn/sgemm_avx2_test.cpp: tests of the AVX2 GEMM (sgemm_avx2.h) on its own: B
-// packed into 16-column panels by the test or read as stored, random shapes with tails in M (the
-// 6-row tile), K (the 256 block) and N (the 16-column panel and 256-column block), column ranges
-// in pieces, bias or none, K = 0, and NaN/inf propagation; against a double-precision product
-// written here. Runs on any CPU with AVX2 (AVX-512 or not).
+// packed into 16-column panels by the test, read as stored or given transposed, random shapes
+// with tails in M (the 6-row tile), K (the 256 block) and N (the 16-column panel and 256-column
+// block), column ranges in pieces, bias or none, K = 0, and NaN/inf propagation; against a
+// double-precision product written here. Runs on any CPU with AVX2 (AVX-512 or not).
 #include "ep/cpu/math/nn/sgemm_avx2.h"
 
 #include <gtest/gtest.h>
@@ -81,6 +81,28 @@ TEST(SgemmAvx2Test, RandomShapesAgainstDoubleProduct) {
       SgemmAvx2(a.data(), lda, c.m, c.k, SgemmB{plain.data(), kSgemmPanel, c.n},
                 with_bias ? bias.data() : nullptr, from_plain.data(), c.n, 0, c.n);
       EXPECT_EQ(from_plain, y) << "B as stored";
+      // B given transposed, [n, k] with a row stride past k (attention's keys in Q Kt): with
+      // more than kSgemmDotRows rows the same panels, so the same sums in the same order; with
+      // fewer, dot products. The last row holds exactly k floats, so a read past K leaves the
+      // buffer; the gaps between rows are NaN, so a read of them shows.
+      const int64_t ldt = c.k + 2;
+      std::vector<float> transposed((c.n - 1) * ldt + c.k, std::numeric_limits<float>::quiet_NaN());
+      for (int64_t p = 0; p < c.k; ++p) {
+        for (int64_t j = 0; j < c.n; ++j) transposed[j * ldt + p] = b[p * c.n + j];
+      }
+      for (int64_t rows : {c.m, std::min<int64_t>(c.m, kSgemmDotRows)}) {
+        std::vector<float> from_transposed(rows * c.n, -7.0f);
+        SgemmAvx2(a.data(), lda, rows, c.k, SgemmB{transposed.data(), 0, ldt, true},
+                  with_bias ? bias.data() : nullptr, from_transposed.data(), c.n, 0, c.n);
+        const std::vector<float> head(y.begin(), y.begin() + rows * c.n);
+        if (rows > kSgemmDotRows) {
+          EXPECT_EQ(from_transposed, head) << "B transposed";
+        } else {
+          const std::vector<double> want_head(want.begin(), want.begin() + rows * c.n);
+          EXPECT_TRUE(AllClose(from_transposed, want_head, 1e-5, 1e-5))
+              << "B transposed, " << rows << " rows";
+        }
+      }
       // In pieces at panel boundaries, as threads split the columns.
       std::vector<float> pieces(c.m * c.n, -7.0f);
       const int64_t cut = std::min(c.n, ((c.n / 3) / kSgemmPanel + 1) * kSgemmPanel);
