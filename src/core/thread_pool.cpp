@@ -2,6 +2,7 @@
 #include "core/thread_pool.h"
 
 #include <omp.h>
+#include <sched.h>
 
 #include <algorithm>
 #include <atomic>
@@ -25,6 +26,14 @@ void ThreadPool::ParallelFor(int64_t n, int64_t min_chunk,
     fn(0, n);
     return;
   }
+  // While the team cannot help, small work stays on the caller; every kProbeInterval-th such call
+  // opens a region anyway, to notice when the team is back.
+  if (team_idle_ && n / min_chunk < kIdleTeamMinParts && ++calls_since_probe_ < kProbeInterval) {
+    dispatch.unlock();
+    fn(0, n);
+    return;
+  }
+  calls_since_probe_ = 0;
   const int64_t chunk = std::max(min_chunk, (n + num_threads_ * 4 - 1) / (num_threads_ * 4));
   const int64_t chunks = (n + chunk - 1) / chunk;
   const int team = static_cast<int>(std::min<int64_t>(num_threads_, chunks));
@@ -32,10 +41,13 @@ void ThreadPool::ParallelFor(int64_t n, int64_t min_chunk,
   for (int t = 0; t < team; ++t) {
     shares_[static_cast<size_t>(t)].next.store(chunks * t / team, std::memory_order_relaxed);
   }
+  const int caller_cpu = sched_getcpu();
+  std::atomic<bool> helped{false};
 #pragma omp parallel num_threads(team)
   {
     // Own share first, then the others' in turn (a team smaller than asked still covers all).
     const int self = omp_get_thread_num();
+    bool ran = false;
     for (int k = 0; k < team; ++k) {
       const int t = (self + k) % team;
       const int64_t share_end = chunks * (t + 1) / team;
@@ -45,9 +57,15 @@ void ThreadPool::ParallelFor(int64_t n, int64_t min_chunk,
         if (c >= share_end) break;
         const int64_t begin = c * chunk;
         fn(begin, std::min(n, begin + chunk));
+        ran = true;
       }
     }
+    // Work run on the caller's own core by another thread ran no sooner than on the caller.
+    if (self != 0 && ran && sched_getcpu() != caller_cpu) {
+      helped.store(true, std::memory_order_relaxed);
+    }
   }
+  team_idle_ = !helped.load(std::memory_order_relaxed);
 }
 
 }  // namespace nxrt
