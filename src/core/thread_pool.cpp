@@ -9,8 +9,7 @@
 
 namespace nxrt {
 
-ThreadPool::ThreadPool(int num_threads)
-    : num_threads_(std::max(num_threads, 1)), shares_(static_cast<size_t>(num_threads_)) {}
+ThreadPool::ThreadPool(int num_threads) : num_threads_(std::max(num_threads, 1)) {}
 
 void ThreadPool::ParallelFor(int64_t n, int64_t min_chunk,
                              const std::function<void(int64_t, int64_t)>& fn) {
@@ -37,31 +36,21 @@ void ThreadPool::ParallelFor(int64_t n, int64_t min_chunk,
   const int64_t chunk = std::max(min_chunk, (n + num_threads_ * 4 - 1) / (num_threads_ * 4));
   const int64_t chunks = (n + chunk - 1) / chunk;
   const int team = static_cast<int>(std::min<int64_t>(num_threads_, chunks));
-  // Share t is chunks [chunks * t / team, chunks * (t + 1) / team); its counter is its next chunk.
-  for (int t = 0; t < team; ++t) {
-    shares_[static_cast<size_t>(t)].next.store(chunks * t / team, std::memory_order_relaxed);
-  }
   const int caller_cpu = sched_getcpu();
+  std::atomic<int64_t> next{0};
   std::atomic<bool> helped{false};
 #pragma omp parallel num_threads(team)
   {
-    // Own share first, then the others' in turn (a team smaller than asked still covers all).
-    const int self = omp_get_thread_num();
     bool ran = false;
-    for (int k = 0; k < team; ++k) {
-      const int t = (self + k) % team;
-      const int64_t share_end = chunks * (t + 1) / team;
-      Share& share = shares_[static_cast<size_t>(t)];
-      for (;;) {
-        const int64_t c = share.next.fetch_add(1, std::memory_order_relaxed);
-        if (c >= share_end) break;
-        const int64_t begin = c * chunk;
-        fn(begin, std::min(n, begin + chunk));
-        ran = true;
-      }
+    for (;;) {
+      const int64_t c = next.fetch_add(1, std::memory_order_relaxed);
+      if (c >= chunks) break;
+      const int64_t begin = c * chunk;
+      fn(begin, std::min(n, begin + chunk));
+      ran = true;
     }
     // Work run on the caller's own core by another thread ran no sooner than on the caller.
-    if (self != 0 && ran && sched_getcpu() != caller_cpu) {
+    if (omp_get_thread_num() != 0 && ran && sched_getcpu() != caller_cpu) {
       helped.store(true, std::memory_order_relaxed);
     }
   }

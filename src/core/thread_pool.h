@@ -23,11 +23,9 @@
 // oversubscribed and no call waits for another's work.
 #pragma once
 
-#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <mutex>
-#include <vector>
 
 namespace nxrt {
 
@@ -42,20 +40,10 @@ class ThreadPool {
 
   // Calls fn(begin, end) on disjoint ranges covering [0, n), each at least `min_chunk` long
   // (except the last), and returns when all calls have returned. `fn` must not throw. Work is
-  // split into about 4 chunks per thread. Thread t (the caller is thread 0) owns the t-th
-  // contiguous share of the chunks and runs them first, in order, so that from run to run the
-  // same core touches the same data and keeps it in its cache (ReduceSum over 1x256x56x56, 3 MiB,
-  // fits two L2s but not one: 0.13 ms at 2 threads with chunks taken first come first served,
-  // 0.02 ms with shares); a thread done with its share takes what is left of the others', so
-  // uneven chunks and a late thread still balance out.
+  // split into about 4 chunks per thread, taken dynamically, so uneven chunks balance out.
   void ParallelFor(int64_t n, int64_t min_chunk, const std::function<void(int64_t, int64_t)>& fn);
 
  private:
-  // The next chunk of one thread's share, on its own cache line.
-  struct alignas(64) Share {
-    std::atomic<int64_t> next{0};
-  };
-
   // Work of fewer min_chunks than this runs on the caller while the team is idle (below).
   static constexpr int64_t kIdleTeamMinParts = 64;
   // While the team is idle, one call in this many small ones still opens a region.
@@ -63,7 +51,6 @@ class ThreadPool {
 
   int num_threads_ = 1;
   std::mutex dispatch_mutex_;  // held by the one caller running a parallel region
-  std::vector<Share> shares_;  // one per thread; used under dispatch_mutex_
   // Under dispatch_mutex_: true when in the last region no other thread ran a chunk on another
   // core than the caller's. On a busy machine the scheduler can leave the team's thread on the
   // caller's core (it sleeps or spins most of the time, so it looks light); then a region only

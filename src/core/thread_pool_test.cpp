@@ -4,7 +4,6 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
-#include <chrono>
 #include <thread>
 #include <vector>
 
@@ -54,27 +53,6 @@ TEST(ThreadPool, ConcurrentCallersEachGetTheirWholeRange) {
     });
   }
   for (auto& c : callers) c.join();
-}
-
-// Each thread starts with its own share: with two threads held in their first chunk until both
-// have one, the caller's first range starts at 0 and the other thread's at the second share.
-TEST(ThreadPool, EachThreadStartsWithItsOwnShare) {
-  ThreadPool pool(2);
-  std::atomic<int> arrived{0};
-  std::atomic<int64_t> first_begin[2] = {-1, -1};
-  const std::thread::id caller = std::this_thread::get_id();
-  pool.ParallelFor(8, 1, [&](int64_t b, int64_t) {
-    const int who = std::this_thread::get_id() == caller ? 0 : 1;
-    int64_t unset = -1;
-    if (!first_begin[who].compare_exchange_strong(unset, b)) return;
-    arrived.fetch_add(1);
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-    while (arrived.load() < 2 && std::chrono::steady_clock::now() < deadline) {
-      std::this_thread::yield();
-    }
-  });
-  EXPECT_EQ(first_begin[0].load(), 0);
-  EXPECT_EQ(first_begin[1].load(), 4);
 }
 
 TEST(ThreadPool, NonPositiveThreadCountMeansOne) {
