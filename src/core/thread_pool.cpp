@@ -2,6 +2,7 @@
 #include "core/thread_pool.h"
 
 #include <omp.h>
+#include <sched.h>
 
 #include <algorithm>
 #include <atomic>
@@ -43,19 +44,36 @@ void ThreadPool::ParallelFor(int64_t n, int64_t min_chunk,
     fn(0, n);
     return;
   }
+  // While the team cannot help, small work stays on the caller; every kProbeInterval-th such call
+  // opens a region anyway, to notice when the team is back.
+  if (team_idle_ && n / min_chunk < kIdleTeamMinParts && ++calls_since_probe_ < kProbeInterval) {
+    dispatch.unlock();
+    fn(0, n);
+    return;
+  }
+  calls_since_probe_ = 0;
   const int64_t chunk = std::max(min_chunk, (n + num_threads_ * 4 - 1) / (num_threads_ * 4));
   const int64_t chunks = (n + chunk - 1) / chunk;
   const int team = static_cast<int>(std::min<int64_t>(num_threads_, chunks));
+  const int caller_cpu = sched_getcpu();
   std::atomic<int64_t> next{0};
+  std::atomic<bool> helped{false};
 #pragma omp parallel num_threads(team)
   {
+    bool ran = false;
     for (;;) {
       const int64_t c = next.fetch_add(1, std::memory_order_relaxed);
       if (c >= chunks) break;
       const int64_t begin = c * chunk;
       fn(begin, std::min(n, begin + chunk));
+      ran = true;
+    }
+    // Work run on the caller's own core by another thread ran no sooner than on the caller.
+    if (omp_get_thread_num() != 0 && ran && sched_getcpu() != caller_cpu) {
+      helped.store(true, std::memory_order_relaxed);
     }
   }
+  team_idle_ = !helped.load(std::memory_order_relaxed);
 }
 
 }  // namespace nxrt

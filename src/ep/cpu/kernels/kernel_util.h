@@ -99,9 +99,36 @@ Result<std::vector<int64_t>> TensorInt64s(const Tensor& tensor, std::string_view
 
 // ---- compute ----
 
-// Element runs shorter than this stay on one thread: below it, handing work to another thread
-// costs more than the work.
-inline constexpr int64_t kParallelGrain = 16384;
+// The one rule for "is this worth splitting": a part of a kernel's work handed to another thread
+// must hold at least kMinPartNs of one core's work. Below that, the hand-over (the team's fork
+// and join, about 1.5 us on an idle 2-core machine and several times that on a busy one, and the
+// part's data moving to the other core's cache) costs more than the part saves. Kernels state
+// what one item of their work costs with the per-unit costs below and take the min_chunk of
+// ComputeContext::ParallelFor, or the grain of SplitRows, from MinItemsPerPart; they keep no
+// thresholds of their own. The costs restate the grains the kernels were tuned with: 16 Ki
+// elements of arithmetic, 64 Ki elements of a reduction or Hardmax, 256 Ki multiply-adds of a
+// product (about 10 us of AVX2 work).
+inline constexpr double kMinPartNs = 8192;
+// One element read and written (or reduced) once at cache speed with a compare or an add:
+// Max/Sum reductions, Hardmax, copies.
+inline constexpr double kStreamNsPerElement = 0.125;
+// One element through a few vector operations or one exponential: Softmax, elementwise math,
+// interpolation.
+inline constexpr double kArithmeticNsPerElement = 0.5;
+// One float multiply-add of a vectorised product (GEMV/GEMM panels, attention).
+inline constexpr double kMacNs = 1.0 / 32;
+
+// Items per part (>= 1) for items that each cost `ns_per_item`: kMinPartNs / ns_per_item, capped
+// at 2^62 for items that cost nothing.
+inline int64_t MinItemsPerPart(double ns_per_item) {
+  if (ns_per_item >= kMinPartNs) return 1;
+  if (!(ns_per_item > kMinPartNs / 0x1p62)) return int64_t{1} << 62;
+  return static_cast<int64_t>(kMinPartNs / ns_per_item);
+}
+
+// Elements per part of elementwise arithmetic (kArithmeticNsPerElement each).
+inline constexpr int64_t kParallelGrain =
+    static_cast<int64_t>(kMinPartNs / kArithmeticNsPerElement);
 
 // Calls fn(begin, end) over [0, count) in ranges of at least kParallelGrain elements through the
 // context's thread pool.

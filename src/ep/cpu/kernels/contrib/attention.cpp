@@ -111,7 +111,7 @@ class GroupQueryAttentionKernel final : public Kernel {
     const int64_t keys = plan_.batch > 0 ? *std::max_element(b.seqlens_k, seqlens_end) + 1 : 0;
     const int64_t head_work = 2 * plan_.sequence * keys * plan_.head_size;
     return ParallelForTry(ctx, plan_.batch * attributes_.num_heads,
-                          ItemsPerChunk(head_work, kMinProductWork),
+                          MinItemsPerPart(static_cast<double>(head_work) * kMacNs),
                           [&](int64_t begin, int64_t end) {
                             return contrib::GqaAttend(plan_, b, begin, end);
                           });

@@ -20,19 +20,6 @@ namespace nxrt::cpu::kernels {
 // The domain of ONNX Runtime's contrib operators; every one is at version 1.
 inline constexpr const char* kMsDomain = "com.microsoft";
 
-// The min_chunk of ComputeContext::ParallelFor for items that each cost `work_per_item`
-// elementary operations (elements of a row, multiply-adds): at least `min_work` of them per
-// chunk, so that work too small to pay for handing it to another thread (waking it, waiting for
-// it) stays on the calling thread, as every op of a small model does. Vectorised multiply-adds
-// are cheap per unit: products pass a larger `min_work` (kMinProductWork).
-inline int64_t ItemsPerChunk(int64_t work_per_item, int64_t min_work = kParallelGrain) {
-  return std::max<int64_t>(1, min_work / std::max<int64_t>(work_per_item, 1));
-}
-
-// Multiply-adds per chunk of the contrib products (MatMulNBits, attention): about 10 us of AVX2
-// work on one core.
-inline constexpr int64_t kMinProductWork = int64_t{1} << 18;
-
 // MatMulNBits(A, B, scales, zero_points?, g_idx?, bias?) with attributes K, N, bits (4, 8),
 // block_size (math/contrib/matmul_nbits.h).
 ep::KernelFactory MatMulNBitsFactory();

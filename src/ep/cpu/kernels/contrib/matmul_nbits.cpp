@@ -8,7 +8,7 @@
 // the direct path still applies. Constant scales and zero points give their per-block offsets
 // once, at prepare time (MatMulNBitsOffsets). Compute spreads output columns over the thread
 // pool: the direct path per column range, the blocked path per range of 16-column panels, each
-// range at least ItemsPerChunk's worth of multiply-adds.
+// range at least MinItemsPerPart's worth of multiply-adds (kernel_util.h).
 #include <memory>
 #include <optional>
 #include <vector>
@@ -82,15 +82,16 @@ class MatMulNBitsKernel final : public Kernel {
       // A column costs its K weights' unpacking and dequantizing, about 3 multiply-adds each
       // (shared by the rows), besides the m * K multiply-adds: rated at twice that, a chunk is
       // about 5 us, so a 2-thread decode splits a projection of 128 * 256 weights or more.
-      ctx.ParallelFor(n, ItemsPerChunk(2 * (plan_.m + 3) * plan_.attributes.k, kMinProductWork),
-                      [&](int64_t begin, int64_t end) {
+      const double column_macs = 2.0 * static_cast<double>((plan_.m + 3) * plan_.attributes.k);
+      ctx.ParallelFor(n, MinItemsPerPart(column_macs * kMacNs), [&](int64_t begin, int64_t end) {
         contrib::MatMulNBitsDirect(plan_, o, y, begin, end);
       });
       return Status::Ok();
     }
     if (o.g_idx != nullptr) NXRT_RETURN_IF_ERROR(contrib::CheckGIdx(plan_, o.g_idx));
     ctx.ParallelFor(contrib::MatMulNBitsPanels(plan_),
-                    ItemsPerChunk(plan_.m * plan_.attributes.k * 16, kMinProductWork),
+                    MinItemsPerPart(static_cast<double>(plan_.m * plan_.attributes.k * 16) *
+                                    kMacNs),
                     [&](int64_t begin, int64_t end) {
                       contrib::MatMulNBitsGemm(plan_, o, y, begin, end);
                     });

@@ -51,7 +51,8 @@ class SkipNormKernel final : public Kernel {
     b.mean = simplified_ ? nullptr : OptionalOutput(ctx, 1);
     b.inv_std_var = OptionalOutput(ctx, 2);
     b.sum = OptionalOutput(ctx, 3);
-    ctx.ParallelFor(plan_.rows, ItemsPerChunk(plan_.hidden), [&](int64_t begin, int64_t end) {
+    const double row_ns = static_cast<double>(plan_.hidden) * kArithmeticNsPerElement;
+    ctx.ParallelFor(plan_.rows, MinItemsPerPart(row_ns), [&](int64_t begin, int64_t end) {
       contrib::RowNorm(plan_, b, begin, end);
     });
     if (simplified_ && ctx.output_count() > 1 && ctx.output(1) != nullptr) {
@@ -93,7 +94,8 @@ class SimplifiedLayerNormKernel final : public Kernel {
     b.gamma = ctx.input(1)->data<float>();
     b.y = ctx.output(0)->mutable_data<float>();
     b.inv_std_var = OptionalOutput(ctx, 1);
-    ctx.ParallelFor(plan_.rows, ItemsPerChunk(plan_.hidden), [&](int64_t begin, int64_t end) {
+    const double row_ns = static_cast<double>(plan_.hidden) * kArithmeticNsPerElement;
+    ctx.ParallelFor(plan_.rows, MinItemsPerPart(row_ns), [&](int64_t begin, int64_t end) {
       contrib::RowNorm(plan_, b, begin, end);
     });
     return Status::Ok();

@@ -14,6 +14,7 @@
 // Attributes `activation`, `activation_alpha` and `activation_beta`: the activations
 // ep/cpu/nxrt_ops.h kFusedActivations gives FusedMatMul and FusedGemm, with their defaults. The
 // bias and activation run as oneDNN post-ops in the same pass over the output.
+#include <algorithm>
 #include <memory>
 #include <optional>
 #include <string>
@@ -37,13 +38,16 @@ std::shared_ptr<const nn::PackedWeights> PublishedB(PrepareContext& ctx) {
              : nullptr;
 }
 
-// Runs a plan's column units(begin, end) over [0, units) with the context's threads, one
-// range per thread (measured on the MLP at 2 threads: per-unit chunks taken dynamically move
-// columns, and so parts of B, between cores from run to run, and cost 10 %).
+// Runs a plan's column units(begin, end) over [0, units) with the context's threads, each part
+// at least MinItemsPerPart's worth of the product's `macs` multiply-adds (a one-row product of a
+// small model stays on the calling thread), and at most one range per thread (measured on the
+// MLP at 2 threads: per-unit chunks taken dynamically move columns, and so parts of B, between
+// cores from run to run, and cost 10 %).
 template <typename Units>
-void RunColumnUnits(ComputeContext& ctx, int64_t units, const Units& run) {
+void RunColumnUnits(ComputeContext& ctx, int64_t units, int64_t macs, const Units& run) {
+  const double unit_ns = static_cast<double>(macs) / static_cast<double>(units) * kMacNs;
   const int64_t per_thread = (units + ctx.thread_count() - 1) / ctx.thread_count();
-  ctx.ParallelFor(units, per_thread, run);
+  ctx.ParallelFor(units, std::max(MinItemsPerPart(unit_ns), per_thread), run);
 }
 
 // Publishes the plan's own copy of B, so the runtime may free the original and other instances
@@ -98,7 +102,8 @@ class MatMulKernel final : public Kernel {
       const void* a = ctx.input(0)->raw_data();
       const void* b = ctx.input(1)->raw_data();
       void* y = ctx.output(0)->mutable_raw_data();
-      RunColumnUnits(ctx, plan_.column_units, [&](int64_t begin, int64_t end) {
+      const int64_t macs = ctx.output(0)->element_count() * plan_.k;
+      RunColumnUnits(ctx, plan_.column_units, macs, [&](int64_t begin, int64_t end) {
         nn::MatMulColumnUnits(plan_, a, b, bias, y, begin, end);
       });
       return Status::Ok();
@@ -155,7 +160,8 @@ class GemmKernel final : public Kernel {
       const void* a = ctx.input(0)->raw_data();
       const void* c_data = c != nullptr ? c->raw_data() : nullptr;
       void* y = ctx.output(0)->mutable_raw_data();
-      RunColumnUnits(ctx, plan_.column_units, [&](int64_t begin, int64_t end) {
+      const int64_t macs = ctx.output(0)->element_count() * plan_.k;
+      RunColumnUnits(ctx, plan_.column_units, macs, [&](int64_t begin, int64_t end) {
         nn::GemmColumnUnits(plan_, a, c_data, y, begin, end);
       });
       return Status::Ok();

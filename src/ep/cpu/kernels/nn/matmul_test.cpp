@@ -3,7 +3,9 @@
 // constant weights re-prepared for a new activation shape.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <random>
+#include <utility>
 #include <string>
 
 #include "ep/cpu/kernels/tensor/single_op_test_util.h"
@@ -117,6 +119,55 @@ TEST(MatMulKernel, ConstantWeightsReprepareForANewActivationShape) {
   NXRT_ASSERT_OK_AND_ASSIGN(auto results, RunOpSequence(op, runs));
   for (size_t r = 0; r < runs.size(); ++r) {
     EXPECT_TRUE(AllClose(Values<float>(results[r][0]), expected[r], 1e-5, 1e-5)) << "run " << r;
+  }
+}
+
+// One row times a constant B (nxrt's own column-unit kernels, gemv.h on AVX-512) at 1 and 2
+// threads: sizes small enough to stay on one thread and large enough that the units split over
+// two, N with a tail past the last 64-column unit, odd K, a NaN and an infinity in B (their
+// columns are NaN and an infinity of B's sign), as MatMul and as Gemm with a C row.
+TEST(MatMulKernel, OneRowOnColumnUnitsAtOneAndTwoThreads) {
+  std::mt19937 rng(1616);
+  for (const auto& [k, n] : {std::pair<int64_t, int64_t>{37, 129}, {1001, 777}, {2049, 1000}}) {
+    const std::vector<float> a = RandomVector<float>(rng, k);
+    std::vector<float> b = RandomVector<float>(rng, k * n);
+    const std::vector<float> c = RandomVector<float>(rng, n);
+    b[(k / 2) * n + n / 3] = NAN;
+    b[(k - 1) * n + n - 1] = -INFINITY;
+    std::vector<double> want(static_cast<size_t>(n));
+    for (int64_t j = 0; j < n; ++j) {
+      double sum = 0;
+      for (int64_t i = 0; i < k; ++i) sum += static_cast<double>(a[i]) * b[i * n + j];
+      want[j] = sum;
+    }
+    ASSERT_TRUE(std::isnan(want[n / 3]));
+    ASSERT_EQ(want[n - 1], a[k - 1] > 0 ? -INFINITY : INFINITY);
+    std::vector<double> want_gemm = want;
+    for (int64_t j = 0; j < n; ++j) want_gemm[j] += c[j];
+    const OpInput a_in = In(Tensor::FromVector<float>({1, k}, a).value());
+    const OpInput b_in = Const(Tensor::FromVector<float>({k, n}, b).value());
+    const OpInput c_in = Const(Tensor::FromVector<float>({n}, c).value());
+    for (int threads : {1, 2}) {
+      for (bool gemm : {false, true}) {
+        SCOPED_TRACE(::testing::Message() << (gemm ? "Gemm" : "MatMul") << " K " << k << " N "
+                                          << n << " at " << threads << " thread(s)");
+        const OpCase op = gemm ? OpCase("Gemm", 13, {a_in, b_in, c_in}) : OpCase("MatMul", 13,
+                                                                                 {a_in, b_in});
+        NXRT_ASSERT_OK_AND_ASSIGN(std::vector<Tensor> y, RunOp(op, AsWritten(threads)));
+        const std::vector<float> got = Values<float>(y[0]);
+        const std::vector<double>& expected = gemm ? want_gemm : want;
+        ASSERT_EQ(got.size(), expected.size());
+        for (size_t j = 0; j < got.size(); ++j) {
+          if (std::isnan(expected[j]) || std::isinf(expected[j])) {
+            ASSERT_EQ(std::isnan(got[j]), std::isnan(expected[j])) << "column " << j;
+            if (std::isinf(expected[j])) ASSERT_EQ(got[j], expected[j]) << "column " << j;
+          } else {
+            ASSERT_NEAR(got[j], expected[j], 1e-4 + 1e-4 * std::fabs(expected[j]))
+                << "column " << j;
+          }
+        }
+      }
+    }
   }
 }
 

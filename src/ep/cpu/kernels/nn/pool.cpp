@@ -56,11 +56,12 @@ class PoolKernel final : public Kernel {
     const void* x = ctx.input(0)->raw_data();
     void* y = ctx.output(0)->mutable_raw_data();
     int64_t* index_data = indices != nullptr ? indices->mutable_data<int64_t>() : nullptr;
-    // Planes are independent: split them across threads, each chunk ~64k window taps or more.
-    const int64_t taps = std::max<int64_t>(1, plan_.work_per_plane);
+    // Planes are independent: split them across threads, a window tap costing a streamed
+    // element.
+    const double plane_ns = static_cast<double>(plan_.work_per_plane) * kStreamNsPerElement;
     std::mutex mutex;
     Status status;
-    ctx.ParallelFor(plan_.planes, std::max<int64_t>(1, (int64_t{1} << 16) / taps),
+    ctx.ParallelFor(plan_.planes, MinItemsPerPart(plane_ns),
                     [&](int64_t begin, int64_t end) {
                       Status s = nn::PoolPlanes(plan_, x, y, index_data, begin, end);
                       if (s.ok()) return;
@@ -165,9 +166,9 @@ class NhwcPoolKernel final : public Kernel {
       const void* x;
       void* y;
     } run{plan_, ctx.input(0)->raw_data(), ctx.output(0)->mutable_raw_data()};
-    // Chunks of ~64k elements read or more.
-    const int64_t work = std::max<int64_t>(1, plan_.work_per_unit);
-    ctx.ParallelFor(plan_.units, std::max<int64_t>(1, (int64_t{1} << 16) / work),
+    // An element read costs a streamed element.
+    const double unit_ns = static_cast<double>(plan_.work_per_unit) * kStreamNsPerElement;
+    ctx.ParallelFor(plan_.units, MinItemsPerPart(unit_ns),
                     [&run](int64_t begin, int64_t end) {
                       nn::NhwcPoolUnits(run.plan, run.x, run.y, begin, end);
                     });

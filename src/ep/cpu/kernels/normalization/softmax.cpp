@@ -28,11 +28,11 @@ class SoftmaxKernel final : public Kernel {
     const void* in = ctx.input(0)->raw_data();
     void* out = ctx.output(0)->mutable_raw_data();
     const int64_t block = plan_.axis_dim * plan_.inner;
-    // Hardmax reads and writes each element once with a compare between (about 0.2 ns each), so
-    // its parts are larger than Softmax's, whose exponentials cost several times that.
-    const int64_t grain =
-        kind_ == math::SoftmaxKind::kHardmax ? 4 * kParallelGrain : kParallelGrain;
-    const int64_t min_rows = std::max<int64_t>(1, grain / std::max<int64_t>(block, 1));
+    // Hardmax reads and writes each element once with a compare between; Softmax and LogSoftmax
+    // take an exponential per element.
+    const double element_ns = kind_ == math::SoftmaxKind::kHardmax ? kStreamNsPerElement
+                                                                   : kArithmeticNsPerElement;
+    const int64_t min_rows = MinItemsPerPart(static_cast<double>(block) * element_ns);
     ctx.ParallelFor(plan_.outer, min_rows, [&](int64_t begin, int64_t end) {
       plan_.fn(kind_, end - begin, plan_.axis_dim, plan_.inner,
                Advance(in, begin * block, type_), Advance(out, begin * block, type_));

@@ -263,7 +263,8 @@ TEST(ReductionKernelsTest, LargeReductionsSplitOverThreadsGiveTheSameResult) {
     ExpectRunsTo(model, expected, "large ReduceMean axes " + ShapeToString(axes), options);
   }
   // Max and Min over long inner runs (FoldRun's partial results), rows cut over 1 and 2 threads
-  // (160k values: two parts of at least kReduceGrain), one row holding NaN.
+  // (160k values: two parts of at least MinItemsPerPart(kStreamNsPerElement) = 64 Ki), one row
+  // holding NaN.
   Tensor runs = RandomTensor(rng, DataType::kFloat, {160, 1001}, -1, 1);
   runs.mutable_data<float>()[5 * 1001 + 700] = NAN;
   for (ReduceKind kind : {ReduceKind::kMax, ReduceKind::kMin}) {

@@ -7,6 +7,7 @@
 #include <type_traits>
 
 #include "ep/cpu/math/fast_math.h"
+#include "ep/cpu/math/nn/dnnl_threads.h"
 #include "ep/cpu/math/nn_common.h"
 #include "ep/cpu/math/simd_map.h"
 
@@ -531,7 +532,12 @@ class FloatRecurrence {
       }
     }
     const float* w = static_cast<const float*>(in_.w) + dir * gh * p_.input_size;
-    NXRT_RETURN_IF_ERROR(Gemm(gemms.input, in_.x, w, nullptr, ws_.projected, ws_.scratchpad));
+    {
+      // The projection is the op's one large product; the steps after it run on this thread.
+      const TeamSleepsAfterRegions sleeps;
+      NXRT_RETURN_IF_ERROR(
+          Gemm(gemms.input, in_.x, w, nullptr, ws_.projected, ws_.scratchpad));
+    }
     for (int64_t step = 0; step < p_.seq; ++step) {
       const int64_t t = reverse ? p_.seq - 1 - step : step;
       NXRT_RETURN_IF_ERROR(

@@ -364,6 +364,10 @@ TEST(RnnTest, RandomConfigurationsAgainstSpecEquations) {
 TEST(RnnTest, FloatOnOneDnnAgainstSpecEquations) {
   CheckRandomConfigurations<float>(72, 45, 37, 1, false, 2e-4);
   CheckRandomConfigurations<float>(73, 45, 37, 2, true, 2e-4);
+  // Sizes up to 64: most input projections reach 2^18 multiply-adds and run on two threads
+  // (dnnl_util.h DnnlThreadsFor), their team put to sleep before the recurrence. (Seeds whose
+  // configurations leave float's range fail against the double reference, see above.)
+  CheckRandomConfigurations<float>(75, 6, 64, 2, true, 2e-4);
 }
 
 TEST(RnnTest, ActivationParsingConsumesAlphasAndBetasInOrder) {
