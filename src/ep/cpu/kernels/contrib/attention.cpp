@@ -409,10 +409,12 @@ ep::KernelFactory GroupQueryAttentionFactory() {
     NXRT_ASSIGN_OR_RETURN(int64_t interleaved, node.GetInt("rotary_interleaved", 0));
     a.do_rotary = do_rotary != 0;
     a.rotary_interleaved = interleaved != 0;
+    // ONNX Runtime 1.30 turns smooth softmax on only for the value 1; its schema's default, -1,
+    // which ORT shows a plugin on a node without the attribute, means off.
     NXRT_ASSIGN_OR_RETURN(int64_t smooth, node.GetInt("smooth_softmax", 0));
     NXRT_ASSIGN_OR_RETURN(int64_t causal, node.GetInt("causal", 1));
     NXRT_ASSIGN_OR_RETURN(int64_t window_cache, node.GetInt("sliding_window_cache", 0));
-    if (smooth != 0 || causal != 1 || window_cache != 0) {
+    if (smooth == 1 || causal != 1 || window_cache != 0) {
       return node.Error(StatusCode::kInvalidModel,
                         "attributes smooth_softmax=", smooth, ", causal=", causal,
                         ", sliding_window_cache=", window_cache,
