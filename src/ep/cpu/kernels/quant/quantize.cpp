@@ -124,8 +124,11 @@ class DequantizeLinearKernel final : public Kernel {
   }
 
   Status Compute(ComputeContext& ctx) override {
-    nn::Dequantize(plan_, ctx.input(0)->raw_data(), ctx.input(1)->raw_data(),
-                   OptionalData(ctx, 2), ctx.output(0)->mutable_raw_data());
+    // Split over threads in ranges of elementwise arithmetic (kParallelGrain elements or more).
+    ParallelRanges(ctx, ctx.input(0)->element_count(), [&](int64_t begin, int64_t end) {
+      nn::Dequantize(plan_, ctx.input(0)->raw_data(), ctx.input(1)->raw_data(),
+                     OptionalData(ctx, 2), ctx.output(0)->mutable_raw_data(), begin, end);
+    });
     return Status::Ok();
   }
 

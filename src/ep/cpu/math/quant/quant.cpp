@@ -185,11 +185,10 @@ void QuantizeTyped(const QuantizePlan& plan, const void* x_raw, const void* scal
 
 template <typename X, typename S>
 void DequantizeTyped(const DequantizePlan& plan, const void* x_raw, const void* scale_raw,
-                     const void* zp_raw, void* y_raw) {
+                     const void* zp_raw, void* y_raw, int64_t range_begin, int64_t range_end) {
   const S* scale = static_cast<const S*>(scale_raw);
   S* y = static_cast<S*>(y_raw);
-  const QuantGeometry& g = plan.geometry;
-  ForEachScaleRun(g, 0, g.outer * g.axis_dim * g.inner,
+  ForEachScaleRun(plan.geometry, range_begin, range_end,
                   [&](int64_t s, int64_t begin, int64_t count) {
     const float sc = ToFloat(scale[s]);
     if constexpr (math::kIsFloat8<X>) {
@@ -311,8 +310,8 @@ Result<DequantizePlan> PrepareDequantize(DataType x_dtype, DataType scale_dtype,
 }
 
 void Dequantize(const DequantizePlan& plan, const void* x, const void* scale,
-                const void* zero_point, void* y) {
-  plan.fn(plan, x, scale, zero_point, y);
+                const void* zero_point, void* y, int64_t begin, int64_t end) {
+  plan.fn(plan, x, scale, zero_point, y, begin, end);
 }
 
 namespace {

@@ -78,12 +78,14 @@ void Quantize(const QuantizePlan& plan, const void* x, const void* scale, const 
 struct DequantizePlan {
   QuantGeometry geometry;
   void (*fn)(const DequantizePlan&, const void* x, const void* scale, const void* zero_point,
-             void* y) = nullptr;
+             void* y, int64_t begin, int64_t end) = nullptr;
 };
 Result<DequantizePlan> PrepareDequantize(DataType x_dtype, DataType scale_dtype,
                                          QuantGeometry geometry);
+// Elements [begin, end) of y (any range: the output is float, a 4-bit x is read per element), so
+// that callers may split y over threads.
 void Dequantize(const DequantizePlan& plan, const void* x, const void* scale,
-                const void* zero_point, void* y);
+                const void* zero_point, void* y, int64_t begin, int64_t end);
 
 // DynamicQuantizeLinear (opset 11): float x of `count` elements → uint8 y, float scale and uint8
 // zero point, as ONNX Runtime 1.30 computes them: the range of x extended to include 0 (NaN
