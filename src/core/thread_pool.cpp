@@ -8,8 +8,9 @@
 #include <atomic>
 #include <cstdlib>
 
-// libomp's extension (declared by LLVM's omp.h, not by GCC's): the calling thread's blocktime,
+// libomp's extensions (declared by LLVM's omp.h, not by GCC's): the calling thread's blocktime,
 // milliseconds a worker spins after a region before it sleeps.
+extern "C" int kmp_get_blocktime(void);
 extern "C" void kmp_set_blocktime(int milliseconds);
 
 namespace nxrt {
@@ -20,6 +21,12 @@ void SleepOpenMpWorkersBetweenRegions() {
   done = true;
   if (std::getenv("KMP_BLOCKTIME") == nullptr) kmp_set_blocktime(0);
 }
+
+TeamSleepsAfterRegions::TeamSleepsAfterRegions() : previous_ms_(kmp_get_blocktime()) {
+  kmp_set_blocktime(0);
+}
+
+TeamSleepsAfterRegions::~TeamSleepsAfterRegions() { kmp_set_blocktime(previous_ms_); }
 
 ThreadPool::ThreadPool(int num_threads) : num_threads_(std::max(num_threads, 1)) {
   if (num_threads_ == 1) return;

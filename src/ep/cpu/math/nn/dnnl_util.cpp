@@ -101,15 +101,4 @@ void SetDnnlThreads(int num_threads) { omp_set_num_threads(num_threads < 1 ? 1 :
 
 int DnnlThreads() { return omp_get_max_threads(); }
 
-// LLVM libomp's blocktime entry points (the runtime nxrt links, top-level CMakeLists.txt); GCC's
-// omp.h does not declare them.
-extern "C" int kmp_get_blocktime(void);
-extern "C" void kmp_set_blocktime(int msec);
-
-TeamSleepsAfterRegions::TeamSleepsAfterRegions() : previous_ms_(kmp_get_blocktime()) {
-  kmp_set_blocktime(0);
-}
-
-TeamSleepsAfterRegions::~TeamSleepsAfterRegions() { kmp_set_blocktime(previous_ms_); }
-
 }  // namespace nxrt::cpu::nn

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <type_traits>
 
+#include "core/thread_pool.h"
 #include "ep/cpu/math/fast_math.h"
 #include "ep/cpu/math/nn/dnnl_threads.h"
 #include "ep/cpu/math/nn_common.h"
